@@ -1,0 +1,229 @@
+//! `fabricscope`: the core's model on the command line. The only crate that touches files.
+
+use clap::{Args, Parser, Subcommand};
+use fabricscope::collective::{ring_allreduce, verify, VerifyError, ELEM_BYTES};
+use fabricscope::units::parse_size;
+use fabricscope::{sweep, sweep_sizes, Scenario, ScenarioError, ValidScenario};
+use serde::Serialize;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "fabricscope", version, about = "Simulate GPU cluster collectives (NVLink, NVSwitch, InfiniBand) the way nccl-tests measures them.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Ring AllReduce over a size sweep, printed like nccl-tests' all_reduce_perf.
+    #[command(alias = "all_reduce_perf")]
+    Allreduce(SweepArgs),
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    /// A scenario file (JSON); the flags below override its fields.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<String>,
+    /// Node preset: dgx-h100 or dgx-a100.
+    #[arg(long)]
+    preset: Option<String>,
+    /// Number of nodes on the InfiniBand switch.
+    #[arg(long)]
+    nodes: Option<u32>,
+    /// Parallel rings (NCCL channels); default: one per NIC.
+    #[arg(long)]
+    channels: Option<u32>,
+    /// Smallest size, like nccl-tests -b (suffixes K, M, G).
+    #[arg(short = 'b', long = "min", default_value = "8", value_parser = parse_size)]
+    min: u64,
+    /// Largest size, like nccl-tests -e.
+    #[arg(short = 'e', long = "max", default_value = "128M", value_parser = parse_size)]
+    max: u64,
+    /// Multiply the size by this factor each row, like nccl-tests -f.
+    #[arg(short = 'f', long, default_value_t = 2)]
+    factor: u64,
+    /// A GPU's NVLink bandwidth into the NVSwitch, per direction [GB/s].
+    #[arg(long, value_name = "GB/S")]
+    nvlink_bandwidth: Option<f64>,
+    /// One NIC's line rate per direction [GB/s] (NDR 400 Gb/s = 50).
+    #[arg(long, value_name = "GB/S")]
+    nic_bandwidth: Option<f64>,
+    /// Latency of one NIC ↔ switch hop [ns].
+    #[arg(long, value_name = "NS")]
+    nic_latency: Option<u64>,
+    /// Print JSON instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Allreduce(args) => allreduce(&args),
+    };
+    match result {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(errors) => {
+            for error in errors {
+                eprintln!("error: {error}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn scenario_from(args: &SweepArgs) -> Result<ValidScenario, Vec<ScenarioError>> {
+    let mut scenario = match &args.scenario {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|error| {
+                vec![ScenarioError { field: "--scenario".into(), problem: format!("cannot read {path}: {error}") }]
+            })?;
+            Scenario::from_json(&text).map_err(|error| {
+                vec![ScenarioError { field: error.field, problem: format!("{} (in {path})", error.problem) }]
+            })?
+        }
+        None => Scenario::default_demo(),
+    };
+    if let Some(preset) = &args.preset {
+        scenario.preset = preset.clone();
+    }
+    if let Some(nodes) = args.nodes {
+        scenario.nodes = nodes;
+    }
+    if args.channels.is_some() {
+        scenario.channels = args.channels;
+    }
+    if args.nvlink_bandwidth.is_some() {
+        scenario.links.nvlink.bandwidth_gbyte_per_s = args.nvlink_bandwidth;
+    }
+    if args.nic_bandwidth.is_some() {
+        scenario.links.nic.bandwidth_gbyte_per_s = args.nic_bandwidth;
+    }
+    if args.nic_latency.is_some() {
+        scenario.links.nic.latency_ns = args.nic_latency;
+    }
+    scenario.size_bytes = args.min.max(ELEM_BYTES) / ELEM_BYTES * ELEM_BYTES;
+    scenario.validate()
+}
+
+#[derive(Serialize)]
+struct Row {
+    size_bytes: u64,
+    count: u64,
+    #[serde(rename = "type")]
+    data_type: &'static str,
+    redop: &'static str,
+    root: i32,
+    time_us: f64,
+    algbw_gbyte_per_s: f64,
+    busbw_gbyte_per_s: f64,
+    /// Wrong elements when the schedule ran on data; `None` when too large to execute.
+    wrong: Option<u64>,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    scenario: &'a Scenario,
+    n_ranks: u32,
+    channels: u32,
+    algorithm: &'static str,
+    protocol: &'static str,
+    rows: Vec<Row>,
+    avg_busbw_gbyte_per_s: f64,
+}
+
+fn allreduce(args: &SweepArgs) -> Result<String, Vec<ScenarioError>> {
+    if args.max < args.min {
+        return Err(vec![ScenarioError { field: "--max".into(), problem: "must be at least --min".into() }]);
+    }
+    let scenario = scenario_from(args)?;
+    let sizes = sweep_sizes(args.min, args.max, args.factor);
+    let points = sweep(&scenario, &sizes)?;
+    let s = scenario.scenario();
+    let rows: Vec<Row> = points
+        .iter()
+        .map(|point| Row {
+            size_bytes: point.size_bytes,
+            count: point.count,
+            data_type: "float",
+            redop: "sum",
+            root: -1,
+            time_us: point.time_us,
+            algbw_gbyte_per_s: point.algbw_gbyte_per_s,
+            busbw_gbyte_per_s: point.busbw_gbyte_per_s,
+            wrong: match verify(&ring_allreduce(s.nodes, scenario.preset().gpus_per_node, point.count, scenario.channels())) {
+                Ok(()) => Some(0),
+                Err(VerifyError::TooLarge { .. }) => None,
+                Err(VerifyError::Wrong { wrong, .. }) => Some(wrong),
+                Err(_) => Some(point.count * scenario.n_ranks() as u64),
+            },
+        })
+        .collect();
+    let avg = rows.iter().map(|row| row.busbw_gbyte_per_s).sum::<f64>() / rows.len().max(1) as f64;
+    let report = Report {
+        scenario: s,
+        n_ranks: scenario.n_ranks(),
+        channels: scenario.channels(),
+        algorithm: "Ring",
+        protocol: "Simple",
+        rows,
+        avg_busbw_gbyte_per_s: avg,
+    };
+    if args.json {
+        return Ok(serde_json::to_string_pretty(&report).expect("the report serialises") + "\n");
+    }
+    Ok(table(&scenario, &report))
+}
+
+fn table(scenario: &ValidScenario, report: &Report) -> String {
+    let s = scenario.scenario();
+    let preset = scenario.preset();
+    let mut out = String::new();
+    out.push_str(&format!(
+        "# fabricscope {} (simulated): {} GPUs = {} × {}, NCCL_ALGO={} NCCL_PROTO={}, {} channels\n",
+        s.collective.perf_binary(),
+        report.n_ranks,
+        s.nodes,
+        preset.name,
+        report.algorithm,
+        report.protocol,
+        report.channels
+    ));
+    out.push_str("# in-place would print the same figures: the model has no copy cost\n#\n");
+    out.push_str("#                                                              out-of-place\n");
+    out.push_str("#       size         count      type   redop    root     time   algbw   busbw #wrong\n");
+    out.push_str("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n");
+    for row in &report.rows {
+        let wrong = row.wrong.map(|w| w.to_string()).unwrap_or_else(|| "N/A".into());
+        out.push_str(&format!(
+            "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6.2}  {:>6.2}  {:>5}\n",
+            row.size_bytes,
+            row.count,
+            row.data_type,
+            row.redop,
+            row.root,
+            format_time(row.time_us),
+            row.algbw_gbyte_per_s,
+            row.busbw_gbyte_per_s,
+            wrong
+        ));
+    }
+    out.push_str(&format!("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4}\n#\n", report.avg_busbw_gbyte_per_s));
+    out
+}
+
+/// nccl-tests prints times with 2 decimals below 10 ms, 1 below 100 ms, 0 above.
+fn format_time(us: f64) -> String {
+    if us < 10_000.0 {
+        format!("{us:.2}")
+    } else if us < 100_000.0 {
+        format!("{us:.1}")
+    } else {
+        format!("{us:.0}")
+    }
+}

@@ -1,0 +1,60 @@
+//! The CLI as a user runs it: the binary, its table, its JSON and its errors.
+
+use std::process::Command;
+
+fn fabricscope(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_fabricscope")).args(args).output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8(output.stdout).unwrap(),
+        String::from_utf8(output.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn allreduce_prints_an_nccl_tests_table() {
+    let (code, out, err) = fabricscope(&["allreduce", "--nodes", "2", "--min", "8", "--max", "1G"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().filter(|line| !line.starts_with('#')).collect();
+    // 8 B, 16 B, ... 1 GiB: 28 sizes.
+    assert_eq!(rows.len(), 28, "{out}");
+    let first: Vec<&str> = rows[0].split_whitespace().collect();
+    assert_eq!(&first[..5], ["8", "2", "float", "sum", "-1"]);
+    assert_eq!(first[8], "0", "8 B verifies on data with no wrong element");
+    let last: Vec<&str> = rows[27].split_whitespace().collect();
+    assert_eq!(last[0], "1073741824");
+    let algbw: f64 = last[6].parse().unwrap();
+    let busbw: f64 = last[7].parse().unwrap();
+    // busbw = algbw × 2(n-1)/n with n = 16.
+    assert!((busbw - algbw * 30.0 / 16.0).abs() < 0.02, "{algbw} {busbw}");
+    assert_eq!(last[8], "N/A", "1 GiB is too big to execute on data");
+    assert!(out.contains("16 GPUs = 2 × DGX H100"));
+}
+
+#[test]
+fn json_has_the_same_rows() {
+    let (code, out, _) = fabricscope(&["allreduce", "-b", "1K", "-e", "1M", "-f", "4", "--json"]);
+    assert_eq!(code, 0);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    assert_eq!(rows[5]["size_bytes"], 1 << 20);
+    assert_eq!(report["n_ranks"], 8);
+}
+
+#[test]
+fn bad_input_names_the_field() {
+    let (code, _, err) = fabricscope(&["allreduce", "--nodes", "40"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nodes: 40 is out of range: use 1 to 8"), "{err}");
+    let (code, _, err) = fabricscope(&["allreduce", "--preset", "dgx-9000", "--nic-bandwidth", "-3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("preset: unknown preset 'dgx-9000'"), "{err}");
+    assert!(err.contains("links.nic.bandwidth_gbyte_per_s"), "{err}");
+    let (code, _, err) = fabricscope(&["allreduce", "--max", "12Q"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown size suffix"), "{err}");
+    let (code, _, err) = fabricscope(&["allreduce", "--scenario", "/nonexistent.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read /nonexistent.json"), "{err}");
+}

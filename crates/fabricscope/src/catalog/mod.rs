@@ -1,0 +1,14 @@
+//! Hardware catalog: GPUs, links, NICs and switches, each figure with its source.
+//!
+//! Line rate and efficiency are kept apart everywhere: the line rate is what the part is sold
+//! as, the efficiency is the fraction an application sees (NCCL's own effective figures, or
+//! nccl-tests measurements). The engine moves data at `line_rate × efficiency`; the page shows
+//! both. Sources are in `shared/reference/interconnects.md` and in a comment beside each value.
+
+mod gpu;
+mod link;
+mod node;
+
+pub use gpu::{Gpu, GPUS};
+pub use link::{LinkSpec, NIC_NDR_400, NIC_HDR_200, NVLINK3, NVLINK4, PCIE4_X16, PCIE5_X16};
+pub use node::{NodePreset, NODE_PRESETS};

@@ -1,0 +1,113 @@
+//! Ring AllReduce over several channels, as NCCL's ring algorithm runs it.
+//!
+//! Each channel owns a contiguous slice of the buffer, cut into `n` chunks, and moves it
+//! around its own ring in `2(n-1)` steps:
+//!
+//! ```text
+//! reduce-scatter, step s = 0 .. n-2:  position p sends chunk (p - s) mod n to p+1, which adds it
+//! all-gather,     step s = 0 .. n-2:  position p sends chunk (p + 1 - s) mod n to p+1, which copies it
+//! ```
+//!
+//! After the reduce-scatter, position p holds the complete sum of chunk (p + 1) mod n; the
+//! all-gather passes every complete chunk once around the ring. A transfer waits only for the
+//! chunk it forwards to arrive (the previous step at position p-1). It does not wait for its
+//! own previous send to land: NCCL keeps several slots in flight per channel (NCCL_STEPS = 8),
+//! so latency is paid along each chunk's path and overlaps across steps. That is why NCCL's
+//! ring latency model counts `2(nNodes-1)` network steps, not `2(n-1)` (`tuning.cc`).
+//!
+//! Ring order (`ring_order`): across nodes the ring enters a node through one NIC and leaves
+//! through another, like NCCL's rings. Channel c visits each node's GPUs starting at local GPU
+//! c, so the node is left from GPU c-1 (through NIC c-1) into the next node's GPU c (through
+//! NIC c): with one channel per NIC every NIC sends one channel and receives another.
+
+use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
+use crate::scenario::Collective;
+
+/// The ranks of channel `channel`'s ring, in ring order.
+pub fn ring_order(nodes: u32, gpus_per_node: u32, channel: u32) -> Vec<u32> {
+    let start = channel % gpus_per_node;
+    (0..nodes)
+        .flat_map(|node| (0..gpus_per_node).map(move |i| node * gpus_per_node + (start + i) % gpus_per_node))
+        .collect()
+}
+
+/// Ring AllReduce of `count` elements on `nodes × gpus_per_node` ranks over `n_channels` rings.
+pub fn ring_allreduce(nodes: u32, gpus_per_node: u32, count: u64, n_channels: u32) -> Schedule {
+    let n = nodes * gpus_per_node;
+    assert!(n >= 1 && n_channels >= 1, "a ring needs a rank and a channel");
+    let n_steps = 2 * (n - 1);
+    let mut transfers: Vec<Transfer> = Vec::with_capacity((n_steps * n * n_channels) as usize);
+    // index[(step, channel, position)] of the transfer, for dependencies.
+    let at = |step: u32, channel: u32, position: u32| -> u32 { (step * n_channels + channel) * n + position };
+
+    for step in 0..n_steps {
+        for channel in 0..n_channels {
+            let order = ring_order(nodes, gpus_per_node, channel);
+            let channel_start = split(count, n_channels, channel);
+            let channel_len = split(count, n_channels, channel + 1) - channel_start;
+            for position in 0..n {
+                let (chunk, op) = if step + 1 < n {
+                    ((position + n - step % n) % n, ChunkOp::Reduce)
+                } else {
+                    let s = step - (n - 1);
+                    ((position + 1 + n - s % n) % n, ChunkOp::Copy)
+                };
+                let chunk_start = split(channel_len, n, chunk);
+                let chunk_len = split(channel_len, n, chunk + 1) - chunk_start;
+                let deps =
+                    if step == 0 { Vec::new() } else { vec![at(step - 1, channel, (position + n - 1) % n)] };
+                debug_assert_eq!(transfers.len() as u32, at(step, channel, position));
+                transfers.push(Transfer {
+                    step,
+                    channel,
+                    src: order[position as usize],
+                    dst: order[((position + 1) % n) as usize],
+                    chunk,
+                    offset: channel_start + chunk_start,
+                    len: chunk_len,
+                    op,
+                    deps,
+                });
+            }
+        }
+    }
+    Schedule {
+        collective: Collective::AllReduce,
+        algorithm: Algorithm::Ring,
+        n_ranks: n,
+        n_channels,
+        count,
+        n_steps,
+        transfers,
+    }
+}
+
+/// Start of part `k` when `total` is cut into `parts` parts whose sizes differ by at most one.
+fn split(total: u64, parts: u32, k: u32) -> u64 {
+    (total as u128 * k as u128 / parts as u128) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_crosses_nodes_through_different_nics() {
+        assert_eq!(ring_order(1, 4, 0), [0, 1, 2, 3]);
+        assert_eq!(ring_order(2, 4, 1), [1, 2, 3, 0, 5, 6, 7, 4]);
+    }
+
+    #[test]
+    fn shape() {
+        let schedule = ring_allreduce(1, 8, 1000, 2);
+        assert_eq!(schedule.n_steps, 14);
+        assert_eq!(schedule.transfers.len(), 14 * 8 * 2);
+        let bytes: u64 = schedule.transfers.iter().map(|t| t.bytes()).sum();
+        // Each rank sends 2(n-1)/n of the buffer: 8 ranks × 14/8 × 4000 B.
+        assert_eq!(bytes, 8 * 14 * 4000 / 8);
+        // Dependencies always point backwards.
+        for (index, transfer) in schedule.transfers.iter().enumerate() {
+            assert!(transfer.deps.iter().all(|&dep| (dep as usize) < index));
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The schedule data type shared by every algorithm.
+
+use crate::scenario::Collective;
+use serde::Serialize;
+
+/// Bytes per element: collectives move 4-byte floats, as nccl-tests does by default.
+pub const ELEM_BYTES: u64 = 4;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Algorithm {
+    /// NCCL_ALGO=Ring.
+    Ring,
+}
+
+impl Algorithm {
+    /// The name as NCCL_ALGO spells it.
+    pub fn nccl_name(self) -> &'static str {
+        match self {
+            Algorithm::Ring => "Ring",
+        }
+    }
+}
+
+/// What the receiver does with a chunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ChunkOp {
+    /// Add the chunk to the receiver's own copy, element by element.
+    Reduce,
+    /// Overwrite the receiver's copy with the chunk.
+    Copy,
+}
+
+/// The phase a step belongs to, for the step text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Phase {
+    ReduceScatter,
+    AllGather,
+}
+
+/// One chunk moving from one rank to another.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Transfer {
+    /// The algorithm step this transfer belongs to (0-based).
+    pub step: u32,
+    pub channel: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Which of the channel's chunks this is (0-based).
+    pub chunk: u32,
+    /// First element of the chunk in the rank's buffer.
+    pub offset: u64,
+    /// Elements in the chunk (may be 0 when the message has fewer elements than chunks).
+    pub len: u64,
+    pub op: ChunkOp,
+    /// Transfers that must finish before this one starts; always earlier indices.
+    pub deps: Vec<u32>,
+}
+
+impl Transfer {
+    pub fn bytes(&self) -> u64 {
+        self.len * ELEM_BYTES
+    }
+}
+
+/// A collective compiled to transfers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Schedule {
+    pub collective: Collective,
+    pub algorithm: Algorithm,
+    pub n_ranks: u32,
+    pub n_channels: u32,
+    /// Elements in each rank's buffer.
+    pub count: u64,
+    pub n_steps: u32,
+    /// In an order where every dependency comes first.
+    pub transfers: Vec<Transfer>,
+}
+
+impl Schedule {
+    pub fn size_bytes(&self) -> u64 {
+        self.count * ELEM_BYTES
+    }
+
+    pub fn phase(&self, step: u32) -> Phase {
+        match self.algorithm {
+            Algorithm::Ring if step + 1 < self.n_ranks => Phase::ReduceScatter,
+            Algorithm::Ring => Phase::AllGather,
+        }
+    }
+}

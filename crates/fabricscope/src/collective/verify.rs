@@ -1,0 +1,161 @@
+//! Executes a schedule on integer vectors and checks that every rank ends with the exact result.
+//!
+//! Rank r starts with element i = (r + 1) × 1,000,003 + i. Transfers run in dependency order;
+//! to catch a schedule whose result depends on the order of transfers that may run at the same
+//! time, it is executed twice, with independent transfers in opposite orders, and both runs must
+//! be right.
+
+use super::schedule::{ChunkOp, Schedule};
+use crate::scenario::Collective;
+use std::fmt;
+
+/// Largest `n_ranks × count` that `verify` executes (32 MiB of i64s).
+pub const MAX_VERIFY_ELEMENTS: u64 = 1 << 22;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VerifyError {
+    /// The data would exceed `MAX_VERIFY_ELEMENTS`.
+    TooLarge { elements: u64 },
+    /// A transfer names a dependency that does not come before it.
+    BadDependency { transfer: usize, dep: u32 },
+    /// A transfer reads or writes outside the buffer.
+    OutOfBounds { transfer: usize },
+    /// Elements that ended with the wrong value.
+    Wrong { order: &'static str, rank: u32, index: u64, got: i64, want: i64, wrong: u64 },
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VerifyError::TooLarge { elements } => {
+                write!(f, "{elements} elements is more than verify executes ({MAX_VERIFY_ELEMENTS})")
+            }
+            VerifyError::BadDependency { transfer, dep } => {
+                write!(f, "transfer {transfer} depends on {dep}, which does not come before it")
+            }
+            VerifyError::OutOfBounds { transfer } => write!(f, "transfer {transfer} is outside the buffer"),
+            VerifyError::Wrong { order, rank, index, got, want, wrong } => write!(
+                f,
+                "{wrong} wrong elements ({order} order); first: rank {rank} element {index} is {got}, want {want}"
+            ),
+        }
+    }
+}
+
+fn initial(rank: u32, index: u64) -> i64 {
+    (rank as i64 + 1) * 1_000_003 + index as i64
+}
+
+/// Executes `schedule` on integers; `Ok` when every rank holds exactly the right result.
+pub fn verify(schedule: &Schedule) -> Result<(), VerifyError> {
+    let n = schedule.n_ranks as u64;
+    let elements = n.saturating_mul(schedule.count);
+    if elements > MAX_VERIFY_ELEMENTS {
+        return Err(VerifyError::TooLarge { elements });
+    }
+    // Level of a transfer: 1 + the deepest of its dependencies. Transfers of one level are
+    // independent of each other.
+    let mut level = vec![0u32; schedule.transfers.len()];
+    for (index, transfer) in schedule.transfers.iter().enumerate() {
+        for &dep in &transfer.deps {
+            if dep as usize >= index {
+                return Err(VerifyError::BadDependency { transfer: index, dep });
+            }
+            level[index] = level[index].max(level[dep as usize] + 1);
+        }
+        if transfer.offset + transfer.len > schedule.count || transfer.src as u64 >= n || transfer.dst as u64 >= n {
+            return Err(VerifyError::OutOfBounds { transfer: index });
+        }
+    }
+    let mut forward: Vec<usize> = (0..schedule.transfers.len()).collect();
+    forward.sort_by_key(|&index| (level[index], index));
+    let mut backward = forward.clone();
+    backward.sort_by_key(|&index| (level[index], std::cmp::Reverse(index)));
+    execute(schedule, &forward, "forward")?;
+    execute(schedule, &backward, "reversed")
+}
+
+fn execute(schedule: &Schedule, order: &[usize], order_name: &'static str) -> Result<(), VerifyError> {
+    let count = schedule.count as usize;
+    let mut data: Vec<Vec<i64>> =
+        (0..schedule.n_ranks).map(|rank| (0..schedule.count).map(|i| initial(rank, i)).collect()).collect();
+    let mut buffer = Vec::new();
+    for &index in order {
+        let transfer = &schedule.transfers[index];
+        let range = transfer.offset as usize..(transfer.offset + transfer.len) as usize;
+        buffer.clear();
+        buffer.extend_from_slice(&data[transfer.src as usize][range.clone()]);
+        let dst = &mut data[transfer.dst as usize][range];
+        match transfer.op {
+            ChunkOp::Reduce => dst.iter_mut().zip(&buffer).for_each(|(d, s)| *d = d.wrapping_add(*s)),
+            ChunkOp::Copy => dst.copy_from_slice(&buffer),
+        }
+    }
+    let mut first = None;
+    let mut wrong = 0u64;
+    for rank in 0..schedule.n_ranks {
+        for index in 0..count {
+            let want = expected(schedule, rank, index as u64);
+            let got = data[rank as usize][index];
+            if got != want {
+                wrong += 1;
+                first.get_or_insert((rank, index as u64, got, want));
+            }
+        }
+    }
+    match first {
+        None => Ok(()),
+        Some((rank, index, got, want)) => {
+            Err(VerifyError::Wrong { order: order_name, rank, index, got, want, wrong })
+        }
+    }
+}
+
+fn expected(schedule: &Schedule, _rank: u32, index: u64) -> i64 {
+    match schedule.collective {
+        Collective::AllReduce => (0..schedule.n_ranks).map(|r| initial(r, index)).fold(0i64, i64::wrapping_add),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collective::ring_allreduce;
+
+    #[test]
+    fn ring_allreduce_is_exact_for_1_to_17_ranks() {
+        for n in 1..=17 {
+            for count in [1, 2, 7, 16, 17, 100, 1001] {
+                for channels in [1, 3] {
+                    let schedule = ring_allreduce(1, n, count, channels);
+                    verify(&schedule).unwrap_or_else(|error| panic!("n={n} count={count} channels={channels}: {error}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn multi_node_rings_are_exact() {
+        for (nodes, per_node) in [(2, 8), (3, 4), (4, 2)] {
+            for channels in [1, 8] {
+                let schedule = ring_allreduce(nodes, per_node, 999, channels);
+                verify(&schedule).unwrap_or_else(|error| panic!("{nodes}×{per_node} ch={channels}: {error}"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_broken_schedule_is_caught() {
+        let mut schedule = ring_allreduce(1, 4, 64, 1);
+        // Turn the last all-gather copy into a reduce: its receiver double-counts.
+        let last = schedule.transfers.len() - 1;
+        schedule.transfers[last].op = ChunkOp::Reduce;
+        assert!(matches!(verify(&schedule), Err(VerifyError::Wrong { .. })));
+        // Drop a dependency that orders two writes of the same chunk: the reversed order differs.
+        let mut racy = ring_allreduce(1, 3, 3, 1);
+        for transfer in &mut racy.transfers {
+            transfer.deps.clear();
+        }
+        assert!(matches!(verify(&racy), Err(VerifyError::Wrong { .. })));
+    }
+}

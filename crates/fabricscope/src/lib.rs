@@ -1,0 +1,28 @@
+//! Fabricscope core: scenario in, trace out. No I/O, no clock, no web.
+//!
+//! ```text
+//!   Scenario ──validate──▶ ValidScenario ──▶ topology::build ──▶ Topology (petgraph)
+//!                                  │                                  │
+//!                                  └──▶ collective::ring_allreduce ──▶ Schedule (data)
+//!                                                                     │
+//!                         engine::run(Topology, Schedule) ──▶ Trace ──┴─▶ Summary
+//!                                                              │
+//!                              the page samples Trace::sample(t) ──▶ Frame (what to draw)
+//! ```
+//!
+//! Everything here is deterministic: the same scenario gives the same trace, bit for bit, on
+//! every target. Simulated time is integer nanoseconds (`units::SimTime`).
+
+pub mod analytic;
+pub mod catalog;
+pub mod collective;
+pub mod engine;
+pub mod routing;
+pub mod scenario;
+mod simulation;
+pub mod topology;
+pub mod trace;
+pub mod units;
+
+pub use scenario::{Collective, Scenario, ScenarioError, ValidScenario};
+pub use simulation::{simulate, AlphaBeta, sweep, sweep_sizes, Simulation, StepInfo, Summary, SweepPoint};

@@ -1,0 +1,317 @@
+//! Scenario: everything a view shows, as plain serde data, and its validation.
+//!
+//! A `Scenario` is what a URL, a file, a test or the CLI holds. `validate` checks every field
+//! against its documented range and returns *all* problems, each naming its field, or a
+//! `ValidScenario` that the rest of the core accepts without further checks.
+//!
+//! Limits (each a documented cap so that no input can make the engine hang or run out of memory):
+//!
+//! | field | allowed |
+//! | --- | --- |
+//! | `preset` | a node preset id: `dgx-h100`, `dgx-a100` |
+//! | `nodes` | 1 ..= the switch's ports / NICs per node (one switch: 8 DGX H100, 5 DGX A100) |
+//! | `size_bytes` | 4 B ..= 16 GiB, a multiple of 4 (elements are 4-byte floats, as in nccl-tests) |
+//! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
+//! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
+//! | `links.*.efficiency` | > 0 and ≤ 1 |
+//! | `links.*.latency_ns` | ≤ 10,000,000,000 (10 s) |
+
+use crate::catalog::NodePreset;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Largest message a scenario may move [B].
+pub const MAX_SIZE_BYTES: u64 = 16 << 30;
+/// Most channels (parallel rings) a scenario may ask for.
+pub const MAX_CHANNELS: u32 = 32;
+const MAX_BANDWIDTH_GBYTE_PER_S: f64 = 100_000.0;
+const MAX_LATENCY_NS: u64 = 10_000_000_000;
+
+/// The collectives a scenario can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Collective {
+    AllReduce,
+}
+
+impl Collective {
+    /// nccl-tests' bus bandwidth factor: busbw = algbw × factor (nccl-tests `doc/PERFORMANCE.md`).
+    pub fn busbw_factor(self, n_ranks: u32) -> f64 {
+        match self {
+            Collective::AllReduce => 2.0 * (n_ranks as f64 - 1.0) / n_ranks as f64,
+        }
+    }
+
+    /// The nccl-tests binary whose output layout the CLI copies.
+    pub fn perf_binary(self) -> &'static str {
+        match self {
+            Collective::AllReduce => "all_reduce_perf",
+        }
+    }
+}
+
+/// What the whole app shows, as plain data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Node preset id, e.g. "dgx-h100".
+    pub preset: String,
+    /// Number of nodes, all on one InfiniBand switch.
+    pub nodes: u32,
+    pub collective: Collective,
+    /// Message size [B] (nccl-tests' "size": the whole buffer each rank reduces).
+    pub size_bytes: u64,
+    /// Parallel rings. `None`: NCCL's choice here, one channel per NIC of a node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<u32>,
+    /// Overrides of the preset's link figures.
+    #[serde(default, skip_serializing_if = "LinkOverrides::is_empty")]
+    pub links: LinkOverrides,
+}
+
+/// Per-kind overrides of link figures; unset fields keep the preset's value.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverrides {
+    /// A GPU's NVLink bandwidth into the NVSwitch: all its links together, per direction.
+    #[serde(default, skip_serializing_if = "LinkOverride::is_empty")]
+    pub nvlink: LinkOverride,
+    /// The PCIe link between a GPU and its NIC.
+    #[serde(default, skip_serializing_if = "LinkOverride::is_empty")]
+    pub pcie: LinkOverride,
+    /// One NIC port and its cable to the switch.
+    #[serde(default, skip_serializing_if = "LinkOverride::is_empty")]
+    pub nic: LinkOverride,
+}
+
+impl LinkOverrides {
+    pub fn is_empty(&self) -> bool {
+        self.nvlink.is_empty() && self.pcie.is_empty() && self.nic.is_empty()
+    }
+}
+
+/// One link kind's overrides.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    /// Line rate per direction [GB/s, 1 GB = 1e9 B].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_gbyte_per_s: Option<f64>,
+    /// Fraction of the line rate data moves at, in (0, 1].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub efficiency: Option<f64>,
+    /// One-way latency of one hop [ns].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ns: Option<u64>,
+}
+
+impl LinkOverride {
+    pub fn is_empty(&self) -> bool {
+        *self == LinkOverride::default()
+    }
+}
+
+/// One problem with a scenario: which field, and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScenarioError {
+    /// Dotted path of the field, e.g. "links.nic.bandwidth_gbyte_per_s"; "" for the whole document.
+    pub field: String,
+    pub problem: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            f.write_str(&self.problem)
+        } else {
+            write!(f, "{}: {}", self.field, self.problem)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// A scenario whose every field is in range. Only `Scenario::validate` makes one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidScenario {
+    scenario: Scenario,
+    preset: &'static NodePreset,
+    channels: u32,
+}
+
+impl ValidScenario {
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    pub fn preset(&self) -> &'static NodePreset {
+        self.preset
+    }
+
+    /// Parallel rings actually used (the scenario's, or the automatic choice).
+    pub fn channels(&self) -> u32 {
+        self.channels
+    }
+
+    pub fn n_ranks(&self) -> u32 {
+        self.scenario.nodes * self.preset.gpus_per_node
+    }
+
+    /// The same scenario with another message size (sizes are checked again).
+    pub fn with_size(&self, size_bytes: u64) -> Result<ValidScenario, Vec<ScenarioError>> {
+        Scenario { size_bytes, ..self.scenario.clone() }.validate()
+    }
+}
+
+impl Scenario {
+    /// The scenario the page opens on: one DGX H100, ring AllReduce of 256 MiB.
+    pub fn default_demo() -> Scenario {
+        Scenario {
+            preset: "dgx-h100".to_string(),
+            nodes: 1,
+            collective: Collective::AllReduce,
+            size_bytes: 256 << 20,
+            channels: None,
+            links: LinkOverrides::default(),
+        }
+    }
+
+    /// Parses JSON; a syntax or type error names the field it is in.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let deserializer = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(deserializer).map_err(|error| {
+            let path = error.path().to_string();
+            ScenarioError {
+                field: if path == "." { String::new() } else { path },
+                problem: error.into_inner().to_string(),
+            }
+        })
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a Scenario always serialises")
+    }
+
+    /// Checks every field; returns all problems at once.
+    pub fn validate(&self) -> Result<ValidScenario, Vec<ScenarioError>> {
+        let mut errors = Vec::new();
+        let mut problem = |field: &str, problem: String| {
+            errors.push(ScenarioError { field: field.to_string(), problem })
+        };
+
+        let preset = NodePreset::by_id(&self.preset);
+        if preset.is_none() {
+            let known: Vec<&str> = NodePreset::ids().collect();
+            problem("preset", format!("unknown preset '{}'; use one of: {}", self.preset, known.join(", ")));
+        }
+        if let Some(preset) = preset {
+            let max_nodes = preset.switch_radix / preset.nics_per_node;
+            if self.nodes == 0 || self.nodes > max_nodes {
+                problem(
+                    "nodes",
+                    format!(
+                        "{} is out of range: use 1 to {max_nodes} ({} {}-port switch holds {max_nodes} nodes of {} NICs)",
+                        self.nodes, preset.switch_name, preset.switch_radix, preset.nics_per_node
+                    ),
+                );
+            }
+        }
+        if self.size_bytes < 4 || self.size_bytes > MAX_SIZE_BYTES {
+            problem("size_bytes", format!("{} is out of range: use 4 B to 16 GiB", self.size_bytes));
+        } else if self.size_bytes % 4 != 0 {
+            problem(
+                "size_bytes",
+                format!("{} is not a multiple of 4 (elements are 4-byte floats, as in nccl-tests)", self.size_bytes),
+            );
+        }
+        if let Some(channels) = self.channels {
+            if channels == 0 || channels > MAX_CHANNELS {
+                problem("channels", format!("{channels} is out of range: use 1 to {MAX_CHANNELS}"));
+            }
+        }
+        for (kind, link) in
+            [("nvlink", &self.links.nvlink), ("pcie", &self.links.pcie), ("nic", &self.links.nic)]
+        {
+            if let Some(bandwidth) = link.bandwidth_gbyte_per_s {
+                if !(bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH_GBYTE_PER_S) {
+                    problem(
+                        &format!("links.{kind}.bandwidth_gbyte_per_s"),
+                        format!("{bandwidth} is out of range: use more than 0 and at most {MAX_BANDWIDTH_GBYTE_PER_S}"),
+                    );
+                }
+            }
+            if let Some(efficiency) = link.efficiency {
+                if !(efficiency > 0.0 && efficiency <= 1.0) {
+                    problem(
+                        &format!("links.{kind}.efficiency"),
+                        format!("{efficiency} is out of range: use more than 0 and at most 1"),
+                    );
+                }
+            }
+            if let Some(latency) = link.latency_ns {
+                if latency > MAX_LATENCY_NS {
+                    problem(
+                        &format!("links.{kind}.latency_ns"),
+                        format!("{latency} is out of range: use at most {MAX_LATENCY_NS} (10 s)"),
+                    );
+                }
+            }
+        }
+
+        match preset {
+            Some(preset) if errors.is_empty() => Ok(ValidScenario {
+                scenario: self.clone(),
+                preset,
+                channels: self.channels.unwrap_or(preset.nics_per_node),
+            }),
+            _ => Err(errors),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_valid() {
+        let valid = Scenario::default_demo().validate().unwrap();
+        assert_eq!(valid.n_ranks(), 8);
+        assert_eq!(valid.channels(), 8);
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_field() {
+        let mut scenario = Scenario::default_demo();
+        scenario.nodes = 0;
+        scenario.size_bytes = 6;
+        scenario.channels = Some(99);
+        scenario.links.nic.efficiency = Some(1.5);
+        let errors = scenario.validate().unwrap_err();
+        let fields: Vec<&str> = errors.iter().map(|error| error.field.as_str()).collect();
+        assert_eq!(fields, ["nodes", "size_bytes", "channels", "links.nic.efficiency"]);
+        assert!(errors[0].problem.contains("use 1 to 8"), "{}", errors[0]);
+    }
+
+    #[test]
+    fn json_errors_name_the_field() {
+        let error = Scenario::from_json(r#"{"preset":"dgx-h100","nodes":"two","collective":"all_reduce","size_bytes":8}"#)
+            .unwrap_err();
+        assert_eq!(error.field, "nodes");
+        let error = Scenario::from_json(
+            r#"{"preset":"dgx-h100","nodes":1,"collective":"all_reduce","size_bytes":8,"links":{"nic":{"speed":1}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(error.field, "links.nic.speed");
+        assert!(error.problem.contains("unknown field `speed`"), "{error}");
+        let error = Scenario::from_json("{").unwrap_err();
+        assert!(error.problem.contains("EOF"), "{error}");
+    }
+
+    #[test]
+    fn json_round_trip() {
+        let mut scenario = Scenario::default_demo();
+        scenario.links.nic.bandwidth_gbyte_per_s = Some(25.0);
+        assert_eq!(Scenario::from_json(&scenario.to_json()).unwrap(), scenario);
+    }
+}

@@ -1,0 +1,223 @@
+//! The front door: simulate a scenario, summarise it, describe its steps, sweep sizes.
+
+use crate::collective::{ring_allreduce, ChunkOp, Phase, Schedule, ELEM_BYTES};
+use crate::engine;
+use crate::scenario::{ScenarioError, ValidScenario};
+use crate::topology::{build, LinkId, LinkKind, Topology};
+use crate::trace::Trace;
+use crate::units::SimTime;
+use serde::Serialize;
+
+/// Everything one scenario produces.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    pub scenario: ValidScenario,
+    pub topology: Topology,
+    pub schedule: Schedule,
+    pub trace: Trace,
+    pub summary: Summary,
+    /// When each step's first transfer was issued, indexed by step.
+    pub step_starts: Vec<SimTime>,
+}
+
+/// The numbers nccl-tests prints, and the bottleneck.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub size_bytes: u64,
+    pub n_ranks: u32,
+    pub time: SimTime,
+    /// size / time [GB/s] (nccl-tests `algbw`).
+    pub algbw_gbyte_per_s: f64,
+    /// algbw × the collective's factor [GB/s] (nccl-tests `busbw`).
+    pub busbw_gbyte_per_s: f64,
+    /// The link with the highest mean utilisation over the run.
+    pub bottleneck: Option<LinkId>,
+    pub bottleneck_utilisation: f64,
+}
+
+/// What the current step does, as data; the page and the CLI put it into words.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StepInfo {
+    /// 0-based.
+    pub step: u32,
+    pub n_steps: u32,
+    pub phase: Phase,
+    /// Transfers in this step (all channels).
+    pub transfers: u32,
+    /// One transfer of the step, the lowest-channel one sent by `focus_rank`.
+    pub src: u32,
+    pub dst: u32,
+    pub chunk: u32,
+    pub channel: u32,
+    pub op: ChunkOp,
+    pub bytes: u64,
+    /// The slowest link class the example transfer crosses.
+    pub via: LinkKind,
+}
+
+/// Builds, schedules and runs a scenario.
+pub fn simulate(scenario: &ValidScenario) -> Simulation {
+    let topology = build(scenario);
+    let s = scenario.scenario();
+    let count = s.size_bytes / ELEM_BYTES;
+    let schedule = ring_allreduce(s.nodes, scenario.preset().gpus_per_node, count, scenario.channels());
+    let trace = engine::run(&topology, &schedule);
+    let summary = summarise(scenario, &topology, &trace);
+    let mut step_starts = vec![SimTime(u64::MAX); schedule.n_steps as usize];
+    for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
+        let start = &mut step_starts[transfer.step as usize];
+        *start = (*start).min(flow.issued);
+    }
+    Simulation { scenario: scenario.clone(), topology, schedule, trace, summary, step_starts }
+}
+
+fn summarise(scenario: &ValidScenario, topology: &Topology, trace: &Trace) -> Summary {
+    let size_bytes = scenario.scenario().size_bytes;
+    let n_ranks = scenario.n_ranks();
+    let seconds_ns = trace.end.0.max(1) as f64;
+    let algbw = size_bytes as f64 / seconds_ns;
+    let mean = trace.mean_utilisation(topology);
+    let bottleneck = mean
+        .iter()
+        .enumerate()
+        .filter(|(_, &u)| u > 0.0)
+        .fold(None, |best: Option<(usize, f64)>, (i, &u)| match best {
+            Some((_, b)) if b >= u => best,
+            _ => Some((i, u)),
+        });
+    Summary {
+        size_bytes,
+        n_ranks,
+        time: trace.end,
+        algbw_gbyte_per_s: if trace.end.0 == 0 { 0.0 } else { algbw },
+        busbw_gbyte_per_s: if trace.end.0 == 0 { 0.0 } else { algbw * scenario.scenario().collective.busbw_factor(n_ranks) },
+        bottleneck: bottleneck.map(|(i, _)| LinkId(i as u32)),
+        bottleneck_utilisation: bottleneck.map(|(_, u)| u).unwrap_or(0.0),
+    }
+}
+
+impl Simulation {
+    /// The step running at time `t`: the last one whose first transfer was issued by `t`.
+    pub fn step_at(&self, t: SimTime) -> Option<u32> {
+        let started = self.step_starts.partition_point(|&start| start <= t);
+        (started > 0).then(|| started as u32 - 1)
+    }
+
+    /// Describes `step`, using the transfer that `focus_rank` sends in its lowest channel.
+    pub fn step_info(&self, step: u32, focus_rank: u32) -> Option<StepInfo> {
+        let in_step = self.schedule.transfers.iter().enumerate().filter(|(_, t)| t.step == step);
+        let transfers = in_step.clone().count() as u32;
+        let (index, example) = in_step
+            .clone()
+            .find(|(_, t)| t.src == focus_rank)
+            .or_else(|| in_step.clone().next())?;
+        Some(StepInfo {
+            step,
+            n_steps: self.schedule.n_steps,
+            phase: self.schedule.phase(step),
+            transfers,
+            src: example.src,
+            dst: example.dst,
+            chunk: example.chunk,
+            channel: example.channel,
+            op: example.op,
+            bytes: example.bytes(),
+            via: engine::path_class(&self.topology, &self.trace.flows[index].path),
+        })
+    }
+}
+
+/// The closed-form α-β prediction for this run and the figures it uses.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct AlphaBeta {
+    /// One step's latency: the slowest transfer's path latency plus protocol overhead [ns].
+    pub alpha_ns: f64,
+    /// The slowest ring hop's bandwidth per rank, all channels together [B/ns = GB/s].
+    pub bandwidth_bytes_per_ns: f64,
+    /// `2(n-1)·α + 2(n-1)/n · S/B` [ns].
+    pub predicted_ns: f64,
+}
+
+impl Simulation {
+    /// The α-β formula with this topology's figures. A hop's bandwidth is its slowest link's
+    /// capacity divided among the first step's transfers that cross that link; a channel moves
+    /// at its slowest hop, and `B` is that rate times the number of channels.
+    pub fn alpha_beta(&self) -> AlphaBeta {
+        let n = self.schedule.n_ranks;
+        let first: Vec<usize> = (0..self.schedule.transfers.len()).filter(|&i| self.schedule.transfers[i].step == 0).collect();
+        let mut sharing = vec![0u32; self.topology.n_links()];
+        for &i in &first {
+            for link in &self.trace.flows[i].path {
+                sharing[link.index()] += 1;
+            }
+        }
+        let mut channel_rate = vec![f64::INFINITY; self.schedule.n_channels as usize];
+        let mut alpha = 0u64;
+        for &i in &first {
+            let flow = &self.trace.flows[i];
+            let rate = flow
+                .path
+                .iter()
+                .map(|&l| self.topology.link(l).capacity().bytes_per_ns() / sharing[l.index()] as f64)
+                .fold(f64::INFINITY, f64::min);
+            let channel = self.schedule.transfers[i].channel as usize;
+            channel_rate[channel] = channel_rate[channel].min(rate);
+            alpha = alpha.max(engine::flow_latency_ns(&self.topology, &flow.path));
+        }
+        let slowest = channel_rate.iter().copied().fold(f64::INFINITY, f64::min);
+        if n < 2 || !slowest.is_finite() {
+            return AlphaBeta { alpha_ns: 0.0, bandwidth_bytes_per_ns: 0.0, predicted_ns: 0.0 };
+        }
+        let bandwidth = slowest * self.schedule.n_channels as f64;
+        let size = self.schedule.size_bytes();
+        AlphaBeta {
+            alpha_ns: alpha as f64,
+            bandwidth_bytes_per_ns: bandwidth,
+            predicted_ns: crate::analytic::ring_allreduce_ns(n, size, alpha as f64, bandwidth),
+        }
+    }
+}
+
+/// One row of a size sweep.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepPoint {
+    pub size_bytes: u64,
+    /// Elements of 4-byte float.
+    pub count: u64,
+    pub time_us: f64,
+    pub algbw_gbyte_per_s: f64,
+    pub busbw_gbyte_per_s: f64,
+}
+
+/// Sizes from `min` to `max` multiplying by `factor`, as nccl-tests' `-b -e -f` do; each rounded
+/// down to a multiple of 4 bytes and at least 4.
+pub fn sweep_sizes(min: u64, max: u64, factor: u64) -> Vec<u64> {
+    let mut sizes = Vec::new();
+    let mut size = min.max(4);
+    while size <= max {
+        sizes.push((size / ELEM_BYTES * ELEM_BYTES).max(ELEM_BYTES));
+        match size.checked_mul(factor.max(2)) {
+            Some(next) => size = next,
+            None => break,
+        }
+    }
+    sizes.dedup();
+    sizes
+}
+
+/// Runs the scenario at every size.
+pub fn sweep(scenario: &ValidScenario, sizes: &[u64]) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
+    sizes
+        .iter()
+        .map(|&size| {
+            let sim = simulate(&scenario.with_size(size)?);
+            Ok(SweepPoint {
+                size_bytes: size,
+                count: size / ELEM_BYTES,
+                time_us: sim.summary.time.as_us(),
+                algbw_gbyte_per_s: sim.summary.algbw_gbyte_per_s,
+                busbw_gbyte_per_s: sim.summary.busbw_gbyte_per_s,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,231 @@
+//! The page's words in English and Simplified Chinese. Every string a user reads lives here.
+
+use fabricscope::collective::{ChunkOp, Phase};
+use fabricscope::topology::LinkKind;
+use fabricscope::units::format_bytes;
+use fabricscope::StepInfo;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    En,
+    Zh,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Zh => "zh-CN",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Lang> {
+        match code {
+            "en" => Some(Lang::En),
+            "zh-CN" | "zh" => Some(Lang::Zh),
+            _ => None,
+        }
+    }
+}
+
+/// A fixed string of the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Text {
+    Tagline,
+    Preset,
+    Nodes,
+    MessageSize,
+    Channels,
+    Auto,
+    NvlinkBandwidth,
+    NicBandwidth,
+    NicLatency,
+    Play,
+    Pause,
+    StepBack,
+    StepForward,
+    ToStart,
+    ToEnd,
+    Speed,
+    Time,
+    AlgBw,
+    BusBw,
+    Bottleneck,
+    AlphaBeta,
+    ChartCaption,
+    ChartX,
+    ChartY,
+    Hardware,
+    Collective,
+    Playback,
+    Results,
+    KeyboardHint,
+    Legend,
+    Idle,
+    ReduceScatter,
+    AllGather,
+    Theme,
+    Done,
+    DismissError,
+    InvalidInput,
+    Topology,
+}
+
+pub fn t(lang: Lang, text: Text) -> &'static str {
+    use Text::*;
+    match (lang, text) {
+        (Lang::En, Tagline) => "How a GPU cluster moves data: NVLink and NVSwitch inside a node, InfiniBand between nodes, one NCCL ring AllReduce chunk by chunk.",
+        (Lang::Zh, Tagline) => "GPU 集群如何搬运数据：节点内走 NVLink 与 NVSwitch，节点间走 InfiniBand，逐块演示 NCCL 的 Ring AllReduce。",
+        (Lang::En, Preset) => "Node",
+        (Lang::Zh, Preset) => "节点型号",
+        (Lang::En, Nodes) => "Nodes",
+        (Lang::Zh, Nodes) => "节点数",
+        (Lang::En, MessageSize) => "Message size",
+        (Lang::Zh, MessageSize) => "消息大小",
+        (Lang::En, Channels) => "Channels (rings)",
+        (Lang::Zh, Channels) => "通道数（环）",
+        (Lang::En, Auto) => "auto",
+        (Lang::Zh, Auto) => "自动",
+        (Lang::En, NvlinkBandwidth) => "NVLink per GPU (GB/s, each direction)",
+        (Lang::Zh, NvlinkBandwidth) => "每卡 NVLink 带宽（GB/s，单向）",
+        (Lang::En, NicBandwidth) => "NIC line rate (Gb/s)",
+        (Lang::Zh, NicBandwidth) => "网卡线速（Gb/s）",
+        (Lang::En, NicLatency) => "NIC ↔ switch latency (ns)",
+        (Lang::Zh, NicLatency) => "网卡 ↔ 交换机时延（ns）",
+        (Lang::En, Play) => "Play",
+        (Lang::Zh, Play) => "播放",
+        (Lang::En, Pause) => "Pause",
+        (Lang::Zh, Pause) => "暂停",
+        (Lang::En, StepBack) => "Previous step",
+        (Lang::Zh, StepBack) => "上一步",
+        (Lang::En, StepForward) => "Next step",
+        (Lang::Zh, StepForward) => "下一步",
+        (Lang::En, ToStart) => "To start",
+        (Lang::Zh, ToStart) => "回到开头",
+        (Lang::En, ToEnd) => "To end",
+        (Lang::Zh, ToEnd) => "跳到结尾",
+        (Lang::En, Speed) => "Speed",
+        (Lang::Zh, Speed) => "速度",
+        (Lang::En, Time) => "Time",
+        (Lang::Zh, Time) => "耗时",
+        (Lang::En, AlgBw) => "algbw",
+        (Lang::Zh, AlgBw) => "算法带宽 algbw",
+        (Lang::En, BusBw) => "busbw",
+        (Lang::Zh, BusBw) => "总线带宽 busbw",
+        (Lang::En, Bottleneck) => "Bottleneck link",
+        (Lang::Zh, Bottleneck) => "瓶颈链路",
+        (Lang::En, AlphaBeta) => "α-β model",
+        (Lang::Zh, AlphaBeta) => "α-β 模型",
+        (Lang::En, ChartCaption) => "busbw vs message size (ring, this cluster)",
+        (Lang::Zh, ChartCaption) => "busbw 随消息大小变化（Ring，当前集群）",
+        (Lang::En, ChartX) => "message size (bytes)",
+        (Lang::Zh, ChartX) => "消息大小（字节）",
+        (Lang::En, ChartY) => "busbw (GB/s)",
+        (Lang::Zh, ChartY) => "busbw（GB/s）",
+        (Lang::En, Hardware) => "Hardware",
+        (Lang::Zh, Hardware) => "硬件",
+        (Lang::En, Collective) => "Collective: AllReduce, ring (NCCL_ALGO=Ring, NCCL_PROTO=Simple)",
+        (Lang::Zh, Collective) => "集合通信：AllReduce，环形算法（NCCL_ALGO=Ring，NCCL_PROTO=Simple）",
+        (Lang::En, Playback) => "Playback",
+        (Lang::Zh, Playback) => "播放控制",
+        (Lang::En, Results) => "Results",
+        (Lang::Zh, Results) => "结果",
+        (Lang::En, KeyboardHint) => "Keys: space play/pause · ← → step · Home/End",
+        (Lang::Zh, KeyboardHint) => "快捷键：空格 播放/暂停 · ← → 单步 · Home/End",
+        (Lang::En, Legend) => "link utilisation",
+        (Lang::Zh, Legend) => "链路利用率",
+        (Lang::En, Idle) => "idle",
+        (Lang::Zh, Idle) => "空闲",
+        (Lang::En, ReduceScatter) => "reduce-scatter",
+        (Lang::Zh, ReduceScatter) => "规约散发（reduce-scatter）",
+        (Lang::En, AllGather) => "all-gather",
+        (Lang::Zh, AllGather) => "全收集（all-gather）",
+        (Lang::En, Theme) => "Dark theme",
+        (Lang::Zh, Theme) => "深色主题",
+        (Lang::En, Done) => "Done: every GPU now holds the complete sum.",
+        (Lang::Zh, Done) => "完成：每块 GPU 都已得到完整的求和结果。",
+        (Lang::En, DismissError) => "Dismiss",
+        (Lang::Zh, DismissError) => "关闭",
+        (Lang::En, InvalidInput) => "That change was not applied; the last valid scenario is still shown.",
+        (Lang::Zh, InvalidInput) => "该修改未生效，页面仍显示上一个有效场景。",
+        (Lang::En, Topology) => "Topology",
+        (Lang::Zh, Topology) => "拓扑",
+    }
+}
+
+pub fn link_kind(lang: Lang, kind: LinkKind) -> &'static str {
+    match (lang, kind) {
+        (_, LinkKind::NvLink) => "NVLink",
+        (_, LinkKind::Pcie) => "PCIe",
+        (_, LinkKind::Network) => "InfiniBand",
+    }
+}
+
+pub fn phase(lang: Lang, phase: Phase) -> &'static str {
+    match phase {
+        Phase::ReduceScatter => t(lang, Text::ReduceScatter),
+        Phase::AllGather => t(lang, Text::AllGather),
+    }
+}
+
+/// "Step 3 / 14 — reduce-scatter: GPU 2 sends chunk 1 to GPU 3 over NVLink, which adds it …".
+pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String) -> String {
+    let (src, dst) = (gpu_name(info.src), gpu_name(info.dst));
+    let via = link_kind(lang, info.via);
+    let size = format_bytes(info.bytes);
+    match lang {
+        Lang::En => {
+            let what = match info.op {
+                ChunkOp::Reduce => "adds it to its own copy",
+                ChunkOp::Copy => "stores the finished sum",
+            };
+            format!(
+                "Step {} / {} — {}: {src} sends chunk {} ({size}) to {dst} over {via}, which {what}. {} transfers run in this step.",
+                info.step + 1,
+                info.n_steps,
+                phase(lang, info.phase),
+                info.chunk,
+                info.transfers
+            )
+        }
+        Lang::Zh => {
+            let what = match info.op {
+                ChunkOp::Reduce => "累加到自己的副本上",
+                ChunkOp::Copy => "保存已完成的求和结果",
+            };
+            format!(
+                "第 {} / {} 步 — {}：{src} 经 {via} 把第 {} 块（{size}）发给 {dst}，后者将其{what}。本步共有 {} 个传输同时进行。",
+                info.step + 1,
+                info.n_steps,
+                phase(lang, info.phase),
+                info.chunk,
+                info.transfers
+            )
+        }
+    }
+}
+
+/// "node 1 GPU 3" / "节点 1 GPU 3".
+pub fn gpu_name(lang: Lang, node: Option<u32>, local: u32, multi_node: bool) -> String {
+    match (lang, node, multi_node) {
+        (Lang::En, Some(node), true) => format!("node {node} GPU {local}"),
+        (Lang::Zh, Some(node), true) => format!("节点 {node} 的 GPU {local}"),
+        _ => format!("GPU {local}"),
+    }
+}
+
+/// The α-β line: "2(n−1)·α + 2(n−1)/n·S/B = 14 × 3.90 µs + 1.75 × 256 MiB / 370.8 GB/s = 1.321 ms".
+pub fn alpha_beta_line(lang: Lang, n: u32, alpha_ns: f64, size: u64, bandwidth: f64, total_ns: f64) -> String {
+    let steps = 2 * (n.max(1) - 1);
+    let factor = steps as f64 / n as f64;
+    let body = format!(
+        "2(n−1)·α + 2(n−1)/n·S/B = {steps} × {} + {factor:.3} × {} / {bandwidth:.1} GB/s = {}",
+        fabricscope::units::format_duration_ns(alpha_ns),
+        format_bytes(size),
+        fabricscope::units::format_duration_ns(total_ns)
+    );
+    match lang {
+        Lang::En => format!("{body} (α: one step's latency, B: the slowest hop per rank)"),
+        Lang::Zh => format!("{body}（α：单步时延，B：每个 rank 最慢一跳的带宽）"),
+    }
+}

@@ -1,0 +1,238 @@
+//! The page's state as a reducer: pure Rust, tested natively.
+//!
+//! The reducer owns the last *good* scenario and its simulation. A change that does not
+//! validate leaves them as they were and sets `error` to what was wrong. Animation ticks only
+//! move the playhead; the physics was done once, by the core, when the scenario changed.
+
+use crate::i18n::Lang;
+use fabricscope::units::SimTime;
+use fabricscope::{simulate, sweep, sweep_sizes, Scenario, Simulation, SweepPoint};
+use std::rc::Rc;
+use yew::Reducible;
+
+/// At 1× the whole collective plays in this many wall-clock seconds, whatever its simulated length.
+pub const SECONDS_PER_RUN: f64 = 12.0;
+/// Speeds the page offers.
+pub const SPEEDS: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
+/// Message sizes of the chart's sweep: 1 KiB to 4 GiB, ×2.
+pub fn chart_sizes() -> Vec<u64> {
+    sweep_sizes(1 << 10, 4 << 30, 2)
+}
+
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// The last scenario that validated; what the page shows.
+    pub scenario: Scenario,
+    pub sim: Rc<Simulation>,
+    /// busbw against size for the current hardware (independent of the message size).
+    pub curve: Rc<Vec<SweepPoint>>,
+    pub playhead: SimTime,
+    pub playing: bool,
+    pub speed: f64,
+    /// Timestamp of the last animation frame [ms], while playing.
+    pub last_frame_ms: Option<f64>,
+    /// What was wrong with the last change, if it was rejected.
+    pub error: Option<String>,
+    pub lang: Lang,
+    pub dark: bool,
+}
+
+pub enum Action {
+    /// Replace the scenario (validated first; on error nothing else changes).
+    SetScenario(Scenario),
+    /// Report a problem found before a scenario could be built (e.g. unparsable input).
+    Reject(String),
+    DismissError,
+    TogglePlay,
+    StepForward,
+    StepBack,
+    ToStart,
+    ToEnd,
+    Seek(SimTime),
+    SetSpeed(f64),
+    /// An animation frame at `now_ms` (requestAnimationFrame's timestamp).
+    Frame { now_ms: f64 },
+    SetLang(Lang),
+    SetDark(bool),
+}
+
+impl AppState {
+    pub fn new(scenario: Scenario, lang: Lang, dark: bool) -> Result<AppState, String> {
+        let valid = scenario.validate().map_err(|errors| join(&errors))?;
+        let sim = Rc::new(simulate(&valid));
+        let curve = Rc::new(sweep(&valid, &chart_sizes()).map_err(|errors| join(&errors))?);
+        Ok(AppState {
+            scenario,
+            sim,
+            curve,
+            playhead: SimTime::ZERO,
+            playing: false,
+            speed: 1.0,
+            last_frame_ms: None,
+            error: None,
+            lang,
+            dark,
+        })
+    }
+
+    pub fn end(&self) -> SimTime {
+        self.sim.summary.time
+    }
+
+    /// The step shown at the playhead; `None` once the collective is done.
+    pub fn current_step(&self) -> Option<u32> {
+        if self.playhead >= self.end() {
+            None
+        } else {
+            self.sim.step_at(self.playhead)
+        }
+    }
+}
+
+fn join(errors: &[fabricscope::ScenarioError]) -> String {
+    errors.iter().map(|error| error.to_string()).collect::<Vec<_>>().join("; ")
+}
+
+/// Does a change of scenario change the hardware (and so the busbw curve)?
+fn same_hardware(a: &Scenario, b: &Scenario) -> bool {
+    Scenario { size_bytes: 0, ..a.clone() } == Scenario { size_bytes: 0, ..b.clone() }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            Action::SetScenario(scenario) => match scenario.validate() {
+                Err(errors) => next.error = Some(join(&errors)),
+                Ok(valid) => {
+                    if !same_hardware(&scenario, &self.scenario) {
+                        match sweep(&valid, &chart_sizes()) {
+                            Ok(curve) => next.curve = Rc::new(curve),
+                            Err(errors) => {
+                                next.error = Some(join(&errors));
+                                return Rc::new(next);
+                            }
+                        }
+                    }
+                    next.sim = Rc::new(simulate(&valid));
+                    next.scenario = scenario;
+                    next.error = None;
+                    next.playhead = SimTime::ZERO;
+                    next.last_frame_ms = None;
+                }
+            },
+            Action::Reject(message) => next.error = Some(message),
+            Action::DismissError => next.error = None,
+            Action::TogglePlay => {
+                next.playing = !self.playing;
+                next.last_frame_ms = None;
+                if next.playing && self.playhead >= self.end() {
+                    next.playhead = SimTime::ZERO;
+                }
+            }
+            Action::StepForward => {
+                next.playing = false;
+                let following = self.sim.step_starts.iter().copied().find(|&start| start > self.playhead);
+                next.playhead = following.unwrap_or(self.end());
+            }
+            Action::StepBack => {
+                next.playing = false;
+                next.playhead = match self.current_step() {
+                    Some(step) if step > 0 => self.sim.step_starts[step as usize - 1],
+                    Some(_) => SimTime::ZERO,
+                    // From the end, back to the last step.
+                    None => self.sim.step_starts.last().copied().unwrap_or(SimTime::ZERO),
+                };
+            }
+            Action::ToStart => {
+                next.playing = false;
+                next.playhead = SimTime::ZERO;
+            }
+            Action::ToEnd => {
+                next.playing = false;
+                next.playhead = self.end();
+            }
+            Action::Seek(t) => {
+                next.playhead = t.min(self.end());
+                next.last_frame_ms = None;
+            }
+            Action::SetSpeed(speed) => next.speed = speed,
+            Action::Frame { now_ms } => {
+                if !self.playing {
+                    return self;
+                }
+                if let Some(last) = self.last_frame_ms {
+                    let dt_s = ((now_ms - last) / 1e3).clamp(0.0, 0.25);
+                    let advance = self.end().as_ns() as f64 * dt_s * self.speed / SECONDS_PER_RUN;
+                    let t = (self.playhead.as_ns() as f64 + advance).round() as u64;
+                    next.playhead = SimTime(t.min(self.end().as_ns()));
+                    if next.playhead >= self.end() {
+                        next.playing = false;
+                    }
+                }
+                next.last_frame_ms = Some(now_ms);
+            }
+            Action::SetLang(lang) => next.lang = lang,
+            Action::SetDark(dark) => next.dark = dark,
+        }
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> Rc<AppState> {
+        Rc::new(AppState::new(Scenario::default_demo(), Lang::En, false).unwrap())
+    }
+
+    #[test]
+    fn stepping_walks_the_steps_in_order() {
+        let mut s = state();
+        assert_eq!(s.current_step(), Some(0));
+        for want in 1..14 {
+            s = s.reduce(Action::StepForward);
+            assert_eq!(s.current_step(), Some(want));
+        }
+        s = s.reduce(Action::StepForward);
+        assert_eq!(s.current_step(), None, "past the last step the collective is done");
+        s = s.reduce(Action::StepBack);
+        assert_eq!(s.current_step(), Some(13));
+        s = s.reduce(Action::StepBack);
+        assert_eq!(s.current_step(), Some(12));
+    }
+
+    #[test]
+    fn a_bad_scenario_keeps_the_last_good_one() {
+        let s = state();
+        let good_time = s.sim.summary.time;
+        let bad = Scenario { nodes: 99, ..Scenario::default_demo() };
+        let s = s.reduce(Action::SetScenario(bad));
+        assert!(s.error.as_deref().unwrap().starts_with("nodes: 99 is out of range"));
+        assert_eq!(s.scenario.nodes, 1);
+        assert_eq!(s.sim.summary.time, good_time);
+        let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
+        assert_eq!(s.error, None);
+        assert!(s.sim.summary.time < good_time);
+    }
+
+    #[test]
+    fn frames_advance_only_while_playing() {
+        let s = state();
+        let s = s.reduce(Action::Frame { now_ms: 0.0 });
+        assert_eq!(s.playhead, SimTime::ZERO);
+        let s = s.reduce(Action::TogglePlay).reduce(Action::Frame { now_ms: 1000.0 }).reduce(Action::Frame { now_ms: 1100.0 });
+        // 100 ms of a 12 s run.
+        let want = (s.end().as_ns() as f64 * 0.1 / SECONDS_PER_RUN).round() as u64;
+        assert_eq!(s.playhead.as_ns(), want);
+        let mut s = s;
+        for i in 0..200 {
+            s = s.reduce(Action::Frame { now_ms: 1100.0 + 100.0 * i as f64 });
+        }
+        assert!(!s.playing, "playback stops at the end");
+        assert_eq!(s.playhead, s.end());
+    }
+}
