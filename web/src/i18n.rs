@@ -57,18 +57,15 @@ pub enum Text {
     ChartY,
     Hardware,
     Collective,
-    Playback,
     Results,
     KeyboardHint,
     Legend,
-    Idle,
     ReduceScatter,
     AllGather,
     Theme,
     Done,
     DismissError,
     InvalidInput,
-    Topology,
 }
 
 pub fn t(lang: Lang, text: Text) -> &'static str {
@@ -124,18 +121,14 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
         (Lang::Zh, ChartY) => "busbw（GB/s）",
         (Lang::En, Hardware) => "Hardware",
         (Lang::Zh, Hardware) => "硬件",
-        (Lang::En, Collective) => "Collective: AllReduce, ring (NCCL_ALGO=Ring, NCCL_PROTO=Simple)",
-        (Lang::Zh, Collective) => "集合通信：AllReduce，环形算法（NCCL_ALGO=Ring，NCCL_PROTO=Simple）",
-        (Lang::En, Playback) => "Playback",
-        (Lang::Zh, Playback) => "播放控制",
+        (Lang::En, Collective) => "Collective",
+        (Lang::Zh, Collective) => "集合通信",
         (Lang::En, Results) => "Results",
         (Lang::Zh, Results) => "结果",
         (Lang::En, KeyboardHint) => "Keys: space play/pause · ← → step · Home/End",
         (Lang::Zh, KeyboardHint) => "快捷键：空格 播放/暂停 · ← → 单步 · Home/End",
         (Lang::En, Legend) => "link utilisation",
         (Lang::Zh, Legend) => "链路利用率",
-        (Lang::En, Idle) => "idle",
-        (Lang::Zh, Idle) => "空闲",
         (Lang::En, ReduceScatter) => "reduce-scatter",
         (Lang::Zh, ReduceScatter) => "规约散发（reduce-scatter）",
         (Lang::En, AllGather) => "all-gather",
@@ -148,8 +141,6 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
         (Lang::Zh, DismissError) => "关闭",
         (Lang::En, InvalidInput) => "That change was not applied; the last valid scenario is still shown.",
         (Lang::Zh, InvalidInput) => "该修改未生效，页面仍显示上一个有效场景。",
-        (Lang::En, Topology) => "Topology",
-        (Lang::Zh, Topology) => "拓扑",
     }
 }
 
@@ -214,18 +205,25 @@ pub fn gpu_name(lang: Lang, node: Option<u32>, local: u32, multi_node: bool) -> 
     }
 }
 
-/// The α-β line: "2(n−1)·α + 2(n−1)/n·S/B = 14 × 3.90 µs + 1.75 × 256 MiB / 370.8 GB/s = 1.321 ms".
-pub fn alpha_beta_line(lang: Lang, n: u32, alpha_ns: f64, size: u64, bandwidth: f64, total_ns: f64) -> String {
-    let steps = 2 * (n.max(1) - 1);
-    let factor = steps as f64 / n as f64;
+/// The α-β line with every term: "14 × 3.900 µs + 1.750 × 256 MiB / 370.8 GB/s = 1.321 ms".
+pub fn alpha_beta_line(lang: Lang, n: u32, size: u64, ab: &fabricscope::AlphaBeta, engine_ns: f64) -> String {
+    use fabricscope::units::format_duration_ns as d;
+    let factor = 2.0 * (n.max(1) - 1) as f64 / n.max(1) as f64;
+    let mut latency = format!("{} × {}", ab.intra_steps, d(ab.alpha_intra_ns));
+    if ab.inter_steps > 0 {
+        latency.push_str(&format!(" + {} × {}", ab.inter_steps, d(ab.alpha_inter_ns)));
+    }
     let body = format!(
-        "2(n−1)·α + 2(n−1)/n·S/B = {steps} × {} + {factor:.3} × {} / {bandwidth:.1} GB/s = {}",
-        fabricscope::units::format_duration_ns(alpha_ns),
+        "2(n−1)·α + 2(n−1)/n·S/B = {latency} + {factor:.3} × {} / {:.1} GB/s = {}",
         format_bytes(size),
-        fabricscope::units::format_duration_ns(total_ns)
+        ab.bandwidth_bytes_per_ns,
+        d(ab.predicted_ns)
     );
-    match lang {
-        Lang::En => format!("{body} (α: one step's latency, B: the slowest hop per rank)"),
-        Lang::Zh => format!("{body}（α：单步时延，B：每个 rank 最慢一跳的带宽）"),
+    let overlap = ab.inter_steps > 0 && engine_ns < ab.predicted_ns - 1.0;
+    match (lang, overlap) {
+        (Lang::En, false) => format!("{body}. α: one step's latency; B: the slowest hop per GPU."),
+        (Lang::En, true) => format!("{body}. The engine's {} is lower: it overlaps network latency with other steps' data.", d(engine_ns)),
+        (Lang::Zh, false) => format!("{body}。α：单步时延；B：每块 GPU 最慢一跳的带宽。"),
+        (Lang::Zh, true) => format!("{body}。引擎结果 {} 更短：网络时延与其他步骤的数据传输相互重叠。", d(engine_ns)),
     }
 }

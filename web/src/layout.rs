@@ -29,9 +29,6 @@ impl Rect {
     pub fn center_x(&self) -> f64 {
         self.x + self.w / 2.0
     }
-    pub fn contains(&self, x: f64, y: f64) -> bool {
-        x >= self.x && x <= self.x + self.w && y >= self.y && y <= self.y + self.h
-    }
 }
 
 pub type Point = (f64, f64);

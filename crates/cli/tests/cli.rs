@@ -47,7 +47,7 @@ fn bad_input_names_the_field() {
     let (code, _, err) = fabricscope(&["allreduce", "--nodes", "40"]);
     assert_eq!(code, 2);
     assert!(err.contains("nodes: 40 is out of range: use 1 to 8"), "{err}");
-    let (code, _, err) = fabricscope(&["allreduce", "--preset", "dgx-9000", "--nic-bandwidth", "-3"]);
+    let (code, _, err) = fabricscope(&["allreduce", "--preset", "dgx-9000", "--nic-bandwidth=-3"]);
     assert_eq!(code, 2);
     assert!(err.contains("preset: unknown preset 'dgx-9000'"), "{err}");
     assert!(err.contains("links.nic.bandwidth_gbyte_per_s"), "{err}");

@@ -172,3 +172,21 @@ fn sampling_shows_chunks_and_link_rates() {
     assert_eq!(sim.step_at(fabricscope::units::SimTime::ZERO), Some(0));
     assert_eq!(sim.step_at(sim.summary.time), Some(13));
 }
+
+#[test]
+fn alpha_beta_prediction_is_exact_on_one_node_and_an_upper_bound_across_nodes() {
+    let one = simulate(&scenario(1, 256 << 20, None));
+    let ab = one.alpha_beta();
+    assert_eq!((ab.intra_steps, ab.inter_steps), (14, 0));
+    assert!((ab.bandwidth_bytes_per_ns - 370.8).abs() < 1e-9);
+    // The engine rounds each step up to a whole ns.
+    assert!((one.summary.time.as_ns() as f64 - ab.predicted_ns).abs() <= 14.0);
+
+    let two = simulate(&scenario(2, 256 << 20, None));
+    let ab = two.alpha_beta();
+    assert_eq!((ab.intra_steps, ab.inter_steps), (26, 4));
+    assert!((ab.bandwidth_bytes_per_ns - 8.0 * 48.0).abs() < 1e-9, "8 channels at one NIC's 48 GB/s");
+    assert!((two.summary.time.as_ns() as f64) < ab.predicted_ns);
+    let tiny = simulate(&scenario(2, 8, Some(1)));
+    assert!((tiny.summary.time.as_ns() as f64 - tiny.alpha_beta().predicted_ns).abs() <= 30.0);
+}

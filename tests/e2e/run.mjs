@@ -1,0 +1,201 @@
+// End-to-end tests of the built page in headless Chromium (Debian's, driven by playwright-core).
+//
+// Usage: node tests/e2e/run.mjs http://127.0.0.1:PORT/ [screenshot-dir]
+// Prints one line per test and a closing "N passed, M failed" line; exits non-zero on failure.
+
+import { chromium } from 'playwright-core';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const base = process.argv[2];
+const shots = process.argv[3] ?? 'tests/e2e/out';
+if (!base) {
+  console.error('usage: node tests/e2e/run.mjs URL [screenshot-dir]');
+  process.exit(2);
+}
+mkdirSync(shots, { recursive: true });
+const origin = new URL(base).origin;
+const profile = mkdtempSync(join(tmpdir(), 'fabricscope-chromium-'));
+const ctx = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM_BIN ?? '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1400, height: 1000 },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+const consoleErrors = [];
+const offOrigin = [];
+const page = ctx.pages()[0] ?? (await ctx.newPage());
+page.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(msg.text()); });
+page.on('pageerror', (err) => consoleErrors.push(String(err)));
+page.on('request', (req) => {
+  const url = req.url();
+  if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) offOrigin.push(url);
+});
+
+let passed = 0;
+let failed = 0;
+async function test(name, body) {
+  try {
+    await body();
+    passed += 1;
+    console.log(`ok   ${name}`);
+  } catch (error) {
+    failed += 1;
+    console.log(`FAIL ${name}\n     ${String(error?.message ?? error).split('\n').join('\n     ')}`);
+  }
+}
+function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+const text = (selector) => page.locator(selector).innerText();
+const gpuCount = () => page.locator('#topology').getAttribute('data-gpu-count');
+async function waitFor(description, predicate, timeout = 10000) {
+  const start = Date.now();
+  for (;;) {
+    const value = await predicate();
+    if (value) return value;
+    if (Date.now() - start > timeout) throw new Error(`timed out waiting for ${description}`);
+    await page.waitForTimeout(50);
+  }
+}
+
+const started = Date.now();
+await page.goto(base);
+await page.evaluate(() => localStorage.clear());
+await page.goto(base);
+
+await test('the page opens on one DGX H100 with 8 GPUs drawn', async () => {
+  await page.waitForSelector('#topology[data-gpu-count]', { timeout: 15000 });
+  console.log(`     first render after ${Date.now() - started} ms`);
+  expect((await gpuCount()) === '8', `drew ${await gpuCount()} GPUs`);
+  expect((await text('#step-text')).startsWith('Step 1 / 14 — reduce-scatter'), await text('#step-text'));
+  expect((await text('#time')).includes('ms'), `time is ${await text('#time')}`);
+});
+
+await test('the topology canvas has something drawn on it', async () => {
+  const coloured = await page.evaluate(() => {
+    const c = document.querySelector('#topology');
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] !== data[i + 1] || data[i + 1] !== data[i + 2]) n += 1;
+    return n;
+  });
+  expect(coloured > 5000, `only ${coloured} coloured pixels`);
+});
+
+await test('stepping three times reads step 4 with a named transfer', async () => {
+  for (let i = 0; i < 3; i += 1) await page.click('#step-forward');
+  const step = await text('#step-text');
+  expect(step.startsWith('Step 4 / 14 — reduce-scatter: GPU 0 sends chunk'), step);
+  expect(step.includes('over NVLink'), step);
+  await page.click('#step-back');
+  expect((await text('#step-text')).startsWith('Step 3 / 14'), await text('#step-text'));
+});
+
+await test('keyboard: space plays, the clock moves, space pauses', async () => {
+  await page.click('#to-start');
+  // As a user who clicked on the page background: no control has the focus.
+  await page.evaluate(() => document.activeElement?.blur());
+  const before = await text('#clock');
+  await page.keyboard.press('Space');
+  await waitFor('the play button to say Pause', async () => (await text('#play')).includes('Pause'));
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Space');
+  await waitFor('the play button to say Play', async () => (await text('#play')).includes('Play'));
+  const after = await text('#clock');
+  expect(after !== before, `clock stayed at ${before}`);
+  const step = await text('#step-text');
+  await page.keyboard.press('ArrowRight');
+  await waitFor('the next step', async () => (await text('#step-text')) !== step);
+  await page.keyboard.press('Home');
+  await waitFor('the clock back at 0', async () => (await text('#clock')).startsWith('t = 0 ns'));
+});
+
+await test('changing the message size changes the time and busbw', async () => {
+  const time = await text('#time');
+  const busbw = await text('#busbw');
+  await page.locator('#size').fill('20');
+  await waitFor('the size label', async () => (await text('#size-label')) === '1 MiB');
+  expect((await text('#time')) !== time, `time stayed ${time}`);
+  expect((await text('#busbw')) !== busbw, `busbw stayed ${busbw}`);
+  await page.locator('#size').fill('28');
+  await waitFor('256 MiB again', async () => (await text('#size-label')) === '256 MiB');
+});
+
+await test('two nodes draw 16 GPUs and the bottleneck moves to InfiniBand', async () => {
+  await page.selectOption('#nodes', '2');
+  await waitFor('16 GPUs', async () => (await gpuCount()) === '16');
+  const bottleneck = await text('#bottleneck');
+  expect(bottleneck.includes('InfiniBand'), bottleneck);
+  expect((await text('#step-text')).startsWith('Step 1 / 30'), await text('#step-text'));
+  for (let i = 0; i < 3; i += 1) await page.click('#step-forward');
+  const step = await text('#step-text');
+  expect(step.includes('over InfiniBand'), `the followed GPU leaves the node through its NIC: ${step}`);
+  await page.screenshot({ path: join(shots, 'two-nodes.png') });
+});
+
+await test('a bad value shows a named error and keeps the last good scenario', async () => {
+  const time = await text('#time');
+  await page.locator('#nic-bw').fill('0');
+  await page.locator('#nic-bw').press('Enter');
+  await page.locator('#nic-bw').blur();
+  await page.waitForSelector('#error');
+  const error = await text('#error');
+  expect(error.includes('links.nic.bandwidth_gbyte_per_s'), error);
+  expect((await text('#time')) === time, 'the result did not change');
+  expect((await gpuCount()) === '16', 'the topology is still drawn');
+  await page.locator('#error button').click();
+  await page.locator('#nic-bw').fill('200');
+  await page.locator('#nic-bw').blur();
+  await waitFor('a slower time at 200 Gb/s', async () => (await text('#time')) !== time);
+});
+
+await test('the busbw chart is drawn', async () => {
+  const coloured = await page.evaluate(() => {
+    const c = document.querySelector('#busbw-chart');
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] < 200) n += 1;
+    return n;
+  });
+  expect(coloured > 2000, `only ${coloured} dark pixels`);
+});
+
+await test('Chinese: the page and the step text switch language', async () => {
+  await page.click('#lang-zh');
+  await waitFor('Chinese step text', async () => (await text('#step-text')).startsWith('第 '));
+  expect((await page.locator('html').getAttribute('lang')) === 'zh-CN', 'html lang');
+  await page.reload();
+  await page.waitForSelector('#topology[data-gpu-count]');
+  expect((await text('#step-text')).startsWith('第 '), 'the choice is remembered');
+  await page.click('#lang-en');
+});
+
+await test('screenshots: default scenario mid-step, light and dark', async () => {
+  await page.reload();
+  await page.waitForSelector('#topology[data-gpu-count]');
+  for (let i = 0; i < 2; i += 1) await page.click('#step-forward');
+  // Halfway into step 3, so chunks are moving along their links.
+  const end = Number(await page.locator('#scrub').getAttribute('max'));
+  await page.locator('#scrub').fill(String(Math.round(end * 2.5 / 14)));
+  await page.screenshot({ path: join(shots, 'screenshot.png') });
+  await page.click('#theme');
+  await page.screenshot({ path: join(shots, 'dark.png') });
+  await page.click('#theme');
+});
+
+await test('no console errors', async () => {
+  expect(consoleErrors.length === 0, consoleErrors.join('\n'));
+});
+
+await test('no request leaves the page origin', async () => {
+  expect(offOrigin.length === 0, offOrigin.join('\n'));
+});
+
+await ctx.close();
+rmSync(profile, { recursive: true, force: true });
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,636 @@
+//! The app: state provider, controls, topology view, timeline, results and chart.
+
+use crate::i18n::{self, t, Lang, Text};
+use crate::layout::{Layout, HEIGHT};
+use crate::render::{self, Scene};
+use crate::state::{Action, AppState, SPEEDS};
+use fabricscope::catalog::{NodePreset, NODE_PRESETS};
+use fabricscope::topology::LinkId;
+use fabricscope::units::{format_bytes, format_duration_ns, SimTime};
+use fabricscope::Scenario;
+use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels};
+use gloo::storage::{LocalStorage, Storage};
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+const LANG_KEY: &str = "fabricscope.lang";
+const THEME_KEY: &str = "fabricscope.theme";
+
+type State = UseReducerHandle<AppState>;
+
+fn initial_state() -> Result<AppState, String> {
+    let lang = LocalStorage::get::<String>(LANG_KEY).ok().and_then(|code| Lang::from_code(&code)).unwrap_or_else(|| {
+        let browser = gloo::utils::window().navigator().language().unwrap_or_default();
+        if browser.starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    });
+    let dark = match LocalStorage::get::<String>(THEME_KEY).ok().as_deref() {
+        Some("dark") => true,
+        Some("light") => false,
+        _ => gloo::utils::window()
+            .match_media("(prefers-color-scheme: dark)")
+            .ok()
+            .flatten()
+            .map(|query| query.matches())
+            .unwrap_or(false),
+    };
+    AppState::new(Scenario::default_demo(), lang, dark)
+}
+
+#[function_component(App)]
+pub fn app() -> Html {
+    let initial = use_memo((), |_| initial_state());
+    match &*initial {
+        Ok(state) => html! { <Lab initial={Rc::new(state.clone())} /> },
+        Err(message) => html! { <div id="error" class="banner error" role="alert">{ message }</div> },
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct LabProps {
+    initial: Rc<AppState>,
+}
+
+impl PartialEq for AppState {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.sim, &other.sim)
+            && self.playhead == other.playhead
+            && self.playing == other.playing
+            && self.speed == other.speed
+            && self.error == other.error
+            && self.lang == other.lang
+            && self.dark == other.dark
+    }
+}
+
+#[function_component(Lab)]
+fn lab(props: &LabProps) -> Html {
+    let initial = props.initial.clone();
+    let state = use_reducer(move || (*initial).clone());
+
+    // Theme and language live on <html>, and are remembered.
+    {
+        let (lang, dark) = (state.lang, state.dark);
+        use_effect_with((lang, dark), move |&(lang, dark)| {
+            if let Some(root) = gloo::utils::document().document_element() {
+                root.set_class_name(if dark { "dark" } else { "light" });
+                let _ = root.set_attribute("lang", lang.code());
+            }
+            let _ = LocalStorage::set(LANG_KEY, lang.code());
+            let _ = LocalStorage::set(THEME_KEY, if dark { "dark" } else { "light" });
+        });
+    }
+
+    // The animation loop: one requestAnimationFrame per render while playing; dropping the
+    // handle (on pause or unmount) cancels it.
+    {
+        let handle_state = state.clone();
+        // The first frame of a play only records its timestamp, so the deps include it too.
+        use_effect_with((state.playing, state.playhead, state.last_frame_ms), move |&(playing, _, _)| {
+            let frame = playing.then(|| {
+                gloo::render::request_animation_frame(move |now_ms| handle_state.dispatch(Action::Frame { now_ms }))
+            });
+            move || drop(frame)
+        });
+    }
+
+    // Keyboard: space plays and pauses, arrows step, Home and End jump.
+    {
+        let key_state = state.clone();
+        use_effect_with((), move |_| {
+            let options = gloo::events::EventListenerOptions::enable_prevent_default();
+            let listener = gloo::events::EventListener::new_with_options(&gloo::utils::document(), "keydown", options, move |event| {
+                let Some(event) = event.dyn_ref::<web_sys::KeyboardEvent>() else { return };
+                let in_field = event
+                    .target()
+                    .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
+                    .map(|element| matches!(element.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
+                    .unwrap_or(false);
+                if in_field || event.ctrl_key() || event.meta_key() || event.alt_key() {
+                    return;
+                }
+                // Space on a focused button presses that button, as everywhere else.
+                let on_button = event
+                    .target()
+                    .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
+                    .map(|element| element.tag_name() == "BUTTON")
+                    .unwrap_or(false);
+                if on_button && event.key() == " " {
+                    return;
+                }
+                let action = match event.key().as_str() {
+                    " " => Action::TogglePlay,
+                    "ArrowRight" => Action::StepForward,
+                    "ArrowLeft" => Action::StepBack,
+                    "Home" => Action::ToStart,
+                    "End" => Action::ToEnd,
+                    _ => return,
+                };
+                event.prevent_default();
+                key_state.dispatch(action);
+            });
+            move || drop(listener)
+        });
+    }
+
+    let lang = state.lang;
+    html! {
+        <div class="lab">
+            <Header state={state.clone()} />
+            if let Some(message) = &state.error {
+                <div id="error" class="banner error" role="alert">
+                    <strong>{ message.clone() }</strong>
+                    <span>{ " " }{ t(lang, Text::InvalidInput) }</span>
+                    <button onclick={ let s = state.clone(); move |_| s.dispatch(Action::DismissError) }>{ t(lang, Text::DismissError) }</button>
+                </div>
+            }
+            <div class="columns">
+                <aside class="panel controls"><Controls state={state.clone()} /></aside>
+                <section class="panel stage">
+                    <TopologyView state={state.clone()} />
+                    <Timeline state={state.clone()} />
+                </section>
+            </div>
+            <div class="columns lower">
+                <section class="panel results"><Results state={state.clone()} /></section>
+                <section class="panel chart"><Chart state={state.clone()} /></section>
+            </div>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct Props {
+    state: State,
+}
+
+#[function_component(Header)]
+fn header(props: &Props) -> Html {
+    let state = &props.state;
+    let lang = state.lang;
+    let set_lang = |target: Lang| {
+        let s = state.clone();
+        Callback::from(move |_| s.dispatch(Action::SetLang(target)))
+    };
+    let toggle_dark = {
+        let s = state.clone();
+        let dark = state.dark;
+        Callback::from(move |_| s.dispatch(Action::SetDark(!dark)))
+    };
+    html! {
+        <header class="top">
+            <div>
+                <h1>{ "Fabricscope" }</h1>
+                <p class="tagline">{ t(lang, Text::Tagline) }</p>
+            </div>
+            <div class="toggles">
+                <div class="segmented" role="group" aria-label="Language / 语言">
+                    <button id="lang-en" aria-pressed={(lang == Lang::En).to_string()} onclick={set_lang(Lang::En)}>{ "English" }</button>
+                    <button id="lang-zh" aria-pressed={(lang == Lang::Zh).to_string()} onclick={set_lang(Lang::Zh)}>{ "中文" }</button>
+                </div>
+                <button id="theme" aria-pressed={state.dark.to_string()} onclick={toggle_dark}>{ t(lang, Text::Theme) }</button>
+            </div>
+        </header>
+    }
+}
+
+/// Applies `change` to a copy of the current scenario and submits it.
+fn edit(state: &State, change: impl Fn(&mut Scenario) + 'static) -> impl Fn(Scenario) {
+    let s = state.clone();
+    move |mut scenario: Scenario| {
+        change(&mut scenario);
+        s.dispatch(Action::SetScenario(scenario));
+    }
+}
+
+fn select_value(event: &Event) -> String {
+    event.target_unchecked_into::<HtmlSelectElement>().value()
+}
+
+fn input_value(event: &Event) -> String {
+    event.target_unchecked_into::<HtmlInputElement>().value()
+}
+
+/// An optional number field: empty means "the preset's value"; anything else must parse.
+fn number_field(state: &State, field: &'static str, raw: String, apply: impl Fn(&mut Scenario, Option<f64>) + 'static) {
+    let text = raw.trim().to_string();
+    let value = if text.is_empty() {
+        None
+    } else {
+        match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => Some(v),
+            _ => {
+                state.dispatch(Action::Reject(format!("{field}: '{text}' is not a number")));
+                return;
+            }
+        }
+    };
+    let mut scenario = state.scenario.clone();
+    apply(&mut scenario, value);
+    state.dispatch(Action::SetScenario(scenario));
+}
+
+#[function_component(Controls)]
+fn controls(props: &Props) -> Html {
+    let state = &props.state;
+    let lang = state.lang;
+    let scenario = &state.scenario;
+    let preset = state.sim.scenario.preset();
+
+    let on_preset = {
+        let s = state.clone();
+        Callback::from(move |e: Event| {
+            let id = select_value(&e);
+            let max_nodes = NodePreset::by_id(&id).map(|p| p.switch_radix / p.nics_per_node).unwrap_or(1);
+            let apply = edit(&s, move |sc| {
+                sc.preset = id.clone();
+                sc.nodes = sc.nodes.min(max_nodes);
+            });
+            apply(s.scenario.clone());
+        })
+    };
+    let on_nodes = {
+        let s = state.clone();
+        Callback::from(move |e: Event| {
+            let text = select_value(&e);
+            match text.parse::<u32>() {
+                Ok(nodes) => edit(&s, move |sc| sc.nodes = nodes)(s.scenario.clone()),
+                Err(_) => s.dispatch(Action::Reject(format!("nodes: '{text}' is not a whole number"))),
+            }
+        })
+    };
+    let on_size = {
+        let s = state.clone();
+        Callback::from(move |e: InputEvent| {
+            let text = e.target_unchecked_into::<HtmlInputElement>().value();
+            match text.parse::<u32>() {
+                Ok(exp) if exp < 40 => edit(&s, move |sc| sc.size_bytes = 1u64 << exp)(s.scenario.clone()),
+                _ => s.dispatch(Action::Reject(format!("size_bytes: '{text}' is not a size"))),
+            }
+        })
+    };
+    let on_channels = {
+        let s = state.clone();
+        Callback::from(move |e: Event| {
+            let text = select_value(&e);
+            let channels = text.parse::<u32>().ok();
+            edit(&s, move |sc| sc.channels = channels)(s.scenario.clone());
+        })
+    };
+    let on_nvlink = {
+        let s = state.clone();
+        Callback::from(move |e: Event| {
+            number_field(&s, "links.nvlink.bandwidth_gbyte_per_s", input_value(&e), |sc, v| sc.links.nvlink.bandwidth_gbyte_per_s = v)
+        })
+    };
+    let on_nic = {
+        let s = state.clone();
+        Callback::from(move |e: Event| {
+            // The page takes Gb/s, as NICs are sold; the scenario stores GB/s.
+            number_field(&s, "links.nic.bandwidth_gbyte_per_s", input_value(&e), |sc, v| {
+                sc.links.nic.bandwidth_gbyte_per_s = v.map(|gbit| gbit / 8.0)
+            })
+        })
+    };
+    let on_nic_latency = {
+        let s = state.clone();
+        Callback::from(move |e: Event| {
+            let raw = input_value(&e);
+            let text = raw.trim().to_string();
+            if text.is_empty() {
+                return edit(&s, |sc| sc.links.nic.latency_ns = None)(s.scenario.clone());
+            }
+            match text.parse::<u64>() {
+                Ok(ns) => edit(&s, move |sc| sc.links.nic.latency_ns = Some(ns))(s.scenario.clone()),
+                Err(_) => s.dispatch(Action::Reject(format!("links.nic.latency_ns: '{text}' is not a whole number of ns"))),
+            }
+        })
+    };
+
+    let max_nodes = preset.switch_radix / preset.nics_per_node;
+    let size_exp = 63 - scenario.size_bytes.max(1).leading_zeros();
+    let nvlink_per_gpu = preset.nvlink.line_rate_gbyte_per_s * preset.gpu.nvlink_links as f64;
+    let nvlink_value = scenario.links.nvlink.bandwidth_gbyte_per_s.unwrap_or(nvlink_per_gpu);
+    let nic_value = scenario.links.nic.bandwidth_gbyte_per_s.unwrap_or(preset.nic.line_rate_gbyte_per_s) * 8.0;
+    let nic_latency = scenario.links.nic.latency_ns.unwrap_or(preset.nic.latency_ns);
+    html! {
+        <>
+            <h2>{ t(lang, Text::Hardware) }</h2>
+            <label>{ t(lang, Text::Preset) }
+                <select id="preset" onchange={on_preset}>
+                    { for NODE_PRESETS.iter().map(|p| html! {
+                        <option value={p.id} selected={p.id == scenario.preset}>
+                            { format!("{} — 8× {}, {}", p.name, p.gpu.name, p.nic.name) }
+                        </option>
+                    }) }
+                </select>
+            </label>
+            <label>{ t(lang, Text::Nodes) }
+                <select id="nodes" onchange={on_nodes}>
+                    { for (1..=max_nodes).map(|n| html! {
+                        <option value={n.to_string()} selected={n == scenario.nodes}>
+                            { format!("{n} ({} GPUs)", n * preset.gpus_per_node) }
+                        </option>
+                    }) }
+                </select>
+            </label>
+            <label>{ t(lang, Text::NvlinkBandwidth) }
+                <input id="nvlink-bw" type="number" min="1" step="any" value={format!("{nvlink_value}")} onchange={on_nvlink} />
+            </label>
+            <label>{ t(lang, Text::NicBandwidth) }
+                <input id="nic-bw" type="number" min="1" step="any" value={format!("{nic_value}")} onchange={on_nic} />
+            </label>
+            <label>{ t(lang, Text::NicLatency) }
+                <input id="nic-latency" type="number" min="0" step="1" value={nic_latency.to_string()} onchange={on_nic_latency} />
+            </label>
+            <h2>{ t(lang, Text::Collective) }</h2>
+            <p class="algo">{ "AllReduce · Ring · Simple" }<br /><code>{ "NCCL_ALGO=Ring NCCL_PROTO=Simple" }</code></p>
+            <label>{ t(lang, Text::MessageSize) }{ ": " }<output id="size-label">{ format_bytes(scenario.size_bytes) }</output>
+                <input id="size" type="range" min="10" max="32" step="1" value={size_exp.to_string()} oninput={on_size} />
+            </label>
+            <label>{ t(lang, Text::Channels) }
+                <select id="channels" onchange={on_channels}>
+                    <option value="auto" selected={scenario.channels.is_none()}>
+                        { format!("{} ({})", t(lang, Text::Auto), state.sim.scenario.channels()) }
+                    </option>
+                    { for [1u32, 2, 4, 8, 16].iter().map(|&c| html! {
+                        <option value={c.to_string()} selected={scenario.channels == Some(c)}>{ c.to_string() }</option>
+                    }) }
+                </select>
+            </label>
+        </>
+    }
+}
+
+#[function_component(TopologyView)]
+fn topology_view(props: &Props) -> Html {
+    let state = &props.state;
+    let canvas_ref = use_node_ref();
+    let hovered = use_state(|| None::<LinkId>);
+    let resized = use_state(|| 0u32);
+    {
+        let resized = resized.clone();
+        use_effect_with((), move |_| {
+            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| resized.set(*resized + 1));
+            move || drop(listener)
+        });
+    }
+    {
+        let canvas_ref = canvas_ref.clone();
+        let sim = state.sim.clone();
+        // The simulation is compared by identity: a new one is a new Rc.
+        let deps = (Rc::as_ptr(&sim) as usize, state.playhead, state.lang, state.dark, *resized);
+        use_effect_with(deps, move |&(_, playhead, lang, dark, _)| {
+            if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
+                paint_topology(&canvas, &sim, playhead, lang, dark);
+            }
+        });
+    }
+    let on_move = {
+        let hovered = hovered.clone();
+        let sim = state.sim.clone();
+        let canvas_ref = canvas_ref.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
+            let rect = canvas.get_bounding_client_rect();
+            let layout = Layout::new(&sim.topology, rect.width());
+            let found = layout.link_at(e.client_x() as f64 - rect.left(), e.client_y() as f64 - rect.top());
+            if *hovered != found {
+                hovered.set(found);
+            }
+        })
+    };
+    let on_leave = {
+        let hovered = hovered.clone();
+        Callback::from(move |_| hovered.set(None))
+    };
+    let info = hovered.map(|link| link_info(state, link));
+    html! {
+        <div class="topology">
+            <canvas id="topology" ref={canvas_ref} onmousemove={on_move} onmouseleave={on_leave}
+                role="img" aria-label="cluster topology with live link utilisation"></canvas>
+            <p id="link-info" class="link-info">{ info.unwrap_or_else(|| match state.lang {
+                Lang::En => "Hover a link to see its bandwidth, latency and load.".to_string(),
+                Lang::Zh => "将鼠标悬停在链路上，查看其带宽、时延与负载。".to_string(),
+            }) }</p>
+        </div>
+    }
+}
+
+fn link_info(state: &AppState, id: LinkId) -> String {
+    let sim = &state.sim;
+    let link = sim.topology.link(id);
+    let frame = sim.trace.sample(state.playhead);
+    let rate = frame.link_rate[id.index()];
+    let flows = frame.in_flight.iter().filter(|c| c.moving && sim.trace.flows[c.transfer as usize].path.contains(&id)).count();
+    let capacity = link.capacity().gbyte_per_s();
+    let mean = sim.trace.link_bytes[id.index()] / (capacity * sim.summary.time.as_ns().max(1) as f64);
+    let name = format!("{} → {}", sim.topology.vertex_name(link.src), sim.topology.vertex_name(link.dst));
+    match state.lang {
+        Lang::En => format!(
+            "{name} · {} · line rate {:.1} GB/s ({:.0} Gb/s) × efficiency {:.3} = {capacity:.1} GB/s · latency {} · now {rate:.1} GB/s = {:.0}% with {flows} flows · mean over the run {:.0}%",
+            i18n::link_kind(state.lang, link.kind), link.line_rate.gbyte_per_s(), link.line_rate.gbit_per_s(), link.efficiency,
+            format_duration_ns(link.latency_ns as f64), 100.0 * rate / capacity, 100.0 * mean
+        ),
+        Lang::Zh => format!(
+            "{name} · {} · 线速 {:.1} GB/s（{:.0} Gb/s）× 效率 {:.3} = {capacity:.1} GB/s · 时延 {} · 当前 {rate:.1} GB/s = {:.0}%，{flows} 条流 · 全程平均 {:.0}%",
+            i18n::link_kind(state.lang, link.kind), link.line_rate.gbyte_per_s(), link.line_rate.gbit_per_s(), link.efficiency,
+            format_duration_ns(link.latency_ns as f64), 100.0 * rate / capacity, 100.0 * mean
+        ),
+    }
+}
+
+fn paint_topology(canvas: &HtmlCanvasElement, sim: &fabricscope::Simulation, playhead: SimTime, lang: Lang, dark: bool) {
+    let width = canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(960.0).max(320.0);
+    let ratio = gloo::utils::window().device_pixel_ratio().max(1.0);
+    canvas.set_width((width * ratio) as u32);
+    canvas.set_height((HEIGHT * ratio) as u32);
+    let _ = canvas.style().set_property("width", &format!("{width}px"));
+    let _ = canvas.style().set_property("height", &format!("{HEIGHT}px"));
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|ctx| ctx.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
+    let layout = Layout::new(&sim.topology, width);
+    let frame = sim.trace.sample(playhead);
+    let utilisation = sim.trace.utilisation(&sim.topology, &frame);
+    let focus = focus_transfer(sim, playhead);
+    let scene = Scene {
+        topology: &sim.topology,
+        schedule: &sim.schedule,
+        layout: &layout,
+        trace: &sim.trace,
+        frame: &frame,
+        utilisation: &utilisation,
+        focus,
+        node_name: sim.scenario.preset().name,
+        lang,
+        palette: if dark { &render::DARK } else { &render::LIGHT },
+    };
+    let gpus = render::paint(&ctx, &scene);
+    let _ = canvas.set_attribute("data-gpu-count", &gpus.to_string());
+}
+
+/// The rank the step text follows: the one whose channel 0 send leaves the node (so the
+/// example shows the NIC when there is one), else rank 0.
+fn focus_rank(sim: &fabricscope::Simulation) -> u32 {
+    let per_node = sim.topology.gpus_per_node();
+    if sim.topology.n_nodes() > 1 {
+        per_node - 1
+    } else {
+        0
+    }
+}
+
+/// The transfer the step text describes at `t`.
+fn focus_transfer(sim: &fabricscope::Simulation, t: SimTime) -> Option<u32> {
+    let step = sim.step_at(t)?;
+    let rank = focus_rank(sim);
+    sim.schedule.transfers.iter().position(|tr| tr.step == step && tr.src == rank).map(|i| i as u32)
+}
+
+#[function_component(Timeline)]
+fn timeline(props: &Props) -> Html {
+    let state = &props.state;
+    let lang = state.lang;
+    let sim = &state.sim;
+    let dispatch = |action: fn() -> Action| {
+        let s = state.clone();
+        Callback::from(move |_| s.dispatch(action()))
+    };
+    let on_scrub = {
+        let s = state.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Ok(ns) = e.target_unchecked_into::<HtmlInputElement>().value().parse::<f64>() {
+                s.dispatch(Action::Seek(SimTime(ns.max(0.0) as u64)));
+            }
+        })
+    };
+    let on_speed = {
+        let s = state.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(speed) = select_value(&e).parse::<f64>() {
+                s.dispatch(Action::SetSpeed(speed));
+            }
+        })
+    };
+    let multi_node = sim.topology.n_nodes() > 1;
+    let gpu_name = |rank: u32| {
+        let per_node = sim.topology.gpus_per_node();
+        i18n::gpu_name(lang, Some(rank / per_node), rank % per_node, multi_node)
+    };
+    let text = match state.current_step() {
+        Some(step) => sim.step_info(step, focus_rank(sim)).map(|info| i18n::step_text(lang, &info, &gpu_name)).unwrap_or_default(),
+        None => t(lang, Text::Done).to_string(),
+    };
+    let play_label = if state.playing { t(lang, Text::Pause) } else { t(lang, Text::Play) };
+    html! {
+        <div class="timeline">
+            <div class="buttons">
+                <button id="to-start" class="icon" title={t(lang, Text::ToStart)} aria-label={t(lang, Text::ToStart)} onclick={dispatch(|| Action::ToStart)}>{ icon("M6 5h2v14H6zM20 5v14L9 12z") }</button>
+                <button id="step-back" class="icon" title={t(lang, Text::StepBack)} aria-label={t(lang, Text::StepBack)} onclick={dispatch(|| Action::StepBack)}>{ icon("M18 5v14L7 12z") }</button>
+                <button id="play" class="primary" aria-label={play_label} onclick={dispatch(|| Action::TogglePlay)}>
+                    { if state.playing { icon("M6 5h4v14H6zM14 5h4v14h-4z") } else { icon("M7 5v14l12-7z") } }{ play_label }
+                </button>
+                <button id="step-forward" class="icon" title={t(lang, Text::StepForward)} aria-label={t(lang, Text::StepForward)} onclick={dispatch(|| Action::StepForward)}>{ icon("M6 5v14l11-7z") }</button>
+                <button id="to-end" class="icon" title={t(lang, Text::ToEnd)} aria-label={t(lang, Text::ToEnd)} onclick={dispatch(|| Action::ToEnd)}>{ icon("M4 5v14l11-7zM16 5h2v14h-2z") }</button>
+                <label class="speed">{ t(lang, Text::Speed) }
+                    <select id="speed" onchange={on_speed}>
+                        { for SPEEDS.iter().map(|&s| html! { <option value={s.to_string()} selected={s == state.speed}>{ format!("{s}×") }</option> }) }
+                    </select>
+                </label>
+                <span id="clock" class="clock">{ format!("t = {} / {}", format_duration_ns(state.playhead.as_ns() as f64), format_duration_ns(state.end().as_ns() as f64)) }</span>
+            </div>
+            <input id="scrub" type="range" min="0" max={state.end().as_ns().to_string()} step="1"
+                value={state.playhead.as_ns().to_string()} oninput={on_scrub} aria-label="time" />
+            <p id="step-text" class="step-text" aria-live="polite">{ text }</p>
+            <p class="hint">{ t(lang, Text::KeyboardHint) }</p>
+        </div>
+    }
+}
+
+/// A 24×24 icon from one SVG path, coloured like the button's text.
+fn icon(path: &'static str) -> Html {
+    html! { <svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path d={path} /></svg> }
+}
+
+#[function_component(Results)]
+fn results(props: &Props) -> Html {
+    let state = &props.state;
+    let lang = state.lang;
+    let sim = &state.sim;
+    let summary = &sim.summary;
+    let bottleneck = summary.bottleneck.map(|id| {
+        let link = sim.topology.link(id);
+        format!(
+            "{} → {} ({}, {:.0}%)",
+            sim.topology.vertex_name(link.src),
+            sim.topology.vertex_name(link.dst),
+            i18n::link_kind(lang, link.kind),
+            100.0 * summary.bottleneck_utilisation
+        )
+    });
+    let ab = sim.alpha_beta();
+    let factor = 2.0 * (summary.n_ranks as f64 - 1.0) / summary.n_ranks as f64;
+    html! {
+        <>
+            <h2>{ t(lang, Text::Results) }</h2>
+            <dl class="figures">
+                <div><dt>{ t(lang, Text::Time) }</dt><dd id="time">{ format_duration_ns(summary.time.as_ns() as f64) }</dd></div>
+                <div><dt>{ t(lang, Text::AlgBw) }</dt><dd id="algbw">{ format!("{:.1} GB/s", summary.algbw_gbyte_per_s) }</dd></div>
+                <div><dt>{ t(lang, Text::BusBw) }</dt><dd id="busbw">{ format!("{:.1} GB/s", summary.busbw_gbyte_per_s) }</dd></div>
+            </dl>
+            <p class="formula">{ match lang {
+                Lang::En => format!("busbw = algbw × 2(n−1)/n = {:.1} × {factor:.3} (n = {} GPUs): comparable to the slowest link's bandwidth whatever the algorithm (nccl-tests).", summary.algbw_gbyte_per_s, summary.n_ranks),
+                Lang::Zh => format!("busbw = algbw × 2(n−1)/n = {:.1} × {factor:.3}（n = {} 块 GPU）：与算法无关，可直接和最慢链路的带宽比较（nccl-tests 定义）。", summary.algbw_gbyte_per_s, summary.n_ranks),
+            } }</p>
+            <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
+            <p id="alpha-beta" class="formula"><strong>{ t(lang, Text::AlphaBeta) }{ ": " }</strong>
+                { i18n::alpha_beta_line(lang, summary.n_ranks, summary.size_bytes, &ab, summary.time.as_ns() as f64) }
+            </p>
+        </>
+    }
+}
+
+#[function_component(Chart)]
+fn chart(props: &Props) -> Html {
+    let state = &props.state;
+    let canvas_ref = use_node_ref();
+    {
+        let canvas_ref = canvas_ref.clone();
+        let deps = (state.curve.clone(), state.scenario.size_bytes, state.lang, state.dark);
+        use_effect_with(deps, move |(curve, size, lang, dark)| {
+            let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
+            let width = canvas.parent_element().map(|p| p.client_width()).unwrap_or(560).max(320) as u32;
+            canvas.set_width(width);
+            canvas.set_height(300);
+            let Some(backend) = CanvasBackend::with_canvas_object(canvas) else { return };
+            let series = [BusbwSeries {
+                label: "ring".into(),
+                points: curve.iter().map(|p| (p.size_bytes, p.busbw_gbyte_per_s)).collect(),
+            }];
+            let labels = Labels {
+                caption: t(*lang, Text::ChartCaption).into(),
+                x: t(*lang, Text::ChartX).into(),
+                y: t(*lang, Text::ChartY).into(),
+            };
+            let theme = if *dark { fabricscope_charts::DARK } else { fabricscope_charts::LIGHT };
+            if let Err(error) = draw_busbw_curve(&backend.into_drawing_area(), &series, Some(*size), &labels, &theme) {
+                gloo::console::error!(format!("chart: {error:?}"));
+            }
+        });
+    }
+    html! { <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}></canvas> }
+}

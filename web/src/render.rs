@@ -1,0 +1,239 @@
+//! Paints the topology and the chunks in flight: a pure function of the layout and a frame.
+
+use crate::i18n::{t, Lang, Text};
+use crate::layout::{Layout, Rect};
+use fabricscope::collective::{Phase, Schedule};
+use fabricscope::topology::{Topology, VertexKind};
+use fabricscope::trace::{Frame, Trace};
+use web_sys::CanvasRenderingContext2d;
+
+/// Colours of one theme.
+pub struct Palette {
+    pub background: &'static str,
+    pub node_fill: &'static str,
+    pub node_stroke: &'static str,
+    pub text: &'static str,
+    pub muted: &'static str,
+    pub idle_link: &'static str,
+    pub gpu: &'static str,
+    pub nic: &'static str,
+    pub switch: &'static str,
+    pub reduce: &'static str,
+    pub copy: &'static str,
+}
+
+pub const LIGHT: Palette = Palette {
+    background: "#ffffff",
+    node_fill: "#f5f7fa",
+    node_stroke: "#c9d1db",
+    text: "#1f2430",
+    muted: "#667085",
+    idle_link: "#d5dae1",
+    gpu: "#76b900",
+    nic: "#8e9aaf",
+    switch: "#3d4a5c",
+    reduce: "#d55e00",
+    copy: "#0072b2",
+};
+
+pub const DARK: Palette = Palette {
+    background: "#181b21",
+    node_fill: "#20242c",
+    node_stroke: "#3a414d",
+    text: "#e6e8ec",
+    muted: "#9aa3b2",
+    idle_link: "#3a404b",
+    gpu: "#5f9400",
+    nic: "#6b7487",
+    switch: "#4a5568",
+    reduce: "#ff9a4d",
+    copy: "#56b4e9",
+};
+
+/// Link colour for a utilisation in [0, 1]: a colour-blind-safe ramp from blue through purple
+/// to orange, so "how busy" reads from hue and from brightness.
+pub fn utilisation_colour(u: f64) -> String {
+    const STOPS: [(f64, [f64; 3]); 3] = [(0.0, [86.0, 180.0, 233.0]), (0.5, [124.0, 83.0, 196.0]), (1.0, [230.0, 97.0, 1.0])];
+    let u = u.clamp(0.0, 1.0);
+    let (a, b) = if u <= 0.5 { (STOPS[0], STOPS[1]) } else { (STOPS[1], STOPS[2]) };
+    let f = (u - a.0) / (b.0 - a.0);
+    let c: Vec<u8> = (0..3).map(|i| (a.1[i] + (b.1[i] - a.1[i]) * f).round() as u8).collect();
+    format!("rgb({},{},{})", c[0], c[1], c[2])
+}
+
+/// What to paint.
+pub struct Scene<'a> {
+    pub topology: &'a Topology,
+    pub schedule: &'a Schedule,
+    pub layout: &'a Layout,
+    pub trace: &'a Trace,
+    pub frame: &'a Frame,
+    /// Utilisation of every link at the frame's time.
+    pub utilisation: &'a [f64],
+    /// The transfer the step text describes, drawn larger and labelled.
+    pub focus: Option<u32>,
+    pub node_name: &'a str,
+    pub lang: Lang,
+    pub palette: &'a Palette,
+}
+
+/// Paints the scene; returns how many GPUs were drawn.
+pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
+    let (layout, palette, topology) = (scene.layout, scene.palette, scene.topology);
+    ctx.set_fill_style_str(palette.background);
+    ctx.fill_rect(0.0, 0.0, layout.width, layout.height);
+
+    // Node frames.
+    ctx.set_font("600 12px system-ui, sans-serif");
+    ctx.set_text_align("left");
+    ctx.set_text_baseline("alphabetic");
+    for (node, rect) in layout.nodes.iter().enumerate() {
+        rounded(ctx, rect, 8.0);
+        ctx.set_fill_style_str(palette.node_fill);
+        ctx.fill();
+        ctx.set_stroke_style_str(palette.node_stroke);
+        ctx.set_line_width(1.0);
+        ctx.stroke();
+        ctx.set_fill_style_str(palette.muted);
+        let label = match scene.lang {
+            Lang::En => format!("node {node} · {}", scene.node_name),
+            Lang::Zh => format!("节点 {node} · {}", scene.node_name),
+        };
+        let _ = ctx.fill_text(&label, rect.x + 8.0, rect.y + 14.0);
+    }
+
+    // Links, idle ones first so busy ones draw on top.
+    let mut order: Vec<usize> = (0..layout.links.len()).collect();
+    order.sort_by(|&a, &b| scene.utilisation[a].total_cmp(&scene.utilisation[b]));
+    ctx.set_line_cap("round");
+    for i in order {
+        let ((x0, y0), (x1, y1)) = layout.links[i];
+        let u = scene.utilisation[i];
+        ctx.begin_path();
+        ctx.move_to(x0, y0);
+        ctx.line_to(x1, y1);
+        if u > 1e-9 {
+            ctx.set_stroke_style_str(&utilisation_colour(u));
+            ctx.set_line_width(2.0 + 3.0 * u);
+        } else {
+            ctx.set_stroke_style_str(palette.idle_link);
+            ctx.set_line_width(1.5);
+        }
+        ctx.stroke();
+    }
+
+    // Vertices.
+    let mut gpus = 0;
+    ctx.set_text_align("center");
+    ctx.set_text_baseline("middle");
+    for (id, vertex) in topology.vertices() {
+        let rect = layout.vertex(id);
+        let (fill, label) = match vertex.kind {
+            VertexKind::Gpu => {
+                gpus += 1;
+                (palette.gpu, format!("GPU {}", vertex.local))
+            }
+            VertexKind::Nic => (palette.nic, format!("NIC {}", vertex.local)),
+            VertexKind::NvSwitch => (palette.switch, "NVSwitch".to_string()),
+            VertexKind::Switch => (palette.switch, "InfiniBand switch".to_string()),
+        };
+        rounded(ctx, &rect, 5.0);
+        ctx.set_fill_style_str(fill);
+        ctx.fill();
+        let show = matches!(vertex.kind, VertexKind::NvSwitch | VertexKind::Switch) || layout.labels;
+        if show {
+            ctx.set_fill_style_str("#ffffff");
+            ctx.set_font(if vertex.kind == VertexKind::Gpu { "600 12px system-ui, sans-serif" } else { "11px system-ui, sans-serif" });
+            let _ = ctx.fill_text(&label, rect.center_x(), rect.y + rect.h / 2.0 + 0.5);
+        }
+    }
+
+    // Chunks in flight: a dot per transfer, orange while reducing, blue while copying.
+    for chunk in &scene.frame.in_flight {
+        let transfer = &scene.schedule.transfers[chunk.transfer as usize];
+        let points = layout.polyline(&scene.trace.flows[chunk.transfer as usize].path);
+        let (x, y) = Layout::point_along(&points, chunk.progress);
+        let colour = match scene.schedule.phase(transfer.step) {
+            Phase::ReduceScatter => palette.reduce,
+            Phase::AllGather => palette.copy,
+        };
+        let focused = scene.focus == Some(chunk.transfer);
+        let radius = if focused { 8.0 } else { 5.0 };
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, radius, 0.0, std::f64::consts::TAU);
+        if chunk.moving {
+            ctx.set_fill_style_str(colour);
+            ctx.fill();
+            ctx.set_stroke_style_str(palette.background);
+            ctx.set_line_width(1.5);
+            ctx.stroke();
+        } else {
+            ctx.set_stroke_style_str(colour);
+            ctx.set_line_width(2.0);
+            ctx.stroke();
+        }
+        if focused {
+            ctx.begin_path();
+            let _ = ctx.arc(x, y, radius + 4.0, 0.0, std::f64::consts::TAU);
+            ctx.set_stroke_style_str(palette.text);
+            ctx.set_line_width(2.0);
+            ctx.stroke();
+            ctx.set_fill_style_str(palette.text);
+            ctx.set_font("600 12px system-ui, sans-serif");
+            ctx.set_text_align("left");
+            let label = match scene.lang {
+                Lang::En => format!("chunk {}", transfer.chunk),
+                Lang::Zh => format!("第 {} 块", transfer.chunk),
+            };
+            let _ = ctx.fill_text(&label, x + radius + 7.0, y);
+            ctx.set_text_align("center");
+        }
+    }
+
+    legend(ctx, scene);
+    gpus
+}
+
+fn legend(ctx: &CanvasRenderingContext2d, scene: &Scene) {
+    let palette = scene.palette;
+    let y = scene.layout.height - 22.0;
+    let x = 16.0;
+    ctx.set_font("12px system-ui, sans-serif");
+    ctx.set_text_align("left");
+    ctx.set_text_baseline("middle");
+    ctx.set_fill_style_str(palette.muted);
+    let label = t(scene.lang, Text::Legend);
+    let _ = ctx.fill_text(label, x, y);
+    let bar_x = x + 8.0 + ctx.measure_text(label).map(|m| m.width()).unwrap_or(90.0);
+    for i in 0..=40 {
+        let u = i as f64 / 40.0;
+        ctx.set_fill_style_str(&utilisation_colour(u));
+        ctx.fill_rect(bar_x + i as f64 * 3.0, y - 5.0, 3.0, 10.0);
+    }
+    ctx.set_fill_style_str(palette.muted);
+    let _ = ctx.fill_text("0%", bar_x - 2.0 + 0.0, y + 15.0);
+    let _ = ctx.fill_text("100%", bar_x + 108.0, y + 15.0);
+    let mut x = bar_x + 150.0;
+    for (colour, text) in [(palette.reduce, Text::ReduceScatter), (palette.copy, Text::AllGather)] {
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, 5.0, 0.0, std::f64::consts::TAU);
+        ctx.set_fill_style_str(colour);
+        ctx.fill();
+        ctx.set_fill_style_str(palette.muted);
+        let label = t(scene.lang, text);
+        let _ = ctx.fill_text(label, x + 10.0, y);
+        x += 24.0 + ctx.measure_text(label).map(|m| m.width()).unwrap_or(100.0);
+    }
+}
+
+fn rounded(ctx: &CanvasRenderingContext2d, rect: &Rect, radius: f64) {
+    let r = radius.min(rect.w / 2.0).min(rect.h / 2.0);
+    let (x, y, w, h) = (rect.x, rect.y, rect.w, rect.h);
+    ctx.begin_path();
+    ctx.move_to(x + r, y);
+    let _ = ctx.arc_to(x + w, y, x + w, y + h, r);
+    let _ = ctx.arc_to(x + w, y + h, x, y + h, r);
+    let _ = ctx.arc_to(x, y + h, x, y, r);
+    let _ = ctx.arc_to(x, y, x + w, y, r);
+    ctx.close_path();
+}
