@@ -187,6 +187,25 @@ await test('screenshots: default scenario mid-step, light and dark', async () =>
   await page.click('#theme');
 });
 
+await test('a leaf-spine fabric: picking it redraws the cluster and reports its switches', async () => {
+  await page.reload();
+  await page.waitForSelector('#topology[data-gpu-count]');
+  await page.selectOption('#nodes', '4');
+  await page.selectOption('#fabric-topology', 'leaf_spine');
+  await waitFor('the fabric summary', async () => (await text('#fabric-summary')).startsWith('8 leaves, 32 spines'));
+  expect((await gpuCount()) === '32', `drew ${await gpuCount()} GPUs`);
+  await page.selectOption('#wiring', 'node');
+  await waitFor('node wiring', async () => (await text('#fabric-summary')).startsWith('1 leaves, 32 spines'));
+  await page.selectOption('#radix', '16');
+  await waitFor('radix 16', async () => (await text('#fabric-summary')).startsWith('4 leaves, 8 spines'));
+  await page.selectOption('#routing', 'ecmp');
+  const end = Number(await page.locator('#scrub').getAttribute('max'));
+  await page.locator('#scrub').fill(String(Math.round(end * 0.4)));
+  await page.screenshot({ path: join(shots, 'leaf-spine.png') });
+  await page.selectOption('#technology', 'tcp');
+  await waitFor('TCP in the summary', async () => (await text('#fabric-summary')).includes('TCP congestion control'));
+});
+
 await test('no console errors', async () => {
   expect(consoleErrors.length === 0, consoleErrors.join('\n'));
 });

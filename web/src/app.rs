@@ -1,10 +1,10 @@
 //! The app: state provider, controls, topology view, timeline, results and chart.
 
 use crate::i18n::{self, t, Lang, Text};
-use crate::layout::{Layout, HEIGHT};
+use crate::layout::Layout;
 use crate::render::{self, Scene};
 use crate::state::{Action, AppState, SPEEDS};
-use fabricscope::catalog::{NodePreset, NODE_PRESETS};
+use fabricscope::catalog::NODE_PRESETS;
 use fabricscope::topology::LinkId;
 use fabricscope::units::{format_bytes, format_duration_ns, SimTime};
 use fabricscope::Scenario;
@@ -248,12 +248,7 @@ fn controls(props: &Props) -> Html {
         let s = state.clone();
         Callback::from(move |e: Event| {
             let id = select_value(&e);
-            let max_nodes = NodePreset::by_id(&id).map(|p| p.switch_radix / p.nics_per_node).unwrap_or(1);
-            let apply = edit(&s, move |sc| {
-                sc.preset = id.clone();
-                sc.nodes = sc.nodes.min(max_nodes);
-            });
-            apply(s.scenario.clone());
+            edit(&s, move |sc| sc.preset = id.clone())(s.scenario.clone());
         })
     };
     let on_nodes = {
@@ -314,7 +309,7 @@ fn controls(props: &Props) -> Html {
         })
     };
 
-    let max_nodes = preset.switch_radix / preset.nics_per_node;
+    let fabric = &scenario.fabric;
     let size_exp = 63 - scenario.size_bytes.max(1).leading_zeros();
     let nvlink_per_gpu = preset.nvlink.line_rate_gbyte_per_s * preset.gpu.nvlink_links as f64;
     let nvlink_value = scenario.links.nvlink.bandwidth_gbyte_per_s.unwrap_or(nvlink_per_gpu);
@@ -334,7 +329,7 @@ fn controls(props: &Props) -> Html {
             </label>
             <label>{ t(lang, Text::Nodes) }
                 <select id="nodes" onchange={on_nodes}>
-                    { for (1..=max_nodes).map(|n| html! {
+                    { for PAGE_NODES.iter().copied().map(|n| html! {
                         <option value={n.to_string()} selected={n == scenario.nodes}>
                             { format!("{n} ({} GPUs)", n * preset.gpus_per_node) }
                         </option>
@@ -350,6 +345,40 @@ fn controls(props: &Props) -> Html {
             <label>{ t(lang, Text::NicLatency) }
                 <input id="nic-latency" type="number" min="0" step="1" value={nic_latency.to_string()} onchange={on_nic_latency} />
             </label>
+            <h2>{ t(lang, Text::Fabric) }</h2>
+            { fabric_select(state, "technology", t(lang, Text::Technology), &["infiniband", "roce", "tcp"], &id_of(&fabric.technology), false,
+                |f, v| f.technology = parse_id(v).unwrap_or_default()) }
+            { fabric_select(state, "fabric-topology", t(lang, Text::FabricShape), &["auto", "single_switch", "leaf_spine", "fat_tree"], &id_of(&fabric.topology), false,
+                |f, v| f.topology = parse_id(v).unwrap_or_default()) }
+            { fabric_select(state, "wiring", t(lang, Text::Wiring), &["rail", "node"], &id_of(&fabric.wiring), false,
+                |f, v| f.wiring = parse_id(v).unwrap_or_default()) }
+            { fabric_select(state, "routing", t(lang, Text::Routing), &["static", "ecmp", "adaptive"], &fabric.routing.map(|r| id_of(&r)).unwrap_or_default(), true,
+                |f, v| f.routing = parse_id(v)) }
+            <label>{ t(lang, Text::Oversubscription) }
+                <select id="oversubscription" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                    let text = select_value(&e);
+                    match text.parse::<f64>() {
+                        Ok(r) => edit(&s, move |sc| sc.fabric.oversubscription = r)(s.scenario.clone()),
+                        Err(_) => s.dispatch(Action::Reject(format!("fabric.oversubscription: '{text}' is not a number"))),
+                    }
+                }) }>
+                    { for [1.0f64, 2.0, 3.0, 4.0].iter().map(|&r| html! {
+                        <option value={r.to_string()} selected={fabric.oversubscription == r}>{ format!("{r}:1") }</option>
+                    }) }
+                </select>
+            </label>
+            <label>{ t(lang, Text::Radix) }
+                <select id="radix" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                    let radix = select_value(&e).parse::<u32>().ok();
+                    edit(&s, move |sc| sc.fabric.radix = radix)(s.scenario.clone());
+                }) }>
+                    <option value="default" selected={fabric.radix.is_none()}>{ format!("{} ({})", t(lang, Text::Default), preset.switch_radix) }</option>
+                    { for [8u32, 16, 32, 40, 64, 128].iter().map(|&k| html! {
+                        <option value={k.to_string()} selected={fabric.radix == Some(k)}>{ k.to_string() }</option>
+                    }) }
+                </select>
+            </label>
+            <p id="fabric-summary" class="formula">{ fabric_line(state) }</p>
             <h2>{ t(lang, Text::Collective) }</h2>
             <p class="algo">{ "AllReduce · Ring · Simple" }<br /><code>{ "NCCL_ALGO=Ring NCCL_PROTO=Simple" }</code></p>
             <label>{ t(lang, Text::MessageSize) }{ ": " }<output id="size-label">{ format_bytes(scenario.size_bytes) }</output>
@@ -366,6 +395,73 @@ fn controls(props: &Props) -> Html {
                 </select>
             </label>
         </>
+    }
+}
+
+/// Node counts the page offers (the CLI takes any the fabric holds).
+const PAGE_NODES: [u32; 8] = [1, 2, 3, 4, 6, 8, 12, 16];
+
+/// The serde name of an enum value ("roce", "leaf_spine").
+fn id_of<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+fn parse_id<T: serde::de::DeserializeOwned>(id: &str) -> Option<T> {
+    serde_json::from_value(serde_json::Value::String(id.to_string())).ok()
+}
+
+/// A select over one fabric field; `with_default` adds a "default" choice stored as `None`.
+fn fabric_select(
+    state: &State,
+    id: &'static str,
+    label: &'static str,
+    choices: &'static [&'static str],
+    current: &str,
+    with_default: bool,
+    apply: fn(&mut fabricscope::scenario::FabricConfig, &str),
+) -> Html {
+    let lang = state.lang;
+    let s = state.clone();
+    let onchange = Callback::from(move |e: Event| {
+        let value = select_value(&e);
+        let mut scenario = s.scenario.clone();
+        apply(&mut scenario.fabric, &value);
+        s.dispatch(Action::SetScenario(scenario));
+    });
+    let default_name = if with_default {
+        let routing = state.sim.scenario.scenario().fabric.technology.spec().default_routing;
+        Some(format!("{} ({})", t(lang, Text::Default), i18n::choice(lang, &id_of(&routing))))
+    } else {
+        None
+    };
+    html! {
+        <label>{ label }
+            <select id={id} {onchange}>
+                if let Some(name) = default_name {
+                    <option value="default" selected={current.is_empty()}>{ name }</option>
+                }
+                { for choices.iter().map(|&c| html! { <option value={c} selected={c == current}>{ i18n::choice(lang, c) }</option> }) }
+            </select>
+        </label>
+    }
+}
+
+/// "leaf-spine: 8 leaves, 32 spines · 72 cables · bisection 3.2 TB/s · diameter 3".
+fn fabric_line(state: &AppState) -> String {
+    let summary = state.sim.topology.fabric_summary();
+    let plan = state.sim.scenario.fabric_plan();
+    let tech = state.sim.scenario.scenario().fabric.technology.spec();
+    match state.lang {
+        Lang::En => format!(
+            "{} leaves, {} spines, {} cores · {} switches, {} cables · bisection {:.0} GB/s · diameter {} switch hops · {}, {} ns NIC, {} ns per switch",
+            plan.leaves, plan.spines, plan.cores, summary.switches, summary.cables, summary.bisection_gbyte_per_s, summary.diameter,
+            tech.flow_control, tech.nic_latency_ns, tech.switch_hop_latency_ns
+        ),
+        Lang::Zh => format!(
+            "{} 台叶交换机、{} 台脊交换机、{} 台核心交换机 · 共 {} 台交换机、{} 根线缆 · 对分带宽 {:.0} GB/s · 直径 {} 跳 · {}，网卡时延 {} ns，每跳 {} ns",
+            plan.leaves, plan.spines, plan.cores, summary.switches, summary.cables, summary.bisection_gbyte_per_s, summary.diameter,
+            tech.flow_control, tech.nic_latency_ns, tech.switch_hop_latency_ns
+        ),
     }
 }
 
@@ -449,11 +545,12 @@ fn link_info(state: &AppState, id: LinkId) -> String {
 
 fn paint_topology(canvas: &HtmlCanvasElement, sim: &fabricscope::Simulation, playhead: SimTime, lang: Lang, dark: bool) {
     let width = canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(960.0).max(320.0);
+    let layout = Layout::new(&sim.topology, width);
     let ratio = gloo::utils::window().device_pixel_ratio().max(1.0);
     canvas.set_width((width * ratio) as u32);
-    canvas.set_height((HEIGHT * ratio) as u32);
+    canvas.set_height((layout.height * ratio) as u32);
     let _ = canvas.style().set_property("width", &format!("{width}px"));
-    let _ = canvas.style().set_property("height", &format!("{HEIGHT}px"));
+    let _ = canvas.style().set_property("height", &format!("{}px", layout.height));
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()
@@ -463,7 +560,6 @@ fn paint_topology(canvas: &HtmlCanvasElement, sim: &fabricscope::Simulation, pla
         return;
     };
     let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
-    let layout = Layout::new(&sim.topology, width);
     let frame = sim.trace.sample(playhead);
     let utilisation = sim.trace.utilisation(&sim.topology, &frame);
     let focus = focus_transfer(sim, playhead);
@@ -483,22 +579,9 @@ fn paint_topology(canvas: &HtmlCanvasElement, sim: &fabricscope::Simulation, pla
     let _ = canvas.set_attribute("data-gpu-count", &gpus.to_string());
 }
 
-/// The rank the step text follows: the one whose channel 0 send leaves the node (so the
-/// example shows the NIC when there is one), else rank 0.
-fn focus_rank(sim: &fabricscope::Simulation) -> u32 {
-    let per_node = sim.topology.gpus_per_node();
-    if sim.topology.n_nodes() > 1 {
-        per_node - 1
-    } else {
-        0
-    }
-}
-
 /// The transfer the step text describes at `t`.
 fn focus_transfer(sim: &fabricscope::Simulation, t: SimTime) -> Option<u32> {
-    let step = sim.step_at(t)?;
-    let rank = focus_rank(sim);
-    sim.schedule.transfers.iter().position(|tr| tr.step == step && tr.src == rank).map(|i| i as u32)
+    sim.focus_transfer(sim.step_at(t)?)
 }
 
 #[function_component(Timeline)]
@@ -532,7 +615,7 @@ fn timeline(props: &Props) -> Html {
         i18n::gpu_name(lang, Some(rank / per_node), rank % per_node, multi_node)
     };
     let text = match state.current_step() {
-        Some(step) => sim.step_info(step, focus_rank(sim)).map(|info| i18n::step_text(lang, &info, &gpu_name)).unwrap_or_default(),
+        Some(step) => sim.step_info(step, sim.focus_rank).map(|info| i18n::step_text(lang, &info, &gpu_name)).unwrap_or_default(),
         None => t(lang, Text::Done).to_string(),
     };
     let play_label = if state.playing { t(lang, Text::Pause) } else { t(lang, Text::Play) };

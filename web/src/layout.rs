@@ -8,7 +8,8 @@
 //!   │  ↑↓   ↑↓   ↑↓      PCIe          │ │
 //!   │ [NIC0][NIC1][NIC2] ...           │ │ [NIC0] ...
 //!   └──↑↓───↑↓───↑↓────────────────────┘ └──↑↓──── ...
-//!   ═════════════════════ IB switch ═══════════════════════
+//!   ═══════════ one switch ═══════════   or   [leaf 0] [leaf 1] ... (a row per tier)
+//!                                              [spine 0] [spine 1] ...
 //! ```
 //!
 //! Every link is a vertical pair of lines: the upward direction on the left, the downward on
@@ -58,9 +59,12 @@ const NIC_Y: f64 = 196.0;
 const NIC_H: f64 = 22.0;
 const NODE_BOTTOM: f64 = 236.0;
 const SWITCH_Y: f64 = 280.0;
+/// Vertical distance between switch tiers.
+const TIER_GAP: f64 = 84.0;
 /// Offset of each direction's line from the link's centre line.
 const LANE: f64 = 3.5;
-pub const HEIGHT: f64 = 360.0;
+/// Room under the last tier for the legend.
+const LEGEND_H: f64 = 60.0;
 
 impl Layout {
     pub fn new(topology: &Topology, width: f64) -> Layout {
@@ -71,11 +75,24 @@ impl Layout {
         let box_w = (slot * 0.78).min(64.0);
         let mut vertices = vec![Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 }; topology.vertices().count()];
         let node_x = |node: u32| MARGIN + node as f64 * (node_w + NODE_GAP);
+        let count = |kind| topology.vertices().filter(|(_, v)| v.kind == kind).count() as f64;
+        let tiers = [(VertexKind::Leaf, count(VertexKind::Leaf)), (VertexKind::Spine, count(VertexKind::Spine)), (VertexKind::Core, count(VertexKind::Core))];
+        let n_tiers = tiers.iter().filter(|t| t.1 > 0.0).count().max(1) as f64;
+        // A tier of one switch is a bar across the page; otherwise a row of boxes.
+        let tier_rect = |kind: VertexKind, index: u32| -> Rect {
+            let level = tiers.iter().position(|t| t.0 == kind).unwrap_or(0) as f64;
+            let n = tiers.iter().find(|t| t.0 == kind).map(|t| t.1).unwrap_or(1.0);
+            let y = SWITCH_Y + level * TIER_GAP;
+            if n <= 1.0 {
+                return Rect { x: MARGIN, y, w: width - 2.0 * MARGIN, h: BAR_H };
+            }
+            let slot = (width - 2.0 * MARGIN) / n;
+            let w = (slot * 0.8).min(72.0);
+            Rect { x: MARGIN + slot * (index as f64 + 0.5) - w / 2.0, y, w, h: BAR_H }
+        };
         for (id, vertex) in topology.vertices() {
             let rect = match (vertex.kind, vertex.node) {
-                (VertexKind::Switch, _) => {
-                    Rect { x: MARGIN, y: SWITCH_Y, w: width - 2.0 * MARGIN, h: BAR_H }
-                }
+                (kind, _) if kind.is_fabric_switch() => tier_rect(kind, vertex.local),
                 (VertexKind::NvSwitch, Some(node)) => {
                     Rect { x: node_x(node) + 8.0, y: NVSWITCH_Y, w: node_w - 16.0, h: BAR_H }
                 }
@@ -94,17 +111,25 @@ impl Layout {
         let mut links = vec![((0.0, 0.0), (0.0, 0.0)); topology.n_links()];
         for (id, link) in topology.links() {
             let (src, dst) = (vertices[link.src.0 as usize], vertices[link.dst.0 as usize]);
-            // The link runs vertically under (or over) whichever end is the narrower box.
-            let x = if src.w <= dst.w { src.center_x() } else { dst.center_x() };
             let going_up = src.y > dst.y;
-            let x = if going_up { x - LANE } else { x + LANE };
             let (y0, y1) = if going_up { (src.y, dst.y + dst.h) } else { (src.y + src.h, dst.y) };
-            links[id.index()] = ((x, y0), (x, y1));
+            let lane = if going_up { -LANE } else { LANE };
+            // Into a bar (the NVSwitch, a lone switch) the link drops straight from the box;
+            // between two boxes it runs centre to centre.
+            let (x0, x1) = if dst.w > 3.0 * src.w {
+                (src.center_x(), src.center_x())
+            } else if src.w > 3.0 * dst.w {
+                (dst.center_x(), dst.center_x())
+            } else {
+                (src.center_x(), dst.center_x())
+            };
+            links[id.index()] = ((x0 + lane, y0), (x1 + lane, y1));
         }
         let node_frames = (0..topology.n_nodes())
             .map(|node| Rect { x: node_x(node), y: NODE_TOP, w: node_w, h: NODE_BOTTOM - NODE_TOP })
             .collect();
-        Layout { width, height: HEIGHT, vertices, links, nodes: node_frames, labels: box_w >= 40.0 }
+        let height = SWITCH_Y + (n_tiers - 1.0) * TIER_GAP + BAR_H + LEGEND_H;
+        Layout { width, height, vertices, links, nodes: node_frames, labels: box_w >= 40.0 }
     }
 
     pub fn vertex(&self, id: VertexId) -> Rect {

@@ -135,12 +135,16 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
             }
             VertexKind::Nic => (palette.nic, format!("NIC {}", vertex.local)),
             VertexKind::NvSwitch => (palette.switch, "NVSwitch".to_string()),
-            VertexKind::Switch => (palette.switch, "InfiniBand switch".to_string()),
+            VertexKind::Leaf | VertexKind::Spine | VertexKind::Core => (palette.switch, topology.vertex_name(id)),
         };
         rounded(ctx, &rect, 5.0);
         ctx.set_fill_style_str(fill);
         ctx.fill();
-        let show = matches!(vertex.kind, VertexKind::NvSwitch | VertexKind::Switch) || layout.labels;
+        let show = match vertex.kind {
+            VertexKind::NvSwitch => true,
+            kind if kind.is_fabric_switch() => rect.w >= 44.0,
+            _ => layout.labels,
+        };
         if show {
             ctx.set_fill_style_str("#ffffff");
             ctx.set_font(if vertex.kind == VertexKind::Gpu { "600 12px system-ui, sans-serif" } else { "11px system-ui, sans-serif" });
@@ -149,7 +153,9 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
     }
 
     // Chunks in flight: a dot per transfer, orange while reducing, blue while copying.
-    for chunk in &scene.frame.in_flight {
+    let channel = |chunk: &&fabricscope::trace::InFlight| scene.schedule.transfers[chunk.transfer as usize].channel;
+    let others = scene.frame.in_flight.iter().filter(|c| channel(c) != 0);
+    for chunk in others.chain(scene.frame.in_flight.iter().filter(|c| channel(c) == 0)) {
         let transfer = &scene.schedule.transfers[chunk.transfer as usize];
         let points = layout.polyline(&scene.trace.flows[chunk.transfer as usize].path);
         let (x, y) = Layout::point_along(&points, chunk.progress);
@@ -158,7 +164,11 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
             Phase::AllGather => palette.copy,
         };
         let focused = scene.focus == Some(chunk.transfer);
-        let radius = if focused { 8.0 } else { 5.0 };
+        // Channel 0 is the ring the step text follows; the other channels move the same way
+        // on their own rings, drawn small and faint so the one ring stays readable.
+        let followed = transfer.channel == 0;
+        let radius = if focused { 8.0 } else if followed { 5.0 } else { 2.5 };
+        ctx.set_global_alpha(if followed { 1.0 } else { 0.35 });
         ctx.begin_path();
         let _ = ctx.arc(x, y, radius, 0.0, std::f64::consts::TAU);
         if chunk.moving {
@@ -172,6 +182,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
             ctx.set_line_width(2.0);
             ctx.stroke();
         }
+        ctx.set_global_alpha(1.0);
         if focused {
             ctx.begin_path();
             let _ = ctx.arc(x, y, radius + 4.0, 0.0, std::f64::consts::TAU);

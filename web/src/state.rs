@@ -209,9 +209,9 @@ mod tests {
     fn a_bad_scenario_keeps_the_last_good_one() {
         let s = state();
         let good_time = s.sim.summary.time;
-        let bad = Scenario { nodes: 99, ..Scenario::default_demo() };
+        let bad = Scenario { nodes: 99_999, ..Scenario::default_demo() };
         let s = s.reduce(Action::SetScenario(bad));
-        assert!(s.error.as_deref().unwrap().starts_with("nodes: 99 is out of range"));
+        assert!(s.error.as_deref().unwrap().starts_with("nodes: 99999 is out of range"));
         assert_eq!(s.scenario.nodes, 1);
         assert_eq!(s.sim.summary.time, good_time);
         let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));

@@ -19,19 +19,70 @@ enum Command {
     /// Ring AllReduce over a size sweep, printed like nccl-tests' all_reduce_perf.
     #[command(alias = "all_reduce_perf")]
     Allreduce(SweepArgs),
+    /// Build the cluster and print its fabric: switches, cables, bisection, diameter; or DOT.
+    Topo(TopoArgs),
 }
 
+/// Hardware and fabric, shared by every command.
 #[derive(Args)]
-struct SweepArgs {
+struct HardwareArgs {
     /// A scenario file (JSON); the flags below override its fields.
     #[arg(long, value_name = "FILE")]
     scenario: Option<String>,
     /// Node preset: dgx-h100 or dgx-a100.
     #[arg(long)]
     preset: Option<String>,
-    /// Number of nodes on the InfiniBand switch.
+    /// Number of nodes.
     #[arg(long)]
     nodes: Option<u32>,
+    /// Fabric technology: infiniband, roce or tcp.
+    #[arg(long, value_name = "TECH")]
+    fabric: Option<String>,
+    /// Fabric shape: auto, single_switch, leaf_spine or fat_tree.
+    #[arg(long, value_name = "SHAPE")]
+    topology: Option<String>,
+    /// Ports per switch.
+    #[arg(long)]
+    radix: Option<u32>,
+    /// Leaf down:up ratio (1 = non-blocking).
+    #[arg(long)]
+    oversubscription: Option<f64>,
+    /// rail (NIC i to rail i) or node (all of a node's NICs on one leaf).
+    #[arg(long)]
+    wiring: Option<String>,
+    /// static (D-mod-K), ecmp or adaptive.
+    #[arg(long)]
+    routing: Option<String>,
+    /// Seed of ECMP hashing.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// A GPU's NVLink bandwidth into the NVSwitch, per direction [GB/s].
+    #[arg(long, value_name = "GB/S")]
+    nvlink_bandwidth: Option<f64>,
+    /// One NIC's line rate per direction [GB/s] (NDR 400 Gb/s = 50).
+    #[arg(long, value_name = "GB/S")]
+    nic_bandwidth: Option<f64>,
+    /// Latency of one NIC ↔ switch hop [ns].
+    #[arg(long, value_name = "NS")]
+    nic_latency: Option<u64>,
+}
+
+#[derive(Args)]
+struct TopoArgs {
+    #[command(flatten)]
+    hardware: HardwareArgs,
+    /// Print the graph as Graphviz DOT.
+    #[arg(long)]
+    dot: bool,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    #[command(flatten)]
+    hardware: HardwareArgs,
     /// Parallel rings (NCCL channels); default: one per NIC.
     #[arg(long)]
     channels: Option<u32>,
@@ -44,15 +95,6 @@ struct SweepArgs {
     /// Multiply the size by this factor each row, like nccl-tests -f.
     #[arg(short = 'f', long, default_value_t = 2)]
     factor: u64,
-    /// A GPU's NVLink bandwidth into the NVSwitch, per direction [GB/s].
-    #[arg(long, value_name = "GB/S")]
-    nvlink_bandwidth: Option<f64>,
-    /// One NIC's line rate per direction [GB/s] (NDR 400 Gb/s = 50).
-    #[arg(long, value_name = "GB/S")]
-    nic_bandwidth: Option<f64>,
-    /// Latency of one NIC ↔ switch hop [ns].
-    #[arg(long, value_name = "NS")]
-    nic_latency: Option<u64>,
     /// Print JSON instead of the table.
     #[arg(long)]
     json: bool,
@@ -62,6 +104,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Allreduce(args) => allreduce(&args),
+        Command::Topo(args) => topo(&args),
     };
     match result {
         Ok(text) => {
@@ -77,7 +120,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn scenario_from(args: &SweepArgs) -> Result<ValidScenario, Vec<ScenarioError>> {
+/// A value of one of the scenario's enums from its name, or an error naming the flag.
+fn choice<T: serde::de::DeserializeOwned>(flag: &str, field: &str, value: &str) -> Result<T, ScenarioError> {
+    serde_json::from_value(serde_json::Value::String(value.to_string()))
+        .map_err(|error| ScenarioError { field: field.into(), problem: format!("{flag} {value}: {error}") })
+}
+
+fn scenario_from(args: &HardwareArgs, size_bytes: u64, channels: Option<u32>, engine: bool) -> Result<ValidScenario, Vec<ScenarioError>> {
     let mut scenario = match &args.scenario {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|error| {
@@ -89,14 +138,37 @@ fn scenario_from(args: &SweepArgs) -> Result<ValidScenario, Vec<ScenarioError>> 
         }
         None => Scenario::default_demo(),
     };
+    let mut errors = Vec::new();
     if let Some(preset) = &args.preset {
         scenario.preset = preset.clone();
     }
     if let Some(nodes) = args.nodes {
         scenario.nodes = nodes;
     }
-    if args.channels.is_some() {
-        scenario.channels = args.channels;
+    if channels.is_some() {
+        scenario.channels = channels;
+    }
+    let fabric = &mut scenario.fabric;
+    if let Some(value) = &args.fabric {
+        choice("--fabric", "fabric.technology", value).map(|v| fabric.technology = v).unwrap_or_else(|e| errors.push(e));
+    }
+    if let Some(value) = &args.topology {
+        choice("--topology", "fabric.topology", value).map(|v| fabric.topology = v).unwrap_or_else(|e| errors.push(e));
+    }
+    if let Some(value) = &args.wiring {
+        choice("--wiring", "fabric.wiring", value).map(|v| fabric.wiring = v).unwrap_or_else(|e| errors.push(e));
+    }
+    if let Some(value) = &args.routing {
+        choice("--routing", "fabric.routing", value).map(|v| fabric.routing = Some(v)).unwrap_or_else(|e| errors.push(e));
+    }
+    if args.radix.is_some() {
+        fabric.radix = args.radix;
+    }
+    if let Some(r) = args.oversubscription {
+        fabric.oversubscription = r;
+    }
+    if let Some(seed) = args.seed {
+        scenario.seed = seed;
     }
     if args.nvlink_bandwidth.is_some() {
         scenario.links.nvlink.bandwidth_gbyte_per_s = args.nvlink_bandwidth;
@@ -107,8 +179,78 @@ fn scenario_from(args: &SweepArgs) -> Result<ValidScenario, Vec<ScenarioError>> 
     if args.nic_latency.is_some() {
         scenario.links.nic.latency_ns = args.nic_latency;
     }
-    scenario.size_bytes = args.min.max(ELEM_BYTES) / ELEM_BYTES * ELEM_BYTES;
-    scenario.validate()
+    scenario.size_bytes = size_bytes.max(ELEM_BYTES) / ELEM_BYTES * ELEM_BYTES;
+    let checked = if engine { scenario.validate() } else { scenario.validate_fabric() };
+    match checked {
+        Ok(valid) if errors.is_empty() => Ok(valid),
+        Ok(_) => Err(errors),
+        Err(more) => {
+            errors.extend(more);
+            Err(errors)
+        }
+    }
+}
+
+fn topo(args: &TopoArgs) -> Result<String, Vec<ScenarioError>> {
+    let scenario = scenario_from(&args.hardware, ELEM_BYTES, Some(1), false)?;
+    let topology = fabricscope::topology::build(&scenario);
+    let summary = topology.fabric_summary();
+    if args.dot {
+        return Ok(dot(&topology));
+    }
+    if args.json {
+        let plan = scenario.fabric_plan();
+        return Ok(serde_json::to_string_pretty(&serde_json::json!({ "summary": summary, "plan": plan })).expect("serialises") + "\n");
+    }
+    let plan = scenario.fabric_plan();
+    let tech = scenario.scenario().fabric.technology.spec();
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{} nodes × {} ({} GPUs, {} NICs) on {} {:?}, {:?} wiring, radix {}, {}:1 at the leaf\n",
+        scenario.scenario().nodes,
+        scenario.preset().name,
+        topology.n_gpus(),
+        summary.nics,
+        tech.name,
+        plan.kind,
+        plan.wiring,
+        plan.radix,
+        scenario.scenario().fabric.oversubscription
+    ));
+    out.push_str(&format!("switches     {} ({} leaves, {} spines or aggregation, {} cores)\n", summary.switches, plan.leaves, plan.spines, plan.cores));
+    out.push_str(&format!("cables       {} (NIC to leaf and between switches)\n", summary.cables));
+    out.push_str(&format!("bisection    {:.0} GB/s per direction at line rate\n", summary.bisection_gbyte_per_s));
+    out.push_str(&format!("diameter     {} switch hops\n", summary.diameter));
+    out.push_str(&format!(
+        "routing      {}; NIC latency {} ns, switch hop {} ns, NIC efficiency {}, congested-link efficiency {}\n",
+        scenario.routing().name(),
+        tech.nic_latency_ns,
+        tech.switch_hop_latency_ns,
+        tech.nic_efficiency,
+        topology.congested_efficiency
+    ));
+    Ok(out)
+}
+
+/// The topology as Graphviz DOT: one undirected edge per cable, labelled with its line rate.
+fn dot(topology: &fabricscope::topology::Topology) -> String {
+    let mut out = String::from("graph fabricscope {\n  node [shape=box, fontsize=10];\n");
+    for (id, _) in topology.vertices() {
+        out.push_str(&format!("  v{} [label=\"{}\"];\n", id.0, topology.vertex_name(id)));
+    }
+    for (id, link) in topology.links() {
+        if id.0 % 2 == 0 {
+            out.push_str(&format!(
+                "  v{} -- v{} [label=\"{} {:.0} GB/s\"];\n",
+                link.src.0,
+                link.dst.0,
+                link.kind.name(),
+                link.line_rate.gbyte_per_s()
+            ));
+        }
+    }
+    out.push_str("}\n");
+    out
 }
 
 #[derive(Serialize)]
@@ -141,7 +283,7 @@ fn allreduce(args: &SweepArgs) -> Result<String, Vec<ScenarioError>> {
     if args.max < args.min {
         return Err(vec![ScenarioError { field: "--max".into(), problem: "must be at least --min".into() }]);
     }
-    let scenario = scenario_from(args)?;
+    let scenario = scenario_from(&args.hardware, args.min, args.channels, true)?;
     let sizes = sweep_sizes(args.min, args.max, args.factor);
     let points = sweep(&scenario, &sizes)?;
     let s = scenario.scenario();
@@ -185,11 +327,13 @@ fn table(scenario: &ValidScenario, report: &Report) -> String {
     let preset = scenario.preset();
     let mut out = String::new();
     out.push_str(&format!(
-        "# fabricscope {} (simulated): {} GPUs = {} × {}, NCCL_ALGO={} NCCL_PROTO={}, {} channels\n",
+        "# fabricscope {} (simulated): {} GPUs = {} × {}, {} {:?}, NCCL_ALGO={} NCCL_PROTO={}, {} channels\n",
         s.collective.perf_binary(),
         report.n_ranks,
         s.nodes,
         preset.name,
+        s.fabric.technology.spec().name,
+        scenario.fabric_plan().kind,
         report.algorithm,
         report.protocol,
         report.channels

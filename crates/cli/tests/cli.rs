@@ -44,9 +44,9 @@ fn json_has_the_same_rows() {
 
 #[test]
 fn bad_input_names_the_field() {
-    let (code, _, err) = fabricscope(&["allreduce", "--nodes", "40"]);
+    let (code, _, err) = fabricscope(&["allreduce", "--nodes", "99999"]);
     assert_eq!(code, 2);
-    assert!(err.contains("nodes: 40 is out of range: use 1 to 8"), "{err}");
+    assert!(err.contains("nodes: 99999 is out of range: use 1 to 16384"), "{err}");
     let (code, _, err) = fabricscope(&["allreduce", "--preset", "dgx-9000", "--nic-bandwidth=-3"]);
     assert_eq!(code, 2);
     assert!(err.contains("preset: unknown preset 'dgx-9000'"), "{err}");
@@ -57,4 +57,33 @@ fn bad_input_names_the_field() {
     let (code, _, err) = fabricscope(&["allreduce", "--scenario", "/nonexistent.json"]);
     assert_eq!(code, 2);
     assert!(err.contains("cannot read /nonexistent.json"), "{err}");
+}
+
+#[test]
+fn topo_prints_the_fabric_and_dot() {
+    let (code, out, err) = fabricscope(&["topo", "--nodes", "32", "--topology", "leaf_spine"]);
+    assert_eq!(code, 0, "{err}");
+    // 32 nodes, rail wiring, radix 64: 8 rails × 1 leaf, 32 spines; 256 NIC cables + 8 × 32.
+    assert!(out.contains("switches     40 (8 leaves, 32 spines"), "{out}");
+    assert!(out.contains("cables       512"), "{out}");
+    assert!(out.contains("diameter     3 switch hops"), "{out}");
+    let (code, out, _) = fabricscope(&["topo", "--nodes", "2", "--dot"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("graph fabricscope {"));
+    assert_eq!(out.matches(" -- ").count(), 48, "16 NVLink + 16 PCIe + 16 network cables");
+    let (code, _, err) = fabricscope(&["topo", "--fabric", "token-ring"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("fabric.technology: --fabric token-ring: unknown variant"), "{err}");
+}
+
+#[test]
+fn technologies_differ_in_the_sweep() {
+    let busbw = |fabric: &str| -> f64 {
+        let (code, out, err) = fabricscope(&["allreduce", "--nodes", "2", "--fabric", fabric, "-b", "1G", "-e", "1G", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+        report["rows"][0]["busbw_gbyte_per_s"].as_f64().unwrap()
+    };
+    let (ib, roce, tcp) = (busbw("infiniband"), busbw("roce"), busbw("tcp"));
+    assert!(ib > roce && roce > tcp, "{ib} {roce} {tcp}");
 }

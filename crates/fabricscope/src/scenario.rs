@@ -9,14 +9,19 @@
 //! | field | allowed |
 //! | --- | --- |
 //! | `preset` | a node preset id: `dgx-h100`, `dgx-a100` |
-//! | `nodes` | 1 ..= the switch's ports / NICs per node (one switch: 8 DGX H100, 5 DGX A100) |
+//! | `nodes` | 1 ..= 16,384, and the fabric must hold them (see `topology::fabric`) |
+//! | (engine) | a ring AllReduce has `2(n-1)·n·channels` transfers: at most 2,000,000 |
+//! | `fabric.radix` | an even number, 4 ..= 1024 (default: the preset's switch) |
+//! | `fabric.oversubscription` | 1 ..= 16 |
+//! | `fabric.congested_efficiency` | > 0 and ≤ 1 |
 //! | `size_bytes` | 4 B ..= 16 GiB, a multiple of 4 (elements are 4-byte floats, as in nccl-tests) |
 //! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
 //! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
 //! | `links.*.efficiency` | > 0 and ≤ 1 |
 //! | `links.*.latency_ns` | ≤ 10,000,000,000 (10 s) |
 
-use crate::catalog::NodePreset;
+use crate::catalog::{NodePreset, Routing, Technology};
+use crate::topology::FabricPlan;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -24,6 +29,10 @@ use std::fmt;
 pub const MAX_SIZE_BYTES: u64 = 16 << 30;
 /// Most channels (parallel rings) a scenario may ask for.
 pub const MAX_CHANNELS: u32 = 32;
+/// Most nodes: 16,384 nodes of 8 GPUs is 131,072 GPUs.
+pub const MAX_NODES: u32 = 16_384;
+/// Most transfers one simulated collective may have (a ring AllReduce has 2(n-1)·n·channels).
+pub const MAX_TRANSFERS: u64 = 2_000_000;
 const MAX_BANDWIDTH_GBYTE_PER_S: f64 = 100_000.0;
 const MAX_LATENCY_NS: u64 = 10_000_000_000;
 
@@ -67,6 +76,87 @@ pub struct Scenario {
     /// Overrides of the preset's link figures.
     #[serde(default, skip_serializing_if = "LinkOverrides::is_empty")]
     pub links: LinkOverrides,
+    /// The network between nodes.
+    #[serde(default, skip_serializing_if = "FabricConfig::is_default")]
+    pub fabric: FabricConfig,
+    /// Seed of every pseudo-random choice (ECMP hashing); the same seed gives the same trace.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seed: u64,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
+}
+
+/// The shape of the fabric between nodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FabricTopology {
+    /// The smallest that fits: one switch, else a leaf-spine, else a 3-tier fat-tree.
+    #[default]
+    Auto,
+    SingleSwitch,
+    LeafSpine,
+    FatTree,
+}
+
+/// How NICs are cabled to leaf switches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Wiring {
+    /// Rail-optimised: NIC i of every node goes to the leaves of rail i.
+    #[default]
+    Rail,
+    /// Top-of-rack: all NICs of a node go to the same leaf.
+    Node,
+}
+
+/// The network between nodes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FabricConfig {
+    #[serde(default)]
+    pub technology: Technology,
+    #[serde(default)]
+    pub topology: FabricTopology,
+    /// Ports per switch; default: the preset's switch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radix: Option<u32>,
+    /// Leaf down-link to up-link ratio: 1 is non-blocking, 2 is 2:1.
+    #[serde(default = "one")]
+    pub oversubscription: f64,
+    #[serde(default)]
+    pub wiring: Wiring,
+    /// Load balancing; default: the technology's (InfiniBand static, Ethernet ECMP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<Routing>,
+    /// Efficiency of a network link shared by flows from several sources; default: the technology's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub congested_efficiency: Option<f64>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl Default for FabricConfig {
+    fn default() -> FabricConfig {
+        FabricConfig {
+            technology: Technology::default(),
+            topology: FabricTopology::default(),
+            radix: None,
+            oversubscription: 1.0,
+            wiring: Wiring::default(),
+            routing: None,
+            congested_efficiency: None,
+        }
+    }
+}
+
+impl FabricConfig {
+    pub fn is_default(&self) -> bool {
+        *self == FabricConfig::default()
+    }
 }
 
 /// Per-kind overrides of link figures; unset fields keep the preset's value.
@@ -137,6 +227,7 @@ pub struct ValidScenario {
     scenario: Scenario,
     preset: &'static NodePreset,
     channels: u32,
+    plan: FabricPlan,
 }
 
 impl ValidScenario {
@@ -151,6 +242,15 @@ impl ValidScenario {
     /// Parallel rings actually used (the scenario's, or the automatic choice).
     pub fn channels(&self) -> u32 {
         self.channels
+    }
+
+    pub fn fabric_plan(&self) -> &FabricPlan {
+        &self.plan
+    }
+
+    /// The routing in force: the scenario's, or the technology's default.
+    pub fn routing(&self) -> Routing {
+        self.scenario.fabric.routing.unwrap_or(self.scenario.fabric.technology.spec().default_routing)
     }
 
     pub fn n_ranks(&self) -> u32 {
@@ -173,6 +273,8 @@ impl Scenario {
             size_bytes: 256 << 20,
             channels: None,
             links: LinkOverrides::default(),
+            fabric: FabricConfig::default(),
+            seed: 0,
         }
     }
 
@@ -192,8 +294,18 @@ impl Scenario {
         serde_json::to_string_pretty(self).expect("a Scenario always serialises")
     }
 
-    /// Checks every field; returns all problems at once.
+    /// Checks every field, and that the engine can run it; returns all problems at once.
     pub fn validate(&self) -> Result<ValidScenario, Vec<ScenarioError>> {
+        self.check(true)
+    }
+
+    /// Checks every field but not the engine's limit: for building and inspecting a topology
+    /// (up to `MAX_NODES` nodes) without simulating a collective on it.
+    pub fn validate_fabric(&self) -> Result<ValidScenario, Vec<ScenarioError>> {
+        self.check(false)
+    }
+
+    fn check(&self, engine_limit: bool) -> Result<ValidScenario, Vec<ScenarioError>> {
         let mut errors = Vec::new();
         let mut problem = |field: &str, problem: String| {
             errors.push(ScenarioError { field: field.to_string(), problem })
@@ -204,16 +316,18 @@ impl Scenario {
             let known: Vec<&str> = NodePreset::ids().collect();
             problem("preset", format!("unknown preset '{}'; use one of: {}", self.preset, known.join(", ")));
         }
-        if let Some(preset) = preset {
-            let max_nodes = preset.switch_radix / preset.nics_per_node;
-            if self.nodes == 0 || self.nodes > max_nodes {
-                problem(
-                    "nodes",
-                    format!(
-                        "{} is out of range: use 1 to {max_nodes} ({} {}-port switch holds {max_nodes} nodes of {} NICs)",
-                        self.nodes, preset.switch_name, preset.switch_radix, preset.nics_per_node
-                    ),
-                );
+        let mut plan = None;
+        if self.nodes == 0 || self.nodes > MAX_NODES {
+            problem("nodes", format!("{} is out of range: use 1 to {MAX_NODES}", self.nodes));
+        } else if let Some(preset) = preset {
+            match FabricPlan::new(&self.fabric, preset.switch_radix, self.nodes, preset.nics_per_node) {
+                Ok(p) => plan = Some(p),
+                Err((field, why)) => problem(&field, why),
+            }
+        }
+        if let Some(eff) = self.fabric.congested_efficiency {
+            if !(eff > 0.0 && eff <= 1.0) {
+                problem("fabric.congested_efficiency", format!("{eff} is out of range: use more than 0 and at most 1"));
             }
         }
         if self.size_bytes < 4 || self.size_bytes > MAX_SIZE_BYTES {
@@ -258,12 +372,23 @@ impl Scenario {
             }
         }
 
-        match preset {
-            Some(preset) if errors.is_empty() => Ok(ValidScenario {
-                scenario: self.clone(),
-                preset,
-                channels: self.channels.unwrap_or(preset.nics_per_node),
-            }),
+        let channels = self.channels.unwrap_or(preset.map(|p| p.nics_per_node).unwrap_or(1));
+        if let (Some(preset), true, true) = (preset, errors.is_empty(), engine_limit) {
+            let n = self.nodes as u64 * preset.gpus_per_node as u64;
+            let transfers = 2 * (n - 1) * n * channels as u64;
+            if transfers > MAX_TRANSFERS {
+                errors.push(ScenarioError {
+                    field: "nodes".into(),
+                    problem: format!(
+                        "a ring AllReduce on {n} GPUs over {channels} channels is {transfers} transfers, more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes or channels"
+                    ),
+                });
+            }
+        }
+        match (preset, plan) {
+            (Some(preset), Some(plan)) if errors.is_empty() => {
+                Ok(ValidScenario { scenario: self.clone(), preset, channels, plan })
+            }
             _ => Err(errors),
         }
     }
@@ -290,7 +415,7 @@ mod tests {
         let errors = scenario.validate().unwrap_err();
         let fields: Vec<&str> = errors.iter().map(|error| error.field.as_str()).collect();
         assert_eq!(fields, ["nodes", "size_bytes", "channels", "links.nic.efficiency"]);
-        assert!(errors[0].problem.contains("use 1 to 8"), "{}", errors[0]);
+        assert!(errors[0].problem.contains("use 1 to 16384"), "{}", errors[0]);
     }
 
     #[test]

@@ -16,7 +16,10 @@ pub struct Simulation {
     pub schedule: Schedule,
     pub trace: Trace,
     pub summary: Summary,
-    /// When each step's first transfer was issued, indexed by step.
+    /// The rank whose channel-0 transfers the step text follows (`focus_rank`).
+    pub focus_rank: u32,
+    /// When the followed transfer of each step was issued, indexed by step. Channels and ranks
+    /// drift apart once links differ, so "the current step" is the followed rank's.
     pub step_starts: Vec<SimTime>,
 }
 
@@ -61,14 +64,27 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     let s = scenario.scenario();
     let count = s.size_bytes / ELEM_BYTES;
     let schedule = ring_allreduce(s.nodes, scenario.preset().gpus_per_node, count, scenario.channels());
-    let trace = engine::run(&topology, &schedule);
+    let trace = engine::run(&topology, &schedule, scenario.routing(), s.seed);
     let summary = summarise(scenario, &topology, &trace);
+    let focus_rank = focus_rank(&topology);
     let mut step_starts = vec![SimTime(u64::MAX); schedule.n_steps as usize];
     for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
-        let start = &mut step_starts[transfer.step as usize];
-        *start = (*start).min(flow.issued);
+        if transfer.src == focus_rank && transfer.channel == 0 {
+            let start = &mut step_starts[transfer.step as usize];
+            *start = (*start).min(flow.issued);
+        }
     }
-    Simulation { scenario: scenario.clone(), topology, schedule, trace, summary, step_starts }
+    Simulation { scenario: scenario.clone(), topology, schedule, trace, summary, focus_rank, step_starts }
+}
+
+/// The rank to follow: on several nodes the one whose channel-0 send leaves its node (so the
+/// story shows the NIC), else rank 0.
+fn focus_rank(topology: &Topology) -> u32 {
+    if topology.n_nodes() > 1 {
+        topology.gpus_per_node() - 1
+    } else {
+        0
+    }
 }
 
 fn summarise(scenario: &ValidScenario, topology: &Topology, trace: &Trace) -> Summary {
@@ -101,6 +117,12 @@ impl Simulation {
     pub fn step_at(&self, t: SimTime) -> Option<u32> {
         let started = self.step_starts.partition_point(|&start| start <= t);
         (started > 0).then(|| started as u32 - 1)
+    }
+
+    /// The followed transfer of `step`: `focus_rank`'s send on channel 0.
+    pub fn focus_transfer(&self, step: u32) -> Option<u32> {
+        let t = &self.schedule.transfers;
+        (0..t.len()).find(|&i| t[i].step == step && t[i].channel == 0 && t[i].src == self.focus_rank).map(|i| i as u32)
     }
 
     /// Describes `step`, using the transfer that `focus_rank` sends in its lowest channel.

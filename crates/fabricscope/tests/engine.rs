@@ -2,6 +2,7 @@
 
 use fabricscope::analytic::{ring_allreduce_ns, ring_allreduce_rounded_ns};
 use fabricscope::collective::{ring_allreduce, ChunkOp, Schedule, Transfer};
+use fabricscope::catalog::Routing;
 use fabricscope::engine::{flow_latency_ns, run};
 use fabricscope::routing::shortest_path;
 use fabricscope::topology::{build, LinkKind, Topology};
@@ -10,6 +11,10 @@ use fabricscope::{simulate, Collective, Scenario, ValidScenario};
 
 fn scenario(nodes: u32, size_bytes: u64, channels: Option<u32>) -> ValidScenario {
     Scenario { nodes, size_bytes, channels, ..Scenario::default_demo() }.validate().unwrap()
+}
+
+fn run_static(topology: &Topology, schedule: &Schedule) -> fabricscope::trace::Trace {
+    run(topology, schedule, Routing::Static, 0)
 }
 
 fn latency_between(topology: &Topology, a: u32, b: u32) -> u64 {
@@ -105,15 +110,15 @@ fn contention_halves_the_rate() {
     let capacity = fabricscope::units::Bandwidth::from_gbyte_per_s(450.0 * 0.824);
     let alpha = latency_between(&topology, 0, 1);
 
-    let alone = run(&topology, &schedule(vec![transfer(0, 1)]));
+    let alone = run_static(&topology, &schedule(vec![transfer(0, 1)]));
     assert_eq!(alone.end.as_ns(), alpha + transfer_ns(len * 4, capacity));
 
-    let colliding = run(&topology, &schedule(vec![transfer(0, 1), transfer(2, 1)]));
+    let colliding = run_static(&topology, &schedule(vec![transfer(0, 1), transfer(2, 1)]));
     assert_eq!(colliding.end.as_ns(), alpha + transfer_ns(len * 4, capacity.scale(0.5)));
     assert_eq!(colliding.flows[0].segments[0].rate_bytes_per_ns, capacity.bytes_per_ns() / 2.0);
 
     // Disjoint paths do not contend.
-    let disjoint = run(&topology, &schedule(vec![transfer(0, 1), transfer(2, 3)]));
+    let disjoint = run_static(&topology, &schedule(vec![transfer(0, 1), transfer(2, 3)]));
     assert_eq!(disjoint.end, alone.end);
 }
 

@@ -5,10 +5,12 @@
 //! nccl-tests measurements). The engine moves data at `line_rate × efficiency`; the page shows
 //! both. Sources are in `shared/reference/interconnects.md` and in a comment beside each value.
 
+mod fabric;
 mod gpu;
 mod link;
 mod node;
 
+pub use fabric::{Routing, Technology, TechnologySpec, TECHNOLOGIES};
 pub use gpu::{Gpu, GPUS};
 pub use link::{LinkSpec, NIC_NDR_400, NIC_HDR_200, NVLINK3, NVLINK4, PCIE4_X16, PCIE5_X16};
 pub use node::{NodePreset, NODE_PRESETS};

@@ -4,9 +4,14 @@
 //! (ties: lowest link id), give each of those flows that share, and remove them and their
 //! share from every link they cross. Every flow gets a rate; no link is over capacity.
 
+use crate::collective::Transfer;
 use crate::trace::FlowRecord;
 
 pub struct Solver {
+    congested_efficiency: f64,
+    /// The first source rank seen on each link, and whether another one shares it.
+    source: Vec<u32>,
+    shared: Vec<bool>,
     spare: Vec<f64>,
     unfixed: Vec<u32>,
     on_link: Vec<Vec<u32>>,
@@ -15,8 +20,11 @@ pub struct Solver {
 }
 
 impl Solver {
-    pub fn new(n_links: usize) -> Solver {
+    pub fn new(n_links: usize, congested_efficiency: f64) -> Solver {
         Solver {
+            congested_efficiency,
+            source: vec![0; n_links],
+            shared: vec![false; n_links],
             spare: vec![0.0; n_links],
             unfixed: vec![0; n_links],
             on_link: vec![Vec::new(); n_links],
@@ -31,7 +39,7 @@ impl Solver {
     }
 
     /// Rates of `moving` (flow indices into `flows`), in the same order.
-    pub fn solve(&mut self, moving: &[u32], flows: &[FlowRecord], capacity: &[f64]) -> Vec<f64> {
+    pub fn solve(&mut self, moving: &[u32], flows: &[FlowRecord], capacity: &[f64], network: &[bool], transfers: &[Transfer]) -> Vec<f64> {
         for &l in &self.used {
             self.on_link[l].clear();
             self.unfixed[l] = 0;
@@ -39,17 +47,27 @@ impl Solver {
         }
         self.used.clear();
         for (slot, &f) in moving.iter().enumerate() {
+            let src = transfers[flows[f as usize].transfer as usize].src;
             for &link in &flows[f as usize].path {
                 let l = link.index();
                 if self.on_link[l].is_empty() {
                     self.used.push(l);
                     self.spare[l] = capacity[l];
+                    self.source[l] = src;
+                    self.shared[l] = false;
+                } else if self.source[l] != src {
+                    self.shared[l] = true;
                 }
                 self.on_link[l].push(slot as u32);
                 self.unfixed[l] += 1;
             }
         }
         self.used.sort_unstable();
+        for &l in &self.used {
+            if self.shared[l] && network[l] {
+                self.spare[l] = capacity[l] * self.congested_efficiency;
+            }
+        }
         let mut rates = vec![f64::NAN; moving.len()];
         let mut left = moving.len();
         while left > 0 {

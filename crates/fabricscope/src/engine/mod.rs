@@ -15,6 +15,10 @@
 //! rounding rule (`units::transfer_ns`). A flow alone on its path therefore takes exactly
 //! `α + ceil(bytes / C)` ns, which is what the α-β tests check.
 //!
+//! A network link that carries flows from more than one source runs at
+//! `capacity × congested_efficiency` (the technology's: 1 for credit-based InfiniBand, below 1
+//! for RoCE and TCP, whose congestion control leaves headroom; `catalog::fabric`).
+//!
 //! Time is integer ns; events at the same time are handled as one batch (finishes, then
 //! starts, then dependency releases in transfer order), so the result does not depend on the
 //! order events were queued in. Cost: each batch recomputes every moving flow's rate,
@@ -23,7 +27,8 @@
 mod maxmin;
 
 use crate::collective::Schedule;
-use crate::routing::shortest_path;
+use crate::catalog::Routing;
+use crate::routing::Router;
 use crate::topology::{LinkId, LinkKind, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
@@ -52,32 +57,26 @@ pub fn flow_latency_ns(topology: &Topology, path: &[LinkId]) -> u64 {
     wire + step_overhead_ns(path_class(topology, path))
 }
 
-/// Runs `schedule` on `topology` to the end and returns the trace.
-pub fn run(topology: &Topology, schedule: &Schedule) -> Trace {
+/// Runs `schedule` on `topology` to the end and returns the trace. Each flow is routed when
+/// it is issued, so adaptive routing sees the flows then in flight.
+pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64) -> Trace {
     let transfers = &schedule.transfers;
     let n_flows = transfers.len();
     let capacity: Vec<f64> = topology.links().map(|(_, link)| link.capacity().bytes_per_ns()).collect();
+    let network: Vec<bool> = topology.links().map(|(_, link)| link.kind == LinkKind::Network).collect();
 
-    let mut routes: Vec<Option<Vec<LinkId>>> = vec![None; (schedule.n_ranks * schedule.n_ranks) as usize];
     let mut flows: Vec<FlowRecord> = Vec::with_capacity(n_flows);
-    let mut latency = Vec::with_capacity(n_flows);
     let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); n_flows];
     let mut deps_left: Vec<u32> = Vec::with_capacity(n_flows);
     for (index, transfer) in transfers.iter().enumerate() {
-        let route = &mut routes[(transfer.src * schedule.n_ranks + transfer.dst) as usize];
-        let path = route
-            .get_or_insert_with(|| {
-                shortest_path(topology, topology.gpu(transfer.src), topology.gpu(transfer.dst))
-                    .expect("every GPU of a built topology reaches every other")
-            })
-            .clone();
-        latency.push(flow_latency_ns(topology, &path));
-        flows.push(FlowRecord::new(index as u32, path, transfer.bytes()));
+        flows.push(FlowRecord::new(index as u32, Vec::new(), transfer.bytes()));
         for &dep in &transfer.deps {
             dependents[dep as usize].push(index as u32);
         }
         deps_left.push(transfer.deps.len() as u32);
     }
+    let mut router = Router::new(topology, routing, seed);
+    let mut issuer = Issuer { router: &mut router, schedule, topology, load: vec![0; capacity.len()] };
 
     let mut sim = State {
         now: 0,
@@ -93,10 +92,10 @@ pub fn run(topology: &Topology, schedule: &Schedule) -> Trace {
     };
     for index in 0..n_flows {
         if deps_left[index] == 0 {
-            sim.issue(&mut flows, &latency, index as u32);
+            sim.issue(&mut flows, &mut issuer, index as u32);
         }
     }
-    let mut solver = maxmin::Solver::new(capacity.len());
+    let mut solver = maxmin::Solver::new(capacity.len(), topology.congested_efficiency);
     let mut done = Vec::new();
     loop {
         let next_start = sim.starts.peek().map(|Reverse((at, _, _))| *at);
@@ -135,17 +134,20 @@ pub fn run(topology: &Topology, schedule: &Schedule) -> Trace {
             let flow = &mut flows[f as usize];
             flow.finished = SimTime(t);
             flow.set_rate(SimTime(t), 0.0);
+            for &link in &flow.path {
+                issuer.load[link.index()] -= 1;
+            }
             sim.remaining[f as usize] = 0.0;
             sim.rate[f as usize] = 0.0;
             for &next in &dependents[f as usize] {
                 deps_left[next as usize] -= 1;
                 if deps_left[next as usize] == 0 {
-                    sim.issue(&mut flows, &latency, next);
+                    sim.issue(&mut flows, &mut issuer, next);
                 }
             }
         }
         // New rates for every moving flow.
-        let rates = solver.solve(&sim.moving, &flows, &capacity);
+        let rates = solver.solve(&sim.moving, &flows, &capacity, &network, transfers);
         for (&f, rate) in sim.moving.iter().zip(rates) {
             let fi = f as usize;
             if rate != sim.rate[fi] {
@@ -166,6 +168,14 @@ pub fn run(topology: &Topology, schedule: &Schedule) -> Trace {
     Trace::new(flows, SimTime(end.0), sim.link_bytes, sim.link_peak, sim.batches)
 }
 
+/// What issuing a flow needs: the router and the flows in flight per link.
+struct Issuer<'a, 't> {
+    router: &'a mut Router<'t>,
+    schedule: &'a Schedule,
+    topology: &'a Topology,
+    load: Vec<u32>,
+}
+
 struct State {
     now: u64,
     /// Flows paying their latency, by (start time, issue sequence).
@@ -182,9 +192,17 @@ struct State {
 }
 
 impl State {
-    fn issue(&mut self, flows: &mut [FlowRecord], latency: &[u64], f: u32) {
-        flows[f as usize].issued = SimTime(self.now);
-        self.starts.push(Reverse((self.now + latency[f as usize], self.seq, f)));
+    fn issue(&mut self, flows: &mut [FlowRecord], issuer: &mut Issuer, f: u32) {
+        let transfer = &issuer.schedule.transfers[f as usize];
+        let path = issuer.router.route(transfer.src, transfer.dst, transfer.channel, &issuer.load);
+        for &link in &path {
+            issuer.load[link.index()] += 1;
+        }
+        let latency = flow_latency_ns(issuer.topology, &path);
+        let flow = &mut flows[f as usize];
+        flow.path = path;
+        flow.issued = SimTime(self.now);
+        self.starts.push(Reverse((self.now + latency, self.seq, f)));
         self.seq += 1;
     }
 

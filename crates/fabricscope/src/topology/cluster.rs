@@ -1,4 +1,4 @@
-//! Builder: N identical nodes, each GPU with its own NIC, all NICs on one fabric switch.
+//! Builder: N identical nodes, each GPU with its own NIC, on the fabric a `FabricPlan` describes.
 //!
 //! ```text
 //!            node 0                              node 1
@@ -7,23 +7,28 @@
 //!  GPU0 GPU1 ...            GPU7        GPU0 GPU1 ...            GPU7
 //!   │  │  │  │  │  │  │  │              │  │  │  │  │  │  │  │          PCIe (GPU ↔ its NIC)
 //!  NIC0 NIC1 ...            NIC7        NIC0 NIC1 ...            NIC7
-//!    \___\___\___\___________ IB switch _________/___/___/___/          InfiniBand
+//!    \___\___ leaf switches (one, or per rail, or per node) ___/___/    network
+//!                 spines / aggregation / core (fabric.rs)
 //! ```
 //!
 //! The NVSwitch chips of a node (4 on DGX H100) are one non-blocking vertex; a GPU's NVLinks
 //! into them are one link of `links × per-link rate`. The PCIe switch between a GPU and its
 //! NIC is folded into the GPU ↔ NIC link: each GPU talks to its own NIC, so it is never shared.
+//! Every fabric cable runs at the NIC's line rate. Latency: a NIC adds the technology's NIC
+//! latency on its hop, and every switch adds its hop latency on the link it sends out on.
 
-use super::{LinkKind, Topology, Vertex, VertexKind};
-use crate::scenario::{LinkOverride, ValidScenario};
+use super::{FabricIndex, LinkKind, Topology, Vertex, VertexId, VertexKind};
+use crate::scenario::{FabricTopology, LinkOverride, ValidScenario};
 use crate::units::Bandwidth;
 use petgraph::graph::DiGraph;
 
 /// Builds the cluster a scenario describes. Pure: same scenario, same ids.
 pub fn build(scenario: &ValidScenario) -> Topology {
     let preset = scenario.preset();
-    let links = &scenario.scenario().links;
-    let nodes = scenario.scenario().nodes;
+    let s = scenario.scenario();
+    let links = &s.links;
+    let tech = s.fabric.technology.spec();
+    let plan = scenario.fabric_plan().clone();
 
     let nvlink = resolve(
         &links.nvlink,
@@ -32,30 +37,71 @@ pub fn build(scenario: &ValidScenario) -> Topology {
         preset.nvlink.latency_ns,
     );
     let pcie = resolve(&links.pcie, preset.pcie.line_rate(), preset.pcie.efficiency, preset.pcie.latency_ns);
-    let nic = resolve(&links.nic, preset.nic.line_rate(), preset.nic.efficiency, preset.nic.latency_ns);
+    let (nic_rate, nic_eff, nic_lat) = resolve(&links.nic, preset.nic.line_rate(), tech.nic_efficiency, tech.nic_latency_ns);
+    let hop = tech.switch_hop_latency_ns;
 
     let mut topology = Topology {
         graph: DiGraph::default(),
         gpus: Vec::new(),
-        nodes,
+        nodes: s.nodes,
         gpus_per_node: preset.gpus_per_node,
+        fabric: FabricIndex::default(),
+        congested_efficiency: s.fabric.congested_efficiency.unwrap_or(tech.congested_efficiency),
+        technology: s.fabric.technology,
     };
-    let switch = topology.add_vertex(Vertex { kind: VertexKind::Switch, node: None, local: 0 });
-    for node in 0..nodes {
+    let switch = |topology: &mut Topology, kind, local| topology.add_vertex(Vertex { kind, node: None, local });
+    let leaves: Vec<VertexId> = (0..plan.leaves).map(|i| switch(&mut topology, VertexKind::Leaf, i)).collect();
+    let mids: Vec<VertexId> = (0..plan.spines).map(|i| switch(&mut topology, VertexKind::Spine, i)).collect();
+    let cores: Vec<VertexId> = (0..plan.cores).map(|i| switch(&mut topology, VertexKind::Core, i)).collect();
+
+    let mut fabric = FabricIndex {
+        leaves: leaves.clone(),
+        leaf_up: vec![Vec::new(); plan.leaves as usize],
+        mid_down: vec![Vec::new(); plan.spines as usize],
+        mid_up: vec![Vec::new(); plan.spines as usize],
+        core_down: vec![Vec::new(); plan.cores as usize],
+        ..FabricIndex::default()
+    };
+    for node in 0..s.nodes {
         let nvswitch = topology.add_vertex(Vertex { kind: VertexKind::NvSwitch, node: Some(node), local: 0 });
         for local in 0..preset.gpus_per_node {
             let gpu = topology.add_vertex(Vertex { kind: VertexKind::Gpu, node: Some(node), local });
             topology.gpus.push(gpu);
             topology.add_cable(gpu, nvswitch, LinkKind::NvLink, nvlink.0, nvlink.1, [nvlink.2; 2]);
             if local < preset.nics_per_node {
-                let nic_vertex = topology.add_vertex(Vertex { kind: VertexKind::Nic, node: Some(node), local });
-                topology.add_cable(gpu, nic_vertex, LinkKind::Pcie, pcie.0, pcie.1, [pcie.2; 2]);
-                // NIC → switch pays the cable; switch → NIC also pays the switch's hop.
-                let latency = [nic.2, nic.2 + preset.switch_hop_latency_ns];
-                topology.add_cable(nic_vertex, switch, LinkKind::Network, nic.0, nic.1, latency);
+                let nic = topology.add_vertex(Vertex { kind: VertexKind::Nic, node: Some(node), local });
+                topology.add_cable(gpu, nic, LinkKind::Pcie, pcie.0, pcie.1, [pcie.2; 2]);
+                let (leaf, port) = plan.attach(node, local);
+                let up = topology.add_cable(nic, leaves[leaf as usize], LinkKind::Network, nic_rate, nic_eff, [nic_lat, hop + nic_lat]);
+                fabric.nics.push(super::NicAttach { vertex: nic, leaf, up, address: leaf * plan.down + port });
             }
         }
     }
+    // Leaf ↔ spine (2-tier) or edge ↔ aggregation within each pod (3-tier): one cable per pair.
+    for leaf in 0..plan.leaves {
+        let pod = plan.pod_of_leaf(leaf);
+        for j in 0..plan.up.min(plan.spines) {
+            let mid = if plan.kind == FabricTopology::FatTree { pod * plan.up + j } else { j };
+            let link = topology.add_cable(leaves[leaf as usize], mids[mid as usize], LinkKind::Network, nic_rate, nic_eff, [hop; 2]);
+            fabric.leaf_up[leaf as usize].push(link);
+            fabric.mid_down[mid as usize].push(link.reverse());
+        }
+    }
+    // Aggregation ↔ core: core (j, i) links agg j of every pod.
+    let half = plan.radix / 2;
+    for pod in 0..plan.pods.min(if plan.cores > 0 { plan.pods } else { 0 }) {
+        for j in 0..plan.up {
+            let mid = pod * plan.up + j;
+            for i in 0..half {
+                let core = j * half + i;
+                let link = topology.add_cable(mids[mid as usize], cores[core as usize], LinkKind::Network, nic_rate, nic_eff, [hop; 2]);
+                fabric.mid_up[mid as usize].push(link);
+                fabric.core_down[core as usize].push(link.reverse());
+            }
+        }
+    }
+    fabric.plan = Some(plan);
+    topology.fabric = fabric;
     topology
 }
 
@@ -70,7 +116,7 @@ fn resolve(over: &LinkOverride, line_rate: Bandwidth, efficiency: f64, latency_n
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Scenario;
+    use crate::scenario::{FabricConfig, Scenario, Wiring};
 
     #[test]
     fn dgx_h100_figures() {
@@ -90,6 +136,38 @@ mod tests {
         for (id, link) in topology.links() {
             let back = topology.link(id.reverse());
             assert_eq!((back.src, back.dst), (link.dst, link.src));
+        }
+    }
+
+    /// The built graph has the plan's switches, cables, bisection and diameter.
+    #[test]
+    fn built_fabrics_match_their_closed_forms() {
+        let cases = [
+            (FabricTopology::LeafSpine, Wiring::Node, 16, 1.0, 16u32),
+            (FabricTopology::LeafSpine, Wiring::Rail, 16, 1.0, 16),
+            (FabricTopology::LeafSpine, Wiring::Node, 16, 3.0, 16),
+            (FabricTopology::FatTree, Wiring::Node, 16, 1.0, 16),
+            (FabricTopology::FatTree, Wiring::Rail, 16, 1.0, 64),
+        ];
+        for (kind, wiring, radix, r, nodes) in cases {
+            let scenario = Scenario {
+                nodes,
+                channels: Some(1),
+                fabric: FabricConfig { topology: kind, wiring, radix: Some(radix), oversubscription: r, ..FabricConfig::default() },
+                ..Scenario::default_demo()
+            };
+            let topology = build(&scenario.validate().unwrap_or_else(|e| panic!("{kind:?} {wiring:?}: {e:?}")));
+            let summary = topology.fabric_summary();
+            let plan = topology.fabric.plan.as_ref().unwrap();
+            let nics = nodes * 8;
+            let switches = topology.vertices().filter(|(_, v)| matches!(v.kind, VertexKind::Leaf | VertexKind::Spine | VertexKind::Core)).count() as u32;
+            assert_eq!(summary.switches, switches);
+            let up_links = plan.leaves * plan.up + plan.spines * plan.cores.min(1) * (radix / 2);
+            assert_eq!(summary.cables, nics + up_links, "{kind:?} {wiring:?}");
+            let nic_gbyte = 50.0;
+            let want_bisection = (nics as f64 / 2.0 * nic_gbyte).min(plan.leaves as f64 * plan.up as f64 / 2.0 * nic_gbyte);
+            assert_eq!(summary.bisection_gbyte_per_s, want_bisection, "{kind:?} {wiring:?} r={r}");
+            assert_eq!(summary.diameter, plan.diameter(), "{kind:?} {wiring:?}");
         }
     }
 }

@@ -6,8 +6,12 @@
 //! same ids, and iteration is in id order.
 
 mod cluster;
+pub mod fabric;
 
 pub use cluster::build;
+pub use fabric::FabricPlan;
+
+use crate::catalog::Technology;
 
 use crate::units::Bandwidth;
 use petgraph::graph::{DiGraph, EdgeIndex, NodeIndex};
@@ -37,8 +41,18 @@ pub enum VertexKind {
     Gpu,
     NvSwitch,
     Nic,
-    /// A fabric (InfiniBand) switch.
-    Switch,
+    /// A fabric switch NICs plug into (the only switch of a single-switch fabric).
+    Leaf,
+    /// Second tier: a spine (leaf-spine) or an aggregation switch (3-tier fat-tree).
+    Spine,
+    /// Third tier of a fat-tree.
+    Core,
+}
+
+impl VertexKind {
+    pub fn is_fabric_switch(self) -> bool {
+        matches!(self, VertexKind::Leaf | VertexKind::Spine | VertexKind::Core)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -90,6 +104,50 @@ impl Link {
     }
 }
 
+/// Where one NIC plugs into the fabric.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct NicAttach {
+    pub vertex: VertexId,
+    /// Index of its leaf.
+    pub leaf: u32,
+    /// NIC → leaf; `up.reverse()` is leaf → NIC.
+    pub up: LinkId,
+    /// Its destination address for static routing: leaf × down-ports + port.
+    pub address: u32,
+}
+
+/// The fabric's structure, for routing: which link leads up or down from each switch.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FabricIndex {
+    pub plan: Option<FabricPlan>,
+    pub leaves: Vec<VertexId>,
+    /// Per NIC, in node-major order (node × NICs per node + local).
+    pub nics: Vec<NicAttach>,
+    /// Per leaf: its up-links, to spine j (2-tier) or to aggregation j of its pod (3-tier).
+    pub leaf_up: Vec<Vec<LinkId>>,
+    /// Per spine or aggregation switch: its down-link to each leaf it serves (leaf index within the pod).
+    pub mid_down: Vec<Vec<LinkId>>,
+    /// Per aggregation switch: its up-links to cores.
+    pub mid_up: Vec<Vec<LinkId>>,
+    /// Per core: its down-link into each pod.
+    pub core_down: Vec<Vec<LinkId>>,
+}
+
+/// Figures of a built fabric, counted from the graph.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FabricSummary {
+    pub kind: String,
+    pub technology: String,
+    pub nics: u32,
+    pub switches: u32,
+    /// Cables between NICs and switches and between switches.
+    pub cables: u32,
+    /// Line-rate bandwidth across the worst cut into two halves, each direction [GB/s].
+    pub bisection_gbyte_per_s: f64,
+    /// Switch hops on the longest shortest NIC-to-NIC path.
+    pub diameter: u32,
+}
+
 /// A built cluster.
 #[derive(Clone, Debug)]
 pub struct Topology {
@@ -98,6 +156,10 @@ pub struct Topology {
     gpus: Vec<VertexId>,
     nodes: u32,
     gpus_per_node: u32,
+    pub fabric: FabricIndex,
+    /// Efficiency of a network link that flows from several sources share.
+    pub congested_efficiency: f64,
+    pub technology: Technology,
 }
 
 impl Topology {
@@ -160,8 +222,75 @@ impl Topology {
             VertexKind::Gpu => format!("{prefix}GPU {}", vertex.local),
             VertexKind::NvSwitch => format!("{prefix}NVSwitch"),
             VertexKind::Nic => format!("{prefix}NIC {}", vertex.local),
-            VertexKind::Switch => format!("IB switch {}", vertex.local),
+            VertexKind::Leaf if self.fabric.leaves.len() == 1 => "switch".to_string(),
+            VertexKind::Leaf => format!("leaf {}", vertex.local),
+            VertexKind::Spine if self.fabric.mid_up.iter().all(|up| up.is_empty()) => format!("spine {}", vertex.local),
+            VertexKind::Spine => format!("aggregation {}", vertex.local),
+            VertexKind::Core => format!("core {}", vertex.local),
         }
+    }
+
+    /// The NICs per node.
+    pub fn nics_per_node(&self) -> u32 {
+        self.fabric.plan.as_ref().map(|plan| plan.nics_per_node).unwrap_or(0)
+    }
+
+    /// Switches, cables, bisection bandwidth and diameter, counted from the graph.
+    pub fn fabric_summary(&self) -> FabricSummary {
+        let switches = self.vertices().filter(|(_, v)| v.kind.is_fabric_switch()).count() as u32;
+        let mut cables = 0;
+        // Line rate leaving each tier upward: NICs → leaves, leaves → spines, spines → cores.
+        let mut tier_up = [0.0f64; 3];
+        for (id, link) in self.links() {
+            if link.kind != LinkKind::Network || id.0 % 2 == 1 {
+                continue;
+            }
+            cables += 1;
+            let tier = match self.vertex(link.src).kind {
+                VertexKind::Nic => 0,
+                VertexKind::Leaf => 1,
+                _ => 2,
+            };
+            tier_up[tier] += link.line_rate.gbyte_per_s();
+        }
+        // Half the NICs talk to the other half: the cut crosses each tier's up-links at most once.
+        let bisection = tier_up.iter().filter(|&&rate| rate > 0.0).map(|rate| rate / 2.0).fold(f64::INFINITY, f64::min);
+        let plan = self.fabric.plan.as_ref();
+        FabricSummary {
+            kind: plan.map(|p| format!("{:?}", p.kind)).unwrap_or_default(),
+            technology: self.technology.spec().name.to_string(),
+            nics: self.fabric.nics.len() as u32,
+            switches,
+            cables,
+            bisection_gbyte_per_s: if bisection.is_finite() { bisection } else { 0.0 },
+            diameter: self.diameter(),
+        }
+    }
+
+    /// Switch hops from the first NIC to the farthest NIC (Clos fabrics are symmetric, so this
+    /// is the diameter).
+    fn diameter(&self) -> u32 {
+        let Some(first) = self.fabric.nics.first() else { return 0 };
+        let n = self.graph.node_count();
+        let mut hops = vec![u32::MAX; n];
+        hops[first.vertex.0 as usize] = 0;
+        let mut queue = std::collections::VecDeque::from([first.vertex]);
+        let mut farthest = 0;
+        while let Some(v) = queue.pop_front() {
+            for link in self.out_links(v) {
+                let next = self.link(link).dst;
+                let kind = self.vertex(next).kind;
+                if link_is_fabric(self, link) && hops[next.0 as usize] == u32::MAX {
+                    hops[next.0 as usize] = hops[v.0 as usize] + 1;
+                    if kind == VertexKind::Nic {
+                        farthest = farthest.max(hops[next.0 as usize] - 1);
+                    } else {
+                        queue.push_back(next);
+                    }
+                }
+            }
+        }
+        farthest
     }
 
     fn add_vertex(&mut self, vertex: Vertex) -> VertexId {
@@ -169,12 +298,17 @@ impl Topology {
     }
 
     /// Adds a cable: two directed links with the same figures, `a → b` first.
-    fn add_cable(&mut self, a: VertexId, b: VertexId, kind: LinkKind, line_rate: Bandwidth, efficiency: f64, latency_ns: [u64; 2]) {
+    fn add_cable(&mut self, a: VertexId, b: VertexId, kind: LinkKind, line_rate: Bandwidth, efficiency: f64, latency_ns: [u64; 2]) -> LinkId {
         let (na, nb) = (NodeIndex::new(a.0 as usize), NodeIndex::new(b.0 as usize));
         let forward = Link { kind, src: a, dst: b, line_rate, efficiency, latency_ns: latency_ns[0] };
         let backward = Link { kind, src: b, dst: a, line_rate, efficiency, latency_ns: latency_ns[1] };
         let id = self.graph.add_edge(na, nb, forward).index();
         debug_assert!(id % 2 == 0, "cables are added as pairs, forward link first");
         self.graph.add_edge(nb, na, backward);
+        LinkId(id as u32)
     }
+}
+
+fn link_is_fabric(topology: &Topology, link: LinkId) -> bool {
+    topology.link(link).kind == LinkKind::Network
 }
