@@ -154,6 +154,9 @@ await test('a bad value shows a named error and keeps the last good scenario', a
 });
 
 await test('the busbw chart is drawn', async () => {
+  await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 30000 });
+  const points = await page.locator('#busbw-chart').getAttribute('data-points');
+  expect(points === '23', `${points} points`);
   const coloured = await page.evaluate(() => {
     const c = document.querySelector('#busbw-chart');
     const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -204,6 +207,16 @@ await test('a leaf-spine fabric: picking it redraws the cluster and reports its 
   await page.screenshot({ path: join(shots, 'leaf-spine.png') });
   await page.selectOption('#technology', 'tcp');
   await waitFor('TCP in the summary', async () => (await text('#fabric-summary')).includes('TCP congestion control'));
+});
+
+await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, not asserted)', async () => {
+  await page.selectOption('#technology', 'infiniband');
+  const t0 = Date.now();
+  await page.selectOption('#nodes', '8');
+  await waitFor('64 GPUs', async () => (await gpuCount()) === '64', 20000);
+  const drawn = Date.now() - t0;
+  await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
+  console.log(`     8 nodes: topology redrawn after ${drawn} ms, 23-point chart complete after ${Date.now() - t0} ms`);
 });
 
 await test('no console errors', async () => {

@@ -61,6 +61,9 @@ struct LabProps {
 impl PartialEq for AppState {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.sim, &other.sim)
+            && Rc::ptr_eq(&self.curve, &other.curve)
+            && Rc::ptr_eq(&self.curve_todo, &other.curve_todo)
+            && self.scenario == other.scenario
             && self.playhead == other.playhead
             && self.playing == other.playing
             && self.speed == other.speed
@@ -399,7 +402,8 @@ fn controls(props: &Props) -> Html {
 }
 
 /// Node counts the page offers (the CLI takes any the fabric holds).
-const PAGE_NODES: [u32; 8] = [1, 2, 3, 4, 6, 8, 12, 16];
+/// Up to 8 nodes (64 GPUs) the engine answers a change in well under a second in the page.
+const PAGE_NODES: [u32; 6] = [1, 2, 3, 4, 6, 8];
 
 /// The serde name of an enum value ("roce", "leaf_spine").
 fn id_of<T: serde::Serialize>(value: &T) -> String {
@@ -691,6 +695,14 @@ fn results(props: &Props) -> Html {
 fn chart(props: &Props) -> Html {
     let state = &props.state;
     let canvas_ref = use_node_ref();
+    // One more point of the curve after each paint, until it is complete.
+    {
+        let s = state.clone();
+        use_effect_with((state.curve_todo.len(), Rc::as_ptr(&state.curve_todo) as usize), move |&(todo, _)| {
+            let timer = (todo > 0).then(|| gloo::timers::callback::Timeout::new(0, move || s.dispatch(Action::CurvePoint)));
+            move || drop(timer)
+        });
+    }
     {
         let canvas_ref = canvas_ref.clone();
         let deps = (state.curve.clone(), state.scenario.size_bytes, state.lang, state.dark);
@@ -715,5 +727,6 @@ fn chart(props: &Props) -> Html {
             }
         });
     }
-    html! { <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}></canvas> }
+    html! { <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}
+        data-points={state.curve.len().to_string()} data-complete={state.curve_todo.is_empty().to_string()}></canvas> }
 }

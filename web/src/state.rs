@@ -24,8 +24,11 @@ pub struct AppState {
     /// The last scenario that validated; what the page shows.
     pub scenario: Scenario,
     pub sim: Rc<Simulation>,
-    /// busbw against size for the current hardware (independent of the message size).
+    /// busbw against size for the current hardware (independent of the message size), filled
+    /// in one point per `Action::CurvePoint` so the page stays responsive while it grows.
     pub curve: Rc<Vec<SweepPoint>>,
+    /// Sizes of the curve still to simulate, smallest first.
+    pub curve_todo: Rc<Vec<u64>>,
     pub playhead: SimTime,
     pub playing: bool,
     pub speed: f64,
@@ -40,6 +43,8 @@ pub struct AppState {
 pub enum Action {
     /// Replace the scenario (validated first; on error nothing else changes).
     SetScenario(Scenario),
+    /// Simulate the next size of the busbw curve.
+    CurvePoint,
     /// Report a problem found before a scenario could be built (e.g. unparsable input).
     Reject(String),
     DismissError,
@@ -60,11 +65,11 @@ impl AppState {
     pub fn new(scenario: Scenario, lang: Lang, dark: bool) -> Result<AppState, String> {
         let valid = scenario.validate().map_err(|errors| join(&errors))?;
         let sim = Rc::new(simulate(&valid));
-        let curve = Rc::new(sweep(&valid, &chart_sizes()).map_err(|errors| join(&errors))?);
         Ok(AppState {
             scenario,
             sim,
-            curve,
+            curve: Rc::new(Vec::new()),
+            curve_todo: Rc::new(chart_sizes()),
             playhead: SimTime::ZERO,
             playing: false,
             speed: 1.0,
@@ -108,13 +113,8 @@ impl Reducible for AppState {
                 Err(errors) => next.error = Some(join(&errors)),
                 Ok(valid) => {
                     if !same_hardware(&scenario, &self.scenario) {
-                        match sweep(&valid, &chart_sizes()) {
-                            Ok(curve) => next.curve = Rc::new(curve),
-                            Err(errors) => {
-                                next.error = Some(join(&errors));
-                                return Rc::new(next);
-                            }
-                        }
+                        next.curve = Rc::new(Vec::new());
+                        next.curve_todo = Rc::new(chart_sizes());
                     }
                     next.sim = Rc::new(simulate(&valid));
                     next.scenario = scenario;
@@ -123,6 +123,23 @@ impl Reducible for AppState {
                     next.last_frame_ms = None;
                 }
             },
+            Action::CurvePoint => {
+                let Some((&size, rest)) = self.curve_todo.split_first() else { return self };
+                next.curve_todo = Rc::new(rest.to_vec());
+                match sweep(&self.sim.scenario, &[size]) {
+                    Ok(points) => {
+                        let mut curve = (*self.curve).clone();
+                        curve.extend(points);
+                        next.curve = Rc::new(curve);
+                    }
+                    // Sizes on the chart are all valid for a valid scenario; if one is not,
+                    // the curve stops there and says why.
+                    Err(errors) => {
+                        next.error = Some(join(&errors));
+                        next.curve_todo = Rc::new(Vec::new());
+                    }
+                }
+            }
             Action::Reject(message) => next.error = Some(message),
             Action::DismissError => next.error = None,
             Action::TogglePlay => {
@@ -217,6 +234,24 @@ mod tests {
         let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
         assert_eq!(s.error, None);
         assert!(s.sim.summary.time < good_time);
+    }
+
+    #[test]
+    fn the_curve_fills_in_point_by_point_and_restarts_on_new_hardware() {
+        let mut s = state();
+        assert!(s.curve.is_empty());
+        let total = s.curve_todo.len();
+        for _ in 0..total {
+            s = s.reduce(Action::CurvePoint);
+        }
+        assert_eq!(s.curve.len(), total);
+        assert!(s.curve_todo.is_empty());
+        assert!(s.curve.windows(2).all(|w| w[0].size_bytes < w[1].size_bytes));
+        // A new message size keeps the curve; new hardware starts it again.
+        let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
+        assert_eq!(s.curve.len(), total);
+        let s = s.reduce(Action::SetScenario(Scenario { nodes: 2, ..Scenario::default_demo() }));
+        assert!(s.curve.is_empty() && s.curve_todo.len() == total);
     }
 
     #[test]

@@ -10,10 +10,12 @@
 //!
 //! After the reduce-scatter, position p holds the complete sum of chunk (p + 1) mod n; the
 //! all-gather passes every complete chunk once around the ring. A transfer waits only for the
-//! chunk it forwards to arrive (the previous step at position p-1). It does not wait for its
-//! own previous send to land: NCCL keeps several slots in flight per channel (NCCL_STEPS = 8),
-//! so latency is paid along each chunk's path and overlaps across steps. That is why NCCL's
-//! ring latency model counts `2(nNodes-1)` network steps, not `2(n-1)` (`tuning.cc`).
+//! chunk it forwards to arrive (the previous step at position p-1), and for a free slot: NCCL
+//! keeps `NCCL_STEPS` = 8 slots in flight per channel and connection (`src/include/device.h`),
+//! so a send waits for its own send 8 steps earlier, not for the previous one. Latency is
+//! therefore paid along each chunk's path and overlaps across steps, which is why NCCL's ring
+//! latency model counts `2(nNodes-1)` network steps, not `2(n-1)` (`tuning.cc`); and a fast
+//! part of the ring cannot run more than 8 steps ahead of a slow link.
 //!
 //! Ring order (`ring_order`): across nodes the ring enters a node through one NIC and leaves
 //! through another, like NCCL's rings. Channel c visits each node's GPUs starting at local GPU
@@ -22,6 +24,9 @@
 
 use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
 use crate::scenario::Collective;
+
+/// Slots a channel keeps in flight per connection (NCCL's `NCCL_STEPS`).
+pub const NCCL_STEPS: u32 = 8;
 
 /// The ranks of channel `channel`'s ring, in ring order.
 pub fn ring_order(nodes: u32, gpus_per_node: u32, channel: u32) -> Vec<u32> {
@@ -54,8 +59,13 @@ pub fn ring_allreduce(nodes: u32, gpus_per_node: u32, count: u64, n_channels: u3
                 };
                 let chunk_start = split(channel_len, n, chunk);
                 let chunk_len = split(channel_len, n, chunk + 1) - chunk_start;
-                let deps =
-                    if step == 0 { Vec::new() } else { vec![at(step - 1, channel, (position + n - 1) % n)] };
+                let mut deps = Vec::with_capacity(2);
+                if step >= NCCL_STEPS {
+                    deps.push(at(step - NCCL_STEPS, channel, position));
+                }
+                if step > 0 {
+                    deps.push(at(step - 1, channel, (position + n - 1) % n));
+                }
                 debug_assert_eq!(transfers.len() as u32, at(step, channel, position));
                 transfers.push(Transfer {
                     step,

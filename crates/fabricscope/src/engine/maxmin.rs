@@ -3,8 +3,11 @@
 //! Repeatedly take the link whose remaining capacity divided by its unfixed flows is smallest
 //! (ties: lowest link id), give each of those flows that share, and remove them and their
 //! share from every link they cross. Every flow gets a rate; no link is over capacity.
+//! The smallest share is found with a heap: O(flows × path × log links) per solve.
 
 use crate::collective::Transfer;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use crate::trace::FlowRecord;
 
 pub struct Solver {
@@ -17,6 +20,25 @@ pub struct Solver {
     on_link: Vec<Vec<u32>>,
     used: Vec<usize>,
     load: Vec<f64>,
+    heap: BinaryHeap<Reverse<Share>>,
+}
+
+/// A link's fair share, ordered by share then link id (total order on finite f64).
+#[derive(Clone, Copy, PartialEq)]
+struct Share(f64, usize);
+
+impl Eq for Share {}
+
+impl PartialOrd for Share {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Share {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
 }
 
 impl Solver {
@@ -30,6 +52,7 @@ impl Solver {
             on_link: vec![Vec::new(); n_links],
             used: Vec::new(),
             load: vec![0.0; n_links],
+            heap: BinaryHeap::new(),
         }
     }
 
@@ -68,19 +91,17 @@ impl Solver {
                 self.spare[l] = capacity[l] * self.congested_efficiency;
             }
         }
+        // A link's fair share `spare / unfixed` never falls when flows are fixed at the smallest
+        // share, so a min-heap with stale entries skipped finds each bottleneck in O(log L).
+        self.heap.clear();
+        for &l in &self.used {
+            self.heap.push(Reverse(Share(self.spare[l] / self.unfixed[l] as f64, l)));
+        }
         let mut rates = vec![f64::NAN; moving.len()];
-        let mut left = moving.len();
-        while left > 0 {
-            let mut best: Option<(f64, usize)> = None;
-            for &l in &self.used {
-                if self.unfixed[l] > 0 {
-                    let share = self.spare[l] / self.unfixed[l] as f64;
-                    if best.is_none_or(|(best_share, _)| share < best_share) {
-                        best = Some((share, l));
-                    }
-                }
+        while let Some(Reverse(Share(share, bottleneck))) = self.heap.pop() {
+            if self.unfixed[bottleneck] == 0 || share != self.spare[bottleneck] / self.unfixed[bottleneck] as f64 {
+                continue; // Stale: this link's share changed after the entry was pushed.
             }
-            let (share, bottleneck) = best.expect("an unfixed flow crosses some link");
             let share = share.max(0.0);
             for i in 0..self.on_link[bottleneck].len() {
                 let slot = self.on_link[bottleneck][i] as usize;
@@ -88,15 +109,18 @@ impl Solver {
                     continue;
                 }
                 rates[slot] = share;
-                left -= 1;
                 for &link in &flows[moving[slot] as usize].path {
                     let l = link.index();
                     self.spare[l] -= share;
                     self.unfixed[l] -= 1;
                     self.load[l] += share;
+                    if l != bottleneck && self.unfixed[l] > 0 {
+                        self.heap.push(Reverse(Share(self.spare[l] / self.unfixed[l] as f64, l)));
+                    }
                 }
             }
         }
+        debug_assert!(rates.iter().all(|r| !r.is_nan()), "every flow crosses a link and gets a rate");
         rates
     }
 }

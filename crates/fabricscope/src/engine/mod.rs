@@ -21,8 +21,13 @@
 //!
 //! Time is integer ns; events at the same time are handled as one batch (finishes, then
 //! starts, then dependency releases in transfer order), so the result does not depend on the
-//! order events were queued in. Cost: each batch recomputes every moving flow's rate,
-//! O(batches × moving flows × path length × bottleneck rounds).
+//! order events were queued in.
+//!
+//! Cost: max-min shares decompose over connected components of the flow–link graph, so a batch
+//! re-solves only the moving flows connected (through shared links) to a flow that started or
+//! finished; every other flow keeps its rate and its queued finish. A flow's progress is brought
+//! up to date only when its rate changes. A batch costs O(c × p × r) for a component of c flows
+//! with paths of p links and r bottleneck rounds, plus O(log F) heap work per event.
 
 mod maxmin;
 
@@ -78,16 +83,20 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
     let mut router = Router::new(topology, routing, seed);
     let mut issuer = Issuer { router: &mut router, schedule, topology, load: vec![0; capacity.len()] };
 
+    let n_links = capacity.len();
     let mut sim = State {
         now: 0,
         starts: BinaryHeap::new(),
+        finishes: BinaryHeap::new(),
         seq: 0,
-        moving: Vec::new(),
+        on_link: vec![Vec::new(); n_links],
         remaining: vec![0.0; n_flows],
         rate: vec![0.0; n_flows],
+        updated: vec![0; n_flows],
         finish_at: vec![u64::MAX; n_flows],
-        link_bytes: vec![0.0; capacity.len()],
-        link_peak: vec![0.0; capacity.len()],
+        version: vec![0; n_flows],
+        link_bytes: vec![0.0; n_links],
+        link_peak: vec![0.0; n_links],
         batches: 0,
     };
     for index in 0..n_flows {
@@ -95,41 +104,67 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
             sim.issue(&mut flows, &mut issuer, index as u32);
         }
     }
-    let mut solver = maxmin::Solver::new(capacity.len(), topology.congested_efficiency);
+    let mut solver = maxmin::Solver::new(n_links, topology.congested_efficiency);
+    let mut component = Component::new(n_flows, n_links);
     let mut done = Vec::new();
+    let mut touched: Vec<LinkId> = Vec::new();
     loop {
-        let next_start = sim.starts.peek().map(|Reverse((at, _, _))| *at);
-        let next_finish = sim.moving.iter().map(|&f| sim.finish_at[f as usize]).min();
-        let Some(t) = [next_start, next_finish].into_iter().flatten().min() else { break };
-        sim.advance_to(t, &flows);
-        sim.batches += 1;
-
-        // Finishes at t, in flow order.
-        done.clear();
-        sim.moving.retain(|&f| {
-            if sim.finish_at[f as usize] == t {
-                done.push(f);
-                false
-            } else {
-                true
+        // Drop finish entries made stale by a later rate change.
+        while let Some(&Reverse((_, f, version))) = sim.finishes.peek() {
+            if version == sim.version[f as usize] {
+                break;
             }
-        });
+            sim.finishes.pop();
+        }
+        let next_start = sim.starts.peek().map(|Reverse((at, _, _))| *at);
+        let next_finish = sim.finishes.peek().map(|Reverse((at, _, _))| *at);
+        let Some(t) = [next_start, next_finish].into_iter().flatten().min() else { break };
+        debug_assert!(t >= sim.now, "time never goes backwards");
+        sim.now = t;
+        sim.batches += 1;
+        done.clear();
+        touched.clear();
+
+        // Finishes at t.
+        while let Some(&Reverse((at, f, version))) = sim.finishes.peek() {
+            if at != t {
+                break;
+            }
+            sim.finishes.pop();
+            if version == sim.version[f as usize] {
+                done.push(f);
+            }
+        }
+        for &f in &done {
+            let fi = f as usize;
+            // The rest of its bytes moved since its last rate change.
+            for &link in &flows[fi].path {
+                sim.link_bytes[link.index()] += sim.remaining[fi];
+                sim.on_link[link.index()].retain(|&g| g != f);
+                touched.push(link);
+            }
+            sim.remaining[fi] = 0.0;
+        }
         // Starts at t; a flow with no bytes finishes as it starts.
         while let Some(&Reverse((at, _, f))) = sim.starts.peek() {
             if at != t {
                 break;
             }
             sim.starts.pop();
-            flows[f as usize].started = SimTime(t);
-            sim.remaining[f as usize] = flows[f as usize].bytes as f64;
-            if flows[f as usize].bytes == 0 || flows[f as usize].path.is_empty() {
+            let fi = f as usize;
+            flows[fi].started = SimTime(t);
+            sim.remaining[fi] = flows[fi].bytes as f64;
+            sim.updated[fi] = t;
+            if flows[fi].bytes == 0 || flows[fi].path.is_empty() {
                 done.push(f);
             } else {
-                sim.moving.push(f);
+                for &link in &flows[fi].path {
+                    sim.on_link[link.index()].push(f);
+                    touched.push(link);
+                }
             }
         }
         done.sort_unstable();
-        sim.moving.sort_unstable();
         for &f in &done {
             let flow = &mut flows[f as usize];
             flow.finished = SimTime(t);
@@ -137,7 +172,6 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
             for &link in &flow.path {
                 issuer.load[link.index()] -= 1;
             }
-            sim.remaining[f as usize] = 0.0;
             sim.rate[f as usize] = 0.0;
             for &next in &dependents[f as usize] {
                 deps_left[next as usize] -= 1;
@@ -146,17 +180,28 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
                 }
             }
         }
-        // New rates for every moving flow.
-        let rates = solver.solve(&sim.moving, &flows, &capacity, &network, transfers);
-        for (&f, rate) in sim.moving.iter().zip(rates) {
+        // New rates for the moving flows that share a link, directly or through each other,
+        // with a flow that started or finished: max-min shares decompose over such components.
+        let affected = component.collect(&touched, &sim.on_link, &flows);
+        let rates = solver.solve(affected, &flows, &capacity, &network, transfers);
+        for (&f, rate) in affected.iter().zip(rates) {
             let fi = f as usize;
-            if rate != sim.rate[fi] {
-                sim.rate[fi] = rate;
-                flows[fi].set_rate(SimTime(t), rate);
+            if rate == sim.rate[fi] {
+                continue;
             }
+            let moved = (sim.rate[fi] * (t - sim.updated[fi]) as f64).min(sim.remaining[fi]);
+            for &link in &flows[fi].path {
+                sim.link_bytes[link.index()] += moved;
+            }
+            sim.remaining[fi] -= moved;
+            sim.updated[fi] = t;
+            sim.rate[fi] = rate;
+            flows[fi].set_rate(SimTime(t), rate);
             sim.finish_at[fi] = t + crate::units::ceil_ns((sim.remaining[fi] / rate).max(0.0));
+            sim.version[fi] += 1;
+            sim.finishes.push(Reverse((sim.finish_at[fi], f, sim.version[fi])));
         }
-        for &f in &sim.moving {
+        for &f in affected {
             for &link in &flows[f as usize].path {
                 let l = link.index();
                 sim.link_peak[l] = sim.link_peak[l].max(solver.load(l));
@@ -166,6 +211,52 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
     debug_assert!(flows.iter().all(|flow| flow.finished >= flow.started), "every flow finishes");
     let end = flows.iter().map(|flow| flow.finished).max().unwrap_or(SimTime::ZERO);
     Trace::new(flows, SimTime(end.0), sim.link_bytes, sim.link_peak, sim.batches)
+}
+
+/// Finds the moving flows connected to a set of links through shared links.
+struct Component {
+    flow_mark: Vec<u32>,
+    link_mark: Vec<u32>,
+    generation: u32,
+    flows: Vec<u32>,
+    queue: Vec<LinkId>,
+}
+
+impl Component {
+    fn new(n_flows: usize, n_links: usize) -> Component {
+        Component { flow_mark: vec![0; n_flows], link_mark: vec![0; n_links], generation: 0, flows: Vec::new(), queue: Vec::new() }
+    }
+
+    /// The moving flows reachable from `links`, in flow order.
+    fn collect(&mut self, links: &[LinkId], on_link: &[Vec<u32>], flows: &[FlowRecord]) -> &[u32] {
+        self.generation += 1;
+        let g = self.generation;
+        self.flows.clear();
+        self.queue.clear();
+        for &link in links {
+            if self.link_mark[link.index()] != g {
+                self.link_mark[link.index()] = g;
+                self.queue.push(link);
+            }
+        }
+        while let Some(link) = self.queue.pop() {
+            for &f in &on_link[link.index()] {
+                if self.flow_mark[f as usize] == g {
+                    continue;
+                }
+                self.flow_mark[f as usize] = g;
+                self.flows.push(f);
+                for &next in &flows[f as usize].path {
+                    if self.link_mark[next.index()] != g {
+                        self.link_mark[next.index()] = g;
+                        self.queue.push(next);
+                    }
+                }
+            }
+        }
+        self.flows.sort_unstable();
+        &self.flows
+    }
 }
 
 /// What issuing a flow needs: the router and the flows in flight per link.
@@ -180,12 +271,18 @@ struct State {
     now: u64,
     /// Flows paying their latency, by (start time, issue sequence).
     starts: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    /// Projected finishes, by (time, flow, version); an entry whose version is old is stale.
+    finishes: BinaryHeap<Reverse<(u64, u32, u32)>>,
     seq: u64,
-    /// Flows moving data, in flow order.
-    moving: Vec<u32>,
+    /// Moving flows on each link.
+    on_link: Vec<Vec<u32>>,
+    /// Bytes left as of `updated`.
     remaining: Vec<f64>,
     rate: Vec<f64>,
+    /// When `remaining` was last brought up to date (at the last rate change).
+    updated: Vec<u64>,
     finish_at: Vec<u64>,
+    version: Vec<u32>,
     link_bytes: Vec<f64>,
     link_peak: Vec<f64>,
     batches: u64,
@@ -206,20 +303,4 @@ impl State {
         self.seq += 1;
     }
 
-    /// Moves every moving flow's data forward to time `t`.
-    fn advance_to(&mut self, t: u64, flows: &[FlowRecord]) {
-        debug_assert!(t >= self.now, "time never goes backwards");
-        let dt = (t - self.now) as f64;
-        if dt > 0.0 {
-            for &f in &self.moving {
-                let fi = f as usize;
-                let moved = (self.rate[fi] * dt).min(self.remaining[fi]);
-                self.remaining[fi] -= moved;
-                for &link in &flows[fi].path {
-                    self.link_bytes[link.index()] += moved;
-                }
-            }
-        }
-        self.now = t;
-    }
 }
