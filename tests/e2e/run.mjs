@@ -209,6 +209,29 @@ await test('a leaf-spine fabric: picking it redraws the cluster and reports its 
   await waitFor('TCP in the summary', async () => (await text('#fabric-summary')).includes('TCP congestion control'));
 });
 
+await test('every preset draws its node: DGX-1 mesh and the PCIe server', async () => {
+  await page.selectOption('#nodes', '1');
+  await page.selectOption('#fabric-topology', 'auto');
+  await page.selectOption('#preset', 'dgx-1');
+  await waitFor('the DGX-1 text', async () => (await text('#step-text')).includes('over NVLink'));
+  const busbw = parseFloat(await text('#busbw'));
+  expect(busbw > 50 && busbw < 80, `DGX-1 busbw ${busbw}`);
+  for (let i = 0; i < 3; i += 1) await page.click('#step-forward');
+  await page.screenshot({ path: join(shots, 'dgx1.png') });
+  await page.selectOption('#preset', 'pcie-h100');
+  await waitFor('the PCIe server', async () => (await text('#bottleneck')).includes('UPI') || (await text('#bottleneck')).includes('PCIe'));
+  for (let i = 0; i < 3; i += 1) await page.click('#step-forward');
+  await page.screenshot({ path: join(shots, 'pcie-server.png') });
+  await page.selectOption('#preset', 'dgx-h100');
+  await page.selectOption('#nodes', '2');
+  await waitFor('16 GPUs', async () => (await gpuCount()) === '16');
+  const aligned = await text('#time');
+  await page.selectOption('#pinning', 'misaligned');
+  await waitFor('a slower misaligned run', async () => (await text('#time')) !== aligned);
+  await page.screenshot({ path: join(shots, 'misaligned.png') });
+  await page.selectOption('#pinning', 'aligned');
+});
+
 await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, not asserted)', async () => {
   await page.selectOption('#technology', 'infiniband');
   const t0 = Date.now();

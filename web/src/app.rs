@@ -325,7 +325,7 @@ fn controls(props: &Props) -> Html {
                 <select id="preset" onchange={on_preset}>
                     { for NODE_PRESETS.iter().map(|p| html! {
                         <option value={p.id} selected={p.id == scenario.preset}>
-                            { format!("{} — 8× {}, {}", p.name, p.gpu.name, p.nic.name) }
+                            { format!("{} — {}× {}, {}× {}", p.name, p.gpus_per_node, p.gpu.name, p.nics_per_node, p.nic.name) }
                         </option>
                     }) }
                 </select>
@@ -347,6 +347,34 @@ fn controls(props: &Props) -> Html {
             </label>
             <label>{ t(lang, Text::NicLatency) }
                 <input id="nic-latency" type="number" min="0" step="1" value={nic_latency.to_string()} onchange={on_nic_latency} />
+            </label>
+            <label>{ t(lang, Text::NicsUsed) }
+                <select id="nics-used" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                    let used = select_value(&e).parse::<u32>().ok();
+                    edit(&s, move |sc| sc.nics_used = used)(s.scenario.clone());
+                }) }>
+                    <option value="all" selected={scenario.nics_used.is_none()}>{ format!("{} ({})", t(lang, Text::Default), preset.nics_per_node) }</option>
+                    { for (1..=preset.nics_per_node).rev().map(|k| html! {
+                        <option value={k.to_string()} selected={scenario.nics_used == Some(k)}>{ k.to_string() }</option>
+                    }) }
+                </select>
+            </label>
+            <label>{ t(lang, Text::Pinning) }
+                <select id="pinning" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                    let pinning = parse_id(&select_value(&e)).unwrap_or_default();
+                    edit(&s, move |sc| sc.pinning = pinning)(s.scenario.clone());
+                }) }>
+                    { for ["aligned", "misaligned"].iter().map(|&c| html! {
+                        <option value={c} selected={id_of(&scenario.pinning) == c}>{ i18n::choice(lang, c) }</option>
+                    }) }
+                </select>
+            </label>
+            <label class="check">
+                <input id="virtualized" type="checkbox" checked={scenario.virtualized} onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                    let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+                    edit(&s, move |sc| sc.virtualized = on)(s.scenario.clone());
+                }) } />
+                { t(lang, Text::Virtualized) }
             </label>
             <h2>{ t(lang, Text::Fabric) }</h2>
             { fabric_select(state, "technology", t(lang, Text::Technology), &["infiniband", "roce", "tcp"], &id_of(&fabric.technology), false,
@@ -536,12 +564,12 @@ fn link_info(state: &AppState, id: LinkId) -> String {
     match state.lang {
         Lang::En => format!(
             "{name} · {} · line rate {:.1} GB/s ({:.0} Gb/s) × efficiency {:.3} = {capacity:.1} GB/s · latency {} · now {rate:.1} GB/s = {:.0}% with {flows} flows · mean over the run {:.0}%",
-            i18n::link_kind(state.lang, link.kind), link.line_rate.gbyte_per_s(), link.line_rate.gbit_per_s(), link.efficiency,
+            i18n::link_kind(state.lang, link.kind, network_name(sim)), link.line_rate.gbyte_per_s(), link.line_rate.gbit_per_s(), link.efficiency,
             format_duration_ns(link.latency_ns as f64), 100.0 * rate / capacity, 100.0 * mean
         ),
         Lang::Zh => format!(
             "{name} · {} · 线速 {:.1} GB/s（{:.0} Gb/s）× 效率 {:.3} = {capacity:.1} GB/s · 时延 {} · 当前 {rate:.1} GB/s = {:.0}%，{flows} 条流 · 全程平均 {:.0}%",
-            i18n::link_kind(state.lang, link.kind), link.line_rate.gbyte_per_s(), link.line_rate.gbit_per_s(), link.efficiency,
+            i18n::link_kind(state.lang, link.kind, network_name(sim)), link.line_rate.gbyte_per_s(), link.line_rate.gbit_per_s(), link.efficiency,
             format_duration_ns(link.latency_ns as f64), 100.0 * rate / capacity, 100.0 * mean
         ),
     }
@@ -583,6 +611,11 @@ fn paint_topology(canvas: &HtmlCanvasElement, sim: &fabricscope::Simulation, pla
     let _ = canvas.set_attribute("data-gpu-count", &gpus.to_string());
 }
 
+/// The network's name: "InfiniBand", "RoCEv2", "TCP/IP Ethernet".
+fn network_name(sim: &fabricscope::Simulation) -> &'static str {
+    sim.topology.technology.spec().name
+}
+
 /// The transfer the step text describes at `t`.
 fn focus_transfer(sim: &fabricscope::Simulation, t: SimTime) -> Option<u32> {
     sim.focus_transfer(sim.step_at(t)?)
@@ -619,7 +652,7 @@ fn timeline(props: &Props) -> Html {
         i18n::gpu_name(lang, Some(rank / per_node), rank % per_node, multi_node)
     };
     let text = match state.current_step() {
-        Some(step) => sim.step_info(step, sim.focus_rank).map(|info| i18n::step_text(lang, &info, &gpu_name)).unwrap_or_default(),
+        Some(step) => sim.step_info(step, sim.focus_rank).map(|info| i18n::step_text(lang, &info, &gpu_name, network_name(sim))).unwrap_or_default(),
         None => t(lang, Text::Done).to_string(),
     };
     let play_label = if state.playing { t(lang, Text::Pause) } else { t(lang, Text::Play) };
@@ -665,7 +698,7 @@ fn results(props: &Props) -> Html {
             "{} → {} ({}, {:.0}%)",
             sim.topology.vertex_name(link.src),
             sim.topology.vertex_name(link.dst),
-            i18n::link_kind(lang, link.kind),
+            i18n::link_kind(lang, link.kind, network_name(sim)),
             100.0 * summary.bottleneck_utilisation
         )
     });

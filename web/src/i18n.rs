@@ -73,6 +73,9 @@ pub enum Text {
     Routing,
     Radix,
     Default,
+    NicsUsed,
+    Pinning,
+    Virtualized,
     InvalidInput,
 }
 
@@ -159,6 +162,12 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
         (Lang::Zh, Routing) => "路由 / 负载均衡",
         (Lang::En, Radix) => "Switch radix (ports)",
         (Lang::Zh, Radix) => "交换机端口数",
+        (Lang::En, NicsUsed) => "NICs the job uses (NCCL_IB_HCA)",
+        (Lang::Zh, NicsUsed) => "作业使用的网卡数（NCCL_IB_HCA）",
+        (Lang::En, Pinning) => "Process pinning (GPU ↔ NIC)",
+        (Lang::Zh, Pinning) => "进程绑定（GPU ↔ 网卡）",
+        (Lang::En, Virtualized) => "Cloud VM: NICs virtualised with SR-IOV",
+        (Lang::Zh, Virtualized) => "云虚拟机：网卡经 SR-IOV 虚拟化",
         (Lang::En, Default) => "default",
         (Lang::Zh, Default) => "默认",
         (Lang::En, DismissError) => "Dismiss",
@@ -168,11 +177,14 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
     }
 }
 
-pub fn link_kind(lang: Lang, kind: LinkKind) -> &'static str {
+/// A link class in words; the network is named after the fabric's technology.
+pub fn link_kind(lang: Lang, kind: LinkKind, network: &str) -> String {
     match (lang, kind) {
-        (_, LinkKind::NvLink) => "NVLink",
-        (_, LinkKind::Pcie) => "PCIe",
-        (_, LinkKind::Network) => "InfiniBand",
+        (_, LinkKind::NvLink) => "NVLink".into(),
+        (_, LinkKind::Pcie) => "PCIe".into(),
+        (Lang::En, LinkKind::Socket) => "UPI (between CPU sockets)".into(),
+        (Lang::Zh, LinkKind::Socket) => "UPI（CPU 插槽之间）".into(),
+        (_, LinkKind::Network) => network.into(),
     }
 }
 
@@ -184,9 +196,9 @@ pub fn phase(lang: Lang, phase: Phase) -> &'static str {
 }
 
 /// "Step 3 / 14 — reduce-scatter: GPU 2 sends chunk 1 to GPU 3 over NVLink, which adds it …".
-pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String) -> String {
+pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, network: &str) -> String {
     let (src, dst) = (gpu_name(info.src), gpu_name(info.dst));
-    let via = link_kind(lang, info.via);
+    let via = link_kind(lang, info.via, network);
     let size = format_bytes(info.bytes);
     match lang {
         Lang::En => {
@@ -278,6 +290,10 @@ pub fn choice(lang: Lang, id: &str) -> &'static str {
         (Lang::Zh, "ecmp") => "ECMP 哈希（以太网）",
         (Lang::En, "adaptive") => "adaptive (least-loaded up-link)",
         (Lang::Zh, "adaptive") => "自适应（选择负载最低的上行链路）",
+        (Lang::En, "aligned") => "aligned (each GPU's nearest NIC)",
+        (Lang::Zh, "aligned") => "对齐（每块 GPU 使用最近的网卡）",
+        (Lang::En, "misaligned") => "misaligned (a NIC on the other CPU socket)",
+        (Lang::Zh, "misaligned") => "错位（使用另一个 CPU 插槽上的网卡）",
         _ => "?",
     }
 }

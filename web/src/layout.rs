@@ -1,22 +1,22 @@
 //! Where everything of a topology is drawn: a pure function of the topology and the width.
 //!
 //! ```text
-//!   ┌ node 0 · DGX H100 ───────────────┐ ┌ node 1 ──────────── ...
-//!   │ ═════════ NVSwitch ═════════════ │ │ ═══════════════
-//!   │  ↑↓   ↑↓   ↑↓                    │ │
-//!   │ [GPU0][GPU1][GPU2] ...           │ │ [GPU0] ...
-//!   │  ↑↓   ↑↓   ↑↓      PCIe          │ │
-//!   │ [NIC0][NIC1][NIC2] ...           │ │ [NIC0] ...
-//!   └──↑↓───↑↓───↑↓────────────────────┘ └──↑↓──── ...
+//!   ┌ node 0 · DGX H100 ─────────────────────────┐ ┌ node 1 ── ...
+//!   │ ═════════════ NVSwitch ═══════════════════ │ │   (DGX-1: NVLink brackets over the GPUs)
+//!   │ [GPU0][GPU1]  [GPU2][GPU3]  ...            │ │
+//!   │  [PCIe sw 0]   [PCIe sw 1]  ...            │ │
+//!   │        [CPU 0] ══════ UPI ══════ [CPU 1]   │ │
+//!   │ [NIC0][NIC1]  [NIC2][NIC3]  ...            │ │
+//!   └──↑↓────↑↓──────────────────────────────────┘ └── ...
 //!   ═══════════ one switch ═══════════   or   [leaf 0] [leaf 1] ... (a row per tier)
 //!                                              [spine 0] [spine 1] ...
 //! ```
 //!
-//! Every link is a vertical pair of lines: the upward direction on the left, the downward on
-//! the right, so each direction shows its own utilisation. Canvas, not SVG: later views draw
-//! thousands of GPUs, and a canvas repaint costs the same whatever the element count.
+//! Every link is a polyline; its two directions run in parallel lanes, so each direction shows
+//! its own utilisation. Canvas, not SVG: later views draw thousands of GPUs, and a canvas
+//! repaint costs the same whatever the element count.
 
-use fabricscope::topology::{LinkId, Topology, VertexId, VertexKind};
+use fabricscope::topology::{LinkId, LinkKind, Topology, VertexId, VertexKind};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect {
@@ -40,8 +40,8 @@ pub struct Layout {
     pub height: f64,
     /// Indexed by vertex id.
     pub vertices: Vec<Rect>,
-    /// Indexed by link id: where the link leaves its source and reaches its destination.
-    pub links: Vec<(Point, Point)>,
+    /// Indexed by link id: the polyline from the link's source to its destination.
+    pub links: Vec<Vec<Point>>,
     /// One frame per node.
     pub nodes: Vec<Rect>,
     /// Whether boxes are wide enough for their labels.
@@ -53,16 +53,19 @@ const NODE_GAP: f64 = 18.0;
 const NODE_TOP: f64 = 26.0;
 const NVSWITCH_Y: f64 = 44.0;
 const BAR_H: f64 = 22.0;
-const GPU_Y: f64 = 116.0;
-const GPU_H: f64 = 34.0;
-const NIC_Y: f64 = 196.0;
-const NIC_H: f64 = 22.0;
-const NODE_BOTTOM: f64 = 236.0;
-const SWITCH_Y: f64 = 280.0;
+const GPU_Y: f64 = 112.0;
+const GPU_H: f64 = 30.0;
+const PCIE_Y: f64 = 168.0;
+const CPU_Y: f64 = 208.0;
+const SMALL_H: f64 = 18.0;
+const NIC_Y: f64 = 248.0;
+const NIC_H: f64 = 20.0;
+const NODE_BOTTOM: f64 = 280.0;
+const SWITCH_Y: f64 = 326.0;
 /// Vertical distance between switch tiers.
 const TIER_GAP: f64 = 84.0;
 /// Offset of each direction's line from the link's centre line.
-const LANE: f64 = 3.5;
+const LANE: f64 = 3.0;
 /// Room under the last tier for the legend.
 const LEGEND_H: f64 = 60.0;
 
@@ -73,11 +76,13 @@ impl Layout {
         let node_w = ((width - 2.0 * MARGIN - (nodes - 1.0) * NODE_GAP) / nodes).max(8.0);
         let slot = node_w / per_node;
         let box_w = (slot * 0.78).min(64.0);
-        let mut vertices = vec![Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 }; topology.vertices().count()];
         let node_x = |node: u32| MARGIN + node as f64 * (node_w + NODE_GAP);
+        let slot_x = |node: u32, i: f64| node_x(node) + slot * (i + 0.5);
         let count = |kind| topology.vertices().filter(|(_, v)| v.kind == kind).count() as f64;
         let tiers = [(VertexKind::Leaf, count(VertexKind::Leaf)), (VertexKind::Spine, count(VertexKind::Spine)), (VertexKind::Core, count(VertexKind::Core))];
         let n_tiers = tiers.iter().filter(|t| t.1 > 0.0).count().max(1) as f64;
+        let per = |kind| (count(kind) / nodes).max(1.0);
+        let (switches, cpus, nics) = (per(VertexKind::PcieSwitch), per(VertexKind::Cpu), per(VertexKind::Nic));
         // A tier of one switch is a bar across the page; otherwise a row of boxes.
         let tier_rect = |kind: VertexKind, index: u32| -> Rect {
             let level = tiers.iter().position(|t| t.0 == kind).unwrap_or(0) as f64;
@@ -90,40 +95,65 @@ impl Layout {
             let w = (slot * 0.8).min(72.0);
             Rect { x: MARGIN + slot * (index as f64 + 0.5) - w / 2.0, y, w, h: BAR_H }
         };
+        // PCIe switch s spans its share of GPU slots; CPUs sit under their switches; NICs spread
+        // evenly under their switch.
+        let switch_span = per_node / switches;
+        let mut vertices = vec![Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 }; topology.vertices().count()];
         for (id, vertex) in topology.vertices() {
+            let local = vertex.local as f64;
             let rect = match (vertex.kind, vertex.node) {
                 (kind, _) if kind.is_fabric_switch() => tier_rect(kind, vertex.local),
-                (VertexKind::NvSwitch, Some(node)) => {
-                    Rect { x: node_x(node) + 8.0, y: NVSWITCH_Y, w: node_w - 16.0, h: BAR_H }
+                (VertexKind::NvSwitch, Some(node)) => Rect { x: node_x(node) + 8.0, y: NVSWITCH_Y, w: node_w - 16.0, h: BAR_H },
+                (VertexKind::Gpu, Some(node)) => Rect { x: slot_x(node, local) - box_w / 2.0, y: GPU_Y, w: box_w, h: GPU_H },
+                (VertexKind::PcieSwitch, Some(node)) => {
+                    let w = (switch_span * slot - 10.0).max(6.0);
+                    let cx = node_x(node) + slot * switch_span * (local + 0.5);
+                    Rect { x: cx - w / 2.0, y: PCIE_Y, w, h: SMALL_H }
                 }
-                (kind, Some(node)) => {
-                    let cx = node_x(node) + slot * (vertex.local as f64 + 0.5);
-                    let (y, h, w) = match kind {
-                        VertexKind::Gpu => (GPU_Y, GPU_H, box_w),
-                        _ => (NIC_Y, NIC_H, box_w * 0.8),
-                    };
-                    Rect { x: cx - w / 2.0, y, w, h }
+                (VertexKind::Cpu, Some(node)) => {
+                    let w = (node_w / cpus * 0.3).min(70.0);
+                    let cx = node_x(node) + node_w / cpus * (local + 0.5);
+                    Rect { x: cx - w / 2.0, y: CPU_Y, w, h: SMALL_H }
                 }
-                (_, None) => Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 },
+                (VertexKind::Nic, Some(node)) => {
+                    let per_switch = (nics / switches).max(1.0);
+                    let s = (local / per_switch).floor();
+                    let span = switch_span * slot;
+                    let cx = node_x(node) + span * s + span / per_switch * (local - s * per_switch + 0.5);
+                    let w = (box_w * 0.8).min(span / per_switch * 0.8);
+                    Rect { x: cx - w / 2.0, y: NIC_Y, w, h: NIC_H }
+                }
+                _ => Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 },
             };
             vertices[id.0 as usize] = rect;
         }
-        let mut links = vec![((0.0, 0.0), (0.0, 0.0)); topology.n_links()];
+        let brackets = mesh_brackets(topology, &vertices);
+        let mut links = vec![Vec::new(); topology.n_links()];
         for (id, link) in topology.links() {
             let (src, dst) = (vertices[link.src.0 as usize], vertices[link.dst.0 as usize]);
-            let going_up = src.y > dst.y;
-            let (y0, y1) = if going_up { (src.y, dst.y + dst.h) } else { (src.y + src.h, dst.y) };
-            let lane = if going_up { -LANE } else { LANE };
-            // Into a bar (the NVSwitch, a lone switch) the link drops straight from the box;
-            // between two boxes it runs centre to centre.
-            let (x0, x1) = if dst.w > 3.0 * src.w {
-                (src.center_x(), src.center_x())
-            } else if src.w > 3.0 * dst.w {
-                (dst.center_x(), dst.center_x())
+            let centre = if let Some(&(xa, xb, top)) = brackets.get(&(id.0 & !1)) {
+                // An NVLink mesh: a bracket over the GPU row.
+                let (x0, x1) = if id.0 % 2 == 0 { (xa, xb) } else { (xb, xa) };
+                vec![(x0, src.y), (x0, top), (x1, top), (x1, dst.y)]
+            } else if (src.y - dst.y).abs() < 1.0 {
+                // Side by side (the CPUs): edge to edge.
+                let (a, b) = if src.x < dst.x { (src.x + src.w, dst.x) } else { (src.x, dst.x + dst.w) };
+                vec![(a, src.y + src.h / 2.0), (b, dst.y + dst.h / 2.0)]
             } else {
-                (src.center_x(), dst.center_x())
+                let going_up = src.y > dst.y;
+                let (y0, y1) = if going_up { (src.y, dst.y + dst.h) } else { (src.y + src.h, dst.y) };
+                // Into a bar (the NVSwitch, a lone switch) the link drops straight from the box;
+                // between two boxes it runs centre to centre.
+                let (x0, x1) = if dst.w > 3.0 * src.w {
+                    (src.center_x(), src.center_x())
+                } else if src.w > 3.0 * dst.w {
+                    (dst.center_x(), dst.center_x())
+                } else {
+                    (src.center_x(), dst.center_x())
+                };
+                vec![(x0, y0), (x1, y1)]
             };
-            links[id.index()] = ((x0 + lane, y0), (x1 + lane, y1));
+            links[id.index()] = offset(&centre, LANE);
         }
         let node_frames = (0..topology.n_nodes())
             .map(|node| Rect { x: node_x(node), y: NODE_TOP, w: node_w, h: NODE_BOTTOM - NODE_TOP })
@@ -136,15 +166,9 @@ impl Layout {
         self.vertices[id.0 as usize]
     }
 
-    /// The polyline a chunk follows along `path`: each link, joined through the boxes between.
+    /// The polyline a chunk follows along `path`: each link's, one after the other.
     pub fn polyline(&self, path: &[LinkId]) -> Vec<Point> {
-        let mut points = Vec::with_capacity(path.len() * 2);
-        for link in path {
-            let (a, b) = self.links[link.index()];
-            points.push(a);
-            points.push(b);
-        }
-        points
+        path.iter().flat_map(|link| self.links[link.index()].iter().copied()).collect()
     }
 
     /// The point at `fraction` (0..=1) of the polyline's length.
@@ -171,11 +195,83 @@ impl Layout {
         self.links
             .iter()
             .enumerate()
-            .map(|(i, &(a, b))| (i, distance_to_segment((x, y), a, b)))
+            .map(|(i, line)| {
+                let d = line.windows(2).map(|w| distance_to_segment((x, y), w[0], w[1])).fold(f64::INFINITY, f64::min);
+                (i, d)
+            })
             .filter(|&(_, d)| d <= 6.0)
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(i, _)| LinkId(i as u32))
     }
+}
+
+/// Brackets for GPU-to-GPU NVLink cables (DGX-1's mesh), keyed by the cable's forward link id:
+/// (x at its first GPU, x at its second, height of its top). Each GPU's cables leave from
+/// separate points of its box, and cables whose spans overlap get separate heights (greedy
+/// interval colouring, shortest first), so no two brackets share a line.
+fn mesh_brackets(topology: &Topology, vertices: &[Rect]) -> std::collections::BTreeMap<u32, (f64, f64, f64)> {
+    let mut cables: Vec<(u32, VertexId, VertexId)> = topology
+        .links()
+        .filter(|(id, link)| {
+            id.0 % 2 == 0
+                && link.kind == LinkKind::NvLink
+                && topology.vertex(link.src).kind == VertexKind::Gpu
+                && topology.vertex(link.dst).kind == VertexKind::Gpu
+        })
+        .map(|(id, link)| (id.0, link.src, link.dst))
+        .collect();
+    // Attachment points: a GPU's partners in order of x, spread across its box.
+    let mut partners: std::collections::BTreeMap<VertexId, Vec<(f64, u32)>> = Default::default();
+    for &(id, a, b) in &cables {
+        partners.entry(a).or_default().push((vertices[b.0 as usize].center_x(), id));
+        partners.entry(b).or_default().push((vertices[a.0 as usize].center_x(), id));
+    }
+    let attach = |gpu: VertexId, id: u32| -> f64 {
+        let list = &partners[&gpu];
+        let mut sorted = list.clone();
+        sorted.sort_by(|p, q| p.0.total_cmp(&q.0));
+        let k = sorted.iter().position(|p| p.1 == id).unwrap_or(0) as f64;
+        let r = vertices[gpu.0 as usize];
+        r.x + r.w * (k + 1.0) / (sorted.len() as f64 + 1.0)
+    };
+    cables.sort_by(|p, q| {
+        let span = |c: &(u32, VertexId, VertexId)| (vertices[c.1 .0 as usize].center_x() - vertices[c.2 .0 as usize].center_x()).abs();
+        span(p).total_cmp(&span(q)).then(p.0.cmp(&q.0))
+    });
+    let mut placed: Vec<(f64, f64, u32)> = Vec::new();
+    let mut out = std::collections::BTreeMap::new();
+    for (id, a, b) in cables {
+        let (xa, xb) = (attach(a, id), attach(b, id));
+        let (lo, hi) = (xa.min(xb) - 4.0, xa.max(xb) + 4.0);
+        let level = (0..).find(|&l| !placed.iter().any(|&(plo, phi, pl)| pl == l && plo < hi && lo < phi)).unwrap_or(0);
+        placed.push((lo, hi, level));
+        out.insert(id, (xa, xb, GPU_Y - 8.0 - 9.0 * level as f64));
+    }
+    out
+}
+
+/// The polyline moved `by` to the right of its direction of travel, so a link's two
+/// directions (which run opposite ways) land in separate lanes.
+fn offset(points: &[Point], by: f64) -> Vec<Point> {
+    let normal = |a: Point, b: Point| {
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+        (-dy / len * by, dx / len * by)
+    };
+    let n = points.len();
+    (0..n)
+        .map(|i| {
+            let (a, b) = if i + 1 < n { (points[i], points[i + 1]) } else { (points[i - 1], points[i]) };
+            let (ox, oy) = normal(a, b);
+            if i > 0 && i + 1 < n {
+                // A corner: shift along both segments' normals.
+                let (px, py) = normal(points[i - 1], points[i]);
+                (points[i].0 + ox + px, points[i].1 + oy + py)
+            } else {
+                (points[i].0 + ox, points[i].1 + oy)
+            }
+        })
+        .collect()
 }
 
 fn distance(a: Point, b: Point) -> f64 {
@@ -206,14 +302,33 @@ mod tests {
         assert_eq!(layout.nodes.len(), 2);
         assert!(layout.nodes[0].x + layout.nodes[0].w < layout.nodes[1].x);
         for (id, _) in topology.links() {
-            let (a, b) = layout.links[id.index()];
-            let (c, d) = layout.links[id.reverse().index()];
-            assert_eq!((a.1, b.1), (d.1, c.1), "the two directions span the same rows");
-            assert!((a.0 - c.0).abs() > 5.0, "and sit in separate lanes");
+            let forward = &layout.links[id.index()];
+            let back = &layout.links[id.reverse().index()];
+            assert_eq!(forward.len(), back.len());
+            let gap = distance(forward[0], *back.last().unwrap());
+            assert!(gap > 5.0 && gap < 7.0, "the two directions sit in separate lanes: {gap}");
         }
-        let (a, _) = layout.links[0];
-        assert_eq!(layout.link_at(a.0, a.1 - 10.0), Some(LinkId(0)));
+        let first = &layout.links[0];
+        let middle = ((first[0].0 + first[1].0) / 2.0, (first[0].1 + first[1].1) / 2.0);
+        assert_eq!(layout.link_at(middle.0, middle.1), Some(LinkId(0)));
         assert!(layout.labels);
+    }
+
+    #[test]
+    fn every_preset_fits_inside_its_node_frame() {
+        for preset in fabricscope::catalog::NODE_PRESETS {
+            let scenario = Scenario { preset: preset.id.into(), ..Scenario::default_demo() }.validate().unwrap();
+            let topology = build(&scenario);
+            let layout = Layout::new(&topology, 1100.0);
+            let frame = layout.nodes[0];
+            for (id, vertex) in topology.vertices() {
+                if vertex.node.is_some() {
+                    let r = layout.vertex(id);
+                    assert!(r.x >= frame.x && r.x + r.w <= frame.x + frame.w + 0.01, "{}: {:?} {r:?}", preset.id, vertex.kind);
+                    assert!(r.y >= frame.y && r.y + r.h <= frame.y + frame.h, "{}: {:?}", preset.id, vertex.kind);
+                }
+            }
+        }
     }
 
     #[test]

@@ -18,6 +18,8 @@ pub struct Palette {
     pub gpu: &'static str,
     pub nic: &'static str,
     pub switch: &'static str,
+    pub pcie: &'static str,
+    pub cpu: &'static str,
     pub reduce: &'static str,
     pub copy: &'static str,
 }
@@ -32,6 +34,8 @@ pub const LIGHT: Palette = Palette {
     gpu: "#76b900",
     nic: "#8e9aaf",
     switch: "#3d4a5c",
+    pcie: "#a3acb9",
+    cpu: "#6b5b95",
     reduce: "#d55e00",
     copy: "#0072b2",
 };
@@ -46,6 +50,8 @@ pub const DARK: Palette = Palette {
     gpu: "#5f9400",
     nic: "#6b7487",
     switch: "#4a5568",
+    pcie: "#59626f",
+    cpu: "#6b5b95",
     reduce: "#ff9a4d",
     copy: "#56b4e9",
 };
@@ -107,11 +113,16 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
     order.sort_by(|&a, &b| scene.utilisation[a].total_cmp(&scene.utilisation[b]));
     ctx.set_line_cap("round");
     for i in order {
-        let ((x0, y0), (x1, y1)) = layout.links[i];
+        let line = &layout.links[i];
         let u = scene.utilisation[i];
         ctx.begin_path();
-        ctx.move_to(x0, y0);
-        ctx.line_to(x1, y1);
+        for (k, &(x, y)) in line.iter().enumerate() {
+            if k == 0 {
+                ctx.move_to(x, y);
+            } else {
+                ctx.line_to(x, y);
+            }
+        }
         if u > 1e-9 {
             ctx.set_stroke_style_str(&utilisation_colour(u));
             ctx.set_line_width(2.0 + 3.0 * u);
@@ -135,6 +146,8 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
             }
             VertexKind::Nic => (palette.nic, format!("NIC {}", vertex.local)),
             VertexKind::NvSwitch => (palette.switch, "NVSwitch".to_string()),
+            VertexKind::PcieSwitch => (palette.pcie, "PCIe".to_string()),
+            VertexKind::Cpu => (palette.cpu, format!("CPU {}", vertex.local)),
             VertexKind::Leaf | VertexKind::Spine | VertexKind::Core => (palette.switch, topology.vertex_name(id)),
         };
         rounded(ctx, &rect, 5.0);
@@ -142,6 +155,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
         ctx.fill();
         let show = match vertex.kind {
             VertexKind::NvSwitch => true,
+            VertexKind::PcieSwitch | VertexKind::Cpu => rect.w >= 34.0,
             kind if kind.is_fabric_switch() => rect.w >= 44.0,
             _ => layout.labels,
         };

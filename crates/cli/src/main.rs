@@ -298,7 +298,7 @@ fn allreduce(args: &SweepArgs) -> Result<String, Vec<ScenarioError>> {
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,
-            wrong: match verify(&ring_allreduce(s.nodes, scenario.preset().gpus_per_node, point.count, scenario.channels())) {
+            wrong: match verify(&ring_allreduce(s.nodes, scenario.preset().rings, point.count, scenario.channels())) {
                 Ok(()) => Some(0),
                 Err(VerifyError::TooLarge { .. }) => None,
                 Err(VerifyError::Wrong { wrong, .. }) => Some(wrong),

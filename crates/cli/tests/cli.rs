@@ -70,7 +70,7 @@ fn topo_prints_the_fabric_and_dot() {
     let (code, out, _) = fabricscope(&["topo", "--nodes", "2", "--dot"]);
     assert_eq!(code, 0);
     assert!(out.starts_with("graph fabricscope {"));
-    assert_eq!(out.matches(" -- ").count(), 48, "16 NVLink + 16 PCIe + 16 network cables");
+    assert_eq!(out.matches(" -- ").count(), 74, "per node: 1 UPI, 4 switch-CPU, 8 NVLink, 8 GPU and 8 NIC PCIe, 8 network");
     let (code, _, err) = fabricscope(&["topo", "--fabric", "token-ring"]);
     assert_eq!(code, 2);
     assert!(err.contains("fabric.technology: --fabric token-ring: unknown variant"), "{err}");

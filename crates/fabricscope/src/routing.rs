@@ -1,7 +1,10 @@
 //! Routing: which links a transfer from one GPU to another crosses.
 //!
-//! Inside a node: the shortest path among the node's own vertices (through the NVSwitch, or a
-//! GPU's PCIe link to its NIC), found breadth-first in link-id order, so ties are deterministic.
+//! Inside a node: the lowest-latency path among the node's own vertices (Dijkstra; ties to
+//! fewer hops, then lower ids). GPU-to-GPU paths never pass through a third GPU (NCCL does not
+//! relay peer-to-peer traffic); a GPU may reach a NIC through another GPU over NVLink (PXN).
+//! Each GPU sends through the cheapest-to-reach NIC among the first `nics_used` (NCCL_IB_HCA),
+//! or, with misaligned pinning, through the NIC half the NICs away (the other socket).
 //!
 //! Across nodes: GPU → NIC → leaf → (spine, or aggregation → core → aggregation) → leaf → NIC →
 //! GPU, going up only as far as needed. The destination NIC is the destination GPU's own. On a
@@ -18,8 +21,8 @@
 //! - `Adaptive`: the up-link crossed by the fewest flows in flight when the flow starts.
 
 use crate::catalog::Routing;
-use crate::scenario::{FabricTopology, Wiring};
-use crate::topology::{LinkId, Topology, VertexId};
+use crate::scenario::{FabricTopology, Pinning, Wiring};
+use crate::topology::{LinkId, Topology, VertexId, VertexKind};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The links of a shortest path from `src` to `dst` that stays among vertices `allowed` lets
@@ -62,6 +65,53 @@ pub fn shortest_path_within(
     None
 }
 
+/// The lowest-latency path from `src` to `dst` through vertices `allowed` lets through (plus
+/// `dst`); ties go to fewer hops, then to lower vertex ids. Empty when `src == dst`.
+pub fn cheapest_path_within(
+    topology: &Topology,
+    src: VertexId,
+    dst: VertexId,
+    allowed: impl Fn(VertexId) -> bool,
+) -> Option<Vec<LinkId>> {
+    if src == dst {
+        return Some(Vec::new());
+    }
+    let n = topology.vertices().count();
+    let mut best: Vec<(u64, u32)> = vec![(u64::MAX, u32::MAX); n];
+    let mut via: Vec<Option<LinkId>> = vec![None; n];
+    best[src.0 as usize] = (0, 0);
+    let mut heap = std::collections::BinaryHeap::from([std::cmp::Reverse((0u64, 0u32, src.0))]);
+    while let Some(std::cmp::Reverse((cost, hops, v))) = heap.pop() {
+        if (cost, hops) > best[v as usize] {
+            continue;
+        }
+        if v == dst.0 {
+            let mut path = Vec::new();
+            let mut at = dst;
+            while let Some(link_id) = via[at.0 as usize] {
+                path.push(link_id);
+                at = topology.link(link_id).src;
+            }
+            path.reverse();
+            return Some(path);
+        }
+        for link_id in topology.out_links(VertexId(v)) {
+            let link = topology.link(link_id);
+            let next = link.dst;
+            if next != dst && !allowed(next) {
+                continue;
+            }
+            let candidate = (cost + link.latency_ns, hops + 1);
+            if candidate < best[next.0 as usize] {
+                best[next.0 as usize] = candidate;
+                via[next.0 as usize] = Some(link_id);
+                heap.push(std::cmp::Reverse((candidate.0, candidate.1, next.0)));
+            }
+        }
+    }
+    None
+}
+
 /// The links of a shortest path anywhere in the topology.
 pub fn shortest_path(topology: &Topology, src: VertexId, dst: VertexId) -> Option<Vec<LinkId>> {
     shortest_path_within(topology, src, dst, |_| true)
@@ -72,12 +122,44 @@ pub struct Router<'t> {
     topology: &'t Topology,
     routing: Routing,
     seed: u64,
-    intra: BTreeMap<(VertexId, VertexId), Vec<LinkId>>,
+    /// (from, to, may pass through a GPU) → path.
+    intra: BTreeMap<(VertexId, VertexId, bool), Vec<LinkId>>,
+    /// The NIC (local index) each GPU (local index) sends and receives through.
+    nic_of_gpu: Vec<u32>,
 }
 
 impl<'t> Router<'t> {
     pub fn new(topology: &'t Topology, routing: Routing, seed: u64) -> Router<'t> {
-        Router { topology, routing, seed, intra: BTreeMap::new() }
+        let mut router = Router { topology, routing, seed, intra: BTreeMap::new(), nic_of_gpu: Vec::new() };
+        router.nic_of_gpu = router.pick_nics();
+        router
+    }
+
+    /// Each GPU's NIC among the `nics_used` the job may use: the one with the cheapest path
+    /// (aligned), or the one half the NICs away, on the other socket (misaligned).
+    fn pick_nics(&mut self) -> Vec<u32> {
+        let t = self.topology;
+        let used = t.nics_used;
+        if used == 0 || t.fabric.nics.is_empty() {
+            return Vec::new();
+        }
+        (0..t.gpus_per_node())
+            .map(|local| {
+                let gpu = t.gpu(local);
+                let closest = (0..used)
+                    .min_by_key(|&nic| {
+                        let path = self.intra(gpu, t.fabric.nics[nic as usize].vertex, true);
+                        // Ties go to the GPU's own index modulo the NICs in use, so GPUs spread
+                        // over the NICs the way NCCL spreads them.
+                        (path.iter().map(|&l| t.link(l).latency_ns).sum::<u64>(), path.len(), (nic + used - local % used) % used)
+                    })
+                    .unwrap_or(0);
+                match t.pinning {
+                    Pinning::Aligned => closest,
+                    Pinning::Misaligned => (closest + used / 2) % used,
+                }
+            })
+            .collect()
     }
 
     /// The path from rank `src` to rank `dst` for connection `key` (a channel). `load[l]` is the
@@ -87,33 +169,39 @@ impl<'t> Router<'t> {
         let (src_gpu, dst_gpu) = (t.gpu(src), t.gpu(dst));
         let (src_node, dst_node) = (t.vertex(src_gpu).node, t.vertex(dst_gpu).node);
         if src_node == dst_node {
-            return self.intra(src_gpu, dst_gpu);
+            return self.intra(src_gpu, dst_gpu, false);
         }
         let nics = t.nics_per_node();
         let (src_node, dst_node) = (src_node.unwrap_or(0), dst_node.unwrap_or(0));
-        let dst_local = t.vertex(dst_gpu).local % nics;
+        let dst_local = self.nic_of_gpu[t.vertex(dst_gpu).local as usize];
         let plan = t.fabric.plan.as_ref().expect("a multi-node topology has a fabric");
-        let rail_aligned = plan.wiring == Wiring::Rail && plan.leaves > 1;
-        let src_local = if rail_aligned { dst_local } else { t.vertex(src_gpu).local % nics };
+        let aligned = t.pinning == Pinning::Aligned;
+        let rail_aligned = aligned && plan.wiring == Wiring::Rail && plan.leaves > 1;
+        let src_local = if rail_aligned { dst_local } else { self.nic_of_gpu[t.vertex(src_gpu).local as usize] };
         let src_nic = t.fabric.nics[(src_node * nics + src_local) as usize];
         let dst_nic = t.fabric.nics[(dst_node * nics + dst_local) as usize];
 
-        let mut path = self.intra(src_gpu, src_nic.vertex);
+        // Aligned jobs may reach a NIC through another GPU over NVLink (PXN); misaligned ones
+        // go the way the process is bound: over PCIe and the CPUs.
+        let mut path = self.intra(src_gpu, src_nic.vertex, aligned);
         path.push(src_nic.up);
         path.extend(self.fabric(src_nic.leaf, dst_nic.leaf, dst_nic.address, (src_nic.address, dst_nic.address, key), load));
         path.push(dst_nic.up.reverse());
-        path.extend(self.intra(dst_nic.vertex, dst_gpu));
+        path.extend(self.intra(dst_nic.vertex, dst_gpu, aligned));
         path
     }
 
-    fn intra(&mut self, src: VertexId, dst: VertexId) -> Vec<LinkId> {
+    fn intra(&mut self, src: VertexId, dst: VertexId, through_gpus: bool) -> Vec<LinkId> {
         let t = self.topology;
         self.intra
-            .entry((src, dst))
+            .entry((src, dst, through_gpus))
             .or_insert_with(|| {
                 let node = t.vertex(src).node;
-                shortest_path_within(t, src, dst, |v| t.vertex(v).node == node)
-                    .expect("every vertex of a node reaches every other inside the node")
+                cheapest_path_within(t, src, dst, |v| {
+                    let vertex = t.vertex(v);
+                    vertex.node == node && (through_gpus || vertex.kind != VertexKind::Gpu)
+                })
+                .expect("every vertex of a node reaches every other inside the node")
             })
             .clone()
     }
@@ -188,10 +276,11 @@ mod tests {
         let load = vec![0; topology.n_links()];
         assert_eq!(kinds(&topology, &router.route(0, 1, 0, &load)), [LinkKind::NvLink, LinkKind::NvLink]);
         let path = router.route(7, 8, 0, &load);
-        assert_eq!(kinds(&topology, &path), [LinkKind::Pcie, LinkKind::Network, LinkKind::Network, LinkKind::Pcie]);
+        let pcie = LinkKind::Pcie;
+        assert_eq!(kinds(&topology, &path), [pcie, pcie, LinkKind::Network, LinkKind::Network, pcie, pcie]);
         // On one switch a GPU leaves through its own NIC and enters through the peer's.
-        assert_eq!(topology.vertex_name(topology.link(path[0]).dst), "node 0 NIC 7");
-        assert_eq!(topology.vertex_name(topology.link(path[2]).dst), "node 1 NIC 0");
+        let names: Vec<String> = path.iter().map(|&l| topology.vertex_name(topology.link(l).dst)).collect();
+        assert_eq!(names, ["node 0 PCIe switch 3", "node 0 NIC 7", "switch", "node 1 NIC 0", "node 1 PCIe switch 0", "node 1 GPU 0"]);
         assert!(router.route(3, 3, 0, &load).is_empty());
     }
 
@@ -208,7 +297,13 @@ mod tests {
         // GPU 7 of node 0 to GPU 0 of node 1: over NVLink to GPU 0, out of NIC 0, through rail 0's leaf.
         let path = router.route(7, 8, 0, &load);
         let names: Vec<String> = path.iter().map(|&l| topology.vertex_name(topology.link(l).dst)).collect();
-        assert_eq!(names, ["node 0 NVSwitch", "node 0 GPU 0", "node 0 NIC 0", "leaf 0", "node 1 NIC 0", "node 1 GPU 0"]);
+        assert_eq!(
+            names,
+            ["node 0 NVSwitch", "node 0 GPU 0", "node 0 PCIe switch 0", "node 0 NIC 0", "leaf 0", "node 1 NIC 0", "node 1 PCIe switch 0", "node 1 GPU 0"]
+        );
+        // GPU 0 to GPU 1's rail 1: both on PCIe switch 0, so no NVLink detour.
+        let path = router.route(0, 9, 0, &load);
+        assert_eq!(topology.vertex_name(topology.link(path[0]).dst), "node 0 PCIe switch 0");
     }
 
     #[test]
@@ -227,5 +322,41 @@ mod tests {
         assert_eq!(network_hops(&router.route(0, 1, 0, &load)), 0, "inside a node");
         assert_eq!(network_hops(&router.route(0, 8, 0, &load)), 4, "NIC, leaf, aggregation, leaf, NIC");
         assert_eq!(network_hops(&router.route(0, 15 * 8, 0, &load)), 6, "and a core between pods");
+    }
+}
+
+#[cfg(test)]
+mod node_tests {
+    use super::*;
+    use crate::scenario::Scenario;
+    use crate::topology::{build, LinkKind};
+
+    fn router_for(scenario: Scenario) -> (Topology, Vec<u32>) {
+        let topology = build(&scenario.validate().unwrap());
+        let nics = Router::new(&topology, Routing::Static, 0).nic_of_gpu.clone();
+        (topology, nics)
+    }
+
+    #[test]
+    fn nics_used_and_pinning_pick_each_gpus_nic() {
+        let (_, nics) = router_for(Scenario { nodes: 2, ..Scenario::default_demo() });
+        assert_eq!(nics, [0, 1, 2, 3, 4, 5, 6, 7], "aligned: every GPU its own NIC");
+        let (_, nics) = router_for(Scenario { nodes: 2, nics_used: Some(4), ..Scenario::default_demo() });
+        assert_eq!(nics, [0, 1, 2, 3, 0, 1, 2, 3], "GPUs 4-7 reach NICs 0-3 over NVLink (PXN)");
+        let (_, nics) = router_for(Scenario { nodes: 2, pinning: Pinning::Misaligned, ..Scenario::default_demo() });
+        assert_eq!(nics, [4, 5, 6, 7, 0, 1, 2, 3], "misaligned: the other socket's NIC");
+    }
+
+    #[test]
+    fn dgx1_ring_hops_are_nvlink_and_other_pairs_cross_the_cpus() {
+        let scenario = Scenario { preset: "dgx-1".into(), ..Scenario::default_demo() };
+        let topology = build(&scenario.validate().unwrap());
+        let mut router = Router::new(&topology, Routing::Static, 0);
+        let load = vec![0; topology.n_links()];
+        let kinds = |path: Vec<LinkId>| -> Vec<LinkKind> { path.iter().map(|&l| topology.link(l).kind).collect() };
+        assert_eq!(kinds(router.route(3, 7, 0, &load)), [LinkKind::NvLink]);
+        // GPU 0 and GPU 5 share no NVLink: PCIe up to CPU 0, UPI, down from CPU 1.
+        let path = kinds(router.route(0, 5, 0, &load));
+        assert!(path.contains(&LinkKind::Socket) && !path.contains(&LinkKind::NvLink), "{path:?}");
     }
 }

@@ -8,12 +8,13 @@
 //!
 //! | field | allowed |
 //! | --- | --- |
-//! | `preset` | a node preset id: `dgx-h100`, `dgx-a100` |
+//! | `preset` | a node preset id: `dgx-h100`, `dgx-a100`, `hgx-b200`, `hgx-h800`, `dgx-1`, `pcie-h100` |
 //! | `nodes` | 1 ..= 16,384, and the fabric must hold them (see `topology::fabric`) |
 //! | (engine) | a ring AllReduce has `2(n-1)·n·channels` transfers: at most 2,000,000 |
 //! | `fabric.radix` | an even number, 4 ..= 1024 (default: the preset's switch) |
 //! | `fabric.oversubscription` | 1 ..= 16 |
 //! | `fabric.congested_efficiency` | > 0 and ≤ 1 |
+//! | `nics_used` | 1 ..= the preset's NICs per node |
 //! | `size_bytes` | 4 B ..= 16 GiB, a multiple of 4 (elements are 4-byte floats, as in nccl-tests) |
 //! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
 //! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
@@ -79,6 +80,15 @@ pub struct Scenario {
     /// The network between nodes.
     #[serde(default, skip_serializing_if = "FabricConfig::is_default")]
     pub fabric: FabricConfig,
+    /// NICs per node the job may use (NCCL_IB_HCA lists the first `nics_used`); default: all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nics_used: Option<u32>,
+    /// Whether each GPU's traffic uses the NIC next to it.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub pinning: Pinning,
+    /// A cloud VM whose NICs are virtual functions (SR-IOV).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub virtualized: bool,
     /// Seed of every pseudo-random choice (ECMP hashing); the same seed gives the same trace.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub seed: u64,
@@ -87,6 +97,28 @@ pub struct Scenario {
 fn is_zero(value: &u64) -> bool {
     *value == 0
 }
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+/// GPU ↔ NIC affinity of the job's processes (what OpenMPI/PyTorch process pinning decides).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pinning {
+    /// Each GPU sends through the NIC on its own PCIe switch (or, on a rail fabric, through
+    /// the destination's rail NIC over NVLink: NCCL's PXN).
+    #[default]
+    Aligned,
+    /// Each GPU is bound to a NIC on the other CPU socket, reached over PCIe, the root complex
+    /// and UPI, with no NVLink shortcut.
+    Misaligned,
+}
+
+/// SR-IOV: a virtual function costs some of the NIC's bandwidth and adds latency. Cloud
+/// providers publish "near bare-metal" figures; the model assumes 3% and 400 ns per NIC hop.
+pub const SRIOV_EFFICIENCY: f64 = 0.97;
+pub const SRIOV_LATENCY_NS: u64 = 400;
 
 /// The shape of the fabric between nodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -274,6 +306,9 @@ impl Scenario {
             channels: None,
             links: LinkOverrides::default(),
             fabric: FabricConfig::default(),
+            nics_used: None,
+            pinning: Pinning::Aligned,
+            virtualized: false,
             seed: 0,
         }
     }
@@ -325,6 +360,11 @@ impl Scenario {
                 Err((field, why)) => problem(&field, why),
             }
         }
+        if let (Some(used), Some(preset)) = (self.nics_used, preset) {
+            if used == 0 || used > preset.nics_per_node {
+                problem("nics_used", format!("{used} is out of range: {} has 1 to {} NICs", preset.name, preset.nics_per_node));
+            }
+        }
         if let Some(eff) = self.fabric.congested_efficiency {
             if !(eff > 0.0 && eff <= 1.0) {
                 problem("fabric.congested_efficiency", format!("{eff} is out of range: use more than 0 and at most 1"));
@@ -372,7 +412,7 @@ impl Scenario {
             }
         }
 
-        let channels = self.channels.unwrap_or(preset.map(|p| p.nics_per_node).unwrap_or(1));
+        let channels = self.channels.unwrap_or(self.nics_used.or(preset.map(|p| p.nics_per_node)).unwrap_or(1).max(1));
         if let (Some(preset), true, true) = (preset, errors.is_empty(), engine_limit) {
             let n = self.nodes as u64 * preset.gpus_per_node as u64;
             let transfers = 2 * (n - 1) * n * channels as u64;

@@ -63,10 +63,10 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     let topology = build(scenario);
     let s = scenario.scenario();
     let count = s.size_bytes / ELEM_BYTES;
-    let schedule = ring_allreduce(s.nodes, scenario.preset().gpus_per_node, count, scenario.channels());
+    let schedule = ring_allreduce(s.nodes, scenario.preset().rings, count, scenario.channels());
     let trace = engine::run(&topology, &schedule, scenario.routing(), s.seed);
     let summary = summarise(scenario, &topology, &trace);
-    let focus_rank = focus_rank(&topology);
+    let focus_rank = focus_rank(&topology, scenario.preset().rings[0]);
     let mut step_starts = vec![SimTime(u64::MAX); schedule.n_steps as usize];
     for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
         if transfer.src == focus_rank && transfer.channel == 0 {
@@ -77,13 +77,13 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     Simulation { scenario: scenario.clone(), topology, schedule, trace, summary, focus_rank, step_starts }
 }
 
-/// The rank to follow: on several nodes the one whose channel-0 send leaves its node (so the
-/// story shows the NIC), else rank 0.
-fn focus_rank(topology: &Topology) -> u32 {
+/// The rank to follow: on several nodes the one whose channel-0 send leaves its node (the last
+/// of the node's ring order, so the story shows the NIC), else the ring's first GPU.
+fn focus_rank(topology: &Topology, intra: &[u32]) -> u32 {
     if topology.n_nodes() > 1 {
-        topology.gpus_per_node() - 1
+        intra[intra.len() - 1]
     } else {
-        0
+        intra[0]
     }
 }
 

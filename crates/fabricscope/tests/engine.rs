@@ -97,7 +97,7 @@ fn contention_halves_the_rate() {
     let valid = scenario(1, 1 << 20, Some(1));
     let topology = build(&valid);
     let len = 1 << 20; // elements: 4 MiB each
-    let transfer = |src, dst| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, len, op: ChunkOp::Copy, deps: vec![] };
+    let transfer = |src, dst| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, len, op: ChunkOp::Copy, deps: vec![], after: None };
     let schedule = |transfers| Schedule {
         collective: Collective::AllReduce,
         algorithm: fabricscope::collective::Algorithm::Ring,
@@ -156,7 +156,7 @@ fn invariants_hold_on_every_scenario() {
 #[test]
 fn schedules_verify_on_data_for_the_scenarios_the_page_offers() {
     for nodes in 1..=8 {
-        let schedule = ring_allreduce(nodes, 8, 4099, 8);
+        let schedule = ring_allreduce(nodes, fabricscope::catalog::NodePreset::by_id("dgx-1").unwrap().rings, 4099, 8);
         fabricscope::collective::verify(&schedule).unwrap();
     }
 }
@@ -194,4 +194,35 @@ fn alpha_beta_prediction_is_exact_on_one_node_and_an_upper_bound_across_nodes() 
     assert!((two.summary.time.as_ns() as f64) < ab.predicted_ns);
     let tiny = simulate(&scenario(2, 8, Some(1)));
     assert!((tiny.summary.time.as_ns() as f64 - tiny.alpha_beta().predicted_ns).abs() <= 30.0);
+}
+
+/// DGX-1's hybrid cube-mesh: two NVLink rings and their reverses load every directed pair link
+/// evenly, each channel moves at a single NVLink 2's 20 GB/s, and the engine meets α-β exactly.
+#[test]
+fn dgx1_rings_run_at_one_nvlink_each() {
+    let scenario = Scenario { preset: "dgx-1".into(), size_bytes: 1 << 30, ..Scenario::default_demo() };
+    let sim = simulate(&scenario.validate().unwrap());
+    let ab = sim.alpha_beta();
+    assert!((ab.bandwidth_bytes_per_ns - 4.0 * 20.0).abs() < 1e-9, "4 channels × 20 GB/s: {ab:?}");
+    assert!((sim.summary.time.as_ns() as f64 - ab.predicted_ns).abs() <= 14.0);
+    for (id, link) in sim.topology.links() {
+        if sim.trace.link_bytes[id.index()] > 0.0 {
+            assert_eq!(link.kind, LinkKind::NvLink, "no ring hop leaves NVLink");
+        }
+        assert!(sim.trace.link_peak[id.index()] <= link.capacity().bytes_per_ns() * (1.0 + 1e-9));
+    }
+}
+
+/// Every preset runs, verifies on data, and lands near its NVLink bound on one node.
+#[test]
+fn every_preset_runs_near_its_bound() {
+    for preset in fabricscope::catalog::NODE_PRESETS {
+        let scenario = Scenario { preset: preset.id.into(), size_bytes: 1 << 30, ..Scenario::default_demo() };
+        let sim = simulate(&scenario.validate().unwrap());
+        let ab = sim.alpha_beta();
+        let busbw = sim.summary.busbw_gbyte_per_s;
+        assert!(busbw > 0.9 * ab.bandwidth_bytes_per_ns && busbw <= ab.bandwidth_bytes_per_ns * 1.001, "{}: busbw {busbw} vs B {}", preset.id, ab.bandwidth_bytes_per_ns);
+        let small = ring_allreduce(2, preset.rings, 1001, 8);
+        fabricscope::collective::verify(&small).unwrap();
+    }
 }

@@ -33,7 +33,7 @@ fn permutation(n_ranks: u32, pairs: &[(u32, u32)]) -> Schedule {
         n_steps: 1,
         transfers: pairs
             .iter()
-            .map(|&(src, dst)| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, len: LEN, op: ChunkOp::Copy, deps: vec![] })
+            .map(|&(src, dst)| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, len: LEN, op: ChunkOp::Copy, deps: vec![], after: None })
             .collect(),
     }
 }

@@ -12,5 +12,5 @@ mod node;
 
 pub use fabric::{Routing, Technology, TechnologySpec, TECHNOLOGIES};
 pub use gpu::{Gpu, GPUS};
-pub use link::{LinkSpec, NIC_NDR_400, NIC_HDR_200, NVLINK3, NVLINK4, PCIE4_X16, PCIE5_X16};
-pub use node::{NodePreset, NODE_PRESETS};
+pub use link::{LinkSpec, NICS, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK};
+pub use node::{GpuFabric, NodePreset, NODE_PRESETS};

@@ -1,9 +1,28 @@
-//! Node presets: real 8-GPU servers with their NVSwitch, PCIe and NIC figures.
+//! Node presets: real 8-GPU servers, how their GPUs are joined, and their PCIe tree.
+//!
+//! Every preset has a PCIe tree: `sockets` CPUs joined by a socket link, `pcie_switches` PCIe
+//! switches spread over the sockets, and the GPUs and NICs spread in order over the switches
+//! (GPU i and NIC i share a switch when there are as many NICs as GPUs). On top of that the GPUs
+//! are joined by an NVSwitch, by a fixed NVLink mesh (DGX-1), or not at all (PCIe server).
 
-use super::gpu::{Gpu, GPUS};
-use super::link::{LinkSpec, NIC_HDR_200, NIC_NDR_400, NVLINK3, NVLINK4, PCIE4_X16, PCIE5_X16};
+use super::gpu::{Gpu, A100, B200, H100, H100_PCIE, H800, V100};
+use super::link::{
+    LinkSpec, NIC_EDR_100, NIC_HDR_200, NIC_NDR_400, NVLINK2, NVLINK3, NVLINK4, NVLINK5, PCIE3_X16, PCIE4_X16, PCIE5_X16,
+};
 
-/// A node preset: GPUs on an NVSwitch, one NIC per GPU on PCIe, and the fabric switch they use.
+/// How the GPUs of a node are joined.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GpuFabric {
+    /// Every GPU's NVLinks go to the NVSwitch chips (one non-blocking vertex here).
+    /// `generation` 3 and later reduce in the switch (NVLS).
+    NvSwitch { generation: u8 },
+    /// Direct NVLinks between pairs: (GPU a, GPU b, links).
+    Mesh(&'static [(u32, u32, u32)]),
+    /// No NVLink: GPUs talk over PCIe.
+    Pcie,
+}
+
+/// A node preset.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NodePreset {
     /// The id scenarios use ("dgx-h100").
@@ -11,58 +30,154 @@ pub struct NodePreset {
     pub name: &'static str,
     pub gpu: Gpu,
     pub gpus_per_node: u32,
-    /// One NVLink of the GPU's generation; a GPU has `gpu.nvlink_links` of them into the NVSwitch.
+    /// One NVLink of the GPU's generation.
     pub nvlink: LinkSpec,
-    /// NVSwitch generation (1 = DGX-2, 2 = DGX A100, 3 = DGX H100, which adds NVLS reduction).
-    pub nvswitch_generation: u8,
+    pub gpu_fabric: GpuFabric,
+    /// Each GPU's and NIC's link to its PCIe switch, and each switch's to its CPU.
     pub pcie: LinkSpec,
+    pub pcie_switches: u32,
+    pub sockets: u32,
     pub nics_per_node: u32,
     pub nic: LinkSpec,
     /// The InfiniBand switch the NICs plug into.
     pub switch_name: &'static str,
     /// Ports on that switch.
     pub switch_radix: u32,
-    /// Port-to-port latency of one switch hop [ns].
-    pub switch_hop_latency_ns: u64,
+    /// The orders NCCL's rings visit the node's GPUs (over NVLink where the mesh allows);
+    /// channel c uses ring `c mod rings.len()`.
+    pub rings: &'static [&'static [u32]],
 }
+
+const IDENTITY_RING: &[&[u32]] = &[&[0, 1, 2, 3, 4, 5, 6, 7]];
+
+/// DGX-1 with V100, "hybrid cube-mesh" (NVIDIA, "DGX-1 With Tesla V100 System Architecture",
+/// 2017): two fully connected quads plus links between GPU i and i+4; some pairs have two
+/// links. Pairs not listed (e.g. GPU 0 and 5) have no NVLink and go over PCIe and QPI.
+const DGX1_MESH: &[(u32, u32, u32)] = &[
+    (0, 1, 1), (0, 2, 1), (0, 3, 2), (0, 4, 2),
+    (1, 2, 2), (1, 3, 1), (1, 5, 2),
+    (2, 3, 2), (2, 6, 1),
+    (3, 7, 1),
+    (4, 5, 1), (4, 6, 1), (4, 7, 2),
+    (5, 6, 2), (5, 7, 1),
+    (6, 7, 2),
+];
 
 /// Every node preset, in the order the page lists them.
 pub const NODE_PRESETS: &[NodePreset] = &[
-    // DGX H100 user guide: 8× H100 SXM5, 4 third-generation NVSwitch chips (modelled as one
-    // non-blocking switch), 8× ConnectX-7 single-port NDR 400 Gb/s for the compute fabric,
-    // each paired with one GPU behind a PCIe 5.0 switch.
-    // Switch: NVIDIA Quantum-2 QM9700, 64 ports of NDR 400 Gb/s (datasheet); hop latency
-    // ~100-200 ns (shared/reference), 150 ns assumed.
+    // DGX H100 user guide: 8× H100 SXM5, 4 third-generation NVSwitch chips, 8× ConnectX-7
+    // single-port NDR 400 Gb/s for the compute fabric, each GPU paired with one NIC behind a
+    // PCIe 5.0 switch (4 switches, 2 GPUs + 2 NICs each), 2 Xeon sockets.
+    // Switch: NVIDIA Quantum-2 QM9700, 64 ports of NDR 400 Gb/s (datasheet).
     NodePreset {
         id: "dgx-h100",
         name: "DGX H100",
-        gpu: GPUS[1],
+        gpu: H100,
         gpus_per_node: 8,
         nvlink: NVLINK4,
-        nvswitch_generation: 3,
+        gpu_fabric: GpuFabric::NvSwitch { generation: 3 },
         pcie: PCIE5_X16,
+        pcie_switches: 4,
+        sockets: 2,
         nics_per_node: 8,
         nic: NIC_NDR_400,
         switch_name: "Quantum-2 QM9700 (NDR)",
         switch_radix: 64,
-        switch_hop_latency_ns: 150,
+        rings: IDENTITY_RING,
     },
-    // DGX A100 user guide: 8× A100 SXM4, 6 second-generation NVSwitch chips (one switch here),
-    // 8× ConnectX-6 HDR 200 Gb/s compute NICs on PCIe 4.0 (seeds 003: 8 ports, 200 GB/s).
-    // Switch: NVIDIA Quantum QM8700, 40 ports of HDR 200 Gb/s (datasheet), 150 ns assumed.
+    // DGX A100 user guide: 8× A100 SXM4, 6 second-generation NVSwitch chips, 8× ConnectX-6 HDR
+    // 200 Gb/s compute NICs on 4 PCIe 4.0 switches (seeds 003: 8 ports, 200 GB/s), 2 EPYC sockets.
+    // Switch: NVIDIA Quantum QM8700, 40 ports of HDR 200 Gb/s (datasheet).
     NodePreset {
         id: "dgx-a100",
         name: "DGX A100",
-        gpu: GPUS[0],
+        gpu: A100,
         gpus_per_node: 8,
         nvlink: NVLINK3,
-        nvswitch_generation: 2,
+        gpu_fabric: GpuFabric::NvSwitch { generation: 2 },
         pcie: PCIE4_X16,
+        pcie_switches: 4,
+        sockets: 2,
         nics_per_node: 8,
         nic: NIC_HDR_200,
         switch_name: "Quantum QM8700 (HDR)",
         switch_radix: 40,
-        switch_hop_latency_ns: 150,
+        rings: IDENTITY_RING,
+    },
+    // HGX B200 / DGX B200 datasheet: 8× B200, fifth-generation NVLink (1.8 TB/s per GPU
+    // bidirectional) through NVSwitch chips, 8× ConnectX-7 400 Gb/s compute NICs, PCIe 5.0.
+    NodePreset {
+        id: "hgx-b200",
+        name: "HGX B200",
+        gpu: B200,
+        gpus_per_node: 8,
+        nvlink: NVLINK5,
+        gpu_fabric: GpuFabric::NvSwitch { generation: 4 },
+        pcie: PCIE5_X16,
+        pcie_switches: 4,
+        sockets: 2,
+        nics_per_node: 8,
+        nic: NIC_NDR_400,
+        switch_name: "Quantum-2 QM9700 (NDR)",
+        switch_radix: 64,
+        rings: IDENTITY_RING,
+    },
+    // HGX H800: the DGX H100 layout with the export GPU's 8 NVLinks (200 GB/s per direction).
+    NodePreset {
+        id: "hgx-h800",
+        name: "HGX H800",
+        gpu: H800,
+        gpus_per_node: 8,
+        nvlink: NVLINK4,
+        gpu_fabric: GpuFabric::NvSwitch { generation: 3 },
+        pcie: PCIE5_X16,
+        pcie_switches: 4,
+        sockets: 2,
+        nics_per_node: 8,
+        nic: NIC_NDR_400,
+        switch_name: "Quantum-2 QM9700 (NDR)",
+        switch_radix: 64,
+        rings: IDENTITY_RING,
+    },
+    // DGX-1 (V100) system architecture white paper: 8× V100 in a hybrid cube-mesh of NVLink 2,
+    // no NVSwitch; 4 PCIe 3.0 switches, each with 2 GPUs and 1 EDR InfiniBand NIC (4 NICs), 2
+    // Xeon sockets. Switch: Mellanox SB7800, 36 ports of EDR 100 Gb/s (datasheet).
+    // Rings: 0-1-2-3-7-6-5-4 and 0-3-2-1-5-6-7-4 use NVLink on every hop, and with their
+    // reverses they load every directed link evenly (NCCL searches for such rings on DGX-1).
+    NodePreset {
+        id: "dgx-1",
+        name: "DGX-1 (V100)",
+        gpu: V100,
+        gpus_per_node: 8,
+        nvlink: NVLINK2,
+        gpu_fabric: GpuFabric::Mesh(DGX1_MESH),
+        pcie: PCIE3_X16,
+        pcie_switches: 4,
+        sockets: 2,
+        nics_per_node: 4,
+        nic: NIC_EDR_100,
+        switch_name: "Mellanox SB7800 (EDR)",
+        switch_radix: 36,
+        rings: &[&[0, 1, 2, 3, 7, 6, 5, 4], &[0, 4, 5, 6, 7, 3, 2, 1], &[0, 3, 2, 1, 5, 6, 7, 4], &[0, 4, 7, 6, 5, 1, 2, 3]],
+    },
+    // A typical 8-GPU PCIe server: 8× H100 PCIe, no NVLink; 4 PCIe 5.0 switches with 2 GPUs and
+    // 1 NIC each (4× ConnectX-7 400 Gb/s), 2 sockets. GPUs on different switches go through the
+    // CPU's root complex, and across sockets over UPI.
+    NodePreset {
+        id: "pcie-h100",
+        name: "8× H100 PCIe server",
+        gpu: H100_PCIE,
+        gpus_per_node: 8,
+        nvlink: NVLINK4,
+        gpu_fabric: GpuFabric::Pcie,
+        pcie: PCIE5_X16,
+        pcie_switches: 4,
+        sockets: 2,
+        nics_per_node: 4,
+        nic: NIC_NDR_400,
+        switch_name: "Quantum-2 QM9700 (NDR)",
+        switch_radix: 64,
+        rings: IDENTITY_RING,
     },
 ];
 
@@ -73,5 +188,50 @@ impl NodePreset {
 
     pub fn ids() -> impl Iterator<Item = &'static str> {
         NODE_PRESETS.iter().map(|preset| preset.id)
+    }
+
+    /// The PCIe switch GPU `local` hangs off.
+    pub fn gpu_switch(&self, local: u32) -> u32 {
+        local * self.pcie_switches / self.gpus_per_node
+    }
+
+    /// The PCIe switch NIC `local` hangs off.
+    pub fn nic_switch(&self, local: u32) -> u32 {
+        local * self.pcie_switches / self.nics_per_node.max(1)
+    }
+
+    /// The CPU socket PCIe switch `switch` hangs off.
+    pub fn switch_socket(&self, switch: u32) -> u32 {
+        switch * self.sockets / self.pcie_switches
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_consistent() {
+        for preset in NODE_PRESETS {
+            for ring in preset.rings {
+                assert_eq!(ring.len() as u32, preset.gpus_per_node, "{}", preset.id);
+                let mut sorted = ring.to_vec();
+                sorted.sort();
+                assert_eq!(sorted, (0..preset.gpus_per_node).collect::<Vec<_>>(), "{}: the ring visits every GPU once", preset.id);
+                if let GpuFabric::Mesh(pairs) = preset.gpu_fabric {
+                    for w in 0..ring.len() {
+                        let (a, b) = (ring[w], ring[(w + 1) % ring.len()]);
+                        assert!(pairs.iter().any(|p| (p.0, p.1) == (a.min(b), a.max(b))), "{}: ring hop {a}-{b} has NVLink", preset.id);
+                    }
+                }
+            }
+            if let GpuFabric::Mesh(pairs) = preset.gpu_fabric {
+                // Every GPU uses exactly its links.
+                for gpu in 0..preset.gpus_per_node {
+                    let links: u32 = pairs.iter().filter(|p| p.0 == gpu || p.1 == gpu).map(|p| p.2).sum();
+                    assert_eq!(links, preset.gpu.nvlink_links, "{} GPU {gpu}", preset.id);
+                }
+            }
+        }
     }
 }

@@ -7,6 +7,6 @@ mod ring;
 mod schedule;
 mod verify;
 
-pub use ring::{ring_allreduce, ring_order};
+pub use ring::{identity_order, ring_allreduce, ring_order, NCCL_STEPS};
 pub use schedule::{Algorithm, ChunkOp, Phase, Schedule, Transfer, ELEM_BYTES};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};

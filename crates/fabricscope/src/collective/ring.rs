@@ -12,9 +12,10 @@
 //! all-gather passes every complete chunk once around the ring. A transfer waits only for the
 //! chunk it forwards to arrive (the previous step at position p-1), and for a free slot: NCCL
 //! keeps `NCCL_STEPS` = 8 slots in flight per channel and connection (`src/include/device.h`),
-//! so a send waits for its own send 8 steps earlier, not for the previous one. Latency is
-//! therefore paid along each chunk's path and overlaps across steps, which is why NCCL's ring
-//! latency model counts `2(nNodes-1)` network steps, not `2(n-1)` (`tuning.cc`); and a fast
+//! so a send waits for its own send 8 steps earlier, not for the previous one. Its data does
+//! follow the previous send's on the connection (`Transfer::after`: a FIFO), but its latency
+//! overlaps. Latency is therefore paid along each chunk's path, which is why NCCL's ring
+//! latency model counts `2(nNodes-1)` network steps, not `2(n-1)` (`tuning.cc`), and a fast
 //! part of the ring cannot run more than 8 steps ahead of a slow link.
 //!
 //! Ring order (`ring_order`): across nodes the ring enters a node through one NIC and leaves
@@ -28,16 +29,24 @@ use crate::scenario::Collective;
 /// Slots a channel keeps in flight per connection (NCCL's `NCCL_STEPS`).
 pub const NCCL_STEPS: u32 = 8;
 
-/// The ranks of channel `channel`'s ring, in ring order.
-pub fn ring_order(nodes: u32, gpus_per_node: u32, channel: u32) -> Vec<u32> {
-    let start = channel % gpus_per_node;
-    (0..nodes)
-        .flat_map(|node| (0..gpus_per_node).map(move |i| node * gpus_per_node + (start + i) % gpus_per_node))
-        .collect()
+/// The ranks of channel `channel`'s ring, in ring order. `rings` are the orders a ring may visit
+/// a node's GPUs (the preset's NVLink rings); channel c uses ring c mod their number and starts
+/// each node at position c of it.
+pub fn ring_order(nodes: u32, rings: &[&[u32]], channel: u32) -> Vec<u32> {
+    let intra = rings[channel as usize % rings.len()];
+    let g = intra.len() as u32;
+    let start = channel % g;
+    (0..nodes).flat_map(|node| (0..g).map(move |i| node * g + intra[((start + i) % g) as usize])).collect()
 }
 
-/// Ring AllReduce of `count` elements on `nodes × gpus_per_node` ranks over `n_channels` rings.
-pub fn ring_allreduce(nodes: u32, gpus_per_node: u32, count: u64, n_channels: u32) -> Schedule {
+/// The identity intra-node order 0, 1, …, g-1.
+pub fn identity_order(gpus_per_node: u32) -> Vec<u32> {
+    (0..gpus_per_node).collect()
+}
+
+/// Ring AllReduce of `count` elements on `nodes × GPUs per node` ranks over `n_channels` rings.
+pub fn ring_allreduce(nodes: u32, rings: &[&[u32]], count: u64, n_channels: u32) -> Schedule {
+    let gpus_per_node = rings[0].len() as u32;
     let n = nodes * gpus_per_node;
     assert!(n >= 1 && n_channels >= 1, "a ring needs a rank and a channel");
     let n_steps = 2 * (n - 1);
@@ -47,7 +56,7 @@ pub fn ring_allreduce(nodes: u32, gpus_per_node: u32, count: u64, n_channels: u3
 
     for step in 0..n_steps {
         for channel in 0..n_channels {
-            let order = ring_order(nodes, gpus_per_node, channel);
+            let order = ring_order(nodes, rings, channel);
             let channel_start = split(count, n_channels, channel);
             let channel_len = split(count, n_channels, channel + 1) - channel_start;
             for position in 0..n {
@@ -77,6 +86,7 @@ pub fn ring_allreduce(nodes: u32, gpus_per_node: u32, count: u64, n_channels: u3
                     len: chunk_len,
                     op,
                     deps,
+                    after: (step > 0).then(|| at(step - 1, channel, position)),
                 });
             }
         }
@@ -103,13 +113,14 @@ mod tests {
 
     #[test]
     fn ring_crosses_nodes_through_different_nics() {
-        assert_eq!(ring_order(1, 4, 0), [0, 1, 2, 3]);
-        assert_eq!(ring_order(2, 4, 1), [1, 2, 3, 0, 5, 6, 7, 4]);
+        assert_eq!(ring_order(1, &[&identity_order(4)], 0), [0, 1, 2, 3]);
+        assert_eq!(ring_order(2, &[&identity_order(4)], 1), [1, 2, 3, 0, 5, 6, 7, 4]);
+        assert_eq!(ring_order(2, &[&[0, 1, 2, 3], &[0, 2, 1, 3]], 1), [2, 1, 3, 0, 6, 5, 7, 4]);
     }
 
     #[test]
     fn shape() {
-        let schedule = ring_allreduce(1, 8, 1000, 2);
+        let schedule = ring_allreduce(1, &[&identity_order(8)], 1000, 2);
         assert_eq!(schedule.n_steps, 14);
         assert_eq!(schedule.transfers.len(), 14 * 8 * 2);
         let bytes: u64 = schedule.transfers.iter().map(|t| t.bytes()).sum();

@@ -54,6 +54,9 @@ pub struct Transfer {
     pub op: ChunkOp,
     /// Transfers that must finish before this one starts; always earlier indices.
     pub deps: Vec<u32>,
+    /// The previous transfer on the same connection: this one's data moves only after that
+    /// one's has (a connection is a FIFO), though its latency may overlap. An earlier index.
+    pub after: Option<u32>,
 }
 
 impl Transfer {

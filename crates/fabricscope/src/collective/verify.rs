@@ -57,6 +57,9 @@ pub fn verify(schedule: &Schedule) -> Result<(), VerifyError> {
     // independent of each other.
     let mut level = vec![0u32; schedule.transfers.len()];
     for (index, transfer) in schedule.transfers.iter().enumerate() {
+        if transfer.after.is_some_and(|a| a as usize >= index) {
+            return Err(VerifyError::BadDependency { transfer: index, dep: transfer.after.unwrap_or(0) });
+        }
         for &dep in &transfer.deps {
             if dep as usize >= index {
                 return Err(VerifyError::BadDependency { transfer: index, dep });
@@ -120,14 +123,14 @@ fn expected(schedule: &Schedule, _rank: u32, index: u64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collective::ring_allreduce;
+    use crate::collective::{identity_order, ring_allreduce};
 
     #[test]
     fn ring_allreduce_is_exact_for_1_to_17_ranks() {
         for n in 1..=17 {
             for count in [1, 2, 7, 16, 17, 100, 1001] {
                 for channels in [1, 3] {
-                    let schedule = ring_allreduce(1, n, count, channels);
+                    let schedule = ring_allreduce(1, &[&identity_order(n)], count, channels);
                     verify(&schedule).unwrap_or_else(|error| panic!("n={n} count={count} channels={channels}: {error}"));
                 }
             }
@@ -138,7 +141,7 @@ mod tests {
     fn multi_node_rings_are_exact() {
         for (nodes, per_node) in [(2, 8), (3, 4), (4, 2)] {
             for channels in [1, 8] {
-                let schedule = ring_allreduce(nodes, per_node, 999, channels);
+                let schedule = ring_allreduce(nodes, &[&identity_order(per_node)], 999, channels);
                 verify(&schedule).unwrap_or_else(|error| panic!("{nodes}×{per_node} ch={channels}: {error}"));
             }
         }
@@ -146,13 +149,13 @@ mod tests {
 
     #[test]
     fn a_broken_schedule_is_caught() {
-        let mut schedule = ring_allreduce(1, 4, 64, 1);
+        let mut schedule = ring_allreduce(1, &[&identity_order(4)], 64, 1);
         // Turn the last all-gather copy into a reduce: its receiver double-counts.
         let last = schedule.transfers.len() - 1;
         schedule.transfers[last].op = ChunkOp::Reduce;
         assert!(matches!(verify(&schedule), Err(VerifyError::Wrong { .. })));
         // Drop a dependency that orders two writes of the same chunk: the reversed order differs.
-        let mut racy = ring_allreduce(1, 3, 3, 1);
+        let mut racy = ring_allreduce(1, &[&identity_order(3)], 3, 1);
         for transfer in &mut racy.transfers {
             transfer.deps.clear();
         }

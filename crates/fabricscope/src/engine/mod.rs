@@ -2,7 +2,9 @@
 //!
 //! Every transfer of a schedule becomes a flow along its routed path. A flow is *issued* when
 //! its dependencies have finished, pays its latency `α` (the path's link latencies plus the
-//! protocol's per-step overhead), then *moves* data until its bytes are done. Moving flows share
+//! protocol's per-step overhead), then *moves* data until its bytes are done; if it follows
+//! another transfer on the same connection (`Transfer::after`), it moves only once that one's
+//! data has (a connection is a FIFO, not a shared pipe). Moving flows share
 //! links max-min fairly (`maxmin`): with rates `r_f` and capacities `C_l`,
 //!
 //! ```text
@@ -46,7 +48,7 @@ use std::collections::BinaryHeap;
 pub fn step_overhead_ns(class: LinkKind) -> u64 {
     match class {
         LinkKind::NvLink => 3_400,
-        LinkKind::Pcie => 5_700,
+        LinkKind::Pcie | LinkKind::Socket => 5_700,
         LinkKind::Network => 14_000,
     }
 }
@@ -98,6 +100,8 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
         link_bytes: vec![0.0; n_links],
         link_peak: vec![0.0; n_links],
         batches: 0,
+        moved: vec![false; n_flows],
+        parked: vec![None; n_flows],
     };
     for index in 0..n_flows {
         if deps_left[index] == 0 {
@@ -137,6 +141,7 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
         }
         for &f in &done {
             let fi = f as usize;
+            sim.moved[fi] = true;
             // The rest of its bytes moved since its last rate change.
             for &link in &flows[fi].path {
                 sim.link_bytes[link.index()] += sim.remaining[fi];
@@ -145,23 +150,21 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
             }
             sim.remaining[fi] = 0.0;
         }
-        // Starts at t; a flow with no bytes finishes as it starts.
+        // Connections freed at t let their next flow move.
+        for i in 0..done.len() {
+            if let Some(next) = sim.parked[done[i] as usize].take() {
+                sim.begin_moving(&mut flows, next, t, &mut done, &mut touched);
+            }
+        }
+        // Latency paid at t: move now, or wait for the connection. No bytes: finish at once.
         while let Some(&Reverse((at, _, f))) = sim.starts.peek() {
             if at != t {
                 break;
             }
             sim.starts.pop();
-            let fi = f as usize;
-            flows[fi].started = SimTime(t);
-            sim.remaining[fi] = flows[fi].bytes as f64;
-            sim.updated[fi] = t;
-            if flows[fi].bytes == 0 || flows[fi].path.is_empty() {
-                done.push(f);
-            } else {
-                for &link in &flows[fi].path {
-                    sim.on_link[link.index()].push(f);
-                    touched.push(link);
-                }
+            match transfers[f as usize].after {
+                Some(before) if !sim.moved[before as usize] => sim.parked[before as usize] = Some(f),
+                _ => sim.begin_moving(&mut flows, f, t, &mut done, &mut touched),
             }
         }
         done.sort_unstable();
@@ -286,9 +289,30 @@ struct State {
     link_bytes: Vec<f64>,
     link_peak: Vec<f64>,
     batches: u64,
+    /// Flows whose data has all moved.
+    moved: Vec<bool>,
+    /// A flow whose latency is paid but whose connection is still busy with this flow's data.
+    parked: Vec<Option<u32>>,
 }
 
 impl State {
+    /// Data starts to move at `t`: the flow joins its links (or finishes at once if empty).
+    fn begin_moving(&mut self, flows: &mut [FlowRecord], f: u32, t: u64, done: &mut Vec<u32>, touched: &mut Vec<LinkId>) {
+        let fi = f as usize;
+        flows[fi].started = SimTime(t);
+        self.remaining[fi] = flows[fi].bytes as f64;
+        self.updated[fi] = t;
+        if flows[fi].bytes == 0 || flows[fi].path.is_empty() {
+            self.moved[fi] = true;
+            done.push(f);
+        } else {
+            for &link in &flows[fi].path {
+                self.on_link[link.index()].push(f);
+                touched.push(link);
+            }
+        }
+    }
+
     fn issue(&mut self, flows: &mut [FlowRecord], issuer: &mut Issuer, f: u32) {
         let transfer = &issuer.schedule.transfers[f as usize];
         let path = issuer.router.route(transfer.src, transfer.dst, transfer.channel, &issuer.load);

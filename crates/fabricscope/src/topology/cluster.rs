@@ -1,24 +1,27 @@
 //! Builder: N identical nodes, each GPU with its own NIC, on the fabric a `FabricPlan` describes.
 //!
 //! ```text
-//!            node 0                              node 1
-//!   ┌────────── NVSwitch ─────────┐     ┌────────── NVSwitch ─────────┐
-//!   │  │  │  │  │  │  │  │        │     │  │  │  │  │  │  │  │        │  NVLink (all of a GPU's links as one)
-//!  GPU0 GPU1 ...            GPU7        GPU0 GPU1 ...            GPU7
-//!   │  │  │  │  │  │  │  │              │  │  │  │  │  │  │  │          PCIe (GPU ↔ its NIC)
-//!  NIC0 NIC1 ...            NIC7        NIC0 NIC1 ...            NIC7
+//!            node 0 (DGX H100)
+//!   ┌──────────────── NVSwitch ───────────────┐   NVLink (all of a GPU's links as one)
+//!  GPU0 GPU1   GPU2 GPU3   GPU4 GPU5   GPU6 GPU7
+//!    \ /        \ /        \ /        \ /         PCIe
+//!   PCIe sw0   PCIe sw1   PCIe sw2   PCIe sw3 ── CPU 0 ═══ UPI ═══ CPU 1 (root complexes)
+//!    / \        / \        / \        / \         PCIe
+//!  NIC0 NIC1   NIC2 NIC3   NIC4 NIC5   NIC6 NIC7
 //!    \___\___ leaf switches (one, or per rail, or per node) ___/___/    network
 //!                 spines / aggregation / core (fabric.rs)
 //! ```
 //!
 //! The NVSwitch chips of a node (4 on DGX H100) are one non-blocking vertex; a GPU's NVLinks
-//! into them are one link of `links × per-link rate`. The PCIe switch between a GPU and its
-//! NIC is folded into the GPU ↔ NIC link: each GPU talks to its own NIC, so it is never shared.
+//! into them are one link of `links × per-link rate`. DGX-1 has no NVSwitch: its NVLinks join
+//! fixed pairs (`catalog::node`). A PCIe server has neither. Going through a CPU's root complex
+//! costs `ROOT_COMPLEX_LATENCY_NS` more than through a PCIe switch.
 //! Every fabric cable runs at the NIC's line rate. Latency: a NIC adds the technology's NIC
 //! latency on its hop, and every switch adds its hop latency on the link it sends out on.
 
 use super::{FabricIndex, LinkKind, Topology, Vertex, VertexId, VertexKind};
-use crate::scenario::{FabricTopology, LinkOverride, ValidScenario};
+use crate::catalog::{GpuFabric, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK};
+use crate::scenario::{FabricTopology, LinkOverride, ValidScenario, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS};
 use crate::units::Bandwidth;
 use petgraph::graph::DiGraph;
 
@@ -30,14 +33,14 @@ pub fn build(scenario: &ValidScenario) -> Topology {
     let tech = s.fabric.technology.spec();
     let plan = scenario.fabric_plan().clone();
 
-    let nvlink = resolve(
-        &links.nvlink,
-        preset.nvlink.line_rate().scale(preset.gpu.nvlink_links as f64),
-        preset.nvlink.efficiency,
-        preset.nvlink.latency_ns,
-    );
+    let nvlink_links = preset.gpu.nvlink_links as f64;
+    let nvlink = resolve(&links.nvlink, preset.nvlink.line_rate().scale(nvlink_links), preset.nvlink.efficiency, preset.nvlink.latency_ns);
     let pcie = resolve(&links.pcie, preset.pcie.line_rate(), preset.pcie.efficiency, preset.pcie.latency_ns);
-    let (nic_rate, nic_eff, nic_lat) = resolve(&links.nic, preset.nic.line_rate(), tech.nic_efficiency, tech.nic_latency_ns);
+    let (nic_rate, mut nic_eff, mut nic_lat) = resolve(&links.nic, preset.nic.line_rate(), tech.nic_efficiency, tech.nic_latency_ns);
+    if s.virtualized {
+        nic_eff *= SRIOV_EFFICIENCY;
+        nic_lat += SRIOV_LATENCY_NS;
+    }
     let hop = tech.switch_hop_latency_ns;
 
     let mut topology = Topology {
@@ -48,6 +51,8 @@ pub fn build(scenario: &ValidScenario) -> Topology {
         fabric: FabricIndex::default(),
         congested_efficiency: s.fabric.congested_efficiency.unwrap_or(tech.congested_efficiency),
         technology: s.fabric.technology,
+        nics_used: s.nics_used.unwrap_or(preset.nics_per_node),
+        pinning: s.pinning,
     };
     let switch = |topology: &mut Topology, kind, local| topology.add_vertex(Vertex { kind, node: None, local });
     let leaves: Vec<VertexId> = (0..plan.leaves).map(|i| switch(&mut topology, VertexKind::Leaf, i)).collect();
@@ -63,18 +68,48 @@ pub fn build(scenario: &ValidScenario) -> Topology {
         ..FabricIndex::default()
     };
     for node in 0..s.nodes {
-        let nvswitch = topology.add_vertex(Vertex { kind: VertexKind::NvSwitch, node: Some(node), local: 0 });
+        let vertex = |topology: &mut Topology, kind, local| topology.add_vertex(Vertex { kind, node: Some(node), local });
+        let nvswitch = match preset.gpu_fabric {
+            GpuFabric::NvSwitch { .. } => Some(vertex(&mut topology, VertexKind::NvSwitch, 0)),
+            _ => None,
+        };
+        // The PCIe tree: CPUs, the socket link, PCIe switches under their CPU.
+        let cpus: Vec<VertexId> = (0..preset.sockets).map(|i| vertex(&mut topology, VertexKind::Cpu, i)).collect();
+        for pair in cpus.windows(2) {
+            let socket = SOCKET_LINK;
+            topology.add_cable(pair[0], pair[1], LinkKind::Socket, socket.line_rate(), socket.efficiency, [socket.latency_ns; 2]);
+        }
+        let switches: Vec<VertexId> = (0..preset.pcie_switches).map(|i| vertex(&mut topology, VertexKind::PcieSwitch, i)).collect();
+        let root = pcie.2 + ROOT_COMPLEX_LATENCY_NS;
+        for (i, &switch) in switches.iter().enumerate() {
+            let cpu = cpus[preset.switch_socket(i as u32) as usize];
+            topology.add_cable(switch, cpu, LinkKind::Pcie, pcie.0, pcie.1, [root; 2]);
+        }
+        let mut gpus = Vec::new();
         for local in 0..preset.gpus_per_node {
-            let gpu = topology.add_vertex(Vertex { kind: VertexKind::Gpu, node: Some(node), local });
+            let gpu = vertex(&mut topology, VertexKind::Gpu, local);
             topology.gpus.push(gpu);
-            topology.add_cable(gpu, nvswitch, LinkKind::NvLink, nvlink.0, nvlink.1, [nvlink.2; 2]);
-            if local < preset.nics_per_node {
-                let nic = topology.add_vertex(Vertex { kind: VertexKind::Nic, node: Some(node), local });
-                topology.add_cable(gpu, nic, LinkKind::Pcie, pcie.0, pcie.1, [pcie.2; 2]);
-                let (leaf, port) = plan.attach(node, local);
-                let up = topology.add_cable(nic, leaves[leaf as usize], LinkKind::Network, nic_rate, nic_eff, [nic_lat, hop + nic_lat]);
-                fabric.nics.push(super::NicAttach { vertex: nic, leaf, up, address: leaf * plan.down + port });
+            gpus.push(gpu);
+            if let Some(nvswitch) = nvswitch {
+                topology.add_cable(gpu, nvswitch, LinkKind::NvLink, nvlink.0, nvlink.1, [nvlink.2; 2]);
             }
+            let switch = switches[preset.gpu_switch(local) as usize];
+            topology.add_cable(gpu, switch, LinkKind::Pcie, pcie.0, pcie.1, [pcie.2; 2]);
+        }
+        if let GpuFabric::Mesh(pairs) = preset.gpu_fabric {
+            // Each pair's links as one link; its share of the GPU's NVLink bandwidth.
+            for &(a, b, count) in pairs {
+                let rate = nvlink.0.scale(count as f64 / nvlink_links);
+                topology.add_cable(gpus[a as usize], gpus[b as usize], LinkKind::NvLink, rate, nvlink.1, [nvlink.2; 2]);
+            }
+        }
+        for local in 0..preset.nics_per_node {
+            let nic = vertex(&mut topology, VertexKind::Nic, local);
+            let switch = switches[preset.nic_switch(local) as usize];
+            topology.add_cable(nic, switch, LinkKind::Pcie, pcie.0, pcie.1, [pcie.2; 2]);
+            let (leaf, port) = plan.attach(node, local);
+            let up = topology.add_cable(nic, leaves[leaf as usize], LinkKind::Network, nic_rate, nic_eff, [nic_lat, hop + nic_lat]);
+            fabric.nics.push(super::NicAttach { vertex: nic, leaf, up, address: leaf * plan.down + port });
         }
     }
     // Leaf ↔ spine (2-tier) or edge ↔ aggregation within each pod (3-tier): one cable per pair.
@@ -124,10 +159,10 @@ mod tests {
         scenario.nodes = 2;
         let topology = build(&scenario.validate().unwrap());
         assert_eq!(topology.n_gpus(), 16);
-        // 1 switch + 2 × (NVSwitch + 8 GPUs + 8 NICs).
-        assert_eq!(topology.vertices().count(), 35);
-        // 2 × 8 × (NVLink + PCIe + network) cables, two directions each.
-        assert_eq!(topology.n_links(), 96);
+        // 1 switch + 2 × (NVSwitch + 2 CPUs + 4 PCIe switches + 8 GPUs + 8 NICs).
+        assert_eq!(topology.vertices().count(), 1 + 2 * 23);
+        // Per node: 1 UPI + 4 switch-CPU + 8 × (NVLink + GPU PCIe) + 8 × (NIC PCIe + network) cables.
+        assert_eq!(topology.n_links(), 2 * 2 * (1 + 4 + 16 + 16));
         let nvlink = topology.links().find(|(_, link)| link.kind == LinkKind::NvLink).unwrap().1;
         assert_eq!(nvlink.line_rate.gbyte_per_s(), 450.0);
         assert!((nvlink.capacity().gbyte_per_s() - 370.8).abs() < 1e-9);

@@ -40,6 +40,10 @@ impl LinkId {
 pub enum VertexKind {
     Gpu,
     NvSwitch,
+    /// A PCIe switch inside a node (GPUs and NICs hang off it).
+    PcieSwitch,
+    /// A CPU socket (its PCIe root complex).
+    Cpu,
     Nic,
     /// A fabric switch NICs plug into (the only switch of a single-switch fabric).
     Leaf,
@@ -70,6 +74,8 @@ pub struct Vertex {
 pub enum LinkKind {
     NvLink,
     Pcie,
+    /// Between CPU sockets (UPI-class).
+    Socket,
     Network,
 }
 
@@ -78,7 +84,8 @@ impl LinkKind {
         match self {
             LinkKind::NvLink => "NVLink",
             LinkKind::Pcie => "PCIe",
-            LinkKind::Network => "InfiniBand",
+            LinkKind::Socket => "UPI",
+            LinkKind::Network => "network",
         }
     }
 }
@@ -160,6 +167,9 @@ pub struct Topology {
     /// Efficiency of a network link that flows from several sources share.
     pub congested_efficiency: f64,
     pub technology: Technology,
+    /// NICs per node the job may use (the first ones).
+    pub nics_used: u32,
+    pub pinning: crate::scenario::Pinning,
 }
 
 impl Topology {
@@ -221,6 +231,8 @@ impl Topology {
         match vertex.kind {
             VertexKind::Gpu => format!("{prefix}GPU {}", vertex.local),
             VertexKind::NvSwitch => format!("{prefix}NVSwitch"),
+            VertexKind::PcieSwitch => format!("{prefix}PCIe switch {}", vertex.local),
+            VertexKind::Cpu => format!("{prefix}CPU {}", vertex.local),
             VertexKind::Nic => format!("{prefix}NIC {}", vertex.local),
             VertexKind::Leaf if self.fabric.leaves.len() == 1 => "switch".to_string(),
             VertexKind::Leaf => format!("leaf {}", vertex.local),
