@@ -222,6 +222,13 @@ await test('every preset draws its node: DGX-1 mesh and the PCIe server', async 
   await waitFor('the PCIe server', async () => (await text('#bottleneck')).includes('UPI') || (await text('#bottleneck')).includes('PCIe'));
   for (let i = 0; i < 3; i += 1) await page.click('#step-forward');
   await page.screenshot({ path: join(shots, 'pcie-server.png') });
+  await page.selectOption('#preset', 'custom');
+  await page.waitForSelector('#custom-shape');
+  await page.selectOption('#custom-shape', 'full_mesh');
+  await page.locator('#custom-gpus').fill('6');
+  await page.locator('#custom-gpus').blur();
+  await waitFor('6 GPUs', async () => (await gpuCount()) === '6');
+  await page.screenshot({ path: join(shots, 'custom-mesh.png') });
   await page.selectOption('#preset', 'dgx-h100');
   await page.selectOption('#nodes', '2');
   await waitFor('16 GPUs', async () => (await gpuCount()) === '16');

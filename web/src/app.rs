@@ -7,6 +7,7 @@ use crate::state::{Action, AppState, SPEEDS};
 use fabricscope::catalog::NODE_PRESETS;
 use fabricscope::topology::LinkId;
 use fabricscope::units::{format_bytes, format_duration_ns, SimTime};
+use fabricscope::scenario::{CustomLink, CustomNode, CustomShape};
 use fabricscope::Scenario;
 use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels};
 use gloo::storage::{LocalStorage, Storage};
@@ -155,7 +156,10 @@ fn lab(props: &LabProps) -> Html {
                 </div>
             }
             <div class="columns">
-                <aside class="panel controls"><Controls state={state.clone()} /></aside>
+                <aside class="panel controls">
+                    <Controls handle={Handle(state.clone())} scenario={state.scenario.clone()} lang={state.lang}
+                        sim={Rc::as_ptr(&state.sim) as usize} />
+                </aside>
                 <section class="panel stage">
                     <TopologyView state={state.clone()} />
                     <Timeline state={state.clone()} />
@@ -172,6 +176,28 @@ fn lab(props: &LabProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct Props {
     state: State,
+}
+
+/// The reducer handle as a prop that never differs: a component given one re-renders only
+/// when its other props change. Controls use it so that animation frames and the chart filling
+/// in do not re-render (and so reset) a field the user is typing into.
+#[derive(Clone)]
+struct Handle(State);
+
+impl PartialEq for Handle {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// What the controls show: they re-render when one of these changes.
+#[derive(Properties, PartialEq)]
+struct ControlsProps {
+    handle: Handle,
+    scenario: Scenario,
+    lang: Lang,
+    /// The simulation's identity (its address), for the figures derived from it.
+    sim: usize,
 }
 
 #[function_component(Header)]
@@ -241,8 +267,8 @@ fn number_field(state: &State, field: &'static str, raw: String, apply: impl Fn(
 }
 
 #[function_component(Controls)]
-fn controls(props: &Props) -> Html {
-    let state = &props.state;
+fn controls(props: &ControlsProps) -> Html {
+    let state = &props.handle.0;
     let lang = state.lang;
     let scenario = &state.scenario;
     let preset = state.sim.scenario.preset();
@@ -251,7 +277,10 @@ fn controls(props: &Props) -> Html {
         let s = state.clone();
         Callback::from(move |e: Event| {
             let id = select_value(&e);
-            edit(&s, move |sc| sc.preset = id.clone())(s.scenario.clone());
+            edit(&s, move |sc| {
+                sc.preset = id.clone();
+                sc.custom = (id == "custom").then(|| sc.custom.clone().unwrap_or_else(default_custom));
+            })(s.scenario.clone());
         })
     };
     let on_nodes = {
@@ -328,8 +357,12 @@ fn controls(props: &Props) -> Html {
                             { format!("{} — {}× {}, {}× {}", p.name, p.gpus_per_node, p.gpu.name, p.nics_per_node, p.nic.name) }
                         </option>
                     }) }
+                    <option value="custom" selected={scenario.preset == "custom"}>{ t(lang, Text::CustomNode) }</option>
                 </select>
             </label>
+            if let Some(custom) = &scenario.custom {
+                <CustomControls handle={Handle(state.clone())} custom={custom.clone()} lang={lang} />
+            }
             <label>{ t(lang, Text::Nodes) }
                 <select id="nodes" onchange={on_nodes}>
                     { for PAGE_NODES.iter().copied().map(|n| html! {
@@ -426,6 +459,62 @@ fn controls(props: &Props) -> Html {
                 </select>
             </label>
         </>
+    }
+}
+
+fn default_custom() -> CustomNode {
+    CustomNode { shape: CustomShape::Ring, gpus: 8, link: CustomLink { bandwidth_gbyte_per_s: 100.0, latency_ns: 250, efficiency: 1.0 } }
+}
+
+#[derive(Properties, PartialEq)]
+struct CustomProps {
+    handle: Handle,
+    custom: CustomNode,
+    lang: Lang,
+}
+
+/// Shape, GPU count and link of a custom node.
+#[function_component(CustomControls)]
+fn custom_controls(props: &CustomProps) -> Html {
+    let (state, custom) = (&props.handle.0, &props.custom);
+    let lang = state.lang;
+    let change = |apply: fn(&mut CustomNode, &str) -> Result<(), String>| {
+        let s = state.clone();
+        Callback::from(move |e: Event| {
+            let value = e.target_unchecked_into::<HtmlInputElement>().value();
+            let mut scenario = s.scenario.clone();
+            let Some(custom) = scenario.custom.as_mut() else { return };
+            match apply(custom, value.trim()) {
+                Ok(()) => s.dispatch(Action::SetScenario(scenario)),
+                Err(message) => s.dispatch(Action::Reject(message)),
+            }
+        })
+    };
+    let on_shape = change(|c, v| parse_id(v).map(|shape| c.shape = shape).ok_or_else(|| format!("custom.shape: '{v}' is not a shape")));
+    let on_gpus = change(|c, v| v.parse().map(|n| c.gpus = n).map_err(|_| format!("custom.gpus: '{v}' is not a whole number")));
+    let on_bandwidth = change(|c, v| {
+        v.parse().map(|b| c.link.bandwidth_gbyte_per_s = b).map_err(|_| format!("custom.link.bandwidth_gbyte_per_s: '{v}' is not a number"))
+    });
+    let on_latency = change(|c, v| v.parse().map(|l| c.link.latency_ns = l).map_err(|_| format!("custom.link.latency_ns: '{v}' is not a whole number")));
+    html! {
+        <div class="custom">
+            <label>{ t(lang, Text::Shape) }
+                <select id="custom-shape" onchange={on_shape}>
+                    { for ["ring", "star", "full_mesh"].iter().map(|&c| html! {
+                        <option value={c} selected={id_of(&custom.shape) == c}>{ i18n::choice(lang, c) }</option>
+                    }) }
+                </select>
+            </label>
+            <label>{ t(lang, Text::GpusPerNode) }
+                <input id="custom-gpus" type="number" min="2" max="64" step="1" value={custom.gpus.to_string()} onchange={on_gpus} />
+            </label>
+            <label>{ t(lang, Text::LinkBandwidth) }
+                <input id="custom-bw" type="number" min="1" step="any" value={custom.link.bandwidth_gbyte_per_s.to_string()} onchange={on_bandwidth} />
+            </label>
+            <label>{ t(lang, Text::LinkLatency) }
+                <input id="custom-latency" type="number" min="0" step="1" value={custom.link.latency_ns.to_string()} onchange={on_latency} />
+            </label>
+        </div>
     }
 }
 
@@ -603,7 +692,7 @@ fn paint_topology(canvas: &HtmlCanvasElement, sim: &fabricscope::Simulation, pla
         frame: &frame,
         utilisation: &utilisation,
         focus,
-        node_name: sim.scenario.preset().name,
+        node_name: &sim.scenario.preset().name,
         lang,
         palette: if dark { &render::DARK } else { &render::LIGHT },
     };

@@ -239,15 +239,18 @@ fn mesh_brackets(topology: &Topology, vertices: &[Rect]) -> std::collections::BT
         span(p).total_cmp(&span(q)).then(p.0.cmp(&q.0))
     });
     let mut placed: Vec<(f64, f64, u32)> = Vec::new();
-    let mut out = std::collections::BTreeMap::new();
-    for (id, a, b) in cables {
+    let mut levels = Vec::new();
+    for &(id, a, b) in &cables {
         let (xa, xb) = (attach(a, id), attach(b, id));
         let (lo, hi) = (xa.min(xb) - 4.0, xa.max(xb) + 4.0);
         let level = (0..).find(|&l| !placed.iter().any(|&(plo, phi, pl)| pl == l && plo < hi && lo < phi)).unwrap_or(0);
         placed.push((lo, hi, level));
-        out.insert(id, (xa, xb, GPU_Y - 8.0 - 9.0 * level as f64));
+        levels.push((id, xa, xb, level));
     }
-    out
+    // Fit every level between the GPU row and the node label.
+    let top_level = levels.iter().map(|l| l.3).max().unwrap_or(0) as f64;
+    let spacing = ((GPU_Y - NODE_TOP - 30.0) / (top_level + 1.0)).min(9.0);
+    levels.into_iter().map(|(id, xa, xb, level)| (id, (xa, xb, GPU_Y - 8.0 - spacing * level as f64))).collect()
 }
 
 /// The polyline moved `by` to the right of its direction of travel, so a link's two

@@ -8,11 +8,29 @@ use serde::Serialize;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "fabricscope", version, about = "Simulate GPU cluster collectives (NVLink, NVSwitch, InfiniBand) the way nccl-tests measures them.")]
+#[command(
+    name = "fabricscope",
+    version,
+    about = "Simulate GPU cluster collectives (NVLink, NVSwitch, InfiniBand) the way nccl-tests measures them.",
+    after_long_help = SCENARIO_HELP
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+const SCENARIO_HELP: &str = "\
+Scenario files (--scenario FILE) are JSON; flags override their fields. Examples:
+
+  {\"preset\": \"dgx-h100\", \"nodes\": 2, \"collective\": \"all_reduce\", \"size_bytes\": 268435456,
+   \"fabric\": {\"technology\": \"roce\", \"topology\": \"leaf_spine\", \"wiring\": \"node\", \"routing\": \"ecmp\"}}
+
+  {\"preset\": \"custom\", \"custom\": {\"shape\": \"ring\", \"gpus\": 8,
+   \"link\": {\"bandwidth_gbyte_per_s\": 100, \"latency_ns\": 500}},
+   \"nodes\": 1, \"collective\": \"all_reduce\", \"size_bytes\": 268435456}
+
+Presets: dgx-h100, dgx-a100, hgx-b200, hgx-h800, dgx-1, pcie-h100, custom (shape ring, star or
+full_mesh). Every field and its range: tests/fixtures/README.md and crates/fabricscope/src/scenario.rs.";
 
 #[derive(Subcommand)]
 enum Command {
@@ -298,7 +316,7 @@ fn allreduce(args: &SweepArgs) -> Result<String, Vec<ScenarioError>> {
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,
-            wrong: match verify(&ring_allreduce(s.nodes, scenario.preset().rings, point.count, scenario.channels())) {
+            wrong: match verify(&ring_allreduce(s.nodes, &scenario.preset().rings, point.count, scenario.channels())) {
                 Ok(()) => Some(0),
                 Err(VerifyError::TooLarge { .. }) => None,
                 Err(VerifyError::Wrong { wrong, .. }) => Some(wrong),

@@ -87,3 +87,16 @@ fn technologies_differ_in_the_sweep() {
     let (ib, roce, tcp) = (busbw("infiniband"), busbw("roce"), busbw("tcp"));
     assert!(ib > roce && roce > tcp, "{ib} {roce} {tcp}");
 }
+
+#[test]
+fn scenario_files_run_and_flags_override_them() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/ring-8.json");
+    let (code, out, err) = fabricscope(&["allreduce", "--scenario", fixture, "-b", "256M", "-e", "256M"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("8 GPUs = 1 × custom ring of 8"), "{out}");
+    let (code, out, _) = fabricscope(&["topo", "--scenario", fixture, "--nodes", "3"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("3 nodes × custom ring of 8 (24 GPUs"), "{out}");
+    let (_, help, _) = fabricscope(&["--help"]);
+    assert!(help.contains("\"preset\": \"custom\""), "the help shows a scenario file");
+}

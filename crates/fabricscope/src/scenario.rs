@@ -21,7 +21,7 @@
 //! | `links.*.efficiency` | > 0 and ≤ 1 |
 //! | `links.*.latency_ns` | ≤ 10,000,000,000 (10 s) |
 
-use crate::catalog::{NodePreset, Routing, Technology};
+use crate::catalog::{NodePreset, NodeSpec, Routing, Technology};
 use crate::topology::FabricPlan;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -80,6 +80,9 @@ pub struct Scenario {
     /// The network between nodes.
     #[serde(default, skip_serializing_if = "FabricConfig::is_default")]
     pub fabric: FabricConfig,
+    /// The node when `preset` is "custom".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<CustomNode>,
     /// NICs per node the job may use (NCCL_IB_HCA lists the first `nics_used`); default: all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nics_used: Option<u32>,
@@ -101,6 +104,53 @@ fn is_zero(value: &u64) -> bool {
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
     *value == T::default()
 }
+
+/// The shape of a custom node's GPU interconnect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CustomShape {
+    /// GPU i linked to GPU i+1 (and the last to the first).
+    Ring,
+    /// Every GPU on one non-blocking switch.
+    Star,
+    /// A link between every pair of GPUs.
+    FullMesh,
+}
+
+/// A node described by its shape instead of a preset (`"preset": "custom"`). Nodes, NICs and
+/// the fabric between them come from the rest of the scenario, so "8 GPUs on a switch × M nodes
+/// on a switch" is a star node with `nodes: M`. Custom nodes have no PCIe cost: each GPU's NIC
+/// hangs off its own ideal PCIe switch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomNode {
+    pub shape: CustomShape,
+    /// GPUs per node, 2 ..= 64.
+    pub gpus: u32,
+    /// Each GPU-to-GPU link (ring, full mesh) or GPU-to-switch link (star), per direction.
+    pub link: CustomLink,
+}
+
+/// A custom link's figures.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomLink {
+    /// [GB/s], > 0.
+    pub bandwidth_gbyte_per_s: f64,
+    /// [ns]; default 250.
+    #[serde(default = "custom_latency")]
+    pub latency_ns: u64,
+    /// In (0, 1]; default 1.
+    #[serde(default = "one")]
+    pub efficiency: f64,
+}
+
+fn custom_latency() -> u64 {
+    250
+}
+
+/// Most GPUs a custom node may have.
+pub const MAX_CUSTOM_GPUS: u32 = 64;
 
 /// GPU ↔ NIC affinity of the job's processes (what OpenMPI/PyTorch process pinning decides).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -257,7 +307,7 @@ impl std::error::Error for ScenarioError {}
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValidScenario {
     scenario: Scenario,
-    preset: &'static NodePreset,
+    preset: NodeSpec,
     channels: u32,
     plan: FabricPlan,
 }
@@ -267,8 +317,9 @@ impl ValidScenario {
         &self.scenario
     }
 
-    pub fn preset(&self) -> &'static NodePreset {
-        self.preset
+    /// The node: the preset's figures or the custom node's.
+    pub fn preset(&self) -> &NodeSpec {
+        &self.preset
     }
 
     /// Parallel rings actually used (the scenario's, or the automatic choice).
@@ -306,6 +357,7 @@ impl Scenario {
             channels: None,
             links: LinkOverrides::default(),
             fabric: FabricConfig::default(),
+            custom: None,
             nics_used: None,
             pinning: Pinning::Aligned,
             virtualized: false,
@@ -346,11 +398,32 @@ impl Scenario {
             errors.push(ScenarioError { field: field.to_string(), problem })
         };
 
-        let preset = NodePreset::by_id(&self.preset);
-        if preset.is_none() {
-            let known: Vec<&str> = NodePreset::ids().collect();
-            problem("preset", format!("unknown preset '{}'; use one of: {}", self.preset, known.join(", ")));
-        }
+        let preset: Option<NodeSpec> = match (self.preset.as_str(), &self.custom) {
+            ("custom", Some(custom)) => match custom_problem(custom) {
+                Some((field, why)) => {
+                    problem(field, why);
+                    None
+                }
+                None => Some(NodeSpec::custom(custom)),
+            },
+            ("custom", None) => {
+                problem("custom", "preset \"custom\" needs a custom node: {\"shape\": \"ring\"|\"star\"|\"full_mesh\", \"gpus\": N, \"link\": {\"bandwidth_gbyte_per_s\": B}}".into());
+                None
+            }
+            (_, Some(_)) => {
+                problem("custom", format!("a custom node needs \"preset\": \"custom\", not '{}'", self.preset));
+                None
+            }
+            (id, None) => match NodePreset::by_id(id) {
+                Some(preset) => Some(NodeSpec::from(preset)),
+                None => {
+                    let known: Vec<&str> = NodePreset::ids().collect();
+                    problem("preset", format!("unknown preset '{}'; use one of: {}, custom", self.preset, known.join(", ")));
+                    None
+                }
+            },
+        };
+        let preset = preset.as_ref();
         let mut plan = None;
         if self.nodes == 0 || self.nodes > MAX_NODES {
             problem("nodes", format!("{} is out of range: use 1 to {MAX_NODES}", self.nodes));
@@ -427,7 +500,7 @@ impl Scenario {
         }
         match (preset, plan) {
             (Some(preset), Some(plan)) if errors.is_empty() => {
-                Ok(ValidScenario { scenario: self.clone(), preset, channels, plan })
+                Ok(ValidScenario { scenario: self.clone(), preset: preset.clone(), channels, plan })
             }
             _ => Err(errors),
         }
@@ -479,4 +552,21 @@ mod tests {
         scenario.links.nic.bandwidth_gbyte_per_s = Some(25.0);
         assert_eq!(Scenario::from_json(&scenario.to_json()).unwrap(), scenario);
     }
+}
+
+fn custom_problem(custom: &CustomNode) -> Option<(&'static str, String)> {
+    if custom.gpus < 2 || custom.gpus > MAX_CUSTOM_GPUS {
+        return Some(("custom.gpus", format!("{} is out of range: use 2 to {MAX_CUSTOM_GPUS}", custom.gpus)));
+    }
+    let bandwidth = custom.link.bandwidth_gbyte_per_s;
+    if !(bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH_GBYTE_PER_S) {
+        return Some(("custom.link.bandwidth_gbyte_per_s", format!("{bandwidth} is out of range: use more than 0 and at most {MAX_BANDWIDTH_GBYTE_PER_S}")));
+    }
+    if !(custom.link.efficiency > 0.0 && custom.link.efficiency <= 1.0) {
+        return Some(("custom.link.efficiency", format!("{} is out of range: use more than 0 and at most 1", custom.link.efficiency)));
+    }
+    if custom.link.latency_ns > MAX_LATENCY_NS {
+        return Some(("custom.link.latency_ns", format!("{} is out of range: use at most {MAX_LATENCY_NS} (10 s)", custom.link.latency_ns)));
+    }
+    None
 }

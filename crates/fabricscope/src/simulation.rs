@@ -63,10 +63,10 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     let topology = build(scenario);
     let s = scenario.scenario();
     let count = s.size_bytes / ELEM_BYTES;
-    let schedule = ring_allreduce(s.nodes, scenario.preset().rings, count, scenario.channels());
+    let schedule = ring_allreduce(s.nodes, &scenario.preset().rings, count, scenario.channels());
     let trace = engine::run(&topology, &schedule, scenario.routing(), s.seed);
     let summary = summarise(scenario, &topology, &trace);
-    let focus_rank = focus_rank(&topology, scenario.preset().rings[0]);
+    let focus_rank = focus_rank(&topology, &scenario.preset().rings[0]);
     let mut step_starts = vec![SimTime(u64::MAX); schedule.n_steps as usize];
     for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
         if transfer.src == focus_rank && transfer.channel == 0 {

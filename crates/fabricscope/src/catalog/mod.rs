@@ -13,4 +13,5 @@ mod node;
 pub use fabric::{Routing, Technology, TechnologySpec, TECHNOLOGIES};
 pub use gpu::{Gpu, GPUS};
 pub use link::{LinkSpec, NICS, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK};
-pub use node::{GpuFabric, NodePreset, NODE_PRESETS};
+pub use node::{GpuFabric, NodeFabric, NodePreset, NodeSpec, NODE_PRESETS};
+pub use gpu::H100;

@@ -189,6 +189,100 @@ impl NodePreset {
     pub fn ids() -> impl Iterator<Item = &'static str> {
         NODE_PRESETS.iter().map(|preset| preset.id)
     }
+}
+
+/// How the GPUs of a node are joined, owned (a preset's or a custom node's).
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeFabric {
+    NvSwitch { generation: u8 },
+    Mesh(Vec<(u32, u32, u32)>),
+    Pcie,
+}
+
+/// One node as the builder uses it: a preset's figures, or a custom node's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeSpec {
+    pub id: String,
+    pub name: String,
+    pub gpu: Gpu,
+    pub gpus_per_node: u32,
+    pub nvlink: LinkSpec,
+    pub gpu_fabric: NodeFabric,
+    pub pcie: LinkSpec,
+    pub pcie_switches: u32,
+    pub sockets: u32,
+    pub nics_per_node: u32,
+    pub nic: LinkSpec,
+    pub switch_name: String,
+    pub switch_radix: u32,
+    pub rings: Vec<Vec<u32>>,
+}
+
+impl From<&NodePreset> for NodeSpec {
+    fn from(p: &NodePreset) -> NodeSpec {
+        NodeSpec {
+            id: p.id.to_string(),
+            name: p.name.to_string(),
+            gpu: p.gpu,
+            gpus_per_node: p.gpus_per_node,
+            nvlink: p.nvlink,
+            gpu_fabric: match p.gpu_fabric {
+                GpuFabric::NvSwitch { generation } => NodeFabric::NvSwitch { generation },
+                GpuFabric::Mesh(pairs) => NodeFabric::Mesh(pairs.to_vec()),
+                GpuFabric::Pcie => NodeFabric::Pcie,
+            },
+            pcie: p.pcie,
+            pcie_switches: p.pcie_switches,
+            sockets: p.sockets,
+            nics_per_node: p.nics_per_node,
+            nic: p.nic,
+            switch_name: p.switch_name.to_string(),
+            switch_radix: p.switch_radix,
+            rings: p.rings.iter().map(|r| r.to_vec()).collect(),
+        }
+    }
+}
+
+impl NodeSpec {
+    /// A node built from a custom shape (validated by the scenario).
+    pub fn custom(custom: &crate::scenario::CustomNode) -> NodeSpec {
+        use crate::scenario::CustomShape;
+        let n = custom.gpus;
+        let gpu_fabric = match custom.shape {
+            CustomShape::Star => NodeFabric::NvSwitch { generation: 0 },
+            CustomShape::Ring => NodeFabric::Mesh((0..n).map(|i| (i.min((i + 1) % n), i.max((i + 1) % n), 1)).collect()),
+            CustomShape::FullMesh => NodeFabric::Mesh((0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b, 1))).collect()),
+        };
+        let shape = match custom.shape {
+            CustomShape::Ring => "ring",
+            CustomShape::Star => "star",
+            CustomShape::FullMesh => "full mesh",
+        };
+        NodeSpec {
+            id: "custom".into(),
+            name: format!("custom {shape} of {n}"),
+            // The GPU model matters only for compute; its NVLink count is one link per peer.
+            gpu: Gpu { name: "GPU", nvlink_links: 1, ..super::gpu::H100 },
+            gpus_per_node: n,
+            nvlink: LinkSpec {
+                name: "custom link",
+                line_rate_gbyte_per_s: custom.link.bandwidth_gbyte_per_s,
+                efficiency: custom.link.efficiency,
+                latency_ns: custom.link.latency_ns,
+            },
+            gpu_fabric,
+            // No PCIe cost: every GPU and its NIC share an ideal switch, and no CPU joins the
+            // switches, so GPUs talk only over the custom links.
+            pcie: LinkSpec { name: "ideal", line_rate_gbyte_per_s: 100_000.0, efficiency: 1.0, latency_ns: 0 },
+            pcie_switches: n,
+            sockets: 0,
+            nics_per_node: n,
+            nic: super::link::NIC_NDR_400,
+            switch_name: "switch".into(),
+            switch_radix: 64,
+            rings: vec![(0..n).collect()],
+        }
+    }
 
     /// The PCIe switch GPU `local` hangs off.
     pub fn gpu_switch(&self, local: u32) -> u32 {

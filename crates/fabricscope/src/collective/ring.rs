@@ -32,8 +32,8 @@ pub const NCCL_STEPS: u32 = 8;
 /// The ranks of channel `channel`'s ring, in ring order. `rings` are the orders a ring may visit
 /// a node's GPUs (the preset's NVLink rings); channel c uses ring c mod their number and starts
 /// each node at position c of it.
-pub fn ring_order(nodes: u32, rings: &[&[u32]], channel: u32) -> Vec<u32> {
-    let intra = rings[channel as usize % rings.len()];
+pub fn ring_order<R: AsRef<[u32]>>(nodes: u32, rings: &[R], channel: u32) -> Vec<u32> {
+    let intra = rings[channel as usize % rings.len()].as_ref();
     let g = intra.len() as u32;
     let start = channel % g;
     (0..nodes).flat_map(|node| (0..g).map(move |i| node * g + intra[((start + i) % g) as usize])).collect()
@@ -45,8 +45,8 @@ pub fn identity_order(gpus_per_node: u32) -> Vec<u32> {
 }
 
 /// Ring AllReduce of `count` elements on `nodes × GPUs per node` ranks over `n_channels` rings.
-pub fn ring_allreduce(nodes: u32, rings: &[&[u32]], count: u64, n_channels: u32) -> Schedule {
-    let gpus_per_node = rings[0].len() as u32;
+pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
+    let gpus_per_node = rings[0].as_ref().len() as u32;
     let n = nodes * gpus_per_node;
     assert!(n >= 1 && n_channels >= 1, "a ring needs a rank and a channel");
     let n_steps = 2 * (n - 1);

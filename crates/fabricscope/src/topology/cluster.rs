@@ -20,7 +20,7 @@
 //! latency on its hop, and every switch adds its hop latency on the link it sends out on.
 
 use super::{FabricIndex, LinkKind, Topology, Vertex, VertexId, VertexKind};
-use crate::catalog::{GpuFabric, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK};
+use crate::catalog::{NodeFabric, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK};
 use crate::scenario::{FabricTopology, LinkOverride, ValidScenario, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS};
 use crate::units::Bandwidth;
 use petgraph::graph::DiGraph;
@@ -70,7 +70,7 @@ pub fn build(scenario: &ValidScenario) -> Topology {
     for node in 0..s.nodes {
         let vertex = |topology: &mut Topology, kind, local| topology.add_vertex(Vertex { kind, node: Some(node), local });
         let nvswitch = match preset.gpu_fabric {
-            GpuFabric::NvSwitch { .. } => Some(vertex(&mut topology, VertexKind::NvSwitch, 0)),
+            NodeFabric::NvSwitch { .. } => Some(vertex(&mut topology, VertexKind::NvSwitch, 0)),
             _ => None,
         };
         // The PCIe tree: CPUs, the socket link, PCIe switches under their CPU.
@@ -82,8 +82,9 @@ pub fn build(scenario: &ValidScenario) -> Topology {
         let switches: Vec<VertexId> = (0..preset.pcie_switches).map(|i| vertex(&mut topology, VertexKind::PcieSwitch, i)).collect();
         let root = pcie.2 + ROOT_COMPLEX_LATENCY_NS;
         for (i, &switch) in switches.iter().enumerate() {
-            let cpu = cpus[preset.switch_socket(i as u32) as usize];
-            topology.add_cable(switch, cpu, LinkKind::Pcie, pcie.0, pcie.1, [root; 2]);
+            if let Some(&cpu) = cpus.get(preset.switch_socket(i as u32) as usize) {
+                topology.add_cable(switch, cpu, LinkKind::Pcie, pcie.0, pcie.1, [root; 2]);
+            }
         }
         let mut gpus = Vec::new();
         for local in 0..preset.gpus_per_node {
@@ -96,7 +97,7 @@ pub fn build(scenario: &ValidScenario) -> Topology {
             let switch = switches[preset.gpu_switch(local) as usize];
             topology.add_cable(gpu, switch, LinkKind::Pcie, pcie.0, pcie.1, [pcie.2; 2]);
         }
-        if let GpuFabric::Mesh(pairs) = preset.gpu_fabric {
+        if let NodeFabric::Mesh(pairs) = &preset.gpu_fabric {
             // Each pair's links as one link; its share of the GPU's NVLink bandwidth.
             for &(a, b, count) in pairs {
                 let rate = nvlink.0.scale(count as f64 / nvlink_links);
