@@ -239,6 +239,19 @@ await test('every preset draws its node: DGX-1 mesh and the PCIe server', async 
   await page.selectOption('#pinning', 'aligned');
 });
 
+await test('every collective animates: AllGather, Broadcast, AllToAll', async () => {
+  await page.selectOption('#collective', 'all_gather');
+  await waitFor('all-gather steps', async () => (await text('#step-text')).startsWith('Step 1 / 15 — all-gather'));
+  await page.selectOption('#collective', 'broadcast');
+  await waitFor('broadcast steps', async () => (await text('#step-text')).includes('— broadcast'));
+  await page.selectOption('#collective', 'all_to_all');
+  await waitFor('all-to-all steps', async () => (await text('#step-text')).includes('— all-to-all'));
+  const end = Number(await page.locator('#scrub').getAttribute('max'));
+  await page.locator('#scrub').fill(String(Math.round(end * 0.5)));
+  await page.screenshot({ path: join(shots, 'alltoall.png') });
+  await page.selectOption('#collective', 'all_reduce');
+});
+
 await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, not asserted)', async () => {
   await page.selectOption('#technology', 'infiniband');
   const t0 = Date.now();

@@ -444,7 +444,18 @@ fn controls(props: &ControlsProps) -> Html {
             </label>
             <p id="fabric-summary" class="formula">{ fabric_line(state) }</p>
             <h2>{ t(lang, Text::Collective) }</h2>
-            <p class="algo">{ "AllReduce · Ring · Simple" }<br /><code>{ "NCCL_ALGO=Ring NCCL_PROTO=Simple" }</code></p>
+            <label>
+                <select id="collective" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                    let collective = parse_id(&select_value(&e)).unwrap_or(fabricscope::Collective::AllReduce);
+                    edit(&s, move |sc| sc.collective = collective)(s.scenario.clone());
+                }) }>
+                    { for fabricscope::Collective::ALL.iter().map(|&c| html! {
+                        <option value={id_of(&c)} selected={c == scenario.collective}>{ i18n::collective(lang, c) }</option>
+                    }) }
+                </select>
+            </label>
+            <p class="algo">{ format!("{} · {} · Simple", scenario.collective.nccl_name(), state.sim.schedule.algorithm.nccl_name()) }<br />
+                <code>{ format!("NCCL_ALGO={} NCCL_PROTO=Simple", state.sim.schedule.algorithm.nccl_name()) }</code></p>
             <label>{ t(lang, Text::MessageSize) }{ ": " }<output id="size-label">{ format_bytes(scenario.size_bytes) }</output>
                 <input id="size" type="range" min="10" max="32" step="1" value={size_exp.to_string()} oninput={on_size} />
             </label>
@@ -792,7 +803,13 @@ fn results(props: &Props) -> Html {
         )
     });
     let ab = sim.alpha_beta();
-    let factor = 2.0 * (summary.n_ranks as f64 - 1.0) / summary.n_ranks as f64;
+    let collective = sim.schedule.collective;
+    let factor = collective.busbw_factor(summary.n_ranks);
+    let factor_formula = match collective {
+        fabricscope::Collective::AllReduce => "2(n−1)/n",
+        fabricscope::Collective::AllGather | fabricscope::Collective::ReduceScatter | fabricscope::Collective::AllToAll => "(n−1)/n",
+        _ => "1",
+    };
     html! {
         <>
             <h2>{ t(lang, Text::Results) }</h2>
@@ -802,13 +819,15 @@ fn results(props: &Props) -> Html {
                 <div><dt>{ t(lang, Text::BusBw) }</dt><dd id="busbw">{ format!("{:.1} GB/s", summary.busbw_gbyte_per_s) }</dd></div>
             </dl>
             <p class="formula">{ match lang {
-                Lang::En => format!("busbw = algbw × 2(n−1)/n = {:.1} × {factor:.3} (n = {} GPUs): comparable to the slowest link's bandwidth whatever the algorithm (nccl-tests).", summary.algbw_gbyte_per_s, summary.n_ranks),
-                Lang::Zh => format!("busbw = algbw × 2(n−1)/n = {:.1} × {factor:.3}（n = {} 块 GPU）：与算法无关，可直接和最慢链路的带宽比较（nccl-tests 定义）。", summary.algbw_gbyte_per_s, summary.n_ranks),
+                Lang::En => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3} (n = {} GPUs): comparable to the slowest link's bandwidth whatever the algorithm (nccl-tests).", summary.algbw_gbyte_per_s, summary.n_ranks),
+                Lang::Zh => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3}（n = {} 块 GPU）：与算法无关，可直接和最慢链路的带宽比较（nccl-tests 定义）。", summary.algbw_gbyte_per_s, summary.n_ranks),
             } }</p>
             <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
-            <p id="alpha-beta" class="formula"><strong>{ t(lang, Text::AlphaBeta) }{ ": " }</strong>
-                { i18n::alpha_beta_line(lang, summary.n_ranks, summary.size_bytes, &ab, summary.time.as_ns() as f64) }
-            </p>
+            if let Some(ab) = ab {
+                <p id="alpha-beta" class="formula"><strong>{ t(lang, Text::AlphaBeta) }{ ": " }</strong>
+                    { i18n::alpha_beta_line(lang, collective, summary.n_ranks, summary.size_bytes, &ab, summary.time.as_ns() as f64) }
+                </p>
+            }
         </>
     }
 }
@@ -827,19 +846,19 @@ fn chart(props: &Props) -> Html {
     }
     {
         let canvas_ref = canvas_ref.clone();
-        let deps = (state.curve.clone(), state.scenario.size_bytes, state.lang, state.dark);
-        use_effect_with(deps, move |(curve, size, lang, dark)| {
+        let deps = (state.curve.clone(), state.scenario.size_bytes, state.lang, state.dark, state.scenario.collective);
+        use_effect_with(deps, move |(curve, size, lang, dark, collective)| {
             let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
             let width = canvas.parent_element().map(|p| p.client_width()).unwrap_or(560).max(320) as u32;
             canvas.set_width(width);
             canvas.set_height(300);
             let Some(backend) = CanvasBackend::with_canvas_object(canvas) else { return };
             let series = [BusbwSeries {
-                label: "ring".into(),
+                label: collective.nccl_name().into(),
                 points: curve.iter().map(|p| (p.size_bytes, p.busbw_gbyte_per_s)).collect(),
             }];
             let labels = Labels {
-                caption: t(*lang, Text::ChartCaption).into(),
+                caption: format!("{} {}", collective.nccl_name(), t(*lang, Text::ChartCaption)),
                 x: t(*lang, Text::ChartX).into(),
                 y: t(*lang, Text::ChartY).into(),
             };

@@ -62,6 +62,8 @@ pub enum Text {
     Legend,
     ReduceScatter,
     AllGather,
+    LegendReduce,
+    LegendCopy,
     Theme,
     Done,
     DismissError,
@@ -87,8 +89,8 @@ pub enum Text {
 pub fn t(lang: Lang, text: Text) -> &'static str {
     use Text::*;
     match (lang, text) {
-        (Lang::En, Tagline) => "How a GPU cluster moves data: NVLink and NVSwitch inside a node, InfiniBand between nodes, one NCCL ring AllReduce chunk by chunk.",
-        (Lang::Zh, Tagline) => "GPU 集群如何搬运数据：节点内走 NVLink 与 NVSwitch，节点间走 InfiniBand，逐块演示 NCCL 的 Ring AllReduce。",
+        (Lang::En, Tagline) => "How a GPU cluster moves data: NVLink and NVSwitch inside a node, InfiniBand or Ethernet between nodes, NCCL collectives chunk by chunk.",
+        (Lang::Zh, Tagline) => "GPU 集群如何搬运数据：节点内走 NVLink 与 NVSwitch，节点间走 InfiniBand 或以太网，逐块演示 NCCL 集合通信。",
         (Lang::En, Preset) => "Node",
         (Lang::Zh, Preset) => "节点型号",
         (Lang::En, Nodes) => "Nodes",
@@ -129,8 +131,8 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
         (Lang::Zh, Bottleneck) => "瓶颈链路",
         (Lang::En, AlphaBeta) => "α-β model",
         (Lang::Zh, AlphaBeta) => "α-β 模型",
-        (Lang::En, ChartCaption) => "busbw vs message size (ring, this cluster)",
-        (Lang::Zh, ChartCaption) => "busbw 随消息大小变化（Ring，当前集群）",
+        (Lang::En, ChartCaption) => "busbw vs message size on this cluster",
+        (Lang::Zh, ChartCaption) => "在当前集群上 busbw 随消息大小的变化",
         (Lang::En, ChartX) => "message size (bytes)",
         (Lang::Zh, ChartX) => "消息大小（字节）",
         (Lang::En, ChartY) => "busbw (GB/s)",
@@ -146,6 +148,10 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
         (Lang::En, Legend) => "link utilisation",
         (Lang::Zh, Legend) => "链路利用率",
         (Lang::En, ReduceScatter) => "reduce-scatter",
+        (Lang::En, LegendReduce) => "chunk being added (reduce)",
+        (Lang::Zh, LegendReduce) => "累加中的数据块（reduce）",
+        (Lang::En, LegendCopy) => "chunk being copied",
+        (Lang::Zh, LegendCopy) => "复制中的数据块（copy）",
         (Lang::Zh, ReduceScatter) => "规约散发（reduce-scatter）",
         (Lang::En, AllGather) => "all-gather",
         (Lang::Zh, AllGather) => "全收集（all-gather）",
@@ -204,9 +210,38 @@ pub fn link_kind(lang: Lang, kind: LinkKind, network: &str) -> String {
 }
 
 pub fn phase(lang: Lang, phase: Phase) -> &'static str {
-    match phase {
-        Phase::ReduceScatter => t(lang, Text::ReduceScatter),
-        Phase::AllGather => t(lang, Text::AllGather),
+    match (lang, phase) {
+        (_, Phase::ReduceScatter) => t(lang, Text::ReduceScatter),
+        (_, Phase::AllGather) => t(lang, Text::AllGather),
+        (Lang::En, Phase::Broadcast) => "broadcast",
+        (Lang::Zh, Phase::Broadcast) => "广播（broadcast）",
+        (Lang::En, Phase::Reduce) => "reduce",
+        (Lang::Zh, Phase::Reduce) => "规约（reduce）",
+        (Lang::En, Phase::AllToAll) => "all-to-all",
+        (Lang::Zh, Phase::AllToAll) => "全交换（all-to-all）",
+        (Lang::En, Phase::SendRecv) => "send/recv",
+        (Lang::Zh, Phase::SendRecv) => "点对点收发（send/recv）",
+    }
+}
+
+/// A collective's name in the picker.
+pub fn collective(lang: Lang, collective: fabricscope::Collective) -> &'static str {
+    use fabricscope::Collective::*;
+    match (lang, collective) {
+        (Lang::En, AllReduce) => "AllReduce (every GPU gets the sum)",
+        (Lang::Zh, AllReduce) => "AllReduce（每块 GPU 得到总和）",
+        (Lang::En, AllGather) => "AllGather (every GPU gets every part)",
+        (Lang::Zh, AllGather) => "AllGather（每块 GPU 得到所有分片）",
+        (Lang::En, ReduceScatter) => "ReduceScatter (each GPU gets the sum of its part)",
+        (Lang::Zh, ReduceScatter) => "ReduceScatter（每块 GPU 得到自己分片的总和）",
+        (Lang::En, Broadcast) => "Broadcast (from the root)",
+        (Lang::Zh, Broadcast) => "Broadcast（从根节点广播）",
+        (Lang::En, Reduce) => "Reduce (the sum to the root)",
+        (Lang::Zh, Reduce) => "Reduce（总和汇聚到根节点）",
+        (Lang::En, AllToAll) => "AllToAll (each GPU a block to each)",
+        (Lang::Zh, AllToAll) => "AllToAll（两两交换数据块）",
+        (Lang::En, SendRecv) => "SendRecv (each GPU to the next)",
+        (Lang::Zh, SendRecv) => "SendRecv（每块 GPU 发给下一块）",
     }
 }
 
@@ -219,7 +254,7 @@ pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, 
         Lang::En => {
             let what = match info.op {
                 ChunkOp::Reduce => "adds it to its own copy",
-                ChunkOp::Copy => "stores the finished sum",
+                ChunkOp::Copy => "stores it",
             };
             format!(
                 "Step {} / {} — {}: {src} sends chunk {} ({size}) to {dst} over {via}, which {what}. {} transfers run in this step.",
@@ -233,7 +268,7 @@ pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, 
         Lang::Zh => {
             let what = match info.op {
                 ChunkOp::Reduce => "累加到自己的副本上",
-                ChunkOp::Copy => "保存已完成的求和结果",
+                ChunkOp::Copy => "保存下来",
             };
             format!(
                 "第 {} / {} 步 — {}：{src} 经 {via} 把第 {} 块（{size}）发给 {dst}，后者将其{what}。本步共有 {} 个传输同时进行。",
@@ -257,15 +292,16 @@ pub fn gpu_name(lang: Lang, node: Option<u32>, local: u32, multi_node: bool) -> 
 }
 
 /// The α-β line with every term: "14 × 3.900 µs + 1.750 × 256 MiB / 370.8 GB/s = 1.321 ms".
-pub fn alpha_beta_line(lang: Lang, n: u32, size: u64, ab: &fabricscope::AlphaBeta, engine_ns: f64) -> String {
+pub fn alpha_beta_line(lang: Lang, collective: fabricscope::Collective, n: u32, size: u64, ab: &fabricscope::AlphaBeta, engine_ns: f64) -> String {
     use fabricscope::units::format_duration_ns as d;
-    let factor = 2.0 * (n.max(1) - 1) as f64 / n.max(1) as f64;
+    let factor = collective.busbw_factor(n.max(1));
+    let steps = if collective == fabricscope::Collective::AllReduce { "2(n−1)" } else { "(n−1)" };
     let mut latency = format!("{} × {}", ab.intra_steps, d(ab.alpha_intra_ns));
     if ab.inter_steps > 0 {
         latency.push_str(&format!(" + {} × {}", ab.inter_steps, d(ab.alpha_inter_ns)));
     }
     let body = format!(
-        "2(n−1)·α + 2(n−1)/n·S/B = {latency} + {factor:.3} × {} / {:.1} GB/s = {}",
+        "{steps}·α + {steps}/n·S/B = {latency} + {factor:.3} × {} / {:.1} GB/s = {}",
         format_bytes(size),
         ab.bandwidth_bytes_per_ns,
         d(ab.predicted_ns)

@@ -2,7 +2,7 @@
 
 use crate::i18n::{t, Lang, Text};
 use crate::layout::{Layout, Rect};
-use fabricscope::collective::{Phase, Schedule};
+use fabricscope::collective::{ChunkOp, Schedule};
 use fabricscope::topology::{Topology, VertexKind};
 use fabricscope::trace::{Frame, Trace};
 use web_sys::CanvasRenderingContext2d;
@@ -173,9 +173,9 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
         let transfer = &scene.schedule.transfers[chunk.transfer as usize];
         let points = layout.polyline(&scene.trace.flows[chunk.transfer as usize].path);
         let (x, y) = Layout::point_along(&points, chunk.progress);
-        let colour = match scene.schedule.phase(transfer.step) {
-            Phase::ReduceScatter => palette.reduce,
-            Phase::AllGather => palette.copy,
+        let colour = match transfer.op {
+            ChunkOp::Reduce => palette.reduce,
+            ChunkOp::Copy => palette.copy,
         };
         let focused = scene.focus == Some(chunk.transfer);
         // Channel 0 is the ring the step text follows; the other channels move the same way
@@ -239,7 +239,7 @@ fn legend(ctx: &CanvasRenderingContext2d, scene: &Scene) {
     let _ = ctx.fill_text("0%", bar_x - 2.0 + 0.0, y + 15.0);
     let _ = ctx.fill_text("100%", bar_x + 108.0, y + 15.0);
     let mut x = bar_x + 150.0;
-    for (colour, text) in [(palette.reduce, Text::ReduceScatter), (palette.copy, Text::AllGather)] {
+    for (colour, text) in [(palette.reduce, Text::LegendReduce), (palette.copy, Text::LegendCopy)] {
         ctx.begin_path();
         let _ = ctx.arc(x, y, 5.0, 0.0, std::f64::consts::TAU);
         ctx.set_fill_style_str(colour);

@@ -1,9 +1,9 @@
 //! `fabricscope`: the core's model on the command line. The only crate that touches files.
 
 use clap::{Args, Parser, Subcommand};
-use fabricscope::collective::{ring_allreduce, verify, VerifyError, ELEM_BYTES};
+use fabricscope::collective::{schedule, verify, VerifyError, ELEM_BYTES};
 use fabricscope::units::parse_size;
-use fabricscope::{sweep, sweep_sizes, Scenario, ScenarioError, ValidScenario};
+use fabricscope::{sweep, sweep_sizes, Collective, Scenario, ScenarioError, ValidScenario};
 use serde::Serialize;
 use std::process::ExitCode;
 
@@ -34,9 +34,27 @@ full_mesh). Every field and its range: tests/fixtures/README.md and crates/fabri
 
 #[derive(Subcommand)]
 enum Command {
-    /// Ring AllReduce over a size sweep, printed like nccl-tests' all_reduce_perf.
+    /// AllReduce over a size sweep, printed like nccl-tests' all_reduce_perf.
     #[command(alias = "all_reduce_perf")]
     Allreduce(SweepArgs),
+    /// AllGather, like all_gather_perf (size: the gathered buffer).
+    #[command(alias = "all_gather_perf")]
+    Allgather(SweepArgs),
+    /// ReduceScatter, like reduce_scatter_perf (size: the input buffer).
+    #[command(alias = "reduce_scatter_perf")]
+    Reducescatter(SweepArgs),
+    /// Broadcast from --root, like broadcast_perf.
+    #[command(alias = "broadcast_perf")]
+    Broadcast(SweepArgs),
+    /// Reduce to --root, like reduce_perf.
+    #[command(alias = "reduce_perf")]
+    Reduce(SweepArgs),
+    /// AllToAll, like alltoall_perf (size: each rank's buffer).
+    #[command(alias = "alltoall_perf")]
+    Alltoall(SweepArgs),
+    /// Each rank sends to the next, like sendrecv_perf.
+    #[command(alias = "sendrecv_perf")]
+    Sendrecv(SweepArgs),
     /// Build the cluster and print its fabric: switches, cables, bisection, diameter; or DOT.
     Topo(TopoArgs),
 }
@@ -104,6 +122,9 @@ struct SweepArgs {
     /// Parallel rings (NCCL channels); default: one per NIC.
     #[arg(long)]
     channels: Option<u32>,
+    /// Root rank of broadcast and reduce, like nccl-tests -r.
+    #[arg(short = 'r', long)]
+    root: Option<u32>,
     /// Smallest size, like nccl-tests -b (suffixes K, M, G).
     #[arg(short = 'b', long = "min", default_value = "8", value_parser = parse_size)]
     min: u64,
@@ -121,7 +142,13 @@ struct SweepArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Allreduce(args) => allreduce(&args),
+        Command::Allreduce(args) => sweep_command(Collective::AllReduce, &args),
+        Command::Allgather(args) => sweep_command(Collective::AllGather, &args),
+        Command::Reducescatter(args) => sweep_command(Collective::ReduceScatter, &args),
+        Command::Broadcast(args) => sweep_command(Collective::Broadcast, &args),
+        Command::Reduce(args) => sweep_command(Collective::Reduce, &args),
+        Command::Alltoall(args) => sweep_command(Collective::AllToAll, &args),
+        Command::Sendrecv(args) => sweep_command(Collective::SendRecv, &args),
         Command::Topo(args) => topo(&args),
     };
     match result {
@@ -297,11 +324,18 @@ struct Report<'a> {
     avg_busbw_gbyte_per_s: f64,
 }
 
-fn allreduce(args: &SweepArgs) -> Result<String, Vec<ScenarioError>> {
+fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec<ScenarioError>> {
     if args.max < args.min {
         return Err(vec![ScenarioError { field: "--max".into(), problem: "must be at least --min".into() }]);
     }
-    let scenario = scenario_from(&args.hardware, args.min, args.channels, true)?;
+    let hardware = &args.hardware;
+    let scenario = scenario_from(hardware, args.min, args.channels, false)?;
+    let mut scenario = scenario.scenario().clone();
+    scenario.collective = collective;
+    if let Some(root) = args.root {
+        scenario.root = root;
+    }
+    let scenario = scenario.validate()?;
     let sizes = sweep_sizes(args.min, args.max, args.factor);
     let points = sweep(&scenario, &sizes)?;
     let s = scenario.scenario();
@@ -311,12 +345,12 @@ fn allreduce(args: &SweepArgs) -> Result<String, Vec<ScenarioError>> {
             size_bytes: point.size_bytes,
             count: point.count,
             data_type: "float",
-            redop: "sum",
-            root: -1,
+            redop: if matches!(s.collective, Collective::AllReduce | Collective::ReduceScatter | Collective::Reduce) { "sum" } else { "none" },
+            root: if s.collective.has_root() { s.root as i32 } else { -1 },
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,
-            wrong: match verify(&ring_allreduce(s.nodes, &scenario.preset().rings, point.count, scenario.channels())) {
+            wrong: match verify(&schedule(s.collective, s.nodes, &scenario.preset().rings, point.count, scenario.channels(), s.root)) {
                 Ok(()) => Some(0),
                 Err(VerifyError::TooLarge { .. }) => None,
                 Err(VerifyError::Wrong { wrong, .. }) => Some(wrong),
@@ -329,7 +363,7 @@ fn allreduce(args: &SweepArgs) -> Result<String, Vec<ScenarioError>> {
         scenario: s,
         n_ranks: scenario.n_ranks(),
         channels: scenario.channels(),
-        algorithm: "Ring",
+        algorithm: scenario_algorithm(s.collective),
         protocol: "Simple",
         rows,
         avg_busbw_gbyte_per_s: avg,
@@ -338,6 +372,13 @@ fn allreduce(args: &SweepArgs) -> Result<String, Vec<ScenarioError>> {
         return Ok(serde_json::to_string_pretty(&report).expect("the report serialises") + "\n");
     }
     Ok(table(&scenario, &report))
+}
+
+fn scenario_algorithm(collective: Collective) -> &'static str {
+    match collective {
+        Collective::AllToAll | Collective::SendRecv => "P2P",
+        _ => "Ring",
+    }
 }
 
 fn table(scenario: &ValidScenario, report: &Report) -> String {

@@ -42,13 +42,35 @@ const MAX_LATENCY_NS: u64 = 10_000_000_000;
 #[serde(rename_all = "snake_case")]
 pub enum Collective {
     AllReduce,
+    AllGather,
+    ReduceScatter,
+    Broadcast,
+    Reduce,
+    AllToAll,
+    /// Each rank sends its buffer to the next rank (nccl-tests `sendrecv_perf`).
+    SendRecv,
 }
 
 impl Collective {
-    /// nccl-tests' bus bandwidth factor: busbw = algbw × factor (nccl-tests `doc/PERFORMANCE.md`).
+    pub const ALL: [Collective; 7] = [
+        Collective::AllReduce,
+        Collective::AllGather,
+        Collective::ReduceScatter,
+        Collective::Broadcast,
+        Collective::Reduce,
+        Collective::AllToAll,
+        Collective::SendRecv,
+    ];
+
+    /// nccl-tests' bus bandwidth factor: busbw = algbw × factor (nccl-tests `doc/PERFORMANCE.md`):
+    /// AllReduce 2(n-1)/n; AllGather, ReduceScatter, AllToAll (n-1)/n with the size being the
+    /// whole buffer; Broadcast, Reduce, SendRecv 1.
     pub fn busbw_factor(self, n_ranks: u32) -> f64 {
+        let n = n_ranks as f64;
         match self {
-            Collective::AllReduce => 2.0 * (n_ranks as f64 - 1.0) / n_ranks as f64,
+            Collective::AllReduce => 2.0 * (n - 1.0) / n,
+            Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => (n - 1.0) / n,
+            Collective::Broadcast | Collective::Reduce | Collective::SendRecv => 1.0,
         }
     }
 
@@ -56,7 +78,31 @@ impl Collective {
     pub fn perf_binary(self) -> &'static str {
         match self {
             Collective::AllReduce => "all_reduce_perf",
+            Collective::AllGather => "all_gather_perf",
+            Collective::ReduceScatter => "reduce_scatter_perf",
+            Collective::Broadcast => "broadcast_perf",
+            Collective::Reduce => "reduce_perf",
+            Collective::AllToAll => "alltoall_perf",
+            Collective::SendRecv => "sendrecv_perf",
         }
+    }
+
+    /// The name NCCL's API gives it.
+    pub fn nccl_name(self) -> &'static str {
+        match self {
+            Collective::AllReduce => "AllReduce",
+            Collective::AllGather => "AllGather",
+            Collective::ReduceScatter => "ReduceScatter",
+            Collective::Broadcast => "Broadcast",
+            Collective::Reduce => "Reduce",
+            Collective::AllToAll => "AllToAll",
+            Collective::SendRecv => "SendRecv",
+        }
+    }
+
+    /// Whether it has a root rank (nccl-tests' `root` column).
+    pub fn has_root(self) -> bool {
+        matches!(self, Collective::Broadcast | Collective::Reduce)
     }
 }
 
@@ -69,8 +115,12 @@ pub struct Scenario {
     /// Number of nodes, all on one InfiniBand switch.
     pub nodes: u32,
     pub collective: Collective,
-    /// Message size [B] (nccl-tests' "size": the whole buffer each rank reduces).
+    /// Message size [B], as nccl-tests counts it: the whole buffer (AllGather: the gathered
+    /// output; ReduceScatter: the input; AllToAll: each rank's buffer).
     pub size_bytes: u64,
+    /// Root rank of Broadcast and Reduce.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub root: u32,
     /// Parallel rings. `None`: NCCL's choice here, one channel per NIC of a node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<u32>,
@@ -95,6 +145,10 @@ pub struct Scenario {
     /// Seed of every pseudo-random choice (ECMP hashing); the same seed gives the same trace.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub seed: u64,
+}
+
+fn is_zero_u32(value: &u32) -> bool {
+    *value == 0
 }
 
 fn is_zero(value: &u64) -> bool {
@@ -354,6 +408,7 @@ impl Scenario {
             nodes: 1,
             collective: Collective::AllReduce,
             size_bytes: 256 << 20,
+            root: 0,
             channels: None,
             links: LinkOverrides::default(),
             fabric: FabricConfig::default(),
@@ -486,14 +541,21 @@ impl Scenario {
         }
 
         let channels = self.channels.unwrap_or(self.nics_used.or(preset.map(|p| p.nics_per_node)).unwrap_or(1).max(1));
+        if let Some(preset) = preset {
+            let n = self.nodes.saturating_mul(preset.gpus_per_node);
+            if self.root >= n && errors.is_empty() {
+                errors.push(ScenarioError { field: "root".into(), problem: format!("{} is out of range: ranks are 0 to {}", self.root, n - 1) });
+            }
+        }
         if let (Some(preset), true, true) = (preset, errors.is_empty(), engine_limit) {
             let n = self.nodes as u64 * preset.gpus_per_node as u64;
-            let transfers = 2 * (n - 1) * n * channels as u64;
+            let transfers = crate::collective::transfer_count(self.collective, n as u32, self.size_bytes / 4, channels);
             if transfers > MAX_TRANSFERS {
                 errors.push(ScenarioError {
                     field: "nodes".into(),
                     problem: format!(
-                        "a ring AllReduce on {n} GPUs over {channels} channels is {transfers} transfers, more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes or channels"
+                        "{} on {n} GPUs over {channels} channels is {transfers} transfers, more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes or channels",
+                        self.collective.nccl_name()
                     ),
                 });
             }

@@ -1,6 +1,6 @@
 //! The front door: simulate a scenario, summarise it, describe its steps, sweep sizes.
 
-use crate::collective::{ring_allreduce, ChunkOp, Phase, Schedule, ELEM_BYTES};
+use crate::collective::{ChunkOp, Phase, Schedule, ELEM_BYTES};
 use crate::engine;
 use crate::scenario::{ScenarioError, ValidScenario};
 use crate::topology::{build, LinkId, LinkKind, Topology};
@@ -63,16 +63,28 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     let topology = build(scenario);
     let s = scenario.scenario();
     let count = s.size_bytes / ELEM_BYTES;
-    let schedule = ring_allreduce(s.nodes, &scenario.preset().rings, count, scenario.channels());
+    let schedule = crate::collective::schedule(s.collective, s.nodes, &scenario.preset().rings, count, scenario.channels(), s.root);
     let trace = engine::run(&topology, &schedule, scenario.routing(), s.seed);
     let summary = summarise(scenario, &topology, &trace);
     let focus_rank = focus_rank(&topology, &scenario.preset().rings[0]);
-    let mut step_starts = vec![SimTime(u64::MAX); schedule.n_steps as usize];
+    // A step's start is when the followed rank's channel-0 transfer was issued, or, in a step
+    // where that rank sends nothing (a broadcast's chain), the step's first channel-0 transfer.
+    let mut followed = vec![SimTime(u64::MAX); schedule.n_steps as usize];
+    let mut any = vec![SimTime(u64::MAX); schedule.n_steps as usize];
     for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
-        if transfer.src == focus_rank && transfer.channel == 0 {
-            let start = &mut step_starts[transfer.step as usize];
-            *start = (*start).min(flow.issued);
+        if transfer.channel == 0 {
+            let k = transfer.step as usize;
+            any[k] = any[k].min(flow.issued);
+            if transfer.src == focus_rank {
+                followed[k] = followed[k].min(flow.issued);
+            }
         }
+    }
+    let mut step_starts: Vec<SimTime> =
+        followed.iter().zip(&any).map(|(&f, &a)| if f.0 == u64::MAX { a } else { f }).collect();
+    // Keep them in order, so "the step at t" is well defined.
+    for k in 1..step_starts.len() {
+        step_starts[k] = step_starts[k].max(step_starts[k - 1]);
     }
     Simulation { scenario: scenario.clone(), topology, schedule, trace, summary, focus_rank, step_starts }
 }
@@ -122,7 +134,12 @@ impl Simulation {
     /// The followed transfer of `step`: `focus_rank`'s send on channel 0.
     pub fn focus_transfer(&self, step: u32) -> Option<u32> {
         let t = &self.schedule.transfers;
-        (0..t.len()).find(|&i| t[i].step == step && t[i].channel == 0 && t[i].src == self.focus_rank).map(|i| i as u32)
+        let in_step = |i: &usize| t[*i].step == step && t[*i].channel == 0;
+        (0..t.len())
+            .filter(in_step)
+            .find(|&i| t[i].src == self.focus_rank)
+            .or_else(|| (0..t.len()).find(in_step))
+            .map(|i| i as u32)
     }
 
     /// Describes `step`, using the transfer that `focus_rank` sends in its lowest channel.
@@ -172,7 +189,9 @@ impl AlphaBeta {
 }
 
 impl Simulation {
-    /// The α-β formula `2(n-1)·α + 2(n-1)/n · S/B` with this topology's figures.
+    /// The α-β formula with this topology's figures, for the ring collectives: AllReduce
+    /// `2(n-1)·α + 2(n-1)/n · S/B`, AllGather and ReduceScatter `(n-1)·α + (n-1)/n · S/B`;
+    /// `None` for the others.
     ///
     /// `B`: a hop's bandwidth is its slowest link's capacity divided among the first step's
     /// transfers that cross that link; a channel moves at its slowest hop, and `B` is that rate
@@ -181,7 +200,12 @@ impl Simulation {
     /// some of its hops cross the network and pay the network's α. Exact for one node; across
     /// nodes the engine finishes earlier, because it overlaps one step's latency with other
     /// steps' data.
-    pub fn alpha_beta(&self) -> AlphaBeta {
+    pub fn alpha_beta(&self) -> Option<AlphaBeta> {
+        use crate::scenario::Collective;
+        let collective = self.schedule.collective;
+        if !matches!(collective, Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter) {
+            return None;
+        }
         let n = self.schedule.n_ranks;
         let first: Vec<usize> =
             (0..self.schedule.transfers.len()).filter(|&i| self.schedule.transfers[i].step == 0).collect();
@@ -203,14 +227,7 @@ impl Simulation {
         }
         let slowest = channel_rate.iter().copied().fold(f64::INFINITY, f64::min);
         if n < 2 || !slowest.is_finite() {
-            return AlphaBeta {
-                alpha_intra_ns: 0.0,
-                alpha_inter_ns: 0.0,
-                intra_steps: 0,
-                inter_steps: 0,
-                bandwidth_bytes_per_ns: 0.0,
-                predicted_ns: 0.0,
-            };
+            return None;
         }
         // Channel 0's hops in ring order: (latency, crosses the network).
         let hops: Vec<(u64, bool)> = first
@@ -221,7 +238,7 @@ impl Simulation {
                 (engine::flow_latency_ns(&self.topology, path), engine::path_class(&self.topology, path) == LinkKind::Network)
             })
             .collect();
-        let chain = 2 * (n as usize - 1);
+        let chain = self.schedule.n_steps as usize;
         let (mut worst, mut worst_inter) = (0u64, 0u32);
         for start in 0..hops.len() {
             let (sum, inter) = (0..chain).map(|k| hops[(start + k) % hops.len()]).fold((0u64, 0u32), |(s, c), (lat, net)| {
@@ -235,15 +252,15 @@ impl Simulation {
         let alpha_inter = hops.iter().filter(|h| h.1).map(|h| h.0).max().unwrap_or(0) as f64;
         let bandwidth = slowest * self.schedule.n_channels as f64;
         let size = self.schedule.size_bytes();
-        let beta_ns = crate::analytic::ring_allreduce_ns(n, size, 0.0, bandwidth);
-        AlphaBeta {
+        let beta_ns = collective.busbw_factor(n) * size as f64 / bandwidth;
+        Some(AlphaBeta {
             alpha_intra_ns: alpha_intra,
             alpha_inter_ns: alpha_inter,
             intra_steps: chain as u32 - worst_inter,
             inter_steps: worst_inter,
             bandwidth_bytes_per_ns: bandwidth,
             predicted_ns: worst as f64 + beta_ns,
-        }
+        })
     }
 }
 

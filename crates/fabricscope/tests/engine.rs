@@ -97,7 +97,7 @@ fn contention_halves_the_rate() {
     let valid = scenario(1, 1 << 20, Some(1));
     let topology = build(&valid);
     let len = 1 << 20; // elements: 4 MiB each
-    let transfer = |src, dst| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, len, op: ChunkOp::Copy, deps: vec![], after: None };
+    let transfer = |src, dst| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, src_offset: 0, from_input: false, len, op: ChunkOp::Copy, deps: vec![], after: None };
     let schedule = |transfers| Schedule {
         collective: Collective::AllReduce,
         algorithm: fabricscope::collective::Algorithm::Ring,
@@ -105,6 +105,8 @@ fn contention_halves_the_rate() {
         n_channels: 1,
         count: len,
         n_steps: 1,
+        root: 0,
+        regions: vec![],
         transfers,
     };
     let capacity = fabricscope::units::Bandwidth::from_gbyte_per_s(450.0 * 0.824);
@@ -181,19 +183,19 @@ fn sampling_shows_chunks_and_link_rates() {
 #[test]
 fn alpha_beta_prediction_is_exact_on_one_node_and_an_upper_bound_across_nodes() {
     let one = simulate(&scenario(1, 256 << 20, None));
-    let ab = one.alpha_beta();
+    let ab = one.alpha_beta().unwrap();
     assert_eq!((ab.intra_steps, ab.inter_steps), (14, 0));
     assert!((ab.bandwidth_bytes_per_ns - 370.8).abs() < 1e-9);
     // The engine rounds each step up to a whole ns.
     assert!((one.summary.time.as_ns() as f64 - ab.predicted_ns).abs() <= 14.0);
 
     let two = simulate(&scenario(2, 256 << 20, None));
-    let ab = two.alpha_beta();
+    let ab = two.alpha_beta().unwrap();
     assert_eq!((ab.intra_steps, ab.inter_steps), (26, 4));
     assert!((ab.bandwidth_bytes_per_ns - 8.0 * 48.0).abs() < 1e-9, "8 channels at one NIC's 48 GB/s");
     assert!((two.summary.time.as_ns() as f64) < ab.predicted_ns);
     let tiny = simulate(&scenario(2, 8, Some(1)));
-    assert!((tiny.summary.time.as_ns() as f64 - tiny.alpha_beta().predicted_ns).abs() <= 30.0);
+    assert!((tiny.summary.time.as_ns() as f64 - tiny.alpha_beta().unwrap().predicted_ns).abs() <= 30.0);
 }
 
 /// DGX-1's hybrid cube-mesh: two NVLink rings and their reverses load every directed pair link
@@ -202,7 +204,7 @@ fn alpha_beta_prediction_is_exact_on_one_node_and_an_upper_bound_across_nodes() 
 fn dgx1_rings_run_at_one_nvlink_each() {
     let scenario = Scenario { preset: "dgx-1".into(), size_bytes: 1 << 30, ..Scenario::default_demo() };
     let sim = simulate(&scenario.validate().unwrap());
-    let ab = sim.alpha_beta();
+    let ab = sim.alpha_beta().unwrap();
     assert!((ab.bandwidth_bytes_per_ns - 4.0 * 20.0).abs() < 1e-9, "4 channels × 20 GB/s: {ab:?}");
     assert!((sim.summary.time.as_ns() as f64 - ab.predicted_ns).abs() <= 14.0);
     for (id, link) in sim.topology.links() {
@@ -219,10 +221,38 @@ fn every_preset_runs_near_its_bound() {
     for preset in fabricscope::catalog::NODE_PRESETS {
         let scenario = Scenario { preset: preset.id.into(), size_bytes: 1 << 30, ..Scenario::default_demo() };
         let sim = simulate(&scenario.validate().unwrap());
-        let ab = sim.alpha_beta();
+        let ab = sim.alpha_beta().unwrap();
         let busbw = sim.summary.busbw_gbyte_per_s;
         assert!(busbw > 0.9 * ab.bandwidth_bytes_per_ns && busbw <= ab.bandwidth_bytes_per_ns * 1.001, "{}: busbw {busbw} vs B {}", preset.id, ab.bandwidth_bytes_per_ns);
         let small = ring_allreduce(2, preset.rings, 1001, 8);
         fabricscope::collective::verify(&small).unwrap();
     }
+}
+
+/// Every collective on one DGX H100 at 1 GiB: the ring ones meet α-β, and all land near the
+/// NVLink bound in nccl-tests' busbw terms (busbw is comparable to the slowest link).
+#[test]
+fn every_collective_lands_near_the_nvlink_bound() {
+    for collective in Collective::ALL {
+        let scenario = Scenario { collective, size_bytes: 1 << 30, ..Scenario::default_demo() };
+        let sim = simulate(&scenario.validate().unwrap());
+        let busbw = sim.summary.busbw_gbyte_per_s;
+        assert!(busbw > 0.85 * 370.8 && busbw <= 370.8 * 1.0001, "{collective:?}: busbw {busbw}");
+        if let Some(ab) = sim.alpha_beta() {
+            assert!((sim.summary.time.as_ns() as f64 - ab.predicted_ns).abs() <= ab.intra_steps as f64, "{collective:?}: {ab:?}");
+        }
+    }
+}
+
+/// A broadcast is a pipeline of 512 KiB chunks: the first pays every hop's latency, the rest
+/// follow one chunk-time apart: `hops·α + (chunks + hops - 1)·chunk/B`.
+#[test]
+fn broadcast_pipelines_its_chunks() {
+    let scenario = Scenario { collective: Collective::Broadcast, channels: Some(1), size_bytes: 8 << 20, ..Scenario::default_demo() };
+    let sim = simulate(&scenario.validate().unwrap());
+    let alpha = latency_between(&sim.topology, 0, 1);
+    let chunks = 16; // 8 MiB / 512 KiB
+    let chunk_ns = transfer_ns(512 << 10, fabricscope::units::Bandwidth::from_gbyte_per_s(370.8));
+    assert_eq!(sim.schedule.n_steps, chunks + 7 - 1);
+    assert_eq!(sim.summary.time.as_ns(), 7 * alpha + (chunks as u64 + 6) * chunk_ns);
 }

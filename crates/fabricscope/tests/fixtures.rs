@@ -39,7 +39,7 @@ fn a_full_mesh_ring_uses_only_its_neighbour_links() {
 fn a_two_level_cluster_is_bound_by_its_nics() {
     let sim = load("two-level-8x4.json");
     // 8 channels, one per NIC, each at one NIC's 25 GB/s: B = 200 GB/s, equal to the node's switch.
-    let ab = sim.alpha_beta();
+    let ab = sim.alpha_beta().unwrap();
     assert!((ab.bandwidth_bytes_per_ns - 200.0).abs() < 1e-9, "{ab:?}");
     let busbw = sim.summary.busbw_gbyte_per_s;
     assert!(busbw > 0.95 * 200.0 && busbw <= 200.0, "{busbw}");

@@ -3,10 +3,40 @@
 //! A `Schedule` is plain data (steps of chunk transfers with their dependencies), so the same
 //! value is executed on integers by `verify`, timed by the engine and animated by the page.
 
+mod direct;
 mod ring;
 mod schedule;
 mod verify;
 
-pub use ring::{identity_order, ring_allreduce, ring_order, NCCL_STEPS};
-pub use schedule::{Algorithm, ChunkOp, Phase, Schedule, Transfer, ELEM_BYTES};
+pub use direct::{alltoall, sendrecv};
+pub use ring::{chain_chunks, identity_order, ring_allreduce, ring_chain, ring_gather_or_scatter, ring_order, NCCL_STEPS};
+pub use schedule::{Algorithm, ChunkOp, Phase, Region, Schedule, Transfer, ELEM_BYTES};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};
+
+use crate::scenario::Collective;
+
+/// The schedule of `collective` on `nodes` nodes whose GPUs the `rings` orders visit.
+pub fn schedule<R: AsRef<[u32]>>(collective: Collective, nodes: u32, rings: &[R], count: u64, n_channels: u32, root: u32) -> Schedule {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    match collective {
+        Collective::AllReduce => ring_allreduce(nodes, rings, count, n_channels),
+        Collective::AllGather => ring_gather_or_scatter(true, nodes, rings, count, n_channels),
+        Collective::ReduceScatter => ring_gather_or_scatter(false, nodes, rings, count, n_channels),
+        Collective::Broadcast => ring_chain(false, nodes, rings, count, n_channels, root),
+        Collective::Reduce => ring_chain(true, nodes, rings, count, n_channels, root),
+        Collective::AllToAll => alltoall(n, count, n_channels),
+        Collective::SendRecv => sendrecv(n, count, n_channels),
+    }
+}
+
+/// Transfers `schedule` makes, without making them (for the scenario's engine limit).
+pub fn transfer_count(collective: Collective, n: u32, count: u64, n_channels: u32) -> u64 {
+    let (n, c, k) = (n as u64, n_channels as u64, chain_chunks(count.div_ceil(n_channels as u64)) as u64);
+    let m = n.saturating_sub(1);
+    match collective {
+        Collective::AllReduce => 2 * m * n * c,
+        Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => m * n * c,
+        Collective::Broadcast | Collective::Reduce => k * m * c,
+        Collective::SendRecv => k * n * c,
+    }
+}

@@ -23,7 +23,7 @@
 //! c, so the node is left from GPU c-1 (through NIC c-1) into the next node's GPU c (through
 //! NIC c): with one channel per NIC every NIC sends one channel and receives another.
 
-use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
+use super::schedule::{Algorithm, ChunkOp, Region, Schedule, Transfer};
 use crate::scenario::Collective;
 
 /// Slots a channel keeps in flight per connection (NCCL's `NCCL_STEPS`).
@@ -83,6 +83,8 @@ pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
                     dst: order[((position + 1) % n) as usize],
                     chunk,
                     offset: channel_start + chunk_start,
+                    src_offset: channel_start + chunk_start,
+                    from_input: false,
                     len: chunk_len,
                     op,
                     deps,
@@ -98,8 +100,148 @@ pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
         n_channels,
         count,
         n_steps,
+        root: 0,
+        regions: Vec::new(),
         transfers,
     }
+}
+
+/// Ring AllGather (`gather`) or ReduceScatter: `n-1` steps of the ring. Chunk k of each
+/// channel's slice belongs to the rank at ring position k: in an AllGather that rank starts with
+/// it and position p sends chunk (p - s) mod n at step s; in a ReduceScatter it ends with its
+/// sum, position p adding chunk (p - s - 1) mod n into its successor's copy.
+pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let n_steps = n - 1;
+    let at = |step: u32, channel: u32, position: u32| -> u32 { (step * n_channels + channel) * n + position };
+    let mut transfers = Vec::with_capacity((n_steps * n * n_channels) as usize);
+    let mut regions = Vec::new();
+    for channel in 0..n_channels {
+        let order = ring_order(nodes, rings, channel);
+        let (start, len) = slice(count, n_channels, channel);
+        for k in 0..n {
+            let (chunk_start, chunk_len) = slice(len, n, k);
+            regions.push(Region { start: start + chunk_start, len: chunk_len, rank: order[k as usize] });
+        }
+    }
+    for step in 0..n_steps {
+        for channel in 0..n_channels {
+            let order = ring_order(nodes, rings, channel);
+            let (start, len) = slice(count, n_channels, channel);
+            for position in 0..n {
+                let shift = if gather { 0 } else { 1 };
+                let chunk = (position + 2 * n - step - shift) % n;
+                let (chunk_start, chunk_len) = slice(len, n, chunk);
+                let mut deps = Vec::with_capacity(2);
+                if step >= NCCL_STEPS {
+                    deps.push(at(step - NCCL_STEPS, channel, position));
+                }
+                if step > 0 {
+                    deps.push(at(step - 1, channel, (position + n - 1) % n));
+                }
+                debug_assert_eq!(transfers.len() as u32, at(step, channel, position));
+                transfers.push(Transfer {
+                    step,
+                    channel,
+                    src: order[position as usize],
+                    dst: order[((position + 1) % n) as usize],
+                    chunk,
+                    offset: start + chunk_start,
+                    src_offset: start + chunk_start,
+                    from_input: false,
+                    len: chunk_len,
+                    op: if gather { ChunkOp::Copy } else { ChunkOp::Reduce },
+                    deps,
+                    after: (step > 0).then(|| at(step - 1, channel, position)),
+                });
+            }
+        }
+    }
+    Schedule {
+        collective: if gather { Collective::AllGather } else { Collective::ReduceScatter },
+        algorithm: Algorithm::Ring,
+        n_ranks: n,
+        n_channels,
+        count,
+        n_steps,
+        root: 0,
+        regions,
+        transfers,
+    }
+}
+
+/// Bytes per pipeline chunk of a chain (Broadcast, Reduce, SendRecv): one of NCCL's Simple
+/// protocol slots, NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 (`src/include/device.h`).
+pub const CHAIN_CHUNK_BYTES: u64 = 512 << 10;
+/// Most chunks a channel's slice is cut into (larger messages get larger chunks), which bounds
+/// the engine's work.
+pub const MAX_CHAIN_CHUNKS: u32 = 256;
+
+/// Chunks a channel's slice of `elements` is pipelined in.
+pub fn chain_chunks(elements: u64) -> u32 {
+    (elements * super::ELEM_BYTES).div_ceil(CHAIN_CHUNK_BYTES).clamp(1, MAX_CHAIN_CHUNKS as u64) as u32
+}
+
+/// Broadcast (`reduce` false) or Reduce along the ring as a pipelined chain: the ring is rotated
+/// so the data flows from the root (Broadcast) or into it (Reduce) over `n-1` hops; each
+/// channel's slice is cut into `chain_chunks` chunks of about 512 KiB, and chunk j crosses hop
+/// h at step j + h, so all hops work at once after the pipeline fills (NCCL's ring Broadcast
+/// and Reduce). A chunk's data follows the previous chunk's on a hop, its latency overlaps:
+/// the time is `hops·α + (chunks + hops - 1)·chunk/B`.
+pub fn ring_chain<R: AsRef<[u32]>>(reduce: bool, nodes: u32, rings: &[R], count: u64, n_channels: u32, root: u32) -> Schedule {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let hops = n - 1;
+    let chunks = chain_chunks(count.div_ceil(n_channels as u64));
+    let at = |channel: u32, chunk: u32, hop: u32| -> u32 { (channel * chunks + chunk) * hops + hop };
+    let mut transfers = Vec::with_capacity((n_channels * chunks * hops) as usize);
+    for channel in 0..n_channels {
+        let mut order = ring_order(nodes, rings, channel);
+        // Rotate the ring: the root first (Broadcast) or last (Reduce).
+        let at_root = order.iter().position(|&r| r == root).unwrap_or(0);
+        order.rotate_left((at_root + if reduce { 1 } else { 0 }) % n as usize);
+        let (start, len) = slice(count, n_channels, channel);
+        for chunk in 0..chunks {
+            let (chunk_start, chunk_len) = slice(len, chunks, chunk);
+            for hop in 0..hops {
+                let mut deps = Vec::new();
+                if hop > 0 {
+                    deps.push(at(channel, chunk, hop - 1));
+                }
+                debug_assert_eq!(transfers.len() as u32, at(channel, chunk, hop));
+                transfers.push(Transfer {
+                    step: chunk + hop,
+                    channel,
+                    src: order[hop as usize],
+                    dst: order[hop as usize + 1],
+                    chunk,
+                    offset: start + chunk_start,
+                    src_offset: start + chunk_start,
+                    from_input: false,
+                    len: chunk_len,
+                    op: if reduce { ChunkOp::Reduce } else { ChunkOp::Copy },
+                    deps,
+                    after: (chunk > 0).then(|| at(channel, chunk - 1, hop)),
+                });
+            }
+        }
+    }
+    Schedule {
+        collective: if reduce { Collective::Reduce } else { Collective::Broadcast },
+        algorithm: Algorithm::Ring,
+        n_ranks: n,
+        n_channels,
+        count,
+        n_steps: if hops == 0 { 0 } else { chunks + hops - 1 },
+        root,
+        regions: Vec::new(),
+        transfers,
+    }
+}
+
+/// (start, length) of part `k` when `total` is cut into `parts` parts differing by at most one.
+pub(crate) fn slice(total: u64, parts: u32, k: u32) -> (u64, u64) {
+    let start = split(total, parts, k);
+    (start, split(total, parts, k + 1) - start)
 }
 
 /// Start of part `k` when `total` is cut into `parts` parts whose sizes differ by at most one.

@@ -8,8 +8,10 @@ pub const ELEM_BYTES: u64 = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Algorithm {
-    /// NCCL_ALGO=Ring.
+    /// NCCL_ALGO=Ring (Broadcast and Reduce run as a pipelined chain along the ring).
     Ring,
+    /// Point-to-point sends to every peer at once (AllToAll, SendRecv): no NCCL_ALGO applies.
+    Direct,
 }
 
 impl Algorithm {
@@ -17,6 +19,7 @@ impl Algorithm {
     pub fn nccl_name(self) -> &'static str {
         match self {
             Algorithm::Ring => "Ring",
+            Algorithm::Direct => "P2P",
         }
     }
 }
@@ -35,6 +38,10 @@ pub enum ChunkOp {
 pub enum Phase {
     ReduceScatter,
     AllGather,
+    Broadcast,
+    Reduce,
+    AllToAll,
+    SendRecv,
 }
 
 /// One chunk moving from one rank to another.
@@ -47,8 +54,12 @@ pub struct Transfer {
     pub dst: u32,
     /// Which of the channel's chunks this is (0-based).
     pub chunk: u32,
-    /// First element of the chunk in the rank's buffer.
+    /// First element the chunk lands on in the receiver's buffer.
     pub offset: u64,
+    /// First element it is read from in the sender's buffer.
+    pub src_offset: u64,
+    /// Read from the sender's input (AllToAll), not from its working buffer.
+    pub from_input: bool,
     /// Elements in the chunk (may be 0 when the message has fewer elements than chunks).
     pub len: u64,
     pub op: ChunkOp,
@@ -75,8 +86,20 @@ pub struct Schedule {
     /// Elements in each rank's buffer.
     pub count: u64,
     pub n_steps: u32,
+    /// Root rank (Broadcast, Reduce).
+    pub root: u32,
+    /// Which rank owns which part of the buffer (AllGather's inputs, ReduceScatter's outputs).
+    pub regions: Vec<Region>,
     /// In an order where every dependency comes first.
     pub transfers: Vec<Transfer>,
+}
+
+/// A part of the buffer and the rank it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Region {
+    pub start: u64,
+    pub len: u64,
+    pub rank: u32,
 }
 
 impl Schedule {
@@ -85,9 +108,14 @@ impl Schedule {
     }
 
     pub fn phase(&self, step: u32) -> Phase {
-        match self.algorithm {
-            Algorithm::Ring if step + 1 < self.n_ranks => Phase::ReduceScatter,
-            Algorithm::Ring => Phase::AllGather,
+        match self.collective {
+            Collective::AllReduce if step + 1 < self.n_ranks => Phase::ReduceScatter,
+            Collective::AllReduce | Collective::AllGather => Phase::AllGather,
+            Collective::ReduceScatter => Phase::ReduceScatter,
+            Collective::Broadcast => Phase::Broadcast,
+            Collective::Reduce => Phase::Reduce,
+            Collective::AllToAll => Phase::AllToAll,
+            Collective::SendRecv => Phase::SendRecv,
         }
     }
 }

@@ -66,7 +66,8 @@ pub fn verify(schedule: &Schedule) -> Result<(), VerifyError> {
             }
             level[index] = level[index].max(level[dep as usize] + 1);
         }
-        if transfer.offset + transfer.len > schedule.count || transfer.src as u64 >= n || transfer.dst as u64 >= n {
+        let end = transfer.offset.max(transfer.src_offset) + transfer.len;
+        if end > schedule.count || transfer.src as u64 >= n || transfer.dst as u64 >= n {
             return Err(VerifyError::OutOfBounds { transfer: index });
         }
     }
@@ -80,25 +81,30 @@ pub fn verify(schedule: &Schedule) -> Result<(), VerifyError> {
 
 fn execute(schedule: &Schedule, order: &[usize], order_name: &'static str) -> Result<(), VerifyError> {
     let count = schedule.count as usize;
-    let mut data: Vec<Vec<i64>> =
+    let input: Vec<Vec<i64>> =
         (0..schedule.n_ranks).map(|rank| (0..schedule.count).map(|i| initial(rank, i)).collect()).collect();
+    let mut data = input.clone();
     let mut buffer = Vec::new();
     for &index in order {
         let transfer = &schedule.transfers[index];
-        let range = transfer.offset as usize..(transfer.offset + transfer.len) as usize;
+        let len = transfer.len as usize;
+        let from = transfer.src_offset as usize..transfer.src_offset as usize + len;
+        let to = transfer.offset as usize..transfer.offset as usize + len;
         buffer.clear();
-        buffer.extend_from_slice(&data[transfer.src as usize][range.clone()]);
-        let dst = &mut data[transfer.dst as usize][range];
+        let source = if transfer.from_input { &input } else { &data };
+        buffer.extend_from_slice(&source[transfer.src as usize][from]);
+        let dst = &mut data[transfer.dst as usize][to];
         match transfer.op {
             ChunkOp::Reduce => dst.iter_mut().zip(&buffer).for_each(|(d, s)| *d = d.wrapping_add(*s)),
             ChunkOp::Copy => dst.copy_from_slice(&buffer),
         }
     }
+    let owner = owners(schedule);
     let mut first = None;
     let mut wrong = 0u64;
     for rank in 0..schedule.n_ranks {
         for index in 0..count {
-            let want = expected(schedule, rank, index as u64);
+            let Some(want) = expected(schedule, &owner, rank, index as u64) else { continue };
             let got = data[rank as usize][index];
             if got != want {
                 wrong += 1;
@@ -114,9 +120,40 @@ fn execute(schedule: &Schedule, order: &[usize], order_name: &'static str) -> Re
     }
 }
 
-fn expected(schedule: &Schedule, _rank: u32, index: u64) -> i64 {
+/// Which rank owns each element (AllGather's inputs, ReduceScatter's outputs).
+fn owners(schedule: &Schedule) -> Vec<u32> {
+    let mut owner = vec![u32::MAX; schedule.count as usize];
+    for region in &schedule.regions {
+        for i in region.start..region.start + region.len {
+            owner[i as usize] = region.rank;
+        }
+    }
+    owner
+}
+
+fn sum(n: u32, index: u64) -> i64 {
+    (0..n).map(|r| initial(r, index)).fold(0i64, i64::wrapping_add)
+}
+
+/// What element `index` of `rank` must hold at the end; `None` where the collective leaves it
+/// undefined (outside a ReduceScatter rank's own part, on a Reduce's non-root ranks).
+fn expected(schedule: &Schedule, owner: &[u32], rank: u32, index: u64) -> Option<i64> {
+    let n = schedule.n_ranks;
     match schedule.collective {
-        Collective::AllReduce => (0..schedule.n_ranks).map(|r| initial(r, index)).fold(0i64, i64::wrapping_add),
+        Collective::AllReduce => Some(sum(n, index)),
+        Collective::AllGather => Some(initial(owner[index as usize], index)),
+        Collective::ReduceScatter => (owner[index as usize] == rank).then(|| sum(n, index)),
+        Collective::Broadcast => Some(initial(schedule.root, index)),
+        Collective::Reduce => (rank == schedule.root).then(|| sum(n, index)),
+        Collective::AllToAll => {
+            let block = schedule.count / n as u64;
+            if block == 0 || index >= block * n as u64 {
+                return None;
+            }
+            let (from, k) = ((index / block) as u32, index % block);
+            Some(initial(from, rank as u64 * block + k))
+        }
+        Collective::SendRecv => Some(initial((rank + n - 1) % n, index)),
     }
 }
 
@@ -143,6 +180,25 @@ mod tests {
             for channels in [1, 8] {
                 let schedule = ring_allreduce(nodes, &[&identity_order(per_node)], 999, channels);
                 verify(&schedule).unwrap_or_else(|error| panic!("{nodes}×{per_node} ch={channels}: {error}"));
+            }
+        }
+    }
+
+    #[test]
+    fn every_collective_is_exact_for_1_to_17_ranks_and_odd_sizes() {
+        for collective in Collective::ALL {
+            for n in 1..=17u32 {
+                for count in [1u64, 7, 17, 100, 1001] {
+                    for channels in [1, 3] {
+                        let root = n / 2;
+                        let schedule = crate::collective::schedule(collective, 1, &[identity_order(n)], count, channels, root);
+                        verify(&schedule).unwrap_or_else(|e| panic!("{collective:?} n={n} count={count} channels={channels}: {e}"));
+                    }
+                }
+            }
+            for (nodes, per_node) in [(2, 8), (3, 4)] {
+                let schedule = crate::collective::schedule(collective, nodes, &[identity_order(per_node)], 999, 8, 5);
+                verify(&schedule).unwrap_or_else(|e| panic!("{collective:?} {nodes}×{per_node}: {e}"));
             }
         }
     }

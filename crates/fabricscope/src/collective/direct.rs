@@ -1,0 +1,90 @@
+//! Point-to-point collectives: AllToAll (every rank to every other) and SendRecv (each rank to
+//! the next), as NCCL runs them with grouped sends and receives, one connection per peer.
+
+use super::ring::{chain_chunks, slice};
+use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
+use crate::scenario::Collective;
+
+/// AllToAll of `count` elements per rank: block j (of `count / n`) of rank r goes to block r of
+/// rank j. Step s (1 ..= n-1) is rank r sending to rank (r + s) mod n; every send is posted at
+/// once, as `ncclGroupStart/End` does, and each channel moves its slice of every block.
+pub fn alltoall(n: u32, count: u64, n_channels: u32) -> Schedule {
+    let block = count / n as u64;
+    let mut transfers = Vec::with_capacity(((n - 1) * n * n_channels) as usize);
+    for s in 1..n {
+        for channel in 0..n_channels {
+            let (start, len) = slice(block, n_channels, channel);
+            for src in 0..n {
+                let dst = (src + s) % n;
+                transfers.push(Transfer {
+                    step: s - 1,
+                    channel,
+                    src,
+                    dst,
+                    chunk: dst,
+                    offset: src as u64 * block + start,
+                    src_offset: dst as u64 * block + start,
+                    from_input: true,
+                    len,
+                    op: ChunkOp::Copy,
+                    deps: Vec::new(),
+                    after: None,
+                });
+            }
+        }
+    }
+    Schedule {
+        collective: Collective::AllToAll,
+        algorithm: Algorithm::Direct,
+        n_ranks: n,
+        n_channels,
+        count,
+        n_steps: n - 1,
+        root: 0,
+        regions: Vec::new(),
+        transfers,
+    }
+}
+
+/// SendRecv: rank r sends its whole buffer to rank (r + 1) mod n, pipelined in `chain_chunks`
+/// chunks per channel over one connection.
+pub fn sendrecv(n: u32, count: u64, n_channels: u32) -> Schedule {
+    let chunks = chain_chunks(count.div_ceil(n_channels as u64));
+    let mut transfers = Vec::new();
+    if n > 1 {
+        for channel in 0..n_channels {
+            let (start, len) = slice(count, n_channels, channel);
+            for chunk in 0..chunks {
+                let (chunk_start, chunk_len) = slice(len, chunks, chunk);
+                for src in 0..n {
+                    let index = transfers.len() as u32;
+                    transfers.push(Transfer {
+                        step: chunk,
+                        channel,
+                        src,
+                        dst: (src + 1) % n,
+                        chunk,
+                        offset: start + chunk_start,
+                        src_offset: start + chunk_start,
+                        from_input: true,
+                        len: chunk_len,
+                        op: ChunkOp::Copy,
+                        deps: Vec::new(),
+                        after: (chunk > 0).then(|| index - n),
+                    });
+                }
+            }
+        }
+    }
+    Schedule {
+        collective: Collective::SendRecv,
+        algorithm: Algorithm::Direct,
+        n_ranks: n,
+        n_channels,
+        count,
+        n_steps: if n > 1 { chunks } else { 0 },
+        root: 0,
+        regions: Vec::new(),
+        transfers,
+    }
+}
