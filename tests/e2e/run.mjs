@@ -71,7 +71,7 @@ await test('the page opens on one DGX H100 with 8 GPUs drawn', async () => {
   await page.waitForSelector('#topology[data-gpu-count]', { timeout: 15000 });
   console.log(`     first render after ${Date.now() - started} ms`);
   expect((await gpuCount()) === '8', `drew ${await gpuCount()} GPUs`);
-  expect((await text('#step-text')).startsWith('Step 1 / 14 — reduce-scatter'), await text('#step-text'));
+  expect((await text('#step-text')).startsWith('Launch — NCCL starts the kernels'), await text('#step-text'));
   expect((await text('#time')).includes('ms'), `time is ${await text('#time')}`);
 });
 
@@ -86,8 +86,11 @@ await test('the topology canvas has something drawn on it', async () => {
   expect(coloured > 5000, `only ${coloured} coloured pixels`);
 });
 
-await test('stepping three times reads step 4 with a named transfer', async () => {
+await test('stepping three times reads step 3 with a named transfer', async () => {
   for (let i = 0; i < 3; i += 1) await page.click('#step-forward');
+  const third = await text('#step-text');
+  expect(third.startsWith('Step 3 / 14 — reduce-scatter: GPU 0 sends chunk'), third);
+  await page.click('#step-forward');
   const step = await text('#step-text');
   expect(step.startsWith('Step 4 / 14 — reduce-scatter: GPU 0 sends chunk'), step);
   expect(step.includes('over NVLink'), step);
@@ -130,8 +133,8 @@ await test('two nodes draw 16 GPUs and the bottleneck moves to InfiniBand', asyn
   await waitFor('16 GPUs', async () => (await gpuCount()) === '16');
   const bottleneck = await text('#bottleneck');
   expect(bottleneck.includes('InfiniBand'), bottleneck);
-  expect((await text('#step-text')).startsWith('Step 1 / 30'), await text('#step-text'));
-  for (let i = 0; i < 3; i += 1) await page.click('#step-forward');
+  expect((await text('#step-text')).startsWith('Launch'), await text('#step-text'));
+  for (let i = 0; i < 4; i += 1) await page.click('#step-forward');
   const step = await text('#step-text');
   expect(step.includes('over InfiniBand'), `the followed GPU leaves the node through its NIC: ${step}`);
   await page.screenshot({ path: join(shots, 'two-nodes.png') });
@@ -169,11 +172,11 @@ await test('the busbw chart is drawn', async () => {
 
 await test('Chinese: the page and the step text switch language', async () => {
   await page.click('#lang-zh');
-  await waitFor('Chinese step text', async () => (await text('#step-text')).startsWith('第 '));
+  await waitFor('Chinese step text', async () => /^(第 |启动)/.test(await text('#step-text')));
   expect((await page.locator('html').getAttribute('lang')) === 'zh-CN', 'html lang');
   await page.reload();
   await page.waitForSelector('#topology[data-gpu-count]');
-  expect((await text('#step-text')).startsWith('第 '), 'the choice is remembered');
+  expect(/^(第 |启动)/.test(await text('#step-text')), 'the choice is remembered');
   await page.click('#lang-en');
 });
 
@@ -213,6 +216,8 @@ await test('every preset draws its node: DGX-1 mesh and the PCIe server', async 
   await page.selectOption('#nodes', '1');
   await page.selectOption('#fabric-topology', 'auto');
   await page.selectOption('#preset', 'dgx-1');
+  await waitFor('DGX-1 drawn', async () => (await text('#fabric-summary')).includes('1 leaves'));
+  await page.click('#step-forward');
   await waitFor('the DGX-1 text', async () => (await text('#step-text')).includes('over NVLink'));
   const busbw = parseFloat(await text('#busbw'));
   expect(busbw > 50 && busbw < 80, `DGX-1 busbw ${busbw}`);
@@ -241,10 +246,13 @@ await test('every preset draws its node: DGX-1 mesh and the PCIe server', async 
 
 await test('every collective animates: AllGather, Broadcast, AllToAll', async () => {
   await page.selectOption('#collective', 'all_gather');
+  await page.click('#step-forward');
   await waitFor('all-gather steps', async () => (await text('#step-text')).startsWith('Step 1 / 15 — all-gather'));
   await page.selectOption('#collective', 'broadcast');
+  await page.click('#step-forward');
   await waitFor('broadcast steps', async () => (await text('#step-text')).includes('— broadcast'));
   await page.selectOption('#collective', 'all_to_all');
+  await page.click('#step-forward');
   await waitFor('all-to-all steps', async () => (await text('#step-text')).includes('— all-to-all'));
   const end = Number(await page.locator('#scrub').getAttribute('max'));
   await page.locator('#scrub').fill(String(Math.round(end * 0.5)));

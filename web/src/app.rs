@@ -3,7 +3,7 @@
 use crate::i18n::{self, t, Lang, Text};
 use crate::layout::Layout;
 use crate::render::{self, Scene};
-use crate::state::{Action, AppState, SPEEDS};
+use crate::state::{Action, AppState, Stage, SPEEDS};
 use fabricscope::catalog::NODE_PRESETS;
 use fabricscope::topology::LinkId;
 use fabricscope::units::{format_bytes, format_duration_ns, SimTime};
@@ -751,9 +751,14 @@ fn timeline(props: &Props) -> Html {
         let per_node = sim.topology.gpus_per_node();
         i18n::gpu_name(lang, Some(rank / per_node), rank % per_node, multi_node)
     };
-    let text = match state.current_step() {
-        Some(step) => sim.step_info(step, sim.focus_rank).map(|info| i18n::step_text(lang, &info, &gpu_name, network_name(sim))).unwrap_or_default(),
-        None => t(lang, Text::Done).to_string(),
+    let base = format_duration_ns(sim.schedule.protocol.base_latency_ns(sim.schedule.algorithm) as f64);
+    let text = match state.stage() {
+        Stage::Step(step) => sim.step_info(step, sim.focus_rank).map(|info| i18n::step_text(lang, &info, &gpu_name, network_name(sim))).unwrap_or_default(),
+        Stage::Launch => match lang {
+            Lang::En => format!("Launch — NCCL starts the kernels: {base} before the first chunk moves (the {} protocol's base latency).", sim.schedule.protocol.nccl_name()),
+            Lang::Zh => format!("启动 — NCCL 启动内核：第一个数据块发出前有 {base} 的固定开销（{} 协议的基础时延）。", sim.schedule.protocol.nccl_name()),
+        },
+        Stage::Done => t(lang, Text::Done).to_string(),
     };
     let play_label = if state.playing { t(lang, Text::Pause) } else { t(lang, Text::Play) };
     html! {

@@ -19,6 +19,15 @@ pub fn chart_sizes() -> Vec<u64> {
     sweep_sizes(1 << 10, 4 << 30, 2)
 }
 
+/// Where the playhead is in the collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Before the first transfer: NCCL's launch latency.
+    Launch,
+    Step(u32),
+    Done,
+}
+
 #[derive(Clone, Debug)]
 pub struct AppState {
     /// The last scenario that validated; what the page shows.
@@ -84,12 +93,20 @@ impl AppState {
         self.sim.summary.time
     }
 
-    /// The step shown at the playhead; `None` once the collective is done.
+    /// The step shown at the playhead; `None` while launching and once the collective is done.
     pub fn current_step(&self) -> Option<u32> {
+        match self.stage() {
+            Stage::Step(step) => Some(step),
+            _ => None,
+        }
+    }
+
+    /// Where the playhead is: in the launch latency, in a step, or past the end.
+    pub fn stage(&self) -> Stage {
         if self.playhead >= self.end() {
-            None
+            Stage::Done
         } else {
-            self.sim.step_at(self.playhead)
+            self.sim.step_at(self.playhead).map(Stage::Step).unwrap_or(Stage::Launch)
         }
     }
 }
@@ -156,11 +173,11 @@ impl Reducible for AppState {
             }
             Action::StepBack => {
                 next.playing = false;
-                next.playhead = match self.current_step() {
-                    Some(step) if step > 0 => self.sim.step_starts[step as usize - 1],
-                    Some(_) => SimTime::ZERO,
+                next.playhead = match self.stage() {
+                    Stage::Step(step) if step > 0 => self.sim.step_starts[step as usize - 1],
+                    Stage::Step(_) | Stage::Launch => SimTime::ZERO,
                     // From the end, back to the last step.
-                    None => self.sim.step_starts.last().copied().unwrap_or(SimTime::ZERO),
+                    Stage::Done => self.sim.step_starts.last().copied().unwrap_or(SimTime::ZERO),
                 };
             }
             Action::ToStart => {
@@ -209,6 +226,8 @@ mod tests {
     #[test]
     fn stepping_walks_the_steps_in_order() {
         let mut s = state();
+        assert_eq!(s.stage(), Stage::Launch, "NCCL's launch latency comes first");
+        s = s.reduce(Action::StepForward);
         assert_eq!(s.current_step(), Some(0));
         for want in 1..14 {
             s = s.reduce(Action::StepForward);

@@ -176,15 +176,18 @@ pub struct AlphaBeta {
     /// Steps of the slowest chain on each: a chunk's 2(n-1) hops around the ring.
     pub intra_steps: u32,
     pub inter_steps: u32,
-    /// The slowest ring hop's bandwidth per rank, all channels together [B/ns = GB/s].
+    /// The slowest ring hop's data bandwidth per rank, all channels together, after the
+    /// protocol's wire overhead [B/ns = GB/s].
     pub bandwidth_bytes_per_ns: f64,
-    /// `intra_steps·α_intra + inter_steps·α_inter + 2(n-1)/n · S/B` [ns].
+    /// The protocol's launch latency [ns].
+    pub base_ns: f64,
+    /// `base + intra_steps·α_intra + inter_steps·α_inter + factor · S/B` [ns].
     pub predicted_ns: f64,
 }
 
 impl AlphaBeta {
     pub fn latency_ns(&self) -> f64 {
-        self.intra_steps as f64 * self.alpha_intra_ns + self.inter_steps as f64 * self.alpha_inter_ns
+        self.base_ns + self.intra_steps as f64 * self.alpha_intra_ns + self.inter_steps as f64 * self.alpha_inter_ns
     }
 }
 
@@ -235,7 +238,10 @@ impl Simulation {
             .filter(|&&i| self.schedule.transfers[i].channel == 0)
             .map(|&i| {
                 let path = &self.trace.flows[i].path;
-                (engine::flow_latency_ns(&self.topology, path), engine::path_class(&self.topology, path) == LinkKind::Network)
+                (
+                    engine::flow_latency_ns(&self.topology, path, self.schedule.algorithm, self.schedule.protocol),
+                    engine::path_class(&self.topology, path) == LinkKind::Network,
+                )
             })
             .collect();
         let chain = self.schedule.n_steps as usize;
@@ -250,16 +256,20 @@ impl Simulation {
         }
         let alpha_intra = hops.iter().filter(|h| !h.1).map(|h| h.0).max().unwrap_or(0) as f64;
         let alpha_inter = hops.iter().filter(|h| h.1).map(|h| h.0).max().unwrap_or(0) as f64;
-        let bandwidth = slowest * self.schedule.n_channels as f64;
+        let protocol = self.schedule.protocol;
+        let data_per_wire = 1e6 / protocol.wire_bytes(1_000_000) as f64;
+        let bandwidth = slowest * self.schedule.n_channels as f64 * data_per_wire;
         let size = self.schedule.size_bytes();
         let beta_ns = collective.busbw_factor(n) * size as f64 / bandwidth;
+        let base = protocol.base_latency_ns(self.schedule.algorithm) as f64;
         Some(AlphaBeta {
             alpha_intra_ns: alpha_intra,
             alpha_inter_ns: alpha_inter,
             intra_steps: chain as u32 - worst_inter,
             inter_steps: worst_inter,
             bandwidth_bytes_per_ns: bandwidth,
-            predicted_ns: worst as f64 + beta_ns,
+            base_ns: base,
+            predicted_ns: base + worst as f64 + beta_ns,
         })
     }
 }

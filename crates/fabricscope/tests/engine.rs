@@ -1,10 +1,9 @@
 //! The engine against closed-form answers, with and without contention, plus invariants.
 
 use fabricscope::analytic::{ring_allreduce_ns, ring_allreduce_rounded_ns};
-use fabricscope::collective::{ring_allreduce, ChunkOp, Schedule, Transfer};
+use fabricscope::collective::{ring_allreduce, Algorithm, ChunkOp, Protocol, Schedule, Transfer};
 use fabricscope::catalog::Routing;
 use fabricscope::engine::{flow_latency_ns, run};
-use fabricscope::routing::shortest_path;
 use fabricscope::topology::{build, LinkKind, Topology};
 use fabricscope::units::transfer_ns;
 use fabricscope::{simulate, Collective, Scenario, ValidScenario};
@@ -17,9 +16,15 @@ fn run_static(topology: &Topology, schedule: &Schedule) -> fabricscope::trace::T
     run(topology, schedule, Routing::Static, 0)
 }
 
+/// One Ring/Simple step's latency between two GPUs, over the route the engine uses.
 fn latency_between(topology: &Topology, a: u32, b: u32) -> u64 {
-    flow_latency_ns(topology, &shortest_path(topology, topology.gpu(a), topology.gpu(b)).unwrap())
+    let mut router = fabricscope::routing::Router::new(topology, Routing::Static, 0);
+    let path = router.route(a, b, 0, &vec![0; topology.n_links()]);
+    flow_latency_ns(topology, &path, Algorithm::Ring, Protocol::Simple)
 }
+
+/// NCCL's launch latency for Ring/Simple.
+const BASE: u64 = 8_400;
 
 #[test]
 fn one_node_matches_alpha_beta_exactly() {
@@ -28,9 +33,9 @@ fn one_node_matches_alpha_beta_exactly() {
             let sim = simulate(&scenario(1, size, Some(channels)));
             let alpha = latency_between(&sim.topology, 0, 1);
             let bandwidth = 450.0 * 0.824; // NVLink 4: 18 × 25 GB/s at NCCL's 20.6 / 25.
-            let want = ring_allreduce_rounded_ns(8, size, alpha, bandwidth);
+            let want = BASE + ring_allreduce_rounded_ns(8, size, alpha, bandwidth);
             assert_eq!(sim.summary.time.as_ns(), want, "channels={channels} size={size}");
-            let exact = ring_allreduce_ns(8, size, alpha as f64, bandwidth);
+            let exact = BASE as f64 + ring_allreduce_ns(8, size, alpha as f64, bandwidth);
             assert!((sim.summary.time.as_ns() as f64 - exact).abs() <= 14.0, "rounding adds < 1 ns per step");
         }
     }
@@ -49,6 +54,7 @@ fn two_nodes_one_channel_is_bound_by_the_nic() {
     let nic = 50.0 * 0.96;
     let chunk_ns = (size / 16) as f64 / nic;
     let time = sim.summary.time.as_ns() as f64;
+    let time = time - BASE as f64;
     assert!(time >= 30.0 * chunk_ns, "the NIC moves 30 chunks: {time} vs {}", 30.0 * chunk_ns);
     assert!(time <= ring_allreduce_rounded_ns(16, size, alpha_net, nic) as f64);
     assert!(time <= 30.0 * chunk_ns + 26.0 * alpha_nv as f64 + 4.0 * alpha_net as f64 + 30.0);
@@ -58,7 +64,7 @@ fn two_nodes_one_channel_is_bound_by_the_nic() {
 
     let tiny = simulate(&scenario(2, 8, Some(1)));
     let latency_chain = 26 * alpha_nv + 4 * alpha_net;
-    let time = tiny.summary.time.as_ns();
+    let time = tiny.summary.time.as_ns() - BASE;
     assert!(time >= latency_chain && time <= latency_chain + 30, "{time} vs {latency_chain}");
 }
 
@@ -106,6 +112,7 @@ fn contention_halves_the_rate() {
         count: len,
         n_steps: 1,
         root: 0,
+        protocol: fabricscope::collective::Protocol::Simple,
         regions: vec![],
         transfers,
     };
@@ -113,10 +120,10 @@ fn contention_halves_the_rate() {
     let alpha = latency_between(&topology, 0, 1);
 
     let alone = run_static(&topology, &schedule(vec![transfer(0, 1)]));
-    assert_eq!(alone.end.as_ns(), alpha + transfer_ns(len * 4, capacity));
+    assert_eq!(alone.end.as_ns(), BASE + alpha + transfer_ns(len * 4, capacity));
 
     let colliding = run_static(&topology, &schedule(vec![transfer(0, 1), transfer(2, 1)]));
-    assert_eq!(colliding.end.as_ns(), alpha + transfer_ns(len * 4, capacity.scale(0.5)));
+    assert_eq!(colliding.end.as_ns(), BASE + alpha + transfer_ns(len * 4, capacity.scale(0.5)));
     assert_eq!(colliding.flows[0].segments[0].rate_bytes_per_ns, capacity.bytes_per_ns() / 2.0);
 
     // Disjoint paths do not contend.
@@ -176,7 +183,8 @@ fn sampling_shows_chunks_and_link_rates() {
     assert!(utilisation.iter().all(|&u| u <= 1.0 + 1e-9));
     let end = sim.trace.sample(sim.summary.time);
     assert!(end.in_flight.is_empty());
-    assert_eq!(sim.step_at(fabricscope::units::SimTime::ZERO), Some(0));
+    assert_eq!(sim.step_at(fabricscope::units::SimTime::ZERO), None, "the launch latency comes first");
+    assert_eq!(sim.step_at(fabricscope::units::SimTime(BASE)), Some(0));
     assert_eq!(sim.step_at(sim.summary.time), Some(13));
 }
 
@@ -254,5 +262,5 @@ fn broadcast_pipelines_its_chunks() {
     let chunks = 16; // 8 MiB / 512 KiB
     let chunk_ns = transfer_ns(512 << 10, fabricscope::units::Bandwidth::from_gbyte_per_s(370.8));
     assert_eq!(sim.schedule.n_steps, chunks + 7 - 1);
-    assert_eq!(sim.summary.time.as_ns(), 7 * alpha + (chunks as u64 + 6) * chunk_ns);
+    assert_eq!(sim.summary.time.as_ns(), BASE + 7 * alpha + (chunks as u64 + 6) * chunk_ns);
 }

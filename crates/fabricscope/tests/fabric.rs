@@ -32,6 +32,7 @@ fn permutation(n_ranks: u32, pairs: &[(u32, u32)]) -> Schedule {
         count: LEN,
         n_steps: 1,
         root: 0,
+        protocol: fabricscope::collective::Protocol::Simple,
         regions: vec![],
         transfers: pairs
             .iter()

@@ -9,10 +9,11 @@ fn load(name: &str) -> Simulation {
     simulate(&scenario.validate().unwrap_or_else(|e| panic!("{name}: {e:?}")))
 }
 
-/// One 8-GPU ring step: the link's latency plus NCCL's NVLink-class Simple overhead (3.4 µs).
+/// NCCL's Ring/Simple launch (8.4 µs), then 14 steps of the link's latency plus NCCL's
+/// NVLink-class Simple overhead (3.4 µs) and one chunk.
 fn ring_time_ns(size: u64, bandwidth: f64, link_latency_ns: u64, hops: u64) -> u64 {
     let alpha = hops * link_latency_ns + 3_400;
-    fabricscope::analytic::ring_allreduce_rounded_ns(8, size, alpha, bandwidth)
+    8_400 + fabricscope::analytic::ring_allreduce_rounded_ns(8, size, alpha, bandwidth)
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! the next), as NCCL runs them with grouped sends and receives, one connection per peer.
 
 use super::ring::{chain_chunks, slice};
+use super::protocol::Protocol;
 use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
 use crate::scenario::Collective;
 
@@ -41,6 +42,7 @@ pub fn alltoall(n: u32, count: u64, n_channels: u32) -> Schedule {
         count,
         n_steps: n - 1,
         root: 0,
+        protocol: Protocol::Simple,
         regions: Vec::new(),
         transfers,
     }
@@ -84,6 +86,7 @@ pub fn sendrecv(n: u32, count: u64, n_channels: u32) -> Schedule {
         count,
         n_steps: if n > 1 { chunks } else { 0 },
         root: 0,
+        protocol: Protocol::Simple,
         regions: Vec::new(),
         transfers,
     }

@@ -23,6 +23,7 @@
 //! c, so the node is left from GPU c-1 (through NIC c-1) into the next node's GPU c (through
 //! NIC c): with one channel per NIC every NIC sends one channel and receives another.
 
+use super::protocol::Protocol;
 use super::schedule::{Algorithm, ChunkOp, Region, Schedule, Transfer};
 use crate::scenario::Collective;
 
@@ -101,6 +102,7 @@ pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
         count,
         n_steps,
         root: 0,
+        protocol: Protocol::Simple,
         regions: Vec::new(),
         transfers,
     }
@@ -165,6 +167,7 @@ pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: 
         count,
         n_steps,
         root: 0,
+        protocol: Protocol::Simple,
         regions,
         transfers,
     }
@@ -233,6 +236,7 @@ pub fn ring_chain<R: AsRef<[u32]>>(reduce: bool, nodes: u32, rings: &[R], count:
         count,
         n_steps: if hops == 0 { 0 } else { chunks + hops - 1 },
         root,
+        protocol: Protocol::Simple,
         regions: Vec::new(),
         transfers,
     }

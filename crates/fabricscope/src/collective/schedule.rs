@@ -12,6 +12,8 @@ pub enum Algorithm {
     Ring,
     /// Point-to-point sends to every peer at once (AllToAll, SendRecv): no NCCL_ALGO applies.
     Direct,
+    /// NCCL_ALGO=Tree: a chain inside each node and a double binary tree across nodes.
+    Tree,
 }
 
 impl Algorithm {
@@ -20,6 +22,7 @@ impl Algorithm {
         match self {
             Algorithm::Ring => "Ring",
             Algorithm::Direct => "P2P",
+            Algorithm::Tree => "Tree",
         }
     }
 }
@@ -88,6 +91,8 @@ pub struct Schedule {
     pub n_steps: u32,
     /// Root rank (Broadcast, Reduce).
     pub root: u32,
+    /// The protocol the transfers run with (NCCL_PROTO).
+    pub protocol: super::protocol::Protocol,
     /// Which rank owns which part of the buffer (AllGather's inputs, ReduceScatter's outputs).
     pub regions: Vec<Region>,
     /// In an order where every dependency comes first.

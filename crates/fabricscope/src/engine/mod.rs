@@ -1,8 +1,10 @@
 //! Engine: a deterministic discrete-event, flow-level simulator.
 //!
-//! Every transfer of a schedule becomes a flow along its routed path. A flow is *issued* when
-//! its dependencies have finished, pays its latency `α` (the path's link latencies plus the
-//! protocol's per-step overhead), then *moves* data until its bytes are done; if it follows
+//! The collective's launch latency (the protocol's base latency) passes first. Every transfer
+//! of a schedule becomes a flow along its routed path, carrying the protocol's wire bytes (LL
+//! doubles them). A flow is *issued* when its dependencies have finished, pays its latency `α`
+//! (the path's link latencies plus the protocol's per-step latency), then *moves* data until
+//! its bytes are done; if it follows
 //! another transfer on the same connection (`Transfer::after`), it moves only once that one's
 //! data has (a connection is a FIFO, not a shared pipe). Moving flows share
 //! links max-min fairly (`maxmin`): with rates `r_f` and capacities `C_l`,
@@ -33,7 +35,7 @@
 
 mod maxmin;
 
-use crate::collective::Schedule;
+use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::catalog::Routing;
 use crate::routing::Router;
 use crate::topology::{LinkId, LinkKind, Topology};
@@ -42,26 +44,17 @@ use crate::units::SimTime;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Per-step software overhead of NCCL's Simple protocol on a ring, by the slowest link class
-/// on the path: NVIDIA/nccl v2.30.7 `src/graph/tuning.cc`, `hwLat` (Ring, Simple):
-/// NVLink 3.4 µs, PCIe 5.7 µs, network 14.0 µs.
-pub fn step_overhead_ns(class: LinkKind) -> u64 {
-    match class {
-        LinkKind::NvLink => 3_400,
-        LinkKind::Pcie | LinkKind::Socket => 5_700,
-        LinkKind::Network => 14_000,
-    }
-}
 
 /// The slowest class of link on a path (network over PCIe over NVLink).
 pub fn path_class(topology: &Topology, path: &[LinkId]) -> LinkKind {
     path.iter().map(|&id| topology.link(id).kind).max().unwrap_or(LinkKind::NvLink)
 }
 
-/// A flow's latency before data moves: the links' latencies plus the protocol's step overhead.
-pub fn flow_latency_ns(topology: &Topology, path: &[LinkId]) -> u64 {
+/// A flow's latency before data moves: the links' latencies plus the protocol's per-step
+/// latency for the path's slowest link class (`collective::protocol`).
+pub fn flow_latency_ns(topology: &Topology, path: &[LinkId], algorithm: Algorithm, protocol: Protocol) -> u64 {
     let wire: u64 = path.iter().map(|&id| topology.link(id).latency_ns).sum();
-    wire + step_overhead_ns(path_class(topology, path))
+    wire + protocol.step_latency_ns(algorithm, path_class(topology, path))
 }
 
 /// Runs `schedule` on `topology` to the end and returns the trace. Each flow is routed when
@@ -76,7 +69,7 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
     let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); n_flows];
     let mut deps_left: Vec<u32> = Vec::with_capacity(n_flows);
     for (index, transfer) in transfers.iter().enumerate() {
-        flows.push(FlowRecord::new(index as u32, Vec::new(), transfer.bytes()));
+        flows.push(FlowRecord::new(index as u32, Vec::new(), schedule.protocol.wire_bytes(transfer.bytes())));
         for &dep in &transfer.deps {
             dependents[dep as usize].push(index as u32);
         }
@@ -103,6 +96,8 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
         moved: vec![false; n_flows],
         parked: vec![None; n_flows],
     };
+    // The collective's launch latency passes before its first transfers are issued.
+    sim.now = schedule.protocol.base_latency_ns(schedule.algorithm);
     for index in 0..n_flows {
         if deps_left[index] == 0 {
             sim.issue(&mut flows, &mut issuer, index as u32);
@@ -319,7 +314,8 @@ impl State {
         for &link in &path {
             issuer.load[link.index()] += 1;
         }
-        let latency = flow_latency_ns(issuer.topology, &path);
+        let schedule = issuer.schedule;
+        let latency = flow_latency_ns(issuer.topology, &path, schedule.algorithm, schedule.protocol);
         let flow = &mut flows[f as usize];
         flow.path = path;
         flow.issued = SimTime(self.now);

@@ -1,0 +1,85 @@
+//! NCCL's protocols, Simple, LL and LL128: what each costs per step and per byte.
+//!
+//! Figures from NVIDIA/nccl v2.30.7, `src/graph/tuning.cc` (pinned; they change between
+//! versions): a base latency per collective launch and a hardware latency per step, by
+//! algorithm, protocol and the class of link the step crosses (µs):
+//!
+//! | | base | NVLink | PCIe | network |
+//! | --- | --- | --- | --- | --- |
+//! | Ring LL / LL128 / Simple | 6.6 / 14.0 / 8.4 | 0.6 / 1.9 / 3.4 | 1.0 / 2.5 / 5.7 | 2.7 / 4.0 / 14.0 |
+//! | Tree LL / LL128 / Simple | 6.8 / 14.0 / 8.4 | 0.6 / 1.25 / 4.0 | 1.0 / 1.9 / 4.0 | 5.0 / 8.5 / 14.0 |
+//!
+//! Bandwidth: LL sends each 8 bytes of data with an 8-byte flag (16 on the wire), LL128 120
+//! data bytes in every 128-byte line; Simple sends data only. The engine moves those wire
+//! bytes; NCCL's tuner uses 0.5, 0.92 (120/128 after NCCL's rounding) and 1.
+
+use super::schedule::Algorithm;
+use crate::topology::LinkKind;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Protocol {
+    #[serde(rename = "LL")]
+    Ll,
+    #[serde(rename = "LL128")]
+    Ll128,
+    #[default]
+    Simple,
+}
+
+impl Protocol {
+    pub const ALL: [Protocol; 3] = [Protocol::Ll, Protocol::Ll128, Protocol::Simple];
+
+    /// The name as NCCL_PROTO spells it.
+    pub fn nccl_name(self) -> &'static str {
+        match self {
+            Protocol::Ll => "LL",
+            Protocol::Ll128 => "LL128",
+            Protocol::Simple => "Simple",
+        }
+    }
+
+    /// Wire bytes for `data` bytes: LL 16 per 8, LL128 128 per 120, Simple 1 per 1.
+    pub fn wire_bytes(self, data: u64) -> u64 {
+        match self {
+            Protocol::Ll => data * 2,
+            Protocol::Ll128 => (data * 128).div_ceil(120),
+            Protocol::Simple => data,
+        }
+    }
+
+    /// The bandwidth fraction NCCL's tuner applies.
+    pub fn tuner_efficiency(self) -> f64 {
+        match self {
+            Protocol::Ll => 0.5,
+            Protocol::Ll128 => 0.92,
+            Protocol::Simple => 1.0,
+        }
+    }
+
+    /// Latency of launching the collective [ns].
+    pub fn base_latency_ns(self, algorithm: Algorithm) -> u64 {
+        match (algorithm, self) {
+            (Algorithm::Tree, Protocol::Ll) => 6_800,
+            (_, Protocol::Ll) => 6_600,
+            (_, Protocol::Ll128) => 14_000,
+            (_, Protocol::Simple) => 8_400,
+        }
+    }
+
+    /// Hardware latency of one step over a path whose slowest link is of class `class` [ns].
+    pub fn step_latency_ns(self, algorithm: Algorithm, class: LinkKind) -> u64 {
+        let tree = algorithm == Algorithm::Tree;
+        match (class, self) {
+            (LinkKind::NvLink, Protocol::Ll) => 600,
+            (LinkKind::NvLink, Protocol::Ll128) => if tree { 1_250 } else { 1_900 },
+            (LinkKind::NvLink, Protocol::Simple) => if tree { 4_000 } else { 3_400 },
+            (LinkKind::Pcie | LinkKind::Socket, Protocol::Ll) => 1_000,
+            (LinkKind::Pcie | LinkKind::Socket, Protocol::Ll128) => if tree { 1_900 } else { 2_500 },
+            (LinkKind::Pcie | LinkKind::Socket, Protocol::Simple) => if tree { 4_000 } else { 5_700 },
+            (LinkKind::Network, Protocol::Ll) => if tree { 5_000 } else { 2_700 },
+            (LinkKind::Network, Protocol::Ll128) => if tree { 8_500 } else { 4_000 },
+            (LinkKind::Network, Protocol::Simple) => 14_000,
+        }
+    }
+}
