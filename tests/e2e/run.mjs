@@ -260,6 +260,22 @@ await test('every collective animates: AllGather, Broadcast, AllToAll', async ()
   await page.selectOption('#collective', 'all_reduce');
 });
 
+await test('the tuner picks LL for small messages and Simple for large ones; NCCL_PROTO forces one', async () => {
+  await page.locator('#size').fill('10');
+  await waitFor('1 KiB', async () => (await text('#size-label')) === '1 KiB');
+  await waitFor('LL chosen', async () => (await text('.algo')).includes('NCCL_PROTO=LL'));
+  expect((await page.locator('#tuner tr.chosen').innerText()).startsWith('Ring / LL'), await page.locator('#tuner tr.chosen').innerText());
+  await page.locator('#size').fill('30');
+  await waitFor('Simple chosen', async () => (await text('.algo')).includes('NCCL_PROTO=Simple'));
+  await page.selectOption('#protocol', 'LL');
+  await waitFor('LL forced', async () => (await text('.algo')).includes('NCCL_PROTO=LL'));
+  const forced = parseFloat(await text('#busbw'));
+  await page.selectOption('#protocol', 'auto');
+  await waitFor('auto again', async () => (await text('.algo')).includes('NCCL_PROTO=Simple'));
+  expect(parseFloat(await text('#busbw')) > 1.5 * forced, 'LL halves the bandwidth at 1 GiB');
+  await page.locator('#size').fill('28');
+});
+
 await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, not asserted)', async () => {
   await page.selectOption('#technology', 'infiniband');
   const t0 = Date.now();

@@ -454,8 +454,21 @@ fn controls(props: &ControlsProps) -> Html {
                     }) }
                 </select>
             </label>
-            <p class="algo">{ format!("{} · {} · Simple", scenario.collective.nccl_name(), state.sim.schedule.algorithm.nccl_name()) }<br />
-                <code>{ format!("NCCL_ALGO={} NCCL_PROTO=Simple", state.sim.schedule.algorithm.nccl_name()) }</code></p>
+            <label>{ t(lang, Text::Protocol) }
+                <select id="protocol" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                    let protocol = parse_id(&select_value(&e));
+                    edit(&s, move |sc| sc.protocol = protocol)(s.scenario.clone());
+                }) }>
+                    <option value="auto" selected={scenario.protocol.is_none()}>
+                        { format!("{} ({})", t(lang, Text::TunerChoice), state.sim.tuning.choice().protocol.nccl_name()) }
+                    </option>
+                    { for fabricscope::collective::Protocol::ALL.iter().map(|&p| html! {
+                        <option value={id_of(&p)} selected={scenario.protocol == Some(p)}>{ p.nccl_name() }</option>
+                    }) }
+                </select>
+            </label>
+            <p class="algo">{ format!("{} · {} · {}", scenario.collective.nccl_name(), state.sim.schedule.algorithm.nccl_name(), state.sim.schedule.protocol.nccl_name()) }<br />
+                <code>{ format!("NCCL_ALGO={} NCCL_PROTO={}", state.sim.schedule.algorithm.nccl_name(), state.sim.schedule.protocol.nccl_name()) }</code></p>
             <label>{ t(lang, Text::MessageSize) }{ ": " }<output id="size-label">{ format_bytes(scenario.size_bytes) }</output>
                 <input id="size" type="range" min="10" max="32" step="1" value={size_exp.to_string()} oninput={on_size} />
             </label>
@@ -828,11 +841,54 @@ fn results(props: &Props) -> Html {
                 Lang::Zh => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3}（n = {} 块 GPU）：与算法无关，可直接和最慢链路的带宽比较（nccl-tests 定义）。", summary.algbw_gbyte_per_s, summary.n_ranks),
             } }</p>
             <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
+            <TunerTable state={state.clone()} />
             if let Some(ab) = ab {
                 <p id="alpha-beta" class="formula"><strong>{ t(lang, Text::AlphaBeta) }{ ": " }</strong>
                     { i18n::alpha_beta_line(lang, collective, summary.n_ranks, summary.size_bytes, &ab, summary.time.as_ns() as f64) }
                 </p>
             }
+        </>
+    }
+}
+
+/// The tuner's predictions for every protocol, its pick marked, beside the engine's time.
+#[function_component(TunerTable)]
+fn tuner_table(props: &Props) -> Html {
+    let state = &props.state;
+    let (lang, sim) = (state.lang, &state.sim);
+    let tuning = &sim.tuning;
+    let d = |ns: f64| format_duration_ns(ns);
+    html! {
+        <>
+            <table id="tuner" class="tuner">
+                <caption>{ t(lang, Text::TunerCaption) }</caption>
+                <thead><tr>
+                    <th>{ "NCCL_ALGO / PROTO" }</th><th>{ t(lang, Text::Launch) }</th><th>{ t(lang, Text::StepLatencies) }</th>
+                    <th>{ t(lang, Text::BusBandwidth) }</th><th>{ t(lang, Text::DataTerm) }</th><th>{ t(lang, Text::Predicted) }</th>
+                </tr></thead>
+                <tbody>
+                    { for tuning.rows.iter().enumerate().map(|(i, row)| html! {
+                        <tr class={classes!((i == tuning.chosen).then_some("chosen"), (row.protocol == sim.schedule.protocol).then_some("ran"))}>
+                            <td>{ format!("{} / {}", row.algorithm.nccl_name(), row.protocol.nccl_name()) }{ if i == tuning.chosen { " ✓" } else { "" } }</td>
+                            <td>{ d(row.base_ns) }</td>
+                            <td>{ format!("{} ({} + {})", d(row.steps_ns), tuning.intra_steps, tuning.inter_steps) }</td>
+                            <td>{ format!("{:.1} GB/s", row.bus_bandwidth_gbyte_per_s) }</td>
+                            <td>{ d(row.transfer_ns) }</td>
+                            <td>{ d(row.predicted_ns) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            <p id="tuner-vs-engine" class="formula">{ match lang {
+                Lang::En => format!(
+                    "✓ is the tuner's pick. The engine ran {} and took {}: the tuner counts NCCL's per-step latency for {} NVLink and {} network steps and sees no contention; the engine adds each path's own link latencies, follows the slowest chain of data, and shares every link among the flows on it.",
+                    sim.schedule.protocol.nccl_name(), d(sim.summary.time.as_ns() as f64), tuning.intra_steps, tuning.inter_steps
+                ),
+                Lang::Zh => format!(
+                    "✓ 为调优器的选择。引擎实际使用 {}，耗时 {}：调优器按 NCCL 的模型计入 {} 个节点内步骤与 {} 个网络步骤的固定时延，且不考虑拥塞；引擎则加上每条路径自身的链路时延、沿最慢的数据链计时，并在每条链路上的各条流之间分配带宽。",
+                    sim.schedule.protocol.nccl_name(), d(sim.summary.time.as_ns() as f64), tuning.intra_steps, tuning.inter_steps
+                ),
+            } }</p>
         </>
     }
 }

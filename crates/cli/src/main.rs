@@ -125,6 +125,9 @@ struct SweepArgs {
     /// Root rank of broadcast and reduce, like nccl-tests -r.
     #[arg(short = 'r', long)]
     root: Option<u32>,
+    /// Force a protocol as NCCL_PROTO does: LL, LL128 or Simple; default: the tuner's choice.
+    #[arg(long, value_name = "PROTO")]
+    proto: Option<String>,
     /// Smallest size, like nccl-tests -b (suffixes K, M, G).
     #[arg(short = 'b', long = "min", default_value = "8", value_parser = parse_size)]
     min: u64,
@@ -311,6 +314,10 @@ struct Row {
     busbw_gbyte_per_s: f64,
     /// Wrong elements when the schedule ran on data; `None` when too large to execute.
     wrong: Option<u64>,
+    /// The protocol the row ran with (the tuner's choice unless --proto forced one).
+    protocol: &'static str,
+    /// The tuner's predicted time [us], beside the engine's.
+    tuner_time_us: f64,
 }
 
 #[derive(Serialize)]
@@ -335,6 +342,9 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
     if let Some(root) = args.root {
         scenario.root = root;
     }
+    if let Some(proto) = &args.proto {
+        scenario.protocol = Some(choice("--proto", "protocol", proto).map_err(|e| vec![e])?);
+    }
     let scenario = scenario.validate()?;
     let sizes = sweep_sizes(args.min, args.max, args.factor);
     let points = sweep(&scenario, &sizes)?;
@@ -347,6 +357,8 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             data_type: "float",
             redop: if matches!(s.collective, Collective::AllReduce | Collective::ReduceScatter | Collective::Reduce) { "sum" } else { "none" },
             root: if s.collective.has_root() { s.root as i32 } else { -1 },
+            protocol: point.protocol.nccl_name(),
+            tuner_time_us: point.tuner_time_us,
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,
@@ -364,7 +376,10 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
         n_ranks: scenario.n_ranks(),
         channels: scenario.channels(),
         algorithm: scenario_algorithm(s.collective),
-        protocol: "Simple",
+        protocol: match s.protocol {
+            Some(p) => p.nccl_name(),
+            None => "auto (the tuner's choice per size)",
+        },
         rows,
         avg_busbw_gbyte_per_s: avg,
     };
@@ -386,7 +401,7 @@ fn table(scenario: &ValidScenario, report: &Report) -> String {
     let preset = scenario.preset();
     let mut out = String::new();
     out.push_str(&format!(
-        "# fabricscope {} (simulated): {} GPUs = {} × {}, {} {:?}, NCCL_ALGO={} NCCL_PROTO={}, {} channels\n",
+        "# fabricscope {} (simulated): {} GPUs = {} × {}, {} {:?}, NCCL_ALGO={} NCCL_PROTO={}, {} channels\n# proto: the protocol each size ran with; tuner time: NCCL's model's prediction for it\n",
         s.collective.perf_binary(),
         report.n_ranks,
         s.nodes,
@@ -398,13 +413,13 @@ fn table(scenario: &ValidScenario, report: &Report) -> String {
         report.channels
     ));
     out.push_str("# in-place would print the same figures: the model has no copy cost\n#\n");
-    out.push_str("#                                                              out-of-place\n");
-    out.push_str("#       size         count      type   redop    root     time   algbw   busbw #wrong\n");
-    out.push_str("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n");
+    out.push_str("#                                                              out-of-place                 tuner\n");
+    out.push_str("#       size         count      type   redop    root     time   algbw   busbw #wrong   proto     time\n");
+    out.push_str("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)                     (us)\n");
     for row in &report.rows {
         let wrong = row.wrong.map(|w| w.to_string()).unwrap_or_else(|| "N/A".into());
         out.push_str(&format!(
-            "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6.2}  {:>6.2}  {:>5}\n",
+            "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6.2}  {:>6.2}  {:>5}  {:>6}  {:>7}\n",
             row.size_bytes,
             row.count,
             row.data_type,
@@ -413,7 +428,9 @@ fn table(scenario: &ValidScenario, report: &Report) -> String {
             format_time(row.time_us),
             row.algbw_gbyte_per_s,
             row.busbw_gbyte_per_s,
-            wrong
+            wrong,
+            row.protocol,
+            format_time(row.tuner_time_us)
         ));
     }
     out.push_str(&format!("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4}\n#\n", report.avg_busbw_gbyte_per_s));

@@ -121,6 +121,9 @@ pub struct Scenario {
     /// Root rank of Broadcast and Reduce.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub root: u32,
+    /// NCCL_PROTO: force a protocol; default: the tuner's choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<crate::collective::Protocol>,
     /// Parallel rings. `None`: NCCL's choice here, one channel per NIC of a node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<u32>,
@@ -409,6 +412,7 @@ impl Scenario {
             collective: Collective::AllReduce,
             size_bytes: 256 << 20,
             root: 0,
+            protocol: None,
             channels: None,
             links: LinkOverrides::default(),
             fabric: FabricConfig::default(),

@@ -16,6 +16,8 @@ pub struct Simulation {
     pub schedule: Schedule,
     pub trace: Trace,
     pub summary: Summary,
+    /// The tuner's predictions and choice for this collective and size.
+    pub tuning: crate::collective::Tuning,
     /// The rank whose channel-0 transfers the step text follows (`focus_rank`).
     pub focus_rank: u32,
     /// When the followed transfer of each step was issued, indexed by step. Channels and ranks
@@ -63,7 +65,18 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     let topology = build(scenario);
     let s = scenario.scenario();
     let count = s.size_bytes / ELEM_BYTES;
-    let schedule = crate::collective::schedule(s.collective, s.nodes, &scenario.preset().rings, count, scenario.channels(), s.root);
+    let mut schedule = crate::collective::schedule(s.collective, s.nodes, &scenario.preset().rings, count, scenario.channels(), s.root);
+    // The tuner's table; NCCL_PROTO (the scenario's protocol) overrides its choice.
+    let bus = {
+        let mut router = crate::routing::Router::new(&topology, scenario.routing(), s.seed);
+        crate::collective::tuner::bus_bandwidth(&topology, &schedule, &mut router)
+    };
+    let intra = match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
+        _ => LinkKind::NvLink,
+    };
+    let tuning = crate::collective::tune(s.collective, schedule.n_ranks, s.nodes, s.size_bytes, bus, intra);
+    schedule.protocol = s.protocol.unwrap_or(tuning.choice().protocol);
     let trace = engine::run(&topology, &schedule, scenario.routing(), s.seed);
     let summary = summarise(scenario, &topology, &trace);
     let focus_rank = focus_rank(&topology, &scenario.preset().rings[0]);
@@ -86,7 +99,7 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     for k in 1..step_starts.len() {
         step_starts[k] = step_starts[k].max(step_starts[k - 1]);
     }
-    Simulation { scenario: scenario.clone(), topology, schedule, trace, summary, focus_rank, step_starts }
+    Simulation { scenario: scenario.clone(), topology, schedule, trace, summary, focus_rank, step_starts, tuning }
 }
 
 /// The rank to follow: on several nodes the one whose channel-0 send leaves its node (the last
@@ -283,6 +296,10 @@ pub struct SweepPoint {
     pub time_us: f64,
     pub algbw_gbyte_per_s: f64,
     pub busbw_gbyte_per_s: f64,
+    /// The protocol it ran with.
+    pub protocol: crate::collective::Protocol,
+    /// NCCL's model's prediction for that protocol [us].
+    pub tuner_time_us: f64,
 }
 
 /// Sizes from `min` to `max` multiplying by `factor`, as nccl-tests' `-b -e -f` do; each rounded
@@ -313,6 +330,14 @@ pub fn sweep(scenario: &ValidScenario, sizes: &[u64]) -> Result<Vec<SweepPoint>,
                 time_us: sim.summary.time.as_us(),
                 algbw_gbyte_per_s: sim.summary.algbw_gbyte_per_s,
                 busbw_gbyte_per_s: sim.summary.busbw_gbyte_per_s,
+                protocol: sim.schedule.protocol,
+                tuner_time_us: sim
+                    .tuning
+                    .rows
+                    .iter()
+                    .find(|row| row.protocol == sim.schedule.protocol)
+                    .map(|row| row.predicted_ns / 1e3)
+                    .unwrap_or(f64::NAN),
             })
         })
         .collect()

@@ -8,8 +8,9 @@ use fabricscope::topology::{build, LinkKind, Topology};
 use fabricscope::units::transfer_ns;
 use fabricscope::{simulate, Collective, Scenario, ValidScenario};
 
+/// A DGX H100 scenario with NCCL_PROTO=Simple, as the closed forms below assume.
 fn scenario(nodes: u32, size_bytes: u64, channels: Option<u32>) -> ValidScenario {
-    Scenario { nodes, size_bytes, channels, ..Scenario::default_demo() }.validate().unwrap()
+    Scenario { nodes, size_bytes, channels, protocol: Some(Protocol::Simple), ..Scenario::default_demo() }.validate().unwrap()
 }
 
 fn run_static(topology: &Topology, schedule: &Schedule) -> fabricscope::trace::Trace {
@@ -256,7 +257,13 @@ fn every_collective_lands_near_the_nvlink_bound() {
 /// follow one chunk-time apart: `hops·α + (chunks + hops - 1)·chunk/B`.
 #[test]
 fn broadcast_pipelines_its_chunks() {
-    let scenario = Scenario { collective: Collective::Broadcast, channels: Some(1), size_bytes: 8 << 20, ..Scenario::default_demo() };
+    let scenario = Scenario {
+        collective: Collective::Broadcast,
+        channels: Some(1),
+        size_bytes: 8 << 20,
+        protocol: Some(Protocol::Simple),
+        ..Scenario::default_demo()
+    };
     let sim = simulate(&scenario.validate().unwrap());
     let alpha = latency_between(&sim.topology, 0, 1);
     let chunks = 16; // 8 MiB / 512 KiB

@@ -5,12 +5,14 @@
 
 mod direct;
 pub mod protocol;
+pub mod tuner;
 mod ring;
 mod schedule;
 mod verify;
 
 pub use direct::{alltoall, sendrecv};
 pub use protocol::Protocol;
+pub use tuner::{tune, TunerRow, Tuning};
 pub use ring::{chain_chunks, identity_order, ring_allreduce, ring_chain, ring_gather_or_scatter, ring_order, NCCL_STEPS};
 pub use schedule::{Algorithm, ChunkOp, Phase, Region, Schedule, Transfer, ELEM_BYTES};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};
