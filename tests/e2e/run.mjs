@@ -128,9 +128,11 @@ await test('changing the message size changes the time and busbw', async () => {
   await waitFor('256 MiB again', async () => (await text('#size-label')) === '256 MiB');
 });
 
-await test('two nodes draw 16 GPUs and the bottleneck moves to InfiniBand', async () => {
+await test("two nodes draw 16 GPUs and the ring's bottleneck moves to InfiniBand", async () => {
   await page.selectOption('#nodes', '2');
   await waitFor('16 GPUs', async () => (await gpuCount()) === '16');
+  await page.selectOption('#algorithm', 'Ring');
+  await waitFor('Ring forced', async () => (await text('.algo')).includes('NCCL_ALGO=Ring'));
   const bottleneck = await text('#bottleneck');
   expect(bottleneck.includes('InfiniBand'), bottleneck);
   expect((await text('#step-text')).startsWith('Launch'), await text('#step-text'));
@@ -154,6 +156,7 @@ await test('a bad value shows a named error and keeps the last good scenario', a
   await page.locator('#nic-bw').fill('200');
   await page.locator('#nic-bw').blur();
   await waitFor('a slower time at 200 Gb/s', async () => (await text('#time')) !== time);
+  await page.selectOption('#algorithm', 'auto');
 });
 
 await test('the busbw chart is drawn', async () => {
@@ -264,7 +267,7 @@ await test('the tuner picks LL for small messages and Simple for large ones; NCC
   await page.locator('#size').fill('10');
   await waitFor('1 KiB', async () => (await text('#size-label')) === '1 KiB');
   await waitFor('LL chosen', async () => (await text('.algo')).includes('NCCL_PROTO=LL'));
-  expect((await page.locator('#tuner tr.chosen').innerText()).startsWith('Ring / LL'), await page.locator('#tuner tr.chosen').innerText());
+  expect(/^(Ring|Tree) \/ LL\s/.test(await page.locator('#tuner tr.chosen').innerText()), await page.locator('#tuner tr.chosen').innerText());
   await page.locator('#size').fill('30');
   await waitFor('Simple chosen', async () => (await text('.algo')).includes('NCCL_PROTO=Simple'));
   await page.selectOption('#protocol', 'LL');
@@ -273,6 +276,21 @@ await test('the tuner picks LL for small messages and Simple for large ones; NCC
   await page.selectOption('#protocol', 'auto');
   await waitFor('auto again', async () => (await text('.algo')).includes('NCCL_PROTO=Simple'));
   expect(parseFloat(await text('#busbw')) > 1.5 * forced, 'LL halves the bandwidth at 1 GiB');
+  await page.locator('#size').fill('28');
+});
+
+await test('ring vs tree: the tuner picks Tree for small messages on 4 nodes; NCCL_ALGO forces Ring', async () => {
+  await page.selectOption('#nodes', '4');
+  await page.locator('#size').fill('10');
+  await waitFor('Tree chosen', async () => (await text('.algo')).includes('NCCL_ALGO=Tree'));
+  const tree = await text('#time');
+  await page.click('#step-forward');
+  await waitFor('a tree step', async () => /— reduce|— broadcast/.test(await text('#step-text')));
+  await page.selectOption('#algorithm', 'Ring');
+  await waitFor('Ring forced', async () => (await text('.algo')).includes('NCCL_ALGO=Ring'));
+  const ring = await text('#time');
+  expect(parseFloat(ring) > parseFloat(tree), `ring ${ring} should be slower than tree ${tree} at 1 KiB`);
+  await page.selectOption('#algorithm', 'auto');
   await page.locator('#size').fill('28');
 });
 

@@ -447,13 +447,33 @@ fn controls(props: &ControlsProps) -> Html {
             <label>
                 <select id="collective" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
                     let collective = parse_id(&select_value(&e)).unwrap_or(fabricscope::Collective::AllReduce);
-                    edit(&s, move |sc| sc.collective = collective)(s.scenario.clone());
+                    edit(&s, move |sc| {
+                        sc.collective = collective;
+                        if collective != fabricscope::Collective::AllReduce {
+                            sc.algorithm = None;
+                        }
+                    })(s.scenario.clone());
                 }) }>
                     { for fabricscope::Collective::ALL.iter().map(|&c| html! {
                         <option value={id_of(&c)} selected={c == scenario.collective}>{ i18n::collective(lang, c) }</option>
                     }) }
                 </select>
             </label>
+            if scenario.collective == fabricscope::Collective::AllReduce {
+                <label>{ t(lang, Text::Algorithm) }
+                    <select id="algorithm" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                        let algorithm = parse_id(&select_value(&e));
+                        edit(&s, move |sc| sc.algorithm = algorithm)(s.scenario.clone());
+                    }) }>
+                        <option value="auto" selected={scenario.algorithm.is_none()}>
+                            { format!("{} ({})", t(lang, Text::TunerChoice), state.sim.tuning.choice().algorithm.nccl_name()) }
+                        </option>
+                        { for [fabricscope::collective::Algorithm::Ring, fabricscope::collective::Algorithm::Tree].iter().map(|&a| html! {
+                            <option value={id_of(&a)} selected={scenario.algorithm == Some(a)}>{ a.nccl_name() }</option>
+                        }) }
+                    </select>
+                </label>
+            }
             <label>{ t(lang, Text::Protocol) }
                 <select id="protocol" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
                     let protocol = parse_id(&select_value(&e));
@@ -868,10 +888,10 @@ fn tuner_table(props: &Props) -> Html {
                 </tr></thead>
                 <tbody>
                     { for tuning.rows.iter().enumerate().map(|(i, row)| html! {
-                        <tr class={classes!((i == tuning.chosen).then_some("chosen"), (row.protocol == sim.schedule.protocol).then_some("ran"))}>
+                        <tr class={classes!((i == tuning.chosen).then_some("chosen"), (row.protocol == sim.schedule.protocol && row.algorithm == sim.schedule.algorithm).then_some("ran"))}>
                             <td>{ format!("{} / {}", row.algorithm.nccl_name(), row.protocol.nccl_name()) }{ if i == tuning.chosen { " ✓" } else { "" } }</td>
                             <td>{ d(row.base_ns) }</td>
-                            <td>{ format!("{} ({} + {})", d(row.steps_ns), tuning.intra_steps, tuning.inter_steps) }</td>
+                            <td>{ format!("{} ({} + {})", d(row.steps_ns), row.intra_steps, row.inter_steps) }</td>
                             <td>{ format!("{:.1} GB/s", row.bus_bandwidth_gbyte_per_s) }</td>
                             <td>{ d(row.transfer_ns) }</td>
                             <td>{ d(row.predicted_ns) }</td>

@@ -1,7 +1,7 @@
 //! `fabricscope`: the core's model on the command line. The only crate that touches files.
 
 use clap::{Args, Parser, Subcommand};
-use fabricscope::collective::{schedule, verify, VerifyError, ELEM_BYTES};
+use fabricscope::collective::{schedule_with, verify, VerifyError, ELEM_BYTES};
 use fabricscope::units::parse_size;
 use fabricscope::{sweep, sweep_sizes, Collective, Scenario, ScenarioError, ValidScenario};
 use serde::Serialize;
@@ -128,6 +128,9 @@ struct SweepArgs {
     /// Force a protocol as NCCL_PROTO does: LL, LL128 or Simple; default: the tuner's choice.
     #[arg(long, value_name = "PROTO")]
     proto: Option<String>,
+    /// Force an algorithm as NCCL_ALGO does: Ring or Tree (AllReduce); default: the tuner's choice.
+    #[arg(long, value_name = "ALGO")]
+    algo: Option<String>,
     /// Smallest size, like nccl-tests -b (suffixes K, M, G).
     #[arg(short = 'b', long = "min", default_value = "8", value_parser = parse_size)]
     min: u64,
@@ -314,7 +317,8 @@ struct Row {
     busbw_gbyte_per_s: f64,
     /// Wrong elements when the schedule ran on data; `None` when too large to execute.
     wrong: Option<u64>,
-    /// The protocol the row ran with (the tuner's choice unless --proto forced one).
+    /// The algorithm and protocol the row ran with (the tuner's choice unless forced).
+    algorithm: &'static str,
     protocol: &'static str,
     /// The tuner's predicted time [us], beside the engine's.
     tuner_time_us: f64,
@@ -345,6 +349,9 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
     if let Some(proto) = &args.proto {
         scenario.protocol = Some(choice("--proto", "protocol", proto).map_err(|e| vec![e])?);
     }
+    if let Some(algo) = &args.algo {
+        scenario.algorithm = Some(choice("--algo", "algorithm", algo).map_err(|e| vec![e])?);
+    }
     let scenario = scenario.validate()?;
     let sizes = sweep_sizes(args.min, args.max, args.factor);
     let points = sweep(&scenario, &sizes)?;
@@ -357,12 +364,13 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             data_type: "float",
             redop: if matches!(s.collective, Collective::AllReduce | Collective::ReduceScatter | Collective::Reduce) { "sum" } else { "none" },
             root: if s.collective.has_root() { s.root as i32 } else { -1 },
+            algorithm: point.algorithm.nccl_name(),
             protocol: point.protocol.nccl_name(),
             tuner_time_us: point.tuner_time_us,
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,
-            wrong: match verify(&schedule(s.collective, s.nodes, &scenario.preset().rings, point.count, scenario.channels(), s.root)) {
+            wrong: match verify(&schedule_with(s.collective, point.algorithm, s.nodes, &scenario.preset().rings, point.count, scenario.channels(), s.root)) {
                 Ok(()) => Some(0),
                 Err(VerifyError::TooLarge { .. }) => None,
                 Err(VerifyError::Wrong { wrong, .. }) => Some(wrong),
@@ -375,7 +383,11 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
         scenario: s,
         n_ranks: scenario.n_ranks(),
         channels: scenario.channels(),
-        algorithm: scenario_algorithm(s.collective),
+        algorithm: match s.algorithm {
+            Some(a) => a.nccl_name(),
+            None if matches!(s.collective, Collective::AllToAll | Collective::SendRecv) => "P2P",
+            None => "auto (the tuner's choice per size)",
+        },
         protocol: match s.protocol {
             Some(p) => p.nccl_name(),
             None => "auto (the tuner's choice per size)",
@@ -387,13 +399,6 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
         return Ok(serde_json::to_string_pretty(&report).expect("the report serialises") + "\n");
     }
     Ok(table(&scenario, &report))
-}
-
-fn scenario_algorithm(collective: Collective) -> &'static str {
-    match collective {
-        Collective::AllToAll | Collective::SendRecv => "P2P",
-        _ => "Ring",
-    }
 }
 
 fn table(scenario: &ValidScenario, report: &Report) -> String {
@@ -413,13 +418,13 @@ fn table(scenario: &ValidScenario, report: &Report) -> String {
         report.channels
     ));
     out.push_str("# in-place would print the same figures: the model has no copy cost\n#\n");
-    out.push_str("#                                                              out-of-place                 tuner\n");
-    out.push_str("#       size         count      type   redop    root     time   algbw   busbw #wrong   proto     time\n");
-    out.push_str("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)                     (us)\n");
+    out.push_str("#                                                              out-of-place                        tuner\n");
+    out.push_str("#       size         count      type   redop    root     time   algbw   busbw #wrong   algo   proto     time\n");
+    out.push_str("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)                            (us)\n");
     for row in &report.rows {
         let wrong = row.wrong.map(|w| w.to_string()).unwrap_or_else(|| "N/A".into());
         out.push_str(&format!(
-            "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6.2}  {:>6.2}  {:>5}  {:>6}  {:>7}\n",
+            "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6.2}  {:>6.2}  {:>5}  {:>5}  {:>6}  {:>7}\n",
             row.size_bytes,
             row.count,
             row.data_type,
@@ -429,6 +434,7 @@ fn table(scenario: &ValidScenario, report: &Report) -> String {
             row.algbw_gbyte_per_s,
             row.busbw_gbyte_per_s,
             wrong,
+            row.algorithm,
             row.protocol,
             format_time(row.tuner_time_us)
         ));

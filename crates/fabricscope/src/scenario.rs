@@ -121,6 +121,9 @@ pub struct Scenario {
     /// Root rank of Broadcast and Reduce.
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub root: u32,
+    /// NCCL_ALGO: force an algorithm (Ring, Tree); default: the tuner's choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<crate::collective::Algorithm>,
     /// NCCL_PROTO: force a protocol; default: the tuner's choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<crate::collective::Protocol>,
@@ -412,6 +415,7 @@ impl Scenario {
             collective: Collective::AllReduce,
             size_bytes: 256 << 20,
             root: 0,
+            algorithm: None,
             protocol: None,
             channels: None,
             links: LinkOverrides::default(),
@@ -496,6 +500,14 @@ impl Scenario {
             if used == 0 || used > preset.nics_per_node {
                 problem("nics_used", format!("{used} is out of range: {} has 1 to {} NICs", preset.name, preset.nics_per_node));
             }
+        }
+        match (self.algorithm, self.collective) {
+            (Some(crate::collective::Algorithm::Tree), Collective::AllReduce) | (Some(crate::collective::Algorithm::Ring), _) | (None, _) => {}
+            (Some(crate::collective::Algorithm::Direct), Collective::AllToAll | Collective::SendRecv) => {}
+            (Some(algorithm), collective) => problem(
+                "algorithm",
+                format!("{} does not run {:?} here: Tree runs AllReduce, P2P runs AllToAll and SendRecv", algorithm.nccl_name(), collective),
+            ),
         }
         if let Some(eff) = self.fabric.congested_efficiency {
             if !(eff > 0.0 && eff <= 1.0) {

@@ -65,18 +65,27 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     let topology = build(scenario);
     let s = scenario.scenario();
     let count = s.size_bytes / ELEM_BYTES;
-    let mut schedule = crate::collective::schedule(s.collective, s.nodes, &scenario.preset().rings, count, scenario.channels(), s.root);
-    // The tuner's table; NCCL_PROTO (the scenario's protocol) overrides its choice.
-    let bus = {
-        let mut router = crate::routing::Router::new(&topology, scenario.routing(), s.seed);
-        crate::collective::tuner::bus_bandwidth(&topology, &schedule, &mut router)
-    };
+    let rings = &scenario.preset().rings;
+    let ring = crate::collective::schedule(s.collective, s.nodes, rings, count, scenario.channels(), s.root);
+    // The tuner's table, from each algorithm's bandwidth bound on this topology.
     let intra = match scenario.preset().gpu_fabric {
         crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
         _ => LinkKind::NvLink,
     };
-    let tuning = crate::collective::tune(s.collective, schedule.n_ranks, s.nodes, s.size_bytes, bus, intra);
-    schedule.protocol = s.protocol.unwrap_or(tuning.choice().protocol);
+    let mut algorithms = vec![ring];
+    if s.collective == crate::scenario::Collective::AllReduce && algorithms[0].n_ranks > 1 {
+        algorithms.push(crate::collective::schedule_with(s.collective, crate::collective::Algorithm::Tree, s.nodes, rings, count, scenario.channels(), s.root));
+    }
+    let bounds: Vec<(crate::collective::Algorithm, f64)> = {
+        let mut router = crate::routing::Router::new(&topology, crate::catalog::Routing::Static, s.seed);
+        algorithms.iter().map(|a| (a.algorithm, crate::collective::tuner::bandwidth_bound_ns(&topology, a, &mut router))).collect()
+    };
+    let tuning = crate::collective::tune(s.collective, algorithms[0].n_ranks, s.nodes, s.size_bytes, &bounds, intra);
+    // NCCL_ALGO and NCCL_PROTO narrow the tuner's choice; it picks among what is left.
+    let pick = crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let chosen = algorithms.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
+    let mut schedule = algorithms.swap_remove(chosen);
+    schedule.protocol = s.protocol.unwrap_or(pick.protocol);
     let trace = engine::run(&topology, &schedule, scenario.routing(), s.seed);
     let summary = summarise(scenario, &topology, &trace);
     let focus_rank = focus_rank(&topology, &scenario.preset().rings[0]);
@@ -166,7 +175,12 @@ impl Simulation {
         Some(StepInfo {
             step,
             n_steps: self.schedule.n_steps,
-            phase: self.schedule.phase(step),
+            // A tree step's phase is its direction: reducing up or broadcasting down.
+            phase: match (self.schedule.algorithm, example.op) {
+                (crate::collective::Algorithm::Tree, ChunkOp::Reduce) => Phase::Reduce,
+                (crate::collective::Algorithm::Tree, ChunkOp::Copy) => Phase::Broadcast,
+                _ => self.schedule.phase(step),
+            },
             transfers,
             src: example.src,
             dst: example.dst,
@@ -219,7 +233,9 @@ impl Simulation {
     pub fn alpha_beta(&self) -> Option<AlphaBeta> {
         use crate::scenario::Collective;
         let collective = self.schedule.collective;
-        if !matches!(collective, Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter) {
+        if !matches!(collective, Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter)
+            || self.schedule.algorithm != crate::collective::Algorithm::Ring
+        {
             return None;
         }
         let n = self.schedule.n_ranks;
@@ -296,7 +312,8 @@ pub struct SweepPoint {
     pub time_us: f64,
     pub algbw_gbyte_per_s: f64,
     pub busbw_gbyte_per_s: f64,
-    /// The protocol it ran with.
+    /// The algorithm and protocol it ran with.
+    pub algorithm: crate::collective::Algorithm,
     pub protocol: crate::collective::Protocol,
     /// NCCL's model's prediction for that protocol [us].
     pub tuner_time_us: f64,
@@ -330,12 +347,13 @@ pub fn sweep(scenario: &ValidScenario, sizes: &[u64]) -> Result<Vec<SweepPoint>,
                 time_us: sim.summary.time.as_us(),
                 algbw_gbyte_per_s: sim.summary.algbw_gbyte_per_s,
                 busbw_gbyte_per_s: sim.summary.busbw_gbyte_per_s,
+                algorithm: sim.schedule.algorithm,
                 protocol: sim.schedule.protocol,
                 tuner_time_us: sim
                     .tuning
                     .rows
                     .iter()
-                    .find(|row| row.protocol == sim.schedule.protocol)
+                    .find(|row| row.protocol == sim.schedule.protocol && row.algorithm == sim.schedule.algorithm)
                     .map(|row| row.predicted_ns / 1e3)
                     .unwrap_or(f64::NAN),
             })

@@ -8,9 +8,11 @@ use fabricscope::topology::{build, LinkKind, Topology};
 use fabricscope::units::transfer_ns;
 use fabricscope::{simulate, Collective, Scenario, ValidScenario};
 
-/// A DGX H100 scenario with NCCL_PROTO=Simple, as the closed forms below assume.
+/// A DGX H100 scenario with NCCL_ALGO=Ring NCCL_PROTO=Simple, as the closed forms below assume.
 fn scenario(nodes: u32, size_bytes: u64, channels: Option<u32>) -> ValidScenario {
-    Scenario { nodes, size_bytes, channels, protocol: Some(Protocol::Simple), ..Scenario::default_demo() }.validate().unwrap()
+    Scenario { nodes, size_bytes, channels, algorithm: Some(Algorithm::Ring), protocol: Some(Protocol::Simple), ..Scenario::default_demo() }
+        .validate()
+        .unwrap()
 }
 
 fn run_static(topology: &Topology, schedule: &Schedule) -> fabricscope::trace::Trace {
@@ -88,7 +90,8 @@ fn two_nodes_use_every_nic_and_the_network_is_the_bottleneck() {
 /// bound is 8 NICs × 25 GB/s × 0.96 = 192 GB/s, below NVLink's 12 × 20 = 240 GB/s.
 #[test]
 fn dgx_a100_two_nodes_match_the_measured_busbw() {
-    let one = Scenario { preset: "dgx-a100".into(), nodes: 1, size_bytes: 1 << 30, ..Scenario::default_demo() };
+    // NCCL_ALGO=Ring, as the measurement ran (a tree on two nodes sends each byte across once).
+    let one = Scenario { preset: "dgx-a100".into(), nodes: 1, size_bytes: 1 << 30, algorithm: Some(Algorithm::Ring), ..Scenario::default_demo() };
     let busbw = simulate(&one.validate().unwrap()).summary.busbw_gbyte_per_s;
     assert!((busbw - 240.0).abs() < 240.0 * 0.02, "one node: NVLink-bound {busbw}");
     let two = Scenario { nodes: 2, ..one };
@@ -270,4 +273,21 @@ fn broadcast_pipelines_its_chunks() {
     let chunk_ns = transfer_ns(512 << 10, fabricscope::units::Bandwidth::from_gbyte_per_s(370.8));
     assert_eq!(sim.schedule.n_steps, chunks + 7 - 1);
     assert_eq!(sim.summary.time.as_ns(), BASE + 7 * alpha + (chunks as u64 + 6) * chunk_ns);
+}
+
+/// Tree against ring on 8 DGX H100 nodes: the tree's log-depth latency wins small messages, the
+/// ring's lighter NIC load wins large ones, and the tuner's choice follows.
+#[test]
+fn tree_beats_ring_for_small_messages_across_nodes_and_loses_for_large() {
+    let run = |size: u64, algorithm: Option<Algorithm>| {
+        let s = Scenario { nodes: 8, size_bytes: size, algorithm, protocol: Some(Protocol::Simple), ..Scenario::default_demo() };
+        simulate(&s.validate().unwrap())
+    };
+    let (ring, tree) = (run(8, Some(Algorithm::Ring)), run(8, Some(Algorithm::Tree)));
+    assert!(tree.summary.time.as_ns() * 3 < ring.summary.time.as_ns(), "8 B: tree {} vs ring {}", tree.summary.time, ring.summary.time);
+    let (ring, tree) = (run(1 << 30, Some(Algorithm::Ring)), run(1 << 30, Some(Algorithm::Tree)));
+    assert!(ring.summary.time < tree.summary.time, "1 GiB: ring {} vs tree {}", ring.summary.time, tree.summary.time);
+    assert_eq!(run(8, None).schedule.algorithm, Algorithm::Tree);
+    assert_eq!(run(1 << 30, None).schedule.algorithm, Algorithm::Ring);
+    fabricscope::collective::verify(&fabricscope::collective::tree_allreduce(8, &[[0u32, 1, 2, 3, 4, 5, 6, 7]], 4099, 8)).unwrap();
 }

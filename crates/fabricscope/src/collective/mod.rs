@@ -5,6 +5,7 @@
 
 mod direct;
 pub mod protocol;
+pub mod tree;
 pub mod tuner;
 mod ring;
 mod schedule;
@@ -12,7 +13,8 @@ mod verify;
 
 pub use direct::{alltoall, sendrecv};
 pub use protocol::Protocol;
-pub use tuner::{tune, TunerRow, Tuning};
+pub use tree::tree_allreduce;
+pub use tuner::{pick, tune, TunerRow, Tuning};
 pub use ring::{chain_chunks, identity_order, ring_allreduce, ring_chain, ring_gather_or_scatter, ring_order, NCCL_STEPS};
 pub use schedule::{Algorithm, ChunkOp, Phase, Region, Schedule, Transfer, ELEM_BYTES};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};
@@ -21,8 +23,23 @@ use crate::scenario::Collective;
 
 /// The schedule of `collective` on `nodes` nodes whose GPUs the `rings` orders visit.
 pub fn schedule<R: AsRef<[u32]>>(collective: Collective, nodes: u32, rings: &[R], count: u64, n_channels: u32, root: u32) -> Schedule {
+    schedule_with(collective, Algorithm::Ring, nodes, rings, count, n_channels, root)
+}
+
+/// The same with an algorithm: Tree applies to AllReduce; the point-to-point collectives are
+/// always direct.
+pub fn schedule_with<R: AsRef<[u32]>>(
+    collective: Collective,
+    algorithm: Algorithm,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    root: u32,
+) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     match collective {
+        Collective::AllReduce if algorithm == Algorithm::Tree => tree_allreduce(nodes, rings, count, n_channels),
         Collective::AllReduce => ring_allreduce(nodes, rings, count, n_channels),
         Collective::AllGather => ring_gather_or_scatter(true, nodes, rings, count, n_channels),
         Collective::ReduceScatter => ring_gather_or_scatter(false, nodes, rings, count, n_channels),
@@ -38,7 +55,8 @@ pub fn transfer_count(collective: Collective, n: u32, count: u64, n_channels: u3
     let (n, c, k) = (n as u64, n_channels as u64, chain_chunks(count.div_ceil(n_channels as u64)) as u64);
     let m = n.saturating_sub(1);
     match collective {
-        Collective::AllReduce => 2 * m * n * c,
+        // Ring: 2(n-1) steps of n; Tree: 2(n-1) hops per chunk.
+        Collective::AllReduce => (2 * m * n * c).max(2 * m * k * c),
         Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => m * n * c,
         Collective::Broadcast | Collective::Reduce => k * m * c,
         Collective::SendRecv => k * n * c,

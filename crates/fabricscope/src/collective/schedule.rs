@@ -1,16 +1,17 @@
 //! The schedule data type shared by every algorithm.
 
 use crate::scenario::Collective;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Bytes per element: collectives move 4-byte floats, as nccl-tests does by default.
 pub const ELEM_BYTES: u64 = 4;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Algorithm {
     /// NCCL_ALGO=Ring (Broadcast and Reduce run as a pipelined chain along the ring).
     Ring,
     /// Point-to-point sends to every peer at once (AllToAll, SendRecv): no NCCL_ALGO applies.
+    #[serde(rename = "P2P")]
     Direct,
     /// NCCL_ALGO=Tree: a chain inside each node and a double binary tree across nodes.
     Tree,

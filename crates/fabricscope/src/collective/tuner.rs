@@ -3,10 +3,10 @@
 //!
 //! NCCL v2.30.7 (`src/graph/tuning.cc`): `time = base + Σ per-step latency + bytes / bandwidth`,
 //! where a ring AllReduce has `2(n-1)` steps of which `2(nNodes-1)` cross the network, a ring
-//! AllGather or ReduceScatter `n-1` steps of which `nNodes-1` do, and the bandwidth is the bus
-//! bandwidth divided by the collective's busbw factor, times the protocol's efficiency (LL 0.5,
-//! LL128 0.92, Simple 1). The bus bandwidth is the ring's: the slowest hop's share of its
-//! links, per channel, times the channels (`bus_bandwidth`).
+//! AllGather or ReduceScatter `n-1` steps of which `nNodes-1` do, a tree AllReduce
+//! `2((n/nNodes - 1) + log2 nNodes)` of which `2 log2 nNodes` do; the bandwidth term is the
+//! busiest link's load (`bandwidth_bound_ns`) over the protocol's efficiency (LL 0.5, LL128
+//! 0.92, Simple 1).
 //!
 //! Where it differs from the engine: the tuner sees no contention and no topology beyond that
 //! one figure, counts latency per step rather than along the slowest chain of data, and uses
@@ -33,6 +33,9 @@ pub struct TunerRow {
     /// The bandwidth term: bytes × busbw factor / bandwidth [ns].
     pub transfer_ns: f64,
     pub predicted_ns: f64,
+    /// Steps inside a node and across the network for this algorithm.
+    pub intra_steps: u32,
+    pub inter_steps: u32,
 }
 
 /// The tuner's table and choice.
@@ -52,67 +55,58 @@ impl Tuning {
     }
 }
 
-/// The ring's bus bandwidth [B/ns]: each of the first step's transfers gets its path's slowest
-/// link divided among the first step's transfers crossing it; a channel moves at its slowest
-/// transfer; the channels add up.
-pub fn bus_bandwidth(topology: &Topology, schedule: &Schedule, router: &mut Router) -> f64 {
+/// The bandwidth-bound time of a schedule [ns]: route every transfer (as the engine would at
+/// rest), add up the bytes each link carries, and take the busiest link's bytes over its
+/// capacity. For a ring this is `factor · S / B` with B the ring's bus bandwidth, NCCL's
+/// bandwidth term; for a tree it also sees that an inner node's NIC carries its two children's
+/// data and its parent's, which NCCL's tuner handles with per-channel tree caps instead.
+pub fn bandwidth_bound_ns(topology: &Topology, schedule: &Schedule, router: &mut Router) -> f64 {
     let load = vec![0u32; topology.n_links()];
-    let first: Vec<_> = schedule.transfers.iter().filter(|t| t.step == 0).collect();
-    let paths: Vec<_> = first.iter().map(|t| router.route(t.src, t.dst, t.channel, &load)).collect();
-    let mut sharing = vec![0u32; topology.n_links()];
-    for path in &paths {
-        for link in path {
-            sharing[link.index()] += 1;
+    let mut bytes = vec![0u64; topology.n_links()];
+    for t in &schedule.transfers {
+        for link in router.route(t.src, t.dst, t.channel, &load) {
+            bytes[link.index()] += t.bytes();
         }
     }
-    let mut channel_rate = vec![f64::INFINITY; schedule.n_channels as usize];
-    for (transfer, path) in first.iter().zip(&paths) {
-        let rate = path
-            .iter()
-            .map(|&l| topology.link(l).capacity().bytes_per_ns() / sharing[l.index()] as f64)
-            .fold(f64::INFINITY, f64::min);
-        let c = transfer.channel as usize;
-        channel_rate[c] = channel_rate[c].min(rate);
-    }
-    let slowest = channel_rate.iter().copied().fold(f64::INFINITY, f64::min);
-    if slowest.is_finite() {
-        slowest * schedule.n_channels as f64
-    } else {
-        0.0
-    }
+    topology
+        .links()
+        .map(|(id, link)| bytes[id.index()] as f64 / link.capacity().bytes_per_ns())
+        .fold(0.0, f64::max)
 }
 
 /// Predicts every (algorithm, protocol) for `collective` and picks the fastest (ties: Simple,
 /// then LL128, then LL, as NCCL prefers bandwidth).
-pub fn tune(
-    collective: Collective,
-    n_ranks: u32,
-    n_nodes: u32,
-    size_bytes: u64,
-    bus_bandwidth_bytes_per_ns: f64,
-    intra: LinkKind,
-) -> Tuning {
+pub fn tune(collective: Collective, n_ranks: u32, n_nodes: u32, size_bytes: u64, bounds: &[(Algorithm, f64)], intra: LinkKind) -> Tuning {
     let (n, nodes) = (n_ranks.max(1), n_nodes.max(1));
-    let (algorithm, steps, inter) = match collective {
-        Collective::AllReduce => (Algorithm::Ring, 2 * (n - 1), 2 * (nodes - 1)),
-        Collective::AllGather | Collective::ReduceScatter | Collective::Broadcast | Collective::Reduce => {
-            (Algorithm::Ring, n - 1, nodes - 1)
-        }
-        Collective::AllToAll | Collective::SendRecv => (Algorithm::Direct, u32::from(n > 1), u32::from(nodes > 1)),
-    };
-    let protocols: &[Protocol] = match algorithm {
-        Algorithm::Direct => &[Protocol::Simple],
-        _ => &[Protocol::Simple, Protocol::Ll128, Protocol::Ll],
-    };
     let factor = collective.busbw_factor(n);
-    let rows: Vec<TunerRow> = protocols
+    let mut candidates: Vec<(Algorithm, Protocol, u32, u32, f64)> = Vec::new();
+    for &(algorithm, bound_ns) in bounds {
+        // Steps as NCCL's latency model counts them (`tuning.cc`).
+        let (steps, inter) = match (algorithm, collective) {
+            (Algorithm::Tree, _) => {
+                let depth = (nodes as f64).log2().ceil() as u32;
+                (2 * ((n / nodes - 1) + depth), 2 * depth)
+            }
+            (_, Collective::AllReduce) => (2 * (n - 1), 2 * (nodes - 1)),
+            (_, Collective::AllToAll | Collective::SendRecv) => (u32::from(n > 1), u32::from(nodes > 1)),
+            _ => (n - 1, nodes - 1),
+        };
+        let protocols: &[Protocol] = match algorithm {
+            Algorithm::Direct => &[Protocol::Simple],
+            _ => &[Protocol::Simple, Protocol::Ll128, Protocol::Ll],
+        };
+        for &p in protocols {
+            candidates.push((algorithm, p, steps, inter, bound_ns));
+        }
+    }
+    let rows: Vec<TunerRow> = candidates
         .iter()
-        .map(|&protocol| {
+        .map(|&(algorithm, protocol, steps, inter, bound_ns)| {
             let base_ns = protocol.base_latency_ns(algorithm) as f64;
             let steps_ns = (steps - inter) as f64 * protocol.step_latency_ns(algorithm, intra) as f64
                 + inter as f64 * protocol.step_latency_ns(algorithm, LinkKind::Network) as f64;
-            let bandwidth = bus_bandwidth_bytes_per_ns * protocol.tuner_efficiency();
-            let transfer_ns = if bandwidth > 0.0 { size_bytes as f64 * factor / bandwidth } else { 0.0 };
+            let transfer_ns = bound_ns / protocol.tuner_efficiency();
+            let bandwidth = if transfer_ns > 0.0 { factor * size_bytes as f64 / transfer_ns } else { 0.0 };
             TunerRow {
                 algorithm,
                 protocol,
@@ -121,11 +115,23 @@ pub fn tune(
                 bus_bandwidth_gbyte_per_s: bandwidth,
                 transfer_ns,
                 predicted_ns: base_ns + steps_ns + transfer_ns,
+                intra_steps: steps - inter,
+                inter_steps: inter,
             }
         })
         .collect();
     let chosen = (0..rows.len()).min_by(|&a, &b| rows[a].predicted_ns.total_cmp(&rows[b].predicted_ns)).unwrap_or(0);
-    Tuning { rows, chosen, intra_steps: steps - inter, inter_steps: inter }
+    let (intra_steps, inter_steps) = rows.first().map(|r| (r.intra_steps, r.inter_steps)).unwrap_or((0, 0));
+    Tuning { rows, chosen, intra_steps, inter_steps }
+}
+
+/// The fastest row among those with `algorithm` and/or `protocol` fixed (NCCL_ALGO, NCCL_PROTO).
+pub fn pick(tuning: &Tuning, algorithm: Option<Algorithm>, protocol: Option<Protocol>) -> Option<&TunerRow> {
+    tuning
+        .rows
+        .iter()
+        .filter(|row| algorithm.is_none_or(|a| a == row.algorithm) && protocol.is_none_or(|p| p == row.protocol))
+        .min_by(|a, b| a.predicted_ns.total_cmp(&b.predicted_ns))
 }
 
 #[cfg(test)]
@@ -134,17 +140,28 @@ mod tests {
 
     #[test]
     fn small_messages_pick_ll_and_large_ones_simple() {
-        // One DGX H100: 8 ranks, 370.8 GB/s.
-        let tiny = tune(Collective::AllReduce, 8, 1, 8, 370.8, LinkKind::NvLink);
+        // One DGX H100: 8 ranks, 370.8 GB/s: a ring's bound at S is 1.75 S / 370.8.
+        let ring = |size: u64| [(Algorithm::Ring, 1.75 * size as f64 / 370.8)];
+        let tiny = tune(Collective::AllReduce, 8, 1, 8, &ring(8), LinkKind::NvLink);
         assert_eq!(tiny.choice().protocol, Protocol::Ll);
         // 6.6 µs + 14 × 0.6 µs: NCCL's LL ring latency on NVLink.
         assert!((tiny.choice().predicted_ns - (6_600.0 + 14.0 * 600.0)).abs() < 1.0);
-        let big = tune(Collective::AllReduce, 8, 1, 1 << 30, 370.8, LinkKind::NvLink);
+        let big = tune(Collective::AllReduce, 8, 1, 1 << 30, &ring(1 << 30), LinkKind::NvLink);
         assert_eq!(big.choice().protocol, Protocol::Simple);
+        assert!((big.choice().bus_bandwidth_gbyte_per_s - 370.8).abs() < 1e-6);
         assert_eq!((big.intra_steps, big.inter_steps), (14, 0));
-        let two_nodes = tune(Collective::AllReduce, 16, 2, 1 << 20, 384.0, LinkKind::NvLink);
-        assert_eq!((two_nodes.intra_steps, two_nodes.inter_steps), (28, 2));
-        let alltoall = tune(Collective::AllToAll, 16, 2, 1 << 20, 384.0, LinkKind::NvLink);
-        assert_eq!(alltoall.rows.len(), 1);
+    }
+
+    #[test]
+    fn tree_wins_small_messages_on_many_nodes() {
+        // 16 nodes × 8: a tree's latency grows with log2 16 = 4 network levels, a ring's with 2·15.
+        let size = 64u64 << 10;
+        let bounds = [(Algorithm::Ring, 1.98 * size as f64 / 384.0), (Algorithm::Tree, 3.0 * size as f64 / 384.0)];
+        let many = tune(Collective::AllReduce, 128, 16, size, &bounds, LinkKind::NvLink);
+        assert_eq!(many.choice().algorithm, Algorithm::Tree, "{:?}", many.choice());
+        let size = 1u64 << 30;
+        let bounds = [(Algorithm::Ring, 1.98 * size as f64 / 384.0), (Algorithm::Tree, 3.0 * size as f64 / 384.0)];
+        let huge = tune(Collective::AllReduce, 128, 16, size, &bounds, LinkKind::NvLink);
+        assert_eq!(huge.choice().algorithm, Algorithm::Ring);
     }
 }
