@@ -162,7 +162,7 @@ await test('a bad value shows a named error and keeps the last good scenario', a
 await test('the busbw chart is drawn', async () => {
   await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 30000 });
   const points = await page.locator('#busbw-chart').getAttribute('data-points');
-  expect(points === '23', `${points} points`);
+  expect(points === '46', `${points} points: 23 sizes × Ring and Tree`);
   const coloured = await page.evaluate(() => {
     const c = document.querySelector('#busbw-chart');
     const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -301,7 +301,8 @@ await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, no
   await waitFor('64 GPUs', async () => (await gpuCount()) === '64', 20000);
   const drawn = Date.now() - t0;
   await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
-  console.log(`     8 nodes: topology redrawn after ${drawn} ms, 23-point chart complete after ${Date.now() - t0} ms`);
+  console.log(`     8 nodes: topology redrawn after ${drawn} ms, 46-point chart (Ring and Tree) complete after ${Date.now() - t0} ms`);
+  await page.screenshot({ path: join(shots, 'eight-nodes.png'), fullPage: true });
 });
 
 await test('no console errors', async () => {

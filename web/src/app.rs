@@ -9,7 +9,7 @@ use fabricscope::topology::LinkId;
 use fabricscope::units::{format_bytes, format_duration_ns, SimTime};
 use fabricscope::scenario::{CustomLink, CustomNode, CustomShape};
 use fabricscope::Scenario;
-use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels};
+use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels, Marker};
 use gloo::storage::{LocalStorage, Storage};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -871,6 +871,19 @@ fn results(props: &Props) -> Html {
     }
 }
 
+/// The first size from which the algorithm with the highest busbw differs from the smallest
+/// size's best: where NCCL would switch from Tree to Ring.
+fn crossover(curve: &[fabricscope::SweepPoint]) -> Option<u64> {
+    let mut sizes: Vec<u64> = curve.iter().map(|p| p.size_bytes).collect();
+    sizes.dedup();
+    let best = |size: u64| {
+        curve.iter().filter(|p| p.size_bytes == size).max_by(|a, b| a.busbw_gbyte_per_s.total_cmp(&b.busbw_gbyte_per_s)).map(|p| p.algorithm)
+    };
+    let first = best(*sizes.first()?)?;
+    let algorithms = curve.iter().filter(|p| p.size_bytes == sizes[0]).count();
+    (algorithms > 1).then(|| sizes.iter().copied().find(|&s| best(s) != Some(first))).flatten()
+}
+
 /// The tuner's predictions for every protocol, its pick marked, beside the engine's time.
 #[function_component(TunerTable)]
 fn tuner_table(props: &Props) -> Html {
@@ -934,17 +947,26 @@ fn chart(props: &Props) -> Html {
             canvas.set_width(width);
             canvas.set_height(300);
             let Some(backend) = CanvasBackend::with_canvas_object(canvas) else { return };
-            let series = [BusbwSeries {
-                label: collective.nccl_name().into(),
-                points: curve.iter().map(|p| (p.size_bytes, p.busbw_gbyte_per_s)).collect(),
-            }];
+            // One curve per algorithm; the crossover is where the best algorithm changes.
+            let mut series: Vec<BusbwSeries> = Vec::new();
+            for point in curve.iter() {
+                let label = point.algorithm.nccl_name().to_string();
+                match series.iter_mut().find(|s| s.label == label) {
+                    Some(s) => s.points.push((point.size_bytes, point.busbw_gbyte_per_s)),
+                    None => series.push(BusbwSeries { label, points: vec![(point.size_bytes, point.busbw_gbyte_per_s)] }),
+                }
+            }
+            let mut markers = vec![Marker { size: *size, label: format_bytes(*size) }];
+            if let Some(at) = crossover(curve) {
+                markers.push(Marker { size: at, label: t(*lang, Text::Crossover).into() });
+            }
             let labels = Labels {
                 caption: format!("{} {}", collective.nccl_name(), t(*lang, Text::ChartCaption)),
                 x: t(*lang, Text::ChartX).into(),
                 y: t(*lang, Text::ChartY).into(),
             };
             let theme = if *dark { fabricscope_charts::DARK } else { fabricscope_charts::LIGHT };
-            if let Err(error) = draw_busbw_curve(&backend.into_drawing_area(), &series, Some(*size), &labels, &theme) {
+            if let Err(error) = draw_busbw_curve(&backend.into_drawing_area(), &series, &markers, &labels, &theme) {
                 gloo::console::error!(format!("chart: {error:?}"));
             }
         });

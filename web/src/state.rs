@@ -6,7 +6,8 @@
 
 use crate::i18n::Lang;
 use fabricscope::units::SimTime;
-use fabricscope::{simulate, sweep, sweep_sizes, Scenario, Simulation, SweepPoint};
+use fabricscope::collective::Algorithm;
+use fabricscope::{simulate, sweep, sweep_sizes, Collective, Scenario, Simulation, SweepPoint};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -17,6 +18,17 @@ pub const SPEEDS: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
 /// Message sizes of the chart's sweep: 1 KiB to 4 GiB, ×2.
 pub fn chart_sizes() -> Vec<u64> {
     sweep_sizes(1 << 10, 4 << 30, 2)
+}
+
+/// The chart's points to simulate: every size for every algorithm the collective runs with
+/// (AllReduce: Ring and Tree, each forced as NCCL_ALGO would), smallest sizes first.
+pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
+    let algorithms: Vec<Option<Algorithm>> = if scenario.collective == Collective::AllReduce {
+        vec![Some(Algorithm::Ring), Some(Algorithm::Tree)]
+    } else {
+        vec![None]
+    };
+    chart_sizes().into_iter().flat_map(|size| algorithms.iter().map(move |&a| (size, a))).collect()
 }
 
 /// Where the playhead is in the collective.
@@ -36,8 +48,8 @@ pub struct AppState {
     /// busbw against size for the current hardware (independent of the message size), filled
     /// in one point per `Action::CurvePoint` so the page stays responsive while it grows.
     pub curve: Rc<Vec<SweepPoint>>,
-    /// Sizes of the curve still to simulate, smallest first.
-    pub curve_todo: Rc<Vec<u64>>,
+    /// (size, algorithm) points of the curve still to simulate.
+    pub curve_todo: Rc<Vec<(u64, Option<Algorithm>)>>,
     pub playhead: SimTime,
     pub playing: bool,
     pub speed: f64,
@@ -74,11 +86,12 @@ impl AppState {
     pub fn new(scenario: Scenario, lang: Lang, dark: bool) -> Result<AppState, String> {
         let valid = scenario.validate().map_err(|errors| join(&errors))?;
         let sim = Rc::new(simulate(&valid));
+        let curve_todo = Rc::new(chart_points(&scenario));
         Ok(AppState {
             scenario,
             sim,
             curve: Rc::new(Vec::new()),
-            curve_todo: Rc::new(chart_sizes()),
+            curve_todo,
             playhead: SimTime::ZERO,
             playing: false,
             speed: 1.0,
@@ -115,9 +128,11 @@ fn join(errors: &[fabricscope::ScenarioError]) -> String {
     errors.iter().map(|error| error.to_string()).collect::<Vec<_>>().join("; ")
 }
 
-/// Does a change of scenario change the hardware (and so the busbw curve)?
+/// Does a change of scenario leave the busbw curves as they are (only the size or the forced
+/// algorithm changed; the curves show every algorithm anyway)?
 fn same_hardware(a: &Scenario, b: &Scenario) -> bool {
-    Scenario { size_bytes: 0, ..a.clone() } == Scenario { size_bytes: 0, ..b.clone() }
+    let plain = |s: &Scenario| Scenario { size_bytes: 0, algorithm: None, ..s.clone() };
+    plain(a) == plain(b)
 }
 
 impl Reducible for AppState {
@@ -131,7 +146,7 @@ impl Reducible for AppState {
                 Ok(valid) => {
                     if !same_hardware(&scenario, &self.scenario) {
                         next.curve = Rc::new(Vec::new());
-                        next.curve_todo = Rc::new(chart_sizes());
+                        next.curve_todo = Rc::new(chart_points(&scenario));
                     }
                     next.sim = Rc::new(simulate(&valid));
                     next.scenario = scenario;
@@ -141,9 +156,10 @@ impl Reducible for AppState {
                 }
             },
             Action::CurvePoint => {
-                let Some((&size, rest)) = self.curve_todo.split_first() else { return self };
+                let Some((&(size, algorithm), rest)) = self.curve_todo.split_first() else { return self };
                 next.curve_todo = Rc::new(rest.to_vec());
-                match sweep(&self.sim.scenario, &[size]) {
+                let point = Scenario { size_bytes: size, algorithm: algorithm.or(self.scenario.algorithm), ..self.scenario.clone() };
+                match point.validate().and_then(|valid| sweep(&valid, &[size])) {
                     Ok(points) => {
                         let mut curve = (*self.curve).clone();
                         curve.extend(points);
@@ -264,8 +280,9 @@ mod tests {
             s = s.reduce(Action::CurvePoint);
         }
         assert_eq!(s.curve.len(), total);
+        assert_eq!(total, 2 * chart_sizes().len(), "AllReduce: a Ring and a Tree curve");
         assert!(s.curve_todo.is_empty());
-        assert!(s.curve.windows(2).all(|w| w[0].size_bytes < w[1].size_bytes));
+        assert!(s.curve.windows(2).all(|w| w[0].size_bytes <= w[1].size_bytes));
         // A new message size keeps the curve; new hardware starts it again.
         let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
         assert_eq!(s.curve.len(), total);

@@ -46,10 +46,17 @@ pub struct Labels {
 
 /// busbw against message size on a log axis, like the curve nccl-tests users plot, with the
 /// current message size marked.
+/// A labelled vertical line at a message size (the current size, a crossover).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Marker {
+    pub size: u64,
+    pub label: String,
+}
+
 pub fn draw_busbw_curve<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     series: &[BusbwSeries],
-    current_size: Option<u64>,
+    markers: &[Marker],
     labels: &Labels,
     theme: &Theme,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
@@ -78,9 +85,12 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
         .y_label_formatter(&|busbw| format!("{busbw:.0}"))
         .draw()?;
 
-    if let Some(size) = current_size {
-        let marker = theme.text.mix(0.35);
-        chart.draw_series(LineSeries::new([(size, 0.0), (size, y_top)], marker.stroke_width(1)))?;
+    for (i, marker) in markers.iter().enumerate() {
+        let colour = theme.text.mix(0.4);
+        chart.draw_series(LineSeries::new([(marker.size, 0.0), (marker.size, y_top)], colour.stroke_width(1)))?;
+        // Labels stack from the top so two markers never overprint.
+        let y = y_top * (0.97 - 0.08 * i as f64);
+        chart.draw_series([Text::new(marker.label.clone(), (marker.size, y), text(11))])?;
     }
     for (i, s) in series.iter().enumerate() {
         let color = theme.series[i % theme.series.len()];
@@ -144,7 +154,8 @@ mod tests {
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, (640, 360)).into_drawing_area();
-            draw_busbw_curve(&root, &series, Some(1 << 28), &labels, &LIGHT).unwrap();
+            let markers = [Marker { size: 1 << 28, label: "256M".into() }];
+            draw_busbw_curve(&root, &series, &markers, &labels, &LIGHT).unwrap();
         }
         assert!(svg.contains("<svg"));
         assert!(svg.contains("polyline"), "the curve is drawn");

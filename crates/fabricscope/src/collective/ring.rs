@@ -178,7 +178,7 @@ pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: 
 pub const CHAIN_CHUNK_BYTES: u64 = 512 << 10;
 /// Most chunks a channel's slice is cut into (larger messages get larger chunks), which bounds
 /// the engine's work.
-pub const MAX_CHAIN_CHUNKS: u32 = 256;
+pub const MAX_CHAIN_CHUNKS: u32 = 128;
 
 /// Chunks a channel's slice of `elements` is pipelined in.
 pub fn chain_chunks(elements: u64) -> u32 {
