@@ -305,6 +305,32 @@ await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, no
   await page.screenshot({ path: join(shots, 'eight-nodes.png'), fullPage: true });
 });
 
+await test('the URL carries the scenario: reload restores it, a bad link is reported', async () => {
+  await page.selectOption('#nodes', '2');
+  await page.selectOption('#collective', 'all_to_all');
+  await waitFor('16 GPUs', async () => (await gpuCount()) === '16');
+  const url = page.url();
+  expect(url.includes('#s=') && url.includes('all_to_all'), url);
+  await page.goto('about:blank');
+  await page.goto(url);
+  await page.waitForSelector('#topology[data-gpu-count]');
+  expect((await gpuCount()) === '16', 'two nodes again');
+  expect((await page.locator('#collective').inputValue()) === 'all_to_all', 'AllToAll again');
+  // Pasted into this tab: only the fragment changes; the last good scenario stays.
+  await page.goto(base + '#s=%7B%22preset%22%3A%22dgx-h100%22%2C%22nodes%22%3A0%7D');
+  await page.waitForSelector('#error');
+  let error = await text('#error');
+  expect(error.includes("The link's scenario could not be used") && error.includes('missing field'), error);
+  expect((await gpuCount()) === '16', 'the last good scenario stays');
+  // Opened fresh: the default scenario instead.
+  await page.reload();
+  await page.waitForSelector('#error');
+  error = await text('#error');
+  expect(error.includes('showing the default scenario'), error);
+  expect((await gpuCount()) === '8', 'the default scenario');
+  await page.goto(base + '#');
+});
+
 await test('no console errors', async () => {
   expect(consoleErrors.length === 0, consoleErrors.join('\n'));
 });

@@ -42,7 +42,25 @@ fn initial_state() -> Result<AppState, String> {
             .map(|query| query.matches())
             .unwrap_or(false),
     };
-    AppState::new(Scenario::default_demo(), lang, dark)
+    // A shared link carries the scenario (and the time) in the URL's fragment; a bad one is
+    // reported and the default scenario shown instead.
+    let hash = gloo::utils::window().location().hash().unwrap_or_default();
+    let (scenario, playhead, problem) = match crate::url::decode(&hash) {
+        Ok(Some((scenario, t))) => (scenario, t, None),
+        Ok(None) => (Scenario::default_demo(), None, None),
+        Err(message) => (Scenario::default_demo(), None, Some(message)),
+    };
+    let mut state = AppState::new(scenario, lang, dark)?;
+    if let Some(t) = playhead {
+        state.playhead = t.min(state.end());
+    }
+    if let Some(message) = problem {
+        state.error = Some(match lang {
+            Lang::En => format!("The link's scenario could not be used ({message}); showing the default scenario."),
+            Lang::Zh => format!("链接中的场景无法使用（{message}），已显示默认场景。"),
+        });
+    }
+    Ok(state)
 }
 
 #[function_component(App)]
@@ -89,6 +107,41 @@ fn lab(props: &LabProps) -> Html {
             }
             let _ = LocalStorage::set(LANG_KEY, lang.code());
             let _ = LocalStorage::set(THEME_KEY, if dark { "dark" } else { "light" });
+        });
+    }
+
+    // The URL follows the scenario and, while paused, the time: a reload or a shared link
+    // restores both. Replacing (not pushing) history keeps the back button useful.
+    {
+        let (scenario, playing, playhead) = (state.scenario.clone(), state.playing, state.playhead);
+        use_effect_with((scenario, playing, playhead), move |(scenario, playing, playhead)| {
+            if !*playing {
+                let fragment = crate::url::encode(scenario, Some(*playhead));
+                if let Ok(history) = gloo::utils::window().history() {
+                    let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
+                }
+            }
+        });
+    }
+
+    // A link pasted into this tab changes only the fragment: apply it like a fresh load.
+    {
+        let hash_state = state.clone();
+        use_effect_with((), move |_| {
+            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
+                let hash = gloo::utils::window().location().hash().unwrap_or_default();
+                match crate::url::decode(&hash) {
+                    Ok(Some((scenario, t))) => {
+                        hash_state.dispatch(Action::SetScenario(scenario));
+                        if let Some(t) = t {
+                            hash_state.dispatch(Action::Seek(t));
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(message) => hash_state.dispatch(Action::Reject(format!("The link's scenario could not be used ({message}); the last good scenario stays."))),
+                }
+            });
+            move || drop(listener)
         });
     }
 

@@ -5,6 +5,7 @@ mod i18n;
 mod layout;
 mod render;
 mod state;
+mod url;
 
 fn main() {
     std::panic::set_hook(Box::new(|info| report_fatal(&info.to_string())));
