@@ -23,47 +23,7 @@
 use crate::catalog::Routing;
 use crate::scenario::{FabricTopology, Pinning, Wiring};
 use crate::topology::{LinkId, Topology, VertexId, VertexKind};
-use std::collections::{BTreeMap, VecDeque};
-
-/// The links of a shortest path from `src` to `dst` that stays among vertices `allowed` lets
-/// through (plus `dst`); empty when `src == dst`, `None` when unreachable.
-pub fn shortest_path_within(
-    topology: &Topology,
-    src: VertexId,
-    dst: VertexId,
-    allowed: impl Fn(VertexId) -> bool,
-) -> Option<Vec<LinkId>> {
-    if src == dst {
-        return Some(Vec::new());
-    }
-    let n = topology.vertices().count();
-    let mut via: Vec<Option<LinkId>> = vec![None; n];
-    let mut seen = vec![false; n];
-    seen[src.0 as usize] = true;
-    let mut queue = VecDeque::from([src]);
-    while let Some(vertex) = queue.pop_front() {
-        for link_id in topology.out_links(vertex) {
-            let next = topology.link(link_id).dst;
-            if seen[next.0 as usize] || (next != dst && !allowed(next)) {
-                continue;
-            }
-            seen[next.0 as usize] = true;
-            via[next.0 as usize] = Some(link_id);
-            if next == dst {
-                let mut path = Vec::new();
-                let mut at = dst;
-                while let Some(link_id) = via[at.0 as usize] {
-                    path.push(link_id);
-                    at = topology.link(link_id).src;
-                }
-                path.reverse();
-                return Some(path);
-            }
-            queue.push_back(next);
-        }
-    }
-    None
-}
+use std::collections::BTreeMap;
 
 /// The lowest-latency path from `src` to `dst` through vertices `allowed` lets through (plus
 /// `dst`); ties go to fewer hops, then to lower vertex ids. Empty when `src == dst`.
@@ -86,14 +46,7 @@ pub fn cheapest_path_within(
             continue;
         }
         if v == dst.0 {
-            let mut path = Vec::new();
-            let mut at = dst;
-            while let Some(link_id) = via[at.0 as usize] {
-                path.push(link_id);
-                at = topology.link(link_id).src;
-            }
-            path.reverse();
-            return Some(path);
+            return Some(walk_back(topology, &via, dst));
         }
         for link_id in topology.out_links(VertexId(v)) {
             let link = topology.link(link_id);
@@ -112,9 +65,16 @@ pub fn cheapest_path_within(
     None
 }
 
-/// The links of a shortest path anywhere in the topology.
-pub fn shortest_path(topology: &Topology, src: VertexId, dst: VertexId) -> Option<Vec<LinkId>> {
-    shortest_path_within(topology, src, dst, |_| true)
+/// The path to `dst` that `via` (the link each vertex was reached by) records.
+fn walk_back(topology: &Topology, via: &[Option<LinkId>], dst: VertexId) -> Vec<LinkId> {
+    let mut path = Vec::new();
+    let mut at = dst;
+    while let Some(link_id) = via[at.0 as usize] {
+        path.push(link_id);
+        at = topology.link(link_id).src;
+    }
+    path.reverse();
+    path
 }
 
 /// Routes transfers between ranks; remembers intra-node paths.

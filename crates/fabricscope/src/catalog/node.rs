@@ -63,28 +63,30 @@ const DGX1_MESH: &[(u32, u32, u32)] = &[
     (6, 7, 2),
 ];
 
+/// DGX H100 user guide: 8× H100 SXM5, 4 third-generation NVSwitch chips, 8× ConnectX-7
+/// single-port NDR 400 Gb/s for the compute fabric, each GPU paired with one NIC behind a
+/// PCIe 5.0 switch (4 switches, 2 GPUs + 2 NICs each), 2 Xeon sockets.
+/// Switch: NVIDIA Quantum-2 QM9700, 64 ports of NDR 400 Gb/s (datasheet).
+const DGX_H100: NodePreset = NodePreset {
+    id: "dgx-h100",
+    name: "DGX H100",
+    gpu: H100,
+    gpus_per_node: 8,
+    nvlink: NVLINK4,
+    gpu_fabric: GpuFabric::NvSwitch { generation: 3 },
+    pcie: PCIE5_X16,
+    pcie_switches: 4,
+    sockets: 2,
+    nics_per_node: 8,
+    nic: NIC_NDR_400,
+    switch_name: "Quantum-2 QM9700 (NDR)",
+    switch_radix: 64,
+    rings: IDENTITY_RING,
+};
+
 /// Every node preset, in the order the page lists them.
 pub const NODE_PRESETS: &[NodePreset] = &[
-    // DGX H100 user guide: 8× H100 SXM5, 4 third-generation NVSwitch chips, 8× ConnectX-7
-    // single-port NDR 400 Gb/s for the compute fabric, each GPU paired with one NIC behind a
-    // PCIe 5.0 switch (4 switches, 2 GPUs + 2 NICs each), 2 Xeon sockets.
-    // Switch: NVIDIA Quantum-2 QM9700, 64 ports of NDR 400 Gb/s (datasheet).
-    NodePreset {
-        id: "dgx-h100",
-        name: "DGX H100",
-        gpu: H100,
-        gpus_per_node: 8,
-        nvlink: NVLINK4,
-        gpu_fabric: GpuFabric::NvSwitch { generation: 3 },
-        pcie: PCIE5_X16,
-        pcie_switches: 4,
-        sockets: 2,
-        nics_per_node: 8,
-        nic: NIC_NDR_400,
-        switch_name: "Quantum-2 QM9700 (NDR)",
-        switch_radix: 64,
-        rings: IDENTITY_RING,
-    },
+    DGX_H100,
     // DGX A100 user guide: 8× A100 SXM4, 6 second-generation NVSwitch chips, 8× ConnectX-6 HDR
     // 200 Gb/s compute NICs on 4 PCIe 4.0 switches (seeds 003: 8 ports, 200 GB/s), 2 EPYC sockets.
     // Switch: NVIDIA Quantum QM8700, 40 ports of HDR 200 Gb/s (datasheet).
@@ -105,40 +107,18 @@ pub const NODE_PRESETS: &[NodePreset] = &[
         rings: IDENTITY_RING,
     },
     // HGX B200 / DGX B200 datasheet: 8× B200, fifth-generation NVLink (1.8 TB/s per GPU
-    // bidirectional) through NVSwitch chips, 8× ConnectX-7 400 Gb/s compute NICs, PCIe 5.0.
+    // bidirectional) through NVSwitch chips, 8× ConnectX-7 400 Gb/s compute NICs, PCIe 5.0:
+    // the DGX H100 layout otherwise.
     NodePreset {
         id: "hgx-b200",
         name: "HGX B200",
         gpu: B200,
-        gpus_per_node: 8,
         nvlink: NVLINK5,
         gpu_fabric: GpuFabric::NvSwitch { generation: 4 },
-        pcie: PCIE5_X16,
-        pcie_switches: 4,
-        sockets: 2,
-        nics_per_node: 8,
-        nic: NIC_NDR_400,
-        switch_name: "Quantum-2 QM9700 (NDR)",
-        switch_radix: 64,
-        rings: IDENTITY_RING,
+        ..DGX_H100
     },
     // HGX H800: the DGX H100 layout with the export GPU's 8 NVLinks (200 GB/s per direction).
-    NodePreset {
-        id: "hgx-h800",
-        name: "HGX H800",
-        gpu: H800,
-        gpus_per_node: 8,
-        nvlink: NVLINK4,
-        gpu_fabric: GpuFabric::NvSwitch { generation: 3 },
-        pcie: PCIE5_X16,
-        pcie_switches: 4,
-        sockets: 2,
-        nics_per_node: 8,
-        nic: NIC_NDR_400,
-        switch_name: "Quantum-2 QM9700 (NDR)",
-        switch_radix: 64,
-        rings: IDENTITY_RING,
-    },
+    NodePreset { id: "hgx-h800", name: "HGX H800", gpu: H800, ..DGX_H100 },
     // DGX-1 (V100) system architecture white paper: 8× V100 in a hybrid cube-mesh of NVLink 2,
     // no NVSwitch; 4 PCIe 3.0 switches, each with 2 GPUs and 1 EDR InfiniBand NIC (4 NICs), 2
     // Xeon sockets. Switch: Mellanox SB7800, 36 ports of EDR 100 Gb/s (datasheet).

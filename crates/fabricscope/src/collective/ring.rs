@@ -47,65 +47,16 @@ pub fn identity_order(gpus_per_node: u32) -> Vec<u32> {
 
 /// Ring AllReduce of `count` elements on `nodes × GPUs per node` ranks over `n_channels` rings.
 pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
-    let gpus_per_node = rings[0].as_ref().len() as u32;
-    let n = nodes * gpus_per_node;
-    assert!(n >= 1 && n_channels >= 1, "a ring needs a rank and a channel");
-    let n_steps = 2 * (n - 1);
-    let mut transfers: Vec<Transfer> = Vec::with_capacity((n_steps * n * n_channels) as usize);
-    // index[(step, channel, position)] of the transfer, for dependencies.
-    let at = |step: u32, channel: u32, position: u32| -> u32 { (step * n_channels + channel) * n + position };
-
-    for step in 0..n_steps {
-        for channel in 0..n_channels {
-            let order = ring_order(nodes, rings, channel);
-            let channel_start = split(count, n_channels, channel);
-            let channel_len = split(count, n_channels, channel + 1) - channel_start;
-            for position in 0..n {
-                let (chunk, op) = if step + 1 < n {
-                    ((position + n - step % n) % n, ChunkOp::Reduce)
-                } else {
-                    let s = step - (n - 1);
-                    ((position + 1 + n - s % n) % n, ChunkOp::Copy)
-                };
-                let chunk_start = split(channel_len, n, chunk);
-                let chunk_len = split(channel_len, n, chunk + 1) - chunk_start;
-                let mut deps = Vec::with_capacity(2);
-                if step >= NCCL_STEPS {
-                    deps.push(at(step - NCCL_STEPS, channel, position));
-                }
-                if step > 0 {
-                    deps.push(at(step - 1, channel, (position + n - 1) % n));
-                }
-                debug_assert_eq!(transfers.len() as u32, at(step, channel, position));
-                transfers.push(Transfer {
-                    step,
-                    channel,
-                    src: order[position as usize],
-                    dst: order[((position + 1) % n) as usize],
-                    chunk,
-                    offset: channel_start + chunk_start,
-                    src_offset: channel_start + chunk_start,
-                    from_input: false,
-                    len: chunk_len,
-                    op,
-                    deps,
-                    after: (step > 0).then(|| at(step - 1, channel, position)),
-                });
-            }
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let transfers = ring_steps(nodes, rings, count, n_channels, 2 * (n - 1), |step, position| {
+        if step + 1 < n {
+            ((position + n - step % n) % n, ChunkOp::Reduce)
+        } else {
+            let s = step - (n - 1);
+            ((position + 1 + n - s % n) % n, ChunkOp::Copy)
         }
-    }
-    Schedule {
-        collective: Collective::AllReduce,
-        algorithm: Algorithm::Ring,
-        n_ranks: n,
-        n_channels,
-        count,
-        n_steps,
-        root: 0,
-        protocol: Protocol::Simple,
-        regions: Vec::new(),
-        transfers,
-    }
+    });
+    ring_schedule(Collective::AllReduce, n, n_channels, count, 2 * (n - 1), Vec::new(), transfers)
 }
 
 /// Ring AllGather (`gather`) or ReduceScatter: `n-1` steps of the ring. Chunk k of each
@@ -114,9 +65,6 @@ pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
 /// sum, position p adding chunk (p - s - 1) mod n into its successor's copy.
 pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
-    let n_steps = n - 1;
-    let at = |step: u32, channel: u32, position: u32| -> u32 { (step * n_channels + channel) * n + position };
-    let mut transfers = Vec::with_capacity((n_steps * n * n_channels) as usize);
     let mut regions = Vec::new();
     for channel in 0..n_channels {
         let order = ring_order(nodes, rings, channel);
@@ -126,13 +74,33 @@ pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: 
             regions.push(Region { start: start + chunk_start, len: chunk_len, rank: order[k as usize] });
         }
     }
+    let (shift, op) = if gather { (0, ChunkOp::Copy) } else { (1, ChunkOp::Reduce) };
+    let transfers = ring_steps(nodes, rings, count, n_channels, n - 1, |step, position| ((position + 2 * n - step - shift) % n, op));
+    let collective = if gather { Collective::AllGather } else { Collective::ReduceScatter };
+    ring_schedule(collective, n, n_channels, count, n - 1, regions, transfers)
+}
+
+/// The transfers of `n_steps` ring steps: at every step, every channel's position p sends the
+/// chunk `chunk_op(step, p)` names to position p+1, after the chunk it forwards has arrived and
+/// a slot is free (`NCCL_STEPS`), its data following its previous send's (FIFO).
+fn ring_steps<R: AsRef<[u32]>>(
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    n_steps: u32,
+    chunk_op: impl Fn(u32, u32) -> (u32, ChunkOp),
+) -> Vec<Transfer> {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let at = |step: u32, channel: u32, position: u32| -> u32 { (step * n_channels + channel) * n + position };
+    let orders: Vec<Vec<u32>> = (0..n_channels).map(|channel| ring_order(nodes, rings, channel)).collect();
+    let mut transfers = Vec::with_capacity((n_steps * n * n_channels) as usize);
     for step in 0..n_steps {
         for channel in 0..n_channels {
-            let order = ring_order(nodes, rings, channel);
+            let order = &orders[channel as usize];
             let (start, len) = slice(count, n_channels, channel);
             for position in 0..n {
-                let shift = if gather { 0 } else { 1 };
-                let chunk = (position + 2 * n - step - shift) % n;
+                let (chunk, op) = chunk_op(step, position);
                 let (chunk_start, chunk_len) = slice(len, n, chunk);
                 let mut deps = Vec::with_capacity(2);
                 if step >= NCCL_STEPS {
@@ -152,15 +120,27 @@ pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: 
                     src_offset: start + chunk_start,
                     from_input: false,
                     len: chunk_len,
-                    op: if gather { ChunkOp::Copy } else { ChunkOp::Reduce },
+                    op,
                     deps,
                     after: (step > 0).then(|| at(step - 1, channel, position)),
                 });
             }
         }
     }
+    transfers
+}
+
+fn ring_schedule(
+    collective: Collective,
+    n: u32,
+    n_channels: u32,
+    count: u64,
+    n_steps: u32,
+    regions: Vec<Region>,
+    transfers: Vec<Transfer>,
+) -> Schedule {
     Schedule {
-        collective: if gather { Collective::AllGather } else { Collective::ReduceScatter },
+        collective,
         algorithm: Algorithm::Ring,
         n_ranks: n,
         n_channels,
