@@ -141,9 +141,18 @@ impl<'t> Router<'t> {
         let src_nic = t.fabric.nics[(src_node * nics + src_local) as usize];
         let dst_nic = t.fabric.nics[(dst_node * nics + dst_local) as usize];
 
-        // Aligned jobs may reach a NIC through another GPU over NVLink (PXN); misaligned ones
-        // go the way the process is bound: over PCIe and the CPUs.
-        let mut path = self.intra(src_gpu, src_nic.vertex, aligned);
+        // Aligned jobs reach another GPU's NIC the way NCCL's PXN does: over NVLink to the GPU
+        // that NIC belongs to, then down its PCIe link; misaligned ones go the way the process
+        // is bound: over PCIe and the CPUs.
+        let relay = self.nic_of_gpu.iter().position(|&nic| nic == src_local).map(|g| t.gpu(src_node * t.gpus_per_node() + g as u32));
+        let mut path = match relay {
+            Some(relay) if aligned && relay != src_gpu && self.nic_of_gpu[t.vertex(src_gpu).local as usize] != src_local => {
+                let mut path = self.intra(src_gpu, relay, false);
+                path.extend(self.intra(relay, src_nic.vertex, false));
+                path
+            }
+            _ => self.intra(src_gpu, src_nic.vertex, aligned),
+        };
         path.push(src_nic.up);
         path.extend(self.fabric(src_nic.leaf, dst_nic.leaf, dst_nic.address, (src_nic.address, dst_nic.address, key), load));
         path.push(dst_nic.up.reverse());
@@ -261,9 +270,11 @@ mod tests {
             names,
             ["node 0 NVSwitch", "node 0 GPU 0", "node 0 PCIe switch 0", "node 0 NIC 0", "leaf 0", "node 1 NIC 0", "node 1 PCIe switch 0", "node 1 GPU 0"]
         );
-        // GPU 0 to GPU 1's rail 1: both on PCIe switch 0, so no NVLink detour.
+        // GPU 0 to rail 1: NIC 1 shares GPU 0's PCIe switch, but PXN still goes through GPU 1,
+        // so GPU 0's own PCIe link stays free for its own NIC.
         let path = router.route(0, 9, 0, &load);
-        assert_eq!(topology.vertex_name(topology.link(path[0]).dst), "node 0 PCIe switch 0");
+        let names: Vec<String> = path.iter().take(3).map(|&l| topology.vertex_name(topology.link(l).dst)).collect();
+        assert_eq!(names, ["node 0 NVSwitch", "node 0 GPU 1", "node 0 PCIe switch 0"]);
     }
 
     #[test]
