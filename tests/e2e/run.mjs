@@ -184,15 +184,23 @@ await test('Chinese: the page and the step text switch language', async () => {
 });
 
 await test('screenshots: default scenario mid-step, light and dark', async () => {
-  await page.reload();
+  // A fresh load without a scenario in the URL: the default scenario.
+  await page.goto('about:blank');
+  await page.goto(base);
   await page.waitForSelector('#topology[data-gpu-count]');
+  await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 30000 });
+  expect((await gpuCount()) === '8', 'the default scenario');
   for (let i = 0; i < 2; i += 1) await page.click('#step-forward');
   // Halfway into step 3, so chunks are moving along their links.
   const end = Number(await page.locator('#scrub').getAttribute('max'));
   await page.locator('#scrub').fill(String(Math.round(end * 2.5 / 14)));
   await page.screenshot({ path: join(shots, 'screenshot.png') });
+  await page.screenshot({ path: join(shots, 'screenshot-full.png'), fullPage: true });
   await page.click('#theme');
   await page.screenshot({ path: join(shots, 'dark.png') });
+  await page.click('#lang-zh');
+  await page.screenshot({ path: join(shots, 'dark-zh.png'), fullPage: true });
+  await page.click('#lang-en');
   await page.click('#theme');
 });
 
