@@ -678,7 +678,7 @@ fn fabric_line(state: &AppState) -> String {
         Lang::Zh => format!(
             "{} 台叶交换机、{} 台脊交换机、{} 台核心交换机 · 共 {} 台交换机、{} 根线缆 · 对分带宽 {:.0} GB/s · 直径 {} 跳 · {}，网卡时延 {} ns，每跳 {} ns",
             plan.leaves, plan.spines, plan.cores, summary.switches, summary.cables, summary.bisection_gbyte_per_s, summary.diameter,
-            tech.flow_control, tech.nic_latency_ns, tech.switch_hop_latency_ns
+            i18n::flow_control(Lang::Zh, tech.technology), tech.nic_latency_ns, tech.switch_hop_latency_ns
         ),
     }
 }
@@ -746,7 +746,7 @@ fn link_info(state: &AppState, id: LinkId) -> String {
     let flows = frame.in_flight.iter().filter(|c| c.moving && sim.trace.flows[c.transfer as usize].path.contains(&id)).count();
     let capacity = link.capacity().gbyte_per_s();
     let mean = sim.trace.link_bytes[id.index()] / (capacity * sim.summary.time.as_ns().max(1) as f64);
-    let name = format!("{} → {}", sim.topology.vertex_name(link.src), sim.topology.vertex_name(link.dst));
+    let name = format!("{} → {}", i18n::vertex_name(state.lang, &sim.topology, link.src), i18n::vertex_name(state.lang, &sim.topology, link.dst));
     match state.lang {
         Lang::En => format!(
             "{name} · {} · line rate {:.1} GB/s ({:.0} Gb/s) × efficiency {:.3} = {capacity:.1} GB/s · latency {} · now {rate:.1} GB/s = {:.0}% with {flows} flows · mean over the run {:.0}%",
@@ -887,8 +887,8 @@ fn results(props: &Props) -> Html {
         let link = sim.topology.link(id);
         format!(
             "{} → {} ({}, {:.0}%)",
-            sim.topology.vertex_name(link.src),
-            sim.topology.vertex_name(link.dst),
+            i18n::vertex_name(lang, &sim.topology, link.src),
+            i18n::vertex_name(lang, &sim.topology, link.dst),
             i18n::link_kind(lang, link.kind, network_name(sim)),
             100.0 * summary.bottleneck_utilisation
         )

@@ -384,3 +384,41 @@ pub fn choice(lang: Lang, id: &str) -> &'static str {
         _ => "?",
     }
 }
+
+/// A vertex's name in the page's language: "node 1 GPU 3" / "节点 1 的 GPU 3", "leaf 2" / "叶交换机 2".
+pub fn vertex_name(lang: Lang, topology: &fabricscope::topology::Topology, id: fabricscope::topology::VertexId) -> String {
+    use fabricscope::topology::VertexKind;
+    if lang == Lang::En {
+        return topology.vertex_name(id);
+    }
+    let vertex = topology.vertex(id);
+    let prefix = match (vertex.node, topology.n_nodes() > 1) {
+        (Some(node), true) => format!("节点 {node} 的 "),
+        _ => String::new(),
+    };
+    let single = topology.fabric.leaves.len() == 1;
+    let three_tier = topology.fabric.mid_up.iter().any(|up| !up.is_empty());
+    match vertex.kind {
+        VertexKind::Gpu => format!("{prefix}GPU {}", vertex.local),
+        VertexKind::NvSwitch => format!("{prefix}NVSwitch"),
+        VertexKind::PcieSwitch => format!("{prefix}PCIe 交换芯片 {}", vertex.local),
+        VertexKind::Cpu => format!("{prefix}CPU {}", vertex.local),
+        VertexKind::Nic => format!("{prefix}网卡 {}", vertex.local),
+        VertexKind::Leaf if single => "交换机".to_string(),
+        VertexKind::Leaf => format!("叶交换机 {}", vertex.local),
+        VertexKind::Spine if three_tier => format!("汇聚交换机 {}", vertex.local),
+        VertexKind::Spine => format!("脊交换机 {}", vertex.local),
+        VertexKind::Core => format!("核心交换机 {}", vertex.local),
+    }
+}
+
+/// How a technology keeps the network from dropping data, in words.
+pub fn flow_control(lang: Lang, technology: fabricscope::catalog::Technology) -> &'static str {
+    use fabricscope::catalog::Technology::*;
+    match (lang, technology) {
+        (Lang::En, t) => t.spec().flow_control,
+        (Lang::Zh, Infiniband) => "基于信用的流控，无损",
+        (Lang::Zh, Roce) => "PFC + ECN（DCQCN）",
+        (Lang::Zh, Tcp) => "TCP 拥塞控制（有损）",
+    }
+}

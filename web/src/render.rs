@@ -144,11 +144,14 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
                 gpus += 1;
                 (palette.gpu, format!("GPU {}", vertex.local))
             }
-            VertexKind::Nic => (palette.nic, format!("NIC {}", vertex.local)),
+            VertexKind::Nic => (palette.nic, match scene.lang {
+                Lang::En => format!("NIC {}", vertex.local),
+                Lang::Zh => format!("网卡 {}", vertex.local),
+            }),
             VertexKind::NvSwitch => (palette.switch, "NVSwitch".to_string()),
             VertexKind::PcieSwitch => (palette.pcie, "PCIe".to_string()),
             VertexKind::Cpu => (palette.cpu, format!("CPU {}", vertex.local)),
-            VertexKind::Leaf | VertexKind::Spine | VertexKind::Core => (palette.switch, topology.vertex_name(id)),
+            VertexKind::Leaf | VertexKind::Spine | VertexKind::Core => (palette.switch, crate::i18n::vertex_name(scene.lang, topology, id)),
         };
         rounded(ctx, &rect, 5.0);
         ctx.set_fill_style_str(fill);
