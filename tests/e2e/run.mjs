@@ -294,6 +294,8 @@ await test('ring vs tree: the tuner picks Tree for small messages on 4 nodes; NC
   const tree = await text('#time');
   await page.click('#step-forward');
   await waitFor('a tree step', async () => /— reduce|— broadcast/.test(await text('#step-text')));
+  const heat = await page.locator('#heatmap tbody').innerText();
+  expect((heat.match(/✓/g) || []).length === 6, `one pick per size column: ${heat}`);
   await page.selectOption('#algorithm', 'Ring');
   await waitFor('Ring forced', async () => (await text('.algo')).includes('NCCL_ALGO=Ring'));
   const ring = await text('#time');

@@ -18,6 +18,10 @@ pub struct Simulation {
     pub summary: Summary,
     /// The tuner's predictions and choice for this collective and size.
     pub tuning: crate::collective::Tuning,
+    /// Each algorithm's bandwidth-bound time at this size [ns], and the intra-node link class:
+    /// what `tuning_at` scales to other sizes.
+    pub tuning_bounds: Vec<(crate::collective::Algorithm, f64)>,
+    pub tuning_intra: LinkKind,
     /// The rank whose channel-0 transfers the step text follows (`focus_rank`).
     pub focus_rank: u32,
     /// When the followed transfer of each step was issued, indexed by step. Channels and ranks
@@ -108,7 +112,18 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     for k in 1..step_starts.len() {
         step_starts[k] = step_starts[k].max(step_starts[k - 1]);
     }
-    Simulation { scenario: scenario.clone(), topology, schedule, trace, summary, focus_rank, step_starts, tuning }
+    Simulation {
+        scenario: scenario.clone(),
+        topology,
+        schedule,
+        trace,
+        summary,
+        focus_rank,
+        step_starts,
+        tuning,
+        tuning_bounds: bounds,
+        tuning_intra: intra,
+    }
 }
 
 /// The rank to follow: on several nodes the one whose channel-0 send leaves its node (the last
@@ -147,6 +162,15 @@ fn summarise(scenario: &ValidScenario, topology: &Topology, trace: &Trace) -> Su
 }
 
 impl Simulation {
+    /// The tuner's table at another message size, on the same hardware: a bandwidth bound is
+    /// the busiest link's bytes over its capacity, so it scales with the size.
+    pub fn tuning_at(&self, size_bytes: u64) -> crate::collective::Tuning {
+        let s = self.scenario.scenario();
+        let scale = size_bytes as f64 / s.size_bytes.max(1) as f64;
+        let bounds: Vec<_> = self.tuning_bounds.iter().map(|&(a, ns)| (a, ns * scale)).collect();
+        crate::collective::tune(s.collective, self.schedule.n_ranks, s.nodes, size_bytes, &bounds, self.tuning_intra)
+    }
+
     /// The step running at time `t`: the last one whose first transfer was issued by `t`.
     pub fn step_at(&self, t: SimTime) -> Option<u32> {
         let started = self.step_starts.partition_point(|&start| start <= t);
