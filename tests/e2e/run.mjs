@@ -341,6 +341,12 @@ await test('the URL carries the scenario: reload restores it, a bad link is repo
   await page.goto(base + '#');
 });
 
+await test('the page carries a Content-Security-Policy and runs under it', async () => {
+  const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+  const script = (policy || '').split(';').find((d) => d.trim().startsWith('script-src')) || '';
+  expect(policy && policy.includes("default-src 'self'") && script.includes('sha256-') && !script.includes('unsafe-inline'), policy);
+});
+
 await test('no console errors', async () => {
   expect(consoleErrors.length === 0, consoleErrors.join('\n'));
 });

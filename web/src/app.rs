@@ -767,8 +767,8 @@ fn paint_topology(canvas: &HtmlCanvasElement, sim: &fabricscope::Simulation, pla
     let ratio = gloo::utils::window().device_pixel_ratio().max(1.0);
     canvas.set_width((width * ratio) as u32);
     canvas.set_height((layout.height * ratio) as u32);
-    let _ = canvas.style().set_property("width", &format!("{width}px"));
-    let _ = canvas.style().set_property("height", &format!("{}px", layout.height));
+    // The stylesheet sizes the canvas to its container's width with height auto, so its aspect
+    // ratio gives the layout's height: no inline style, which the page's CSP forbids.
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()

@@ -144,7 +144,35 @@ fn ensure_browser() -> Result<()> {
 }
 
 fn trunk_build() -> Result<()> {
-    run(cmd("trunk").args(["build", "--release", "--offline"]))
+    run(cmd("trunk").args(["build", "--release", "--offline"]))?;
+    add_content_security_policy(&root().join("dist/index.html"))
+}
+
+/// Adds a Content-Security-Policy to the built page. Trunk starts the app with one inline
+/// module script; the policy allows exactly that script by its SHA-256, WebAssembly
+/// compilation, and no origin but the page's own. Inline style *attributes* are allowed
+/// (`style-src-attr`): plotters measures chart text with an inline-styled span; they cannot run
+/// code, and `<style>` elements stay forbidden.
+fn add_content_security_policy(index: &Path) -> Result<()> {
+    use base64::Engine;
+    use sha2::Digest;
+    let html = std::fs::read_to_string(index).map_err(|e| format!("{}: {e}", index.display()))?;
+    if html.contains("Content-Security-Policy") {
+        return Ok(());
+    }
+    let open = "<script type=\"module\">";
+    let start = html.find(open).ok_or("dist/index.html has no inline module script to hash")? + open.len();
+    let end = start + html[start..].find("</script>").ok_or("unterminated inline script")?;
+    let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(html[start..end].as_bytes()));
+    let policy = format!(
+        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'sha256-{hash}'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; \
+         connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'"
+    );
+    let meta = format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\" />");
+    let html = html.replacen("<meta charset=\"utf-8\" />", &format!("<meta charset=\"utf-8\" />\n    {meta}"), 1);
+    std::fs::write(index, html).map_err(|e| format!("{}: {e}", index.display()))?;
+    eprintln!("xtask: dist/index.html carries a Content-Security-Policy (inline script sha256-{hash})");
+    Ok(())
 }
 
 fn dist() -> Result<PathBuf> {
