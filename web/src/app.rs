@@ -213,14 +213,16 @@ fn lab(props: &LabProps) -> Html {
                     <Controls handle={Handle(state.clone())} scenario={state.scenario.clone()} lang={state.lang}
                         sim={Rc::as_ptr(&state.sim) as usize} />
                 </aside>
-                <section class="panel stage">
-                    <TopologyView state={state.clone()} />
-                    <Timeline state={state.clone()} />
-                </section>
-            </div>
-            <div class="columns lower">
-                <section class="panel results"><Results state={state.clone()} /></section>
-                <section class="panel chart"><Chart state={state.clone()} /></section>
+                <div class="main">
+                    <section class="panel stage">
+                        <TopologyView state={state.clone()} />
+                        <Timeline state={state.clone()} />
+                    </section>
+                    <div class="lower">
+                        <section class="panel results"><Results state={state.clone()} /></section>
+                        <section class="panel chart"><Chart state={state.clone()} /></section>
+                    </div>
+                </div>
             </div>
         </div>
     }

@@ -107,6 +107,7 @@ impl AppState {
     }
 
     /// The step shown at the playhead; `None` while launching and once the collective is done.
+    #[cfg(test)]
     pub fn current_step(&self) -> Option<u32> {
         match self.stage() {
             Stage::Step(step) => Some(step),
