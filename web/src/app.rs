@@ -430,6 +430,20 @@ fn controls(props: &ControlsProps) -> Html {
             <label>{ t(lang, Text::NvlinkBandwidth) }
                 <input id="nvlink-bw" type="number" min="1" step="any" value={format!("{nvlink_value}")} onchange={on_nvlink} />
             </label>
+            <label>{ t(lang, Text::NicPart) }
+                <select id="nic-part" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                    let name = select_value(&e);
+                    let rate = fabricscope::catalog::NICS.iter().find(|n| n.name == name).map(|n| n.line_rate_gbyte_per_s);
+                    edit(&s, move |sc| sc.links.nic.bandwidth_gbyte_per_s = rate)(s.scenario.clone());
+                }) }>
+                    <option value="preset" selected={scenario.links.nic.bandwidth_gbyte_per_s.is_none()}>
+                        { format!("{} ({})", t(lang, Text::Default), preset.nic.name) }
+                    </option>
+                    { for fabricscope::catalog::NICS.iter().map(|n| html! {
+                        <option value={n.name} selected={scenario.links.nic.bandwidth_gbyte_per_s == Some(n.line_rate_gbyte_per_s)}>{ n.name }</option>
+                    }) }
+                </select>
+            </label>
             <label>{ t(lang, Text::NicBandwidth) }
                 <input id="nic-bw" type="number" min="1" step="any" value={format!("{nic_value}")} onchange={on_nic} />
             </label>
@@ -465,7 +479,7 @@ fn controls(props: &ControlsProps) -> Html {
                 { t(lang, Text::Virtualized) }
             </label>
             <h2>{ t(lang, Text::Fabric) }</h2>
-            { fabric_select(state, "technology", t(lang, Text::Technology), &["infiniband", "roce", "tcp"], &id_of(&fabric.technology), false,
+            { fabric_select(state, "technology", t(lang, Text::Technology), &["infiniband", "roce", "tcp", "efa"], &id_of(&fabric.technology), false,
                 |f, v| f.technology = parse_id(v).unwrap_or_default()) }
             { fabric_select(state, "fabric-topology", t(lang, Text::FabricShape), &["auto", "single_switch", "leaf_spine", "fat_tree"], &id_of(&fabric.topology), false,
                 |f, v| f.topology = parse_id(v).unwrap_or_default()) }

@@ -76,6 +76,7 @@ pub enum Text {
     Radix,
     Default,
     NicsUsed,
+    NicPart,
     HeatCaption,
     Crossover,
     Algorithm,
@@ -184,6 +185,8 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
         (Lang::Zh, Routing) => "路由 / 负载均衡",
         (Lang::En, Radix) => "Switch radix (ports)",
         (Lang::Zh, Radix) => "交换机端口数",
+        (Lang::En, NicPart) => "NIC part (sets the line rate)",
+        (Lang::Zh, NicPart) => "网卡型号（设定线速）",
         (Lang::En, HeatCaption) => "Tuner over message size: ✓ its pick; otherwise time ÷ the pick's",
         (Lang::Zh, HeatCaption) => "不同消息大小下的调优结果：✓ 为所选方案，其余为耗时与所选方案之比",
         (Lang::En, Crossover) => "Tree → Ring crossover",
@@ -356,6 +359,7 @@ pub fn choice(lang: Lang, id: &str) -> &'static str {
         (Lang::Zh, "roce") => "RoCEv2（以太网 RDMA）",
         (Lang::En, "tcp") => "TCP/IP Ethernet (NCCL sockets)",
         (Lang::Zh, "tcp") => "TCP/IP 以太网（NCCL socket）",
+        (_, "efa") => "AWS EFA (SRD)",
         (Lang::En, "auto") => "smallest that fits",
         (Lang::Zh, "auto") => "自动（能容纳的最小规模）",
         (Lang::En, "single_switch") => "one switch",
@@ -423,5 +427,6 @@ pub fn flow_control(lang: Lang, technology: fabricscope::catalog::Technology) ->
         (Lang::Zh, Infiniband) => "基于信用的流控，无损",
         (Lang::Zh, Roce) => "PFC + ECN（DCQCN）",
         (Lang::Zh, Tcp) => "TCP 拥塞控制（有损）",
+        (Lang::Zh, Efa) => "SRD：多路径喷洒，硬件重传",
     }
 }

@@ -71,7 +71,7 @@ struct HardwareArgs {
     /// Number of nodes.
     #[arg(long)]
     nodes: Option<u32>,
-    /// Fabric technology: infiniband, roce or tcp.
+    /// Fabric technology: infiniband, roce, tcp or efa.
     #[arg(long, value_name = "TECH")]
     fabric: Option<String>,
     /// Fabric shape: auto, single_switch, leaf_spine or fat_tree.

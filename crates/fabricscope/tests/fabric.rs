@@ -123,11 +123,12 @@ fn a_non_blocking_fat_tree_carries_a_node_shift_at_line_rate_with_d_mod_k() {
 }
 
 #[test]
-fn roce_and_tcp_pay_for_congestion_where_infiniband_does_not() {
+fn roce_tcp_and_efa_pay_for_congestion_where_infiniband_does_not() {
     for (technology, efficiency) in [
         (fabricscope::catalog::Technology::Infiniband, 1.0),
         (fabricscope::catalog::Technology::Roce, 0.90),
         (fabricscope::catalog::Technology::Tcp, 0.75),
+        (fabricscope::catalog::Technology::Efa, 0.95),
     ] {
         let scenario = Scenario {
             nodes: 2,

@@ -47,6 +47,7 @@ proptest! {
             fabricscope::catalog::Technology::Infiniband,
             fabricscope::catalog::Technology::Roce,
             fabricscope::catalog::Technology::Tcp,
+            fabricscope::catalog::Technology::Efa,
         ]),
         leaf_spine in any::<bool>(),
         node_wiring in any::<bool>(),
