@@ -300,6 +300,10 @@ await test('ring vs tree: the tuner picks Tree for small messages on 4 nodes; NC
   await waitFor('Ring forced', async () => (await text('.algo')).includes('NCCL_ALGO=Ring'));
   const ring = await text('#time');
   expect(parseFloat(ring) > parseFloat(tree), `ring ${ring} should be slower than tree ${tree} at 1 KiB`);
+  await page.selectOption('#algorithm', 'Hierarchical');
+  await waitFor('Hierarchical forced', async () => (await text('.algo')).includes('NCCL_ALGO=Hierarchical'));
+  await page.click('#step-forward');
+  expect((await text('#step-text')).startsWith('Step 1 /'), await text('#step-text'));
   await page.selectOption('#algorithm', 'auto');
   await page.locator('#size').fill('28');
 });

@@ -537,7 +537,10 @@ fn controls(props: &ControlsProps) -> Html {
                         <option value="auto" selected={scenario.algorithm.is_none()}>
                             { format!("{} ({})", t(lang, Text::TunerChoice), state.sim.tuning.choice().algorithm.nccl_name()) }
                         </option>
-                        { for [fabricscope::collective::Algorithm::Ring, fabricscope::collective::Algorithm::Tree].iter().map(|&a| html! {
+                        { for [fabricscope::collective::Algorithm::Ring, fabricscope::collective::Algorithm::Tree, fabricscope::collective::Algorithm::Hierarchical]
+                            .iter()
+                            .filter(|&&a| a != fabricscope::collective::Algorithm::Hierarchical || scenario.nodes > 1)
+                            .map(|&a| html! {
                             <option value={id_of(&a)} selected={scenario.algorithm == Some(a)}>{ a.nccl_name() }</option>
                         }) }
                     </select>

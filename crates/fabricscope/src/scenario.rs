@@ -502,11 +502,13 @@ impl Scenario {
             }
         }
         match (self.algorithm, self.collective) {
-            (Some(crate::collective::Algorithm::Tree), Collective::AllReduce) | (Some(crate::collective::Algorithm::Ring), _) | (None, _) => {}
+            (Some(crate::collective::Algorithm::Tree | crate::collective::Algorithm::Hierarchical), Collective::AllReduce)
+            | (Some(crate::collective::Algorithm::Ring), _)
+            | (None, _) => {}
             (Some(crate::collective::Algorithm::Direct), Collective::AllToAll | Collective::SendRecv) => {}
             (Some(algorithm), collective) => problem(
                 "algorithm",
-                format!("{} does not run {:?} here: Tree runs AllReduce, P2P runs AllToAll and SendRecv", algorithm.nccl_name(), collective),
+                format!("{} does not run {:?} here: Tree and Hierarchical run AllReduce, P2P runs AllToAll and SendRecv", algorithm.nccl_name(), collective),
             ),
         }
         if let Some(eff) = self.fabric.congested_efficiency {

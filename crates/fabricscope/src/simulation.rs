@@ -78,7 +78,11 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     };
     let mut algorithms = vec![ring];
     if s.collective == crate::scenario::Collective::AllReduce && algorithms[0].n_ranks > 1 {
-        algorithms.push(crate::collective::schedule_with(s.collective, crate::collective::Algorithm::Tree, s.nodes, rings, count, scenario.channels(), s.root));
+        use crate::collective::Algorithm::{Hierarchical, Tree};
+        let more: &[_] = if s.nodes > 1 { &[Tree, Hierarchical] } else { &[Tree] };
+        for &algorithm in more {
+            algorithms.push(crate::collective::schedule_with(s.collective, algorithm, s.nodes, rings, count, scenario.channels(), s.root));
+        }
     }
     let bounds: Vec<(crate::collective::Algorithm, f64)> = {
         let mut router = crate::routing::Router::new(&topology, crate::catalog::Routing::Static, s.seed);

@@ -15,12 +15,12 @@ proptest! {
     // A fixed seed: the same cases on every run and machine.
     #![proptest_config(ProptestConfig { cases: 96, rng_seed: proptest::test_runner::RngSeed::Fixed(0xFAB_5C09E), ..ProptestConfig::default() })]
 
-    /// Every collective, and Tree for AllReduce, ends with the exact result on integer data,
+    /// Every collective, and Tree and Hierarchical for AllReduce, ends with the exact result on integer data,
     /// for rank counts up to 64 (including non-powers of two) and sizes not divisible by them.
     #[test]
     fn every_schedule_verifies(
         collective in collective(),
-        tree in any::<bool>(),
+        pick in 0u32..3,
         nodes in 1u32..=8,
         gpus in 1u32..=8,
         count in 1u64..600,
@@ -28,7 +28,11 @@ proptest! {
         root_pick in any::<u32>(),
     ) {
         let n = nodes * gpus;
-        let algorithm = if tree && collective == Collective::AllReduce { Algorithm::Tree } else { Algorithm::Ring };
+        let algorithm = match (pick, collective) {
+            (1, Collective::AllReduce) => Algorithm::Tree,
+            (2, Collective::AllReduce) => Algorithm::Hierarchical,
+            _ => Algorithm::Ring,
+        };
         let order: Vec<u32> = (0..gpus).collect();
         let schedule = schedule_with(collective, algorithm, nodes, &[order], count, channels, root_pick % n);
         prop_assert!(verify(&schedule).is_ok(), "{:?} {:?} nodes={} gpus={} count={} channels={}: {:?}",

@@ -44,6 +44,7 @@ pub fn alltoall(n: u32, count: u64, n_channels: u32) -> Schedule {
         root: 0,
         protocol: Protocol::Simple,
         regions: Vec::new(),
+        phase_starts: Vec::new(),
         transfers,
     }
 }
@@ -88,6 +89,7 @@ pub fn sendrecv(n: u32, count: u64, n_channels: u32) -> Schedule {
         root: 0,
         protocol: Protocol::Simple,
         regions: Vec::new(),
+        phase_starts: Vec::new(),
         transfers,
     }
 }

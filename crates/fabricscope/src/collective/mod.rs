@@ -4,6 +4,7 @@
 //! value is executed on integers by `verify`, timed by the engine and animated by the page.
 
 mod direct;
+pub mod hierarchical;
 pub mod protocol;
 pub mod tree;
 pub mod tuner;
@@ -12,6 +13,7 @@ mod schedule;
 mod verify;
 
 pub use direct::{alltoall, sendrecv};
+pub use hierarchical::hierarchical_allreduce;
 pub use protocol::Protocol;
 pub use tree::tree_allreduce;
 pub use tuner::{pick, tune, TunerRow, Tuning};
@@ -40,6 +42,7 @@ pub fn schedule_with<R: AsRef<[u32]>>(
     let n = nodes * rings[0].as_ref().len() as u32;
     match collective {
         Collective::AllReduce if algorithm == Algorithm::Tree => tree_allreduce(nodes, rings, count, n_channels),
+        Collective::AllReduce if algorithm == Algorithm::Hierarchical => hierarchical_allreduce(nodes, rings, count, n_channels),
         Collective::AllReduce => ring_allreduce(nodes, rings, count, n_channels),
         Collective::AllGather => ring_gather_or_scatter(true, nodes, rings, count, n_channels),
         Collective::ReduceScatter => ring_gather_or_scatter(false, nodes, rings, count, n_channels),

@@ -149,6 +149,7 @@ fn ring_schedule(
         root: 0,
         protocol: Protocol::Simple,
         regions,
+        phase_starts: Vec::new(),
         transfers,
     }
 }
@@ -218,6 +219,7 @@ pub fn ring_chain<R: AsRef<[u32]>>(reduce: bool, nodes: u32, rings: &[R], count:
         root,
         protocol: Protocol::Simple,
         regions: Vec::new(),
+        phase_starts: Vec::new(),
         transfers,
     }
 }

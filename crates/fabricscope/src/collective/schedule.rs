@@ -15,6 +15,9 @@ pub enum Algorithm {
     Direct,
     /// NCCL_ALGO=Tree: a chain inside each node and a double binary tree across nodes.
     Tree,
+    /// Reduce-scatter in the node, AllReduce per rail across nodes, all-gather in the node
+    /// (not an NCCL_ALGO; for comparison).
+    Hierarchical,
 }
 
 impl Algorithm {
@@ -24,6 +27,7 @@ impl Algorithm {
             Algorithm::Ring => "Ring",
             Algorithm::Direct => "P2P",
             Algorithm::Tree => "Tree",
+            Algorithm::Hierarchical => "Hierarchical",
         }
     }
 }
@@ -96,6 +100,9 @@ pub struct Schedule {
     pub protocol: super::protocol::Protocol,
     /// Which rank owns which part of the buffer (AllGather's inputs, ReduceScatter's outputs).
     pub regions: Vec<Region>,
+    /// Steps at which a phase begins that cannot overlap the one before (Hierarchical's
+    /// node / rail / node phases); empty when the whole schedule pipelines.
+    pub phase_starts: Vec<u32>,
     /// In an order where every dependency comes first.
     pub transfers: Vec<Transfer>,
 }

@@ -180,6 +180,7 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
         root: 0,
         protocol: Protocol::Simple,
         regions: Vec::new(),
+        phase_starts: Vec::new(),
         transfers,
     }
 }

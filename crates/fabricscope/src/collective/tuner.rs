@@ -61,17 +61,22 @@ impl Tuning {
 /// bandwidth term; for a tree it also sees that an inner node's NIC carries its two children's
 /// data and its parent's, which NCCL's tuner handles with per-channel tree caps instead.
 pub fn bandwidth_bound_ns(topology: &Topology, schedule: &Schedule, router: &mut Router) -> f64 {
+    // Phases that cannot overlap (`Schedule::phase_starts`) add up; inside one, the busiest link.
+    let phase = |step: u32| schedule.phase_starts.iter().filter(|&&start| step >= start).count();
+    let n_phases = schedule.phase_starts.len() + 1;
     let load = vec![0u32; topology.n_links()];
-    let mut bytes = vec![0u64; topology.n_links()];
+    let mut bytes = vec![vec![0u64; topology.n_links()]; n_phases];
     for t in &schedule.transfers {
         for link in router.route(t.src, t.dst, t.channel, &load) {
-            bytes[link.index()] += t.bytes();
+            bytes[phase(t.step)][link.index()] += t.bytes();
         }
     }
-    topology
-        .links()
-        .map(|(id, link)| bytes[id.index()] as f64 / link.capacity().bytes_per_ns())
-        .fold(0.0, f64::max)
+    bytes
+        .iter()
+        .map(|phase_bytes| {
+            topology.links().map(|(id, link)| phase_bytes[id.index()] as f64 / link.capacity().bytes_per_ns()).fold(0.0, f64::max)
+        })
+        .sum()
 }
 
 /// Predicts every (algorithm, protocol) for `collective` and picks the fastest (ties: Simple,
@@ -87,6 +92,8 @@ pub fn tune(collective: Collective, n_ranks: u32, n_nodes: u32, size_bytes: u64,
                 let depth = (nodes as f64).log2().ceil() as u32;
                 (2 * ((n / nodes - 1) + depth), 2 * depth)
             }
+            // Ours, not NCCL's: two NVLink ring phases of g-1 steps around a rail ring of 2(N-1).
+            (Algorithm::Hierarchical, _) => (2 * (n / nodes - 1) + 2 * (nodes - 1), 2 * (nodes - 1)),
             (_, Collective::AllReduce) => (2 * (n - 1), 2 * (nodes - 1)),
             (_, Collective::AllToAll | Collective::SendRecv) => (u32::from(n > 1), u32::from(nodes > 1)),
             _ => (n - 1, nodes - 1),
@@ -120,17 +127,26 @@ pub fn tune(collective: Collective, n_ranks: u32, n_nodes: u32, size_bytes: u64,
             }
         })
         .collect();
-    let chosen = (0..rows.len()).min_by(|&a, &b| rows[a].predicted_ns.total_cmp(&rows[b].predicted_ns)).unwrap_or(0);
+    // NCCL chooses among its own algorithms: Hierarchical is shown for comparison, never picked.
+    let chosen = (0..rows.len())
+        .filter(|&i| rows[i].algorithm != Algorithm::Hierarchical)
+        .min_by(|&a, &b| rows[a].predicted_ns.total_cmp(&rows[b].predicted_ns))
+        .unwrap_or(0);
     let (intra_steps, inter_steps) = rows.first().map(|r| (r.intra_steps, r.inter_steps)).unwrap_or((0, 0));
     Tuning { rows, chosen, intra_steps, inter_steps }
 }
 
-/// The fastest row among those with `algorithm` and/or `protocol` fixed (NCCL_ALGO, NCCL_PROTO).
+/// The fastest row among those with `algorithm` and/or `protocol` fixed (NCCL_ALGO, NCCL_PROTO);
+/// with no algorithm fixed, among NCCL's own (not Hierarchical).
 pub fn pick(tuning: &Tuning, algorithm: Option<Algorithm>, protocol: Option<Protocol>) -> Option<&TunerRow> {
     tuning
         .rows
         .iter()
-        .filter(|row| algorithm.is_none_or(|a| a == row.algorithm) && protocol.is_none_or(|p| p == row.protocol))
+        .filter(|row| match algorithm {
+            Some(a) => a == row.algorithm,
+            None => row.algorithm != Algorithm::Hierarchical,
+        })
+        .filter(|row| protocol.is_none_or(|p| p == row.protocol))
         .min_by(|a, b| a.predicted_ns.total_cmp(&b.predicted_ns))
 }
 
