@@ -2,7 +2,6 @@
 //! the next), as NCCL runs them with grouped sends and receives, one connection per peer.
 
 use super::ring::{chain_chunks, slice};
-use super::protocol::Protocol;
 use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
 use crate::scenario::Collective;
 
@@ -34,19 +33,7 @@ pub fn alltoall(n: u32, count: u64, n_channels: u32) -> Schedule {
             }
         }
     }
-    Schedule {
-        collective: Collective::AllToAll,
-        algorithm: Algorithm::Direct,
-        n_ranks: n,
-        n_channels,
-        count,
-        n_steps: n - 1,
-        root: 0,
-        protocol: Protocol::Simple,
-        regions: Vec::new(),
-        phase_starts: Vec::new(),
-        transfers,
-    }
+    Schedule::new(Collective::AllToAll, Algorithm::Direct, n, n_channels, count, n - 1, transfers)
 }
 
 /// SendRecv: rank r sends its whole buffer to rank (r + 1) mod n, pipelined in `chain_chunks`
@@ -79,17 +66,6 @@ pub fn sendrecv(n: u32, count: u64, n_channels: u32) -> Schedule {
             }
         }
     }
-    Schedule {
-        collective: Collective::SendRecv,
-        algorithm: Algorithm::Direct,
-        n_ranks: n,
-        n_channels,
-        count,
-        n_steps: if n > 1 { chunks } else { 0 },
-        root: 0,
-        protocol: Protocol::Simple,
-        regions: Vec::new(),
-        phase_starts: Vec::new(),
-        transfers,
-    }
+    let n_steps = if n > 1 { chunks } else { 0 };
+    Schedule::new(Collective::SendRecv, Algorithm::Direct, n, n_channels, count, n_steps, transfers)
 }

@@ -15,7 +15,6 @@
 //! rails at once, and the NVLink phases add `2(g-1)/g` of NVLink traffic. It is not an NCCL_ALGO
 //! (NCCL's CollNet and NVLS trees are its relatives); it is here to compare.
 
-use super::protocol::Protocol;
 use super::ring::{ring_order, slice};
 use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
 use crate::scenario::Collective;
@@ -156,17 +155,8 @@ pub fn hierarchical_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u
         t.deps.dedup();
     }
     Schedule {
-        collective: Collective::AllReduce,
-        algorithm: Algorithm::Hierarchical,
-        n_ranks: n,
-        n_channels,
-        count,
-        n_steps,
-        root: 0,
-        protocol: Protocol::Simple,
-        regions: Vec::new(),
         phase_starts: vec![a_steps, a_steps + b_steps],
-        transfers,
+        ..Schedule::new(Collective::AllReduce, Algorithm::Hierarchical, n, n_channels, count, n_steps, transfers)
     }
 }
 

@@ -23,7 +23,6 @@
 //! c, so the node is left from GPU c-1 (through NIC c-1) into the next node's GPU c (through
 //! NIC c): with one channel per NIC every NIC sends one channel and receives another.
 
-use super::protocol::Protocol;
 use super::schedule::{Algorithm, ChunkOp, Region, Schedule, Transfer};
 use crate::scenario::Collective;
 
@@ -139,19 +138,7 @@ fn ring_schedule(
     regions: Vec<Region>,
     transfers: Vec<Transfer>,
 ) -> Schedule {
-    Schedule {
-        collective,
-        algorithm: Algorithm::Ring,
-        n_ranks: n,
-        n_channels,
-        count,
-        n_steps,
-        root: 0,
-        protocol: Protocol::Simple,
-        regions,
-        phase_starts: Vec::new(),
-        transfers,
-    }
+    Schedule { regions, ..Schedule::new(collective, Algorithm::Ring, n, n_channels, count, n_steps, transfers) }
 }
 
 /// Bytes per pipeline chunk of a chain (Broadcast, Reduce, SendRecv): one of NCCL's Simple
@@ -209,19 +196,9 @@ pub fn ring_chain<R: AsRef<[u32]>>(reduce: bool, nodes: u32, rings: &[R], count:
             }
         }
     }
-    Schedule {
-        collective: if reduce { Collective::Reduce } else { Collective::Broadcast },
-        algorithm: Algorithm::Ring,
-        n_ranks: n,
-        n_channels,
-        count,
-        n_steps: if hops == 0 { 0 } else { chunks + hops - 1 },
-        root,
-        protocol: Protocol::Simple,
-        regions: Vec::new(),
-        phase_starts: Vec::new(),
-        transfers,
-    }
+    let collective = if reduce { Collective::Reduce } else { Collective::Broadcast };
+    let n_steps = if hops == 0 { 0 } else { chunks + hops - 1 };
+    Schedule { root, ..Schedule::new(collective, Algorithm::Ring, n, n_channels, count, n_steps, transfers) }
 }
 
 /// (start, length) of part `k` when `total` is cut into `parts` parts differing by at most one.

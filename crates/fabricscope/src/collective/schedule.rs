@@ -116,6 +116,32 @@ pub struct Region {
 }
 
 impl Schedule {
+    /// A schedule with no root, no owned regions and no sequential phases, under Simple (the
+    /// engine's caller sets the protocol the tuner picks).
+    pub fn new(
+        collective: Collective,
+        algorithm: Algorithm,
+        n_ranks: u32,
+        n_channels: u32,
+        count: u64,
+        n_steps: u32,
+        transfers: Vec<Transfer>,
+    ) -> Schedule {
+        Schedule {
+            collective,
+            algorithm,
+            n_ranks,
+            n_channels,
+            count,
+            n_steps,
+            root: 0,
+            protocol: super::protocol::Protocol::Simple,
+            regions: Vec::new(),
+            phase_starts: Vec::new(),
+            transfers,
+        }
+    }
+
     pub fn size_bytes(&self) -> u64 {
         self.count * ELEM_BYTES
     }

@@ -16,7 +16,6 @@
 //!
 //! The binary tree is NCCL's (`src/graph/trees.cc`, `ncclGetBtree` and `ncclGetDtree`).
 
-use super::protocol::Protocol;
 use super::ring::{chain_chunks, slice};
 use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
 use crate::scenario::Collective;
@@ -170,19 +169,7 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
     }
     // Dependencies must point backwards; the construction above only ever names earlier ids.
     debug_assert!(transfers.iter().enumerate().all(|(i, t)| t.deps.iter().chain(&t.after).all(|&d| (d as usize) < i)));
-    Schedule {
-        collective: Collective::AllReduce,
-        algorithm: Algorithm::Tree,
-        n_ranks: n,
-        n_channels,
-        count,
-        n_steps,
-        root: 0,
-        protocol: Protocol::Simple,
-        regions: Vec::new(),
-        phase_starts: Vec::new(),
-        transfers,
-    }
+    Schedule::new(Collective::AllReduce, Algorithm::Tree, n, n_channels, count, n_steps, transfers)
 }
 
 #[cfg(test)]
