@@ -345,6 +345,18 @@ await test('the URL carries the scenario: reload restores it, a bad link is repo
   await page.goto(base + '#');
 });
 
+await test('embed mode (?embed) shows the live figure and its numbers without controls', async () => {
+  await page.goto(base + '?embed#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-a100', nodes: 2, collective: 'all_reduce', size_bytes: 1 << 26 })));
+  await page.waitForSelector('#topology[data-gpu-count]');
+  expect((await gpuCount()) === '16', 'the linked scenario');
+  expect((await page.locator('#preset').count()) === 0, 'no controls');
+  expect((await page.locator('#busbw').innerText()).includes('GB/s'), 'the numbers');
+  await page.setViewportSize({ width: 700, height: 700 });
+  await page.screenshot({ path: join(shots, 'embed.png'), fullPage: true });
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto(base + '#');
+});
+
 await test('the page carries a Content-Security-Policy and runs under it', async () => {
   const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
   const script = (policy || '').split(';').find((d) => d.trim().startsWith('script-src')) || '';

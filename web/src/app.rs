@@ -51,6 +51,8 @@ fn initial_state() -> Result<AppState, String> {
         Err(message) => (Scenario::default_demo(), None, Some(message)),
     };
     let mut state = AppState::new(scenario, lang, dark)?;
+    let search = gloo::utils::window().location().search().unwrap_or_default();
+    state.embed = search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="));
     if let Some(t) = playhead {
         state.playhead = t.min(state.end());
     }
@@ -198,6 +200,18 @@ fn lab(props: &LabProps) -> Html {
     }
 
     let lang = state.lang;
+    if state.embed {
+        // Embedded: the live figure and its numbers, nothing to configure.
+        return html! {
+            <div class="lab embed">
+                <section class="panel stage">
+                    <TopologyView state={state.clone()} />
+                    <Timeline state={state.clone()} />
+                </section>
+                <section class="panel results"><Results state={state.clone()} /></section>
+            </div>
+        };
+    }
     html! {
         <div class="lab">
             <Header state={state.clone()} />

@@ -59,6 +59,8 @@ pub struct AppState {
     pub error: Option<String>,
     pub lang: Lang,
     pub dark: bool,
+    /// Embedded in another page (`?embed`): the animation and results only, no controls.
+    pub embed: bool,
 }
 
 pub enum Action {
@@ -99,6 +101,7 @@ impl AppState {
             error: None,
             lang,
             dark,
+            embed: false,
         })
     }
 
