@@ -722,6 +722,9 @@ fn topology_view(props: &Props) -> Html {
     let canvas_ref = use_node_ref();
     let hovered = use_state(|| None::<LinkId>);
     let resized = use_state(|| 0u32);
+    // The layout the canvas was last painted with: reused by every frame of one simulation at
+    // one width, and by hover hit-testing, instead of being rebuilt each time.
+    let layout_cache: Rc<std::cell::RefCell<Option<LayoutCache>>> = use_mut_ref(|| None);
     {
         let resized = resized.clone();
         use_effect_with((), move |_| {
@@ -732,22 +735,23 @@ fn topology_view(props: &Props) -> Html {
     {
         let canvas_ref = canvas_ref.clone();
         let sim = state.sim.clone();
+        let cache = layout_cache.clone();
         // The simulation is compared by identity: a new one is a new Rc.
         let deps = (Rc::as_ptr(&sim) as usize, state.playhead, state.lang, state.dark, *resized);
         use_effect_with(deps, move |&(_, playhead, lang, dark, _)| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
-                paint_topology(&canvas, &sim, playhead, lang, dark);
+                paint_topology(&canvas, &sim, &cache, playhead, lang, dark);
             }
         });
     }
     let on_move = {
         let hovered = hovered.clone();
-        let sim = state.sim.clone();
         let canvas_ref = canvas_ref.clone();
+        let cache = layout_cache.clone();
         Callback::from(move |e: MouseEvent| {
             let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
+            let Some(layout) = cache.borrow().as_ref().map(|c| c.layout.clone()) else { return };
             let rect = canvas.get_bounding_client_rect();
-            let layout = Layout::new(&sim.topology, rect.width());
             let found = layout.link_at(e.client_x() as f64 - rect.left(), e.client_y() as f64 - rect.top());
             if *hovered != found {
                 hovered.set(found);
@@ -794,9 +798,34 @@ fn link_info(state: &AppState, id: LinkId) -> String {
     }
 }
 
-fn paint_topology(canvas: &HtmlCanvasElement, sim: &fabricscope::Simulation, playhead: SimTime, lang: Lang, dark: bool) {
+/// A layout and what it was built for.
+struct LayoutCache {
+    sim: usize,
+    width: f64,
+    layout: Rc<Layout>,
+}
+
+fn paint_topology(
+    canvas: &HtmlCanvasElement,
+    sim: &Rc<fabricscope::Simulation>,
+    cache: &std::cell::RefCell<Option<LayoutCache>>,
+    playhead: SimTime,
+    lang: Lang,
+    dark: bool,
+) {
     let width = canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(960.0).max(320.0);
-    let layout = Layout::new(&sim.topology, width);
+    let key = Rc::as_ptr(sim) as usize;
+    let layout = {
+        let mut cached = cache.borrow_mut();
+        match cached.as_ref() {
+            Some(c) if c.sim == key && c.width == width => c.layout.clone(),
+            _ => {
+                let layout = Rc::new(Layout::new(&sim.topology, width));
+                *cached = Some(LayoutCache { sim: key, width, layout: layout.clone() });
+                layout
+            }
+        }
+    };
     let ratio = gloo::utils::window().device_pixel_ratio().max(1.0);
     canvas.set_width((width * ratio) as u32);
     canvas.set_height((layout.height * ratio) as u32);

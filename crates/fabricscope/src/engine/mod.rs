@@ -88,7 +88,6 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
         remaining: vec![0.0; n_flows],
         rate: vec![0.0; n_flows],
         updated: vec![0; n_flows],
-        finish_at: vec![u64::MAX; n_flows],
         version: vec![0; n_flows],
         link_bytes: vec![0.0; n_links],
         link_peak: vec![0.0; n_links],
@@ -195,9 +194,9 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
             sim.updated[fi] = t;
             sim.rate[fi] = rate;
             flows[fi].set_rate(SimTime(t), rate);
-            sim.finish_at[fi] = t + crate::units::ceil_ns((sim.remaining[fi] / rate).max(0.0));
+            let finish_at = t + crate::units::ceil_ns((sim.remaining[fi] / rate).max(0.0));
             sim.version[fi] += 1;
-            sim.finishes.push(Reverse((sim.finish_at[fi], f, sim.version[fi])));
+            sim.finishes.push(Reverse((finish_at, f, sim.version[fi])));
         }
         for &f in affected {
             for &link in &flows[f as usize].path {
@@ -279,7 +278,6 @@ struct State {
     rate: Vec<f64>,
     /// When `remaining` was last brought up to date (at the last rate change).
     updated: Vec<u64>,
-    finish_at: Vec<u64>,
     version: Vec<u32>,
     link_bytes: Vec<f64>,
     link_peak: Vec<f64>,
