@@ -322,6 +322,8 @@ struct Row {
     protocol: &'static str,
     /// The tuner's predicted time [us], beside the engine's.
     tuner_time_us: f64,
+    /// Fingerprint of the simulated trace (the page shows the same for the same scenario).
+    trace_hash: String,
 }
 
 #[derive(Serialize)]
@@ -367,6 +369,7 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             algorithm: point.algorithm.nccl_name(),
             protocol: point.protocol.nccl_name(),
             tuner_time_us: point.tuner_time_us,
+            trace_hash: point.trace_hash.clone(),
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,
@@ -440,6 +443,10 @@ fn table(scenario: &ValidScenario, report: &Report) -> String {
         ));
     }
     out.push_str(&format!("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4}\n#\n", report.avg_busbw_gbyte_per_s));
+    // The page prints the same fingerprint under its results for the same scenario and size.
+    for row in &report.rows {
+        out.push_str(&format!("# Trace hash {:>12} B : {}\n", row.size_bytes, row.trace_hash));
+    }
     out
 }
 

@@ -2,7 +2,10 @@
 //!
 //! Inside a node: the lowest-latency path among the node's own vertices (Dijkstra; ties to
 //! fewer hops, then lower ids). GPU-to-GPU paths never pass through a third GPU (NCCL does not
-//! relay peer-to-peer traffic); a GPU may reach a NIC through another GPU over NVLink (PXN).
+//! relay peer-to-peer traffic) when the node has another way (NVSwitch, PCIe and the CPUs); only
+//! in a custom ring or mesh, where the links between GPUs are all there is, do GPUs forward
+//! for each other (store-and-forward along the ring, as textbook models do). A GPU may reach a
+//! NIC through another GPU over NVLink (PXN).
 //! Each GPU sends through the cheapest-to-reach NIC among the first `nics_used` (NCCL_IB_HCA),
 //! or, with misaligned pinning, through the NIC half the NICs away (the other socket).
 //!
@@ -166,11 +169,15 @@ impl<'t> Router<'t> {
             .entry((src, dst, through_gpus))
             .or_insert_with(|| {
                 let node = t.vertex(src).node;
-                cheapest_path_within(t, src, dst, |v| {
-                    let vertex = t.vertex(v);
-                    vertex.node == node && (through_gpus || vertex.kind != VertexKind::Gpu)
-                })
-                .expect("every vertex of a node reaches every other inside the node")
+                let within = |through_gpus: bool| {
+                    cheapest_path_within(t, src, dst, |v| {
+                        let vertex = t.vertex(v);
+                        vertex.node == node && (through_gpus || vertex.kind != VertexKind::Gpu)
+                    })
+                };
+                within(through_gpus)
+                    .or_else(|| within(true))
+                    .expect("every vertex of a node reaches every other inside the node (the builder joins them)")
             })
             .clone()
     }

@@ -15,11 +15,15 @@
 //! | `fabric.oversubscription` | 1 ..= 16 |
 //! | `fabric.congested_efficiency` | > 0 and ≤ 1 |
 //! | `nics_used` | 1 ..= the preset's NICs per node |
+//! | `pinning` | `aligned`, or `misaligned` on a node with CPU sockets (not a custom node) |
+//! | `custom.gpus` | 2 ..= 64 |
+//! | `custom.link` | as `links.*` below |
 //! | `size_bytes` | 4 B ..= 16 GiB, a multiple of 4 (elements are 4-byte floats, as in nccl-tests) |
 //! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
 //! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
 //! | `links.*.efficiency` | > 0 and ≤ 1 |
 //! | `links.*.latency_ns` | ≤ 10,000,000,000 (10 s) |
+//! | (engine) | simulated time ≤ 2^61 ns (73 years), bounded up front from the slowest link |
 
 use crate::catalog::{NodePreset, NodeSpec, Routing, Technology};
 use crate::topology::FabricPlan;
@@ -36,6 +40,9 @@ pub const MAX_NODES: u32 = 16_384;
 pub const MAX_TRANSFERS: u64 = 2_000_000;
 const MAX_BANDWIDTH_GBYTE_PER_S: f64 = 100_000.0;
 const MAX_LATENCY_NS: u64 = 10_000_000_000;
+/// The engine's time horizon [ns] (about 73 years): a scenario that could run longer is
+/// rejected, so that no time sum can overflow.
+pub const HORIZON_NS: u64 = 1 << 61;
 
 /// The collectives a scenario can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -501,6 +508,14 @@ impl Scenario {
                 problem("nics_used", format!("{used} is out of range: {} has 1 to {} NICs", preset.name, preset.nics_per_node));
             }
         }
+        if let (Some(preset), Pinning::Misaligned) = (preset, self.pinning) {
+            if preset.sockets == 0 {
+                problem(
+                    "pinning",
+                    format!("\"misaligned\" binds a process to the other CPU socket's NIC, and {} has no CPU sockets: use \"aligned\"", preset.name),
+                );
+            }
+        }
         match (self.algorithm, self.collective) {
             (Some(crate::collective::Algorithm::Tree | crate::collective::Algorithm::Hierarchical), Collective::AllReduce)
             | (Some(crate::collective::Algorithm::Ring), _)
@@ -578,6 +593,17 @@ impl Scenario {
                 });
             }
         }
+        if let (Some(preset), true, true) = (preset, errors.is_empty(), engine_limit) {
+            let (worst_ns, slowest) = self.worst_case_ns(preset, channels);
+            if !(worst_ns <= HORIZON_NS as f64) {
+                errors.push(ScenarioError {
+                    field: "links".into(),
+                    problem: format!(
+                        "at the slowest link's {slowest:.3e} GB/s this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: use faster links or a smaller size_bytes"
+                    ),
+                });
+            }
+        }
         match (preset, plan) {
             (Some(preset), Some(plan)) if errors.is_empty() => {
                 Ok(ValidScenario { scenario: self.clone(), preset: preset.clone(), channels, plan })
@@ -612,6 +638,28 @@ mod tests {
     }
 
     #[test]
+    fn a_scenario_that_could_outrun_the_horizon_is_rejected() {
+        let mut scenario = Scenario::default_demo();
+        scenario.links.nvlink.bandwidth_gbyte_per_s = Some(1e-300);
+        let errors = scenario.validate().unwrap_err();
+        assert_eq!(errors[0].field, "links");
+        assert!(errors[0].problem.contains("2^61 ns"), "{}", errors[0]);
+        // Slow but sane links are fine: 16 GiB at 1 MB/s is hours, not decades.
+        scenario.links.nvlink.bandwidth_gbyte_per_s = Some(0.001);
+        scenario.size_bytes = MAX_SIZE_BYTES;
+        assert!(scenario.validate().is_ok());
+    }
+
+    #[test]
+    fn misaligned_pinning_needs_cpu_sockets() {
+        let mut scenario = Scenario::default_demo();
+        scenario.preset = "custom".into();
+        scenario.custom = Some(CustomNode { shape: CustomShape::Star, gpus: 4, link: CustomLink { bandwidth_gbyte_per_s: 50.0, latency_ns: 500, efficiency: 1.0 } });
+        scenario.pinning = Pinning::Misaligned;
+        assert_eq!(scenario.validate().unwrap_err()[0].field, "pinning");
+    }
+
+    #[test]
     fn json_errors_name_the_field() {
         let error = Scenario::from_json(r#"{"preset":"dgx-h100","nodes":"two","collective":"all_reduce","size_bytes":8}"#)
             .unwrap_err();
@@ -631,6 +679,44 @@ mod tests {
         let mut scenario = Scenario::default_demo();
         scenario.links.nic.bandwidth_gbyte_per_s = Some(25.0);
         assert_eq!(Scenario::from_json(&scenario.to_json()).unwrap(), scenario);
+    }
+}
+
+impl Scenario {
+    /// An upper bound on the simulated time [ns], and the slowest effective link rate [GB/s]
+    /// it assumes. The bound holds because at any time a moving flow crosses a saturated
+    /// link, so data moves at least at the slowest link's rate: time ≤ launch + every
+    /// transfer's latency (≤ 16 links of the slowest latency, plus 10 µs per step) + all wire
+    /// bytes (≤ 8 × size × ranks: LL doubles the bytes, no algorithm sends more than twice its
+    /// buffer per rank) / the slowest rate.
+    fn worst_case_ns(&self, preset: &NodeSpec, channels: u32) -> (f64, f64) {
+        let tech = self.fabric.technology.spec();
+        let rate = |over: &LinkOverride, spec: &crate::catalog::LinkSpec, efficiency: f64| {
+            over.bandwidth_gbyte_per_s.unwrap_or(spec.line_rate_gbyte_per_s) * over.efficiency.unwrap_or(efficiency)
+        };
+        let nic_efficiency = tech.nic_efficiency * if self.virtualized { SRIOV_EFFICIENCY } else { 1.0 };
+        let congested = self.fabric.congested_efficiency.unwrap_or(tech.congested_efficiency).min(1.0);
+        let slowest = [
+            rate(&self.links.nvlink, &preset.nvlink, preset.nvlink.efficiency),
+            rate(&self.links.pcie, &preset.pcie, preset.pcie.efficiency),
+            rate(&self.links.nic, &preset.nic, nic_efficiency),
+        ]
+        .into_iter()
+        .fold(f64::INFINITY, f64::min)
+            * congested;
+        let latency = [
+            self.links.nvlink.latency_ns.unwrap_or(preset.nvlink.latency_ns),
+            self.links.pcie.latency_ns.unwrap_or(preset.pcie.latency_ns),
+            self.links.nic.latency_ns.unwrap_or(tech.nic_latency_ns.max(preset.nic.latency_ns)) + SRIOV_LATENCY_NS,
+            tech.switch_hop_latency_ns,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0) as f64;
+        let n = self.nodes as f64 * preset.gpus_per_node as f64;
+        let transfers = crate::collective::transfer_count(self.collective, n as u32, self.size_bytes / 4, channels) as f64;
+        let bytes = 8.0 * self.size_bytes as f64 * n;
+        (20_000.0 + transfers * (16.0 * latency + 10_000.0) + bytes / slowest, slowest)
     }
 }
 

@@ -345,6 +345,8 @@ pub struct SweepPoint {
     pub protocol: crate::collective::Protocol,
     /// NCCL's model's prediction for that protocol [us].
     pub tuner_time_us: f64,
+    /// `Trace::hash_hex` of the run: the page shows the same for the same scenario.
+    pub trace_hash: String,
 }
 
 /// Sizes from `min` to `max` multiplying by `factor`, as nccl-tests' `-b -e -f` do; each rounded
@@ -384,6 +386,7 @@ pub fn sweep(scenario: &ValidScenario, sizes: &[u64]) -> Result<Vec<SweepPoint>,
                     .find(|row| row.protocol == sim.schedule.protocol && row.algorithm == sim.schedule.algorithm)
                     .map(|row| row.predicted_ns / 1e3)
                     .unwrap_or(f64::NAN),
+                trace_hash: sim.trace.hash_hex(),
             })
         })
         .collect()

@@ -123,6 +123,118 @@ impl Trace {
         Trace { flows, end, link_bytes, link_peak, batches }
     }
 
+    /// A 64-bit fingerprint of everything recorded (FNV-1a over every time, path, byte count and
+    /// the exact bits of every rate): equal traces hash equal on every target, so the page (WASM)
+    /// and the CLI (native) can show that they computed the same thing.
+    pub fn hash(&self) -> u64 {
+        let mut h = Fnv::new();
+        h.u64(self.flows.len() as u64);
+        for flow in &self.flows {
+            h.u64(flow.transfer as u64);
+            h.u64(flow.path.len() as u64);
+            for link in &flow.path {
+                h.u64(link.index() as u64);
+            }
+            for value in [flow.bytes, flow.issued.0, flow.started.0, flow.finished.0, flow.segments.len() as u64] {
+                h.u64(value);
+            }
+            for segment in &flow.segments {
+                h.u64(segment.from.0);
+                h.u64(segment.rate_bytes_per_ns.to_bits());
+                h.u64(segment.done_bytes.to_bits());
+            }
+        }
+        h.u64(self.end.0);
+        for value in self.link_bytes.iter().chain(&self.link_peak) {
+            h.u64(value.to_bits());
+        }
+        h.u64(self.batches);
+        h.0
+    }
+
+    /// `hash` as the 16 hex digits the CLI and the page print.
+    pub fn hash_hex(&self) -> String {
+        format!("{:016x}", self.hash())
+    }
+
+    /// The engine's invariants, checked from the record alone: time never goes backwards (issued
+    /// ≤ started ≤ every rate change ≤ finished ≤ end), every flow finishes, every flow's rate
+    /// integrates to its bytes (to within the one-ns rounding of its finish), link totals are the
+    /// bytes of the flows that crossed them, and at no time does any link carry more than its
+    /// capacity. Returns the first violation found.
+    pub fn check(&self, topology: &Topology) -> Result<(), String> {
+        const TOLERANCE: f64 = 1e-9;
+        let n_links = topology.n_links();
+        if self.link_bytes.len() != n_links || self.link_peak.len() != n_links {
+            return Err(format!("{} link totals for {n_links} links", self.link_bytes.len()));
+        }
+        let mut link_total = vec![0u64; n_links];
+        // Per link: intervals [from, to) at a constant rate.
+        let mut intervals: Vec<Vec<(u64, u64, f64)>> = vec![Vec::new(); n_links];
+        for flow in &self.flows {
+            let id = flow.transfer;
+            if !(flow.issued <= flow.started && flow.started <= flow.finished && flow.finished <= self.end) {
+                return Err(format!(
+                    "flow {id}: issued {} started {} finished {} end {} are out of order",
+                    flow.issued.0, flow.started.0, flow.finished.0, self.end.0
+                ));
+            }
+            let Some(last) = flow.segments.last() else {
+                return Err(format!("flow {id} never finished"));
+            };
+            if last.from != flow.finished || last.rate_bytes_per_ns != 0.0 {
+                return Err(format!("flow {id}: its last rate change is not a stop at its finish"));
+            }
+            let mut moved = 0.0;
+            let mut max_rate: f64 = 0.0;
+            for pair in flow.segments.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                if a.from > b.from || a.from < flow.started {
+                    return Err(format!("flow {id}: a rate change at {} is out of order", a.from.0));
+                }
+                if !(a.rate_bytes_per_ns >= 0.0 && a.rate_bytes_per_ns.is_finite()) {
+                    return Err(format!("flow {id}: rate {} at {}", a.rate_bytes_per_ns, a.from.0));
+                }
+                moved += a.rate_bytes_per_ns * (b.from.0 - a.from.0) as f64;
+                max_rate = max_rate.max(a.rate_bytes_per_ns);
+                if a.rate_bytes_per_ns > 0.0 {
+                    for link in &flow.path {
+                        intervals[link.index()].push((a.from.0, b.from.0, a.rate_bytes_per_ns));
+                    }
+                }
+            }
+            let bytes = flow.bytes as f64;
+            let has_path = !flow.path.is_empty();
+            if has_path && (moved < bytes * (1.0 - TOLERANCE) - 1e-6 || moved > bytes * (1.0 + TOLERANCE) + max_rate + 1e-6) {
+                return Err(format!("flow {id}: its rates move {moved} B, not its {} B", flow.bytes));
+            }
+            for link in &flow.path {
+                link_total[link.index()] += flow.bytes;
+            }
+        }
+        for (l, list) in intervals.iter_mut().enumerate() {
+            if link_total[l] as f64 != self.link_bytes[l] {
+                return Err(format!("link {l}: carried {} B, its flows {} B", self.link_bytes[l], link_total[l]));
+            }
+            let capacity = topology.link(LinkId(l as u32)).capacity().bytes_per_ns();
+            list.sort_unstable_by_key(|&(from, _, _)| from);
+            let mut active: Vec<(u64, f64)> = Vec::new();
+            for (i, &(from, to, rate)) in list.iter().enumerate() {
+                active.retain(|&(end, _)| end > from);
+                active.push((to, rate));
+                // Sum once all the intervals starting at this time are in.
+                if list.get(i + 1).is_some_and(|next| next.0 == from) {
+                    continue;
+                }
+                let load: f64 = active.iter().map(|&(_, r)| r).sum();
+                if load > capacity * (1.0 + TOLERANCE) {
+                    return Err(format!("link {l}: {load} B/ns at {from} ns, above its capacity {capacity} B/ns"));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The cluster at time `t`: link rates and the chunks in flight.
     pub fn sample(&self, t: SimTime) -> Frame {
         let mut link_rate = vec![0.0; self.link_bytes.len()];
@@ -151,5 +263,21 @@ impl Trace {
     pub fn mean_utilisation(&self, topology: &Topology) -> Vec<f64> {
         let span = self.end.0.max(1) as f64;
         topology.links().map(|(id, link)| self.link_bytes[id.index()] / (link.capacity().bytes_per_ns() * span)).collect()
+    }
+}
+
+/// FNV-1a, 64 bit, fed little-endian words: simple, fixed and the same on every target.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn u64(&mut self, value: u64) {
+        for byte in value.to_le_bytes() {
+            self.0 ^= byte as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
     }
 }

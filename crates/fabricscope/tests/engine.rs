@@ -144,26 +144,116 @@ fn invariants_hold_on_every_scenario() {
                 let valid = scenario(nodes, size, channels);
                 let sim = simulate(&valid);
                 let seed = format!("nodes={nodes} size={size} channels={channels:?}");
-                // No link ever carries more than its capacity.
+                // Capacity, conservation, order of time, every flow finished (`Trace::check`).
+                assert_eq!(sim.trace.check(&sim.topology), Ok(()), "{seed}");
                 for (id, link) in sim.topology.links() {
                     let peak = sim.trace.link_peak[id.index()];
                     assert!(peak <= link.capacity().bytes_per_ns() * (1.0 + 1e-9), "{seed}: link {id:?} peak {peak}");
-                }
-                // Bytes are conserved: each link carried exactly the bytes of the flows crossing it.
-                let mut want = vec![0.0; sim.topology.n_links()];
-                for flow in &sim.trace.flows {
-                    assert!(flow.issued <= flow.started && flow.started <= flow.finished, "{seed}");
-                    for link in &flow.path {
-                        want[link.index()] += flow.bytes as f64;
-                    }
-                }
-                for (got, want) in sim.trace.link_bytes.iter().zip(&want) {
-                    assert!((got - want).abs() <= 1e-6 * want.max(1.0), "{seed}: {got} vs {want}");
                 }
                 // The same scenario gives the same trace.
                 assert_eq!(simulate(&valid).trace, sim.trace, "{seed}");
             }
         }
+    }
+}
+
+#[test]
+fn the_invariant_check_catches_a_broken_trace() {
+    let sim = simulate(&scenario(2, 1 << 20, Some(2)));
+    let mut trace = sim.trace.clone();
+    let flow = trace.flows.iter_mut().find(|f| f.segments.len() >= 2).unwrap();
+    flow.segments[0].rate_bytes_per_ns *= 3.0;
+    assert!(trace.check(&sim.topology).unwrap_err().contains("capacity") || trace.check(&sim.topology).unwrap_err().contains("move"));
+    let mut trace = sim.trace.clone();
+    trace.flows[3].finished = fabricscope::units::SimTime(trace.end.0 + 1);
+    assert!(trace.check(&sim.topology).unwrap_err().contains("out of order"));
+    let mut trace = sim.trace.clone();
+    trace.link_bytes[trace.flows[0].path[0].index()] += 4.0;
+    assert!(trace.check(&sim.topology).unwrap_err().contains("carried"));
+}
+
+/// The same schedule with its transfers listed in another (dependency-respecting) order runs
+/// to the same trace, bit for bit, transfer by transfer: simultaneous events do not depend on
+/// the order they were queued in. Covers static, ECMP and adaptive routing and every algorithm.
+#[test]
+fn permuting_the_schedule_gives_the_same_trace() {
+    use fabricscope::catalog::Technology;
+    use fabricscope::scenario::{FabricConfig, FabricTopology};
+    let cases = [
+        (Collective::AllReduce, Some(Algorithm::Ring), Technology::Infiniband, Some(Routing::Static)),
+        (Collective::AllReduce, Some(Algorithm::Tree), Technology::Roce, None),
+        (Collective::AllReduce, Some(Algorithm::Hierarchical), Technology::Infiniband, Some(Routing::Adaptive)),
+        (Collective::AllToAll, None, Technology::Roce, Some(Routing::Ecmp)),
+        (Collective::AllGather, None, Technology::Infiniband, Some(Routing::Adaptive)),
+        (Collective::Broadcast, None, Technology::Tcp, None),
+    ];
+    for (case, &(collective, algorithm, technology, routing)) in cases.iter().enumerate() {
+        let valid = Scenario {
+            nodes: 3,
+            collective,
+            algorithm,
+            size_bytes: 3 << 20,
+            channels: Some(4),
+            root: 5,
+            fabric: FabricConfig { technology, routing, topology: FabricTopology::LeafSpine, radix: Some(8), ..FabricConfig::default() },
+            seed: 7,
+            ..Scenario::default_demo()
+        }
+        .validate()
+        .unwrap();
+        let sim = simulate(&valid);
+        let schedule = &sim.schedule;
+        let n = schedule.transfers.len();
+        // A random topological order (Kahn's algorithm with a seeded random pick).
+        let mut dependents = vec![Vec::new(); n];
+        let mut left: Vec<usize> = schedule.transfers.iter().map(|t| t.deps.len() + t.after.is_some() as usize).collect();
+        for (i, t) in schedule.transfers.iter().enumerate() {
+            for &d in t.deps.iter().chain(t.after.iter()) {
+                dependents[d as usize].push(i);
+            }
+        }
+        let mut ready: Vec<usize> = (0..n).filter(|&i| left[i] == 0).collect();
+        let mut order = Vec::with_capacity(n);
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64 ^ case as u64;
+        while !ready.is_empty() {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let i = ready.swap_remove((rng % ready.len() as u64) as usize);
+            order.push(i);
+            for &j in &dependents[i] {
+                left[j] -= 1;
+                if left[j] == 0 {
+                    ready.push(j);
+                }
+            }
+        }
+        assert_eq!(order.len(), n);
+        assert_ne!(order, (0..n).collect::<Vec<_>>(), "case {case}: the permutation is not the identity");
+        let mut new_index = vec![0u32; n];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new as u32;
+        }
+        let mut permuted = schedule.clone();
+        permuted.transfers = order
+            .iter()
+            .map(|&old| {
+                let mut t = schedule.transfers[old].clone();
+                t.deps = t.deps.iter().map(|&d| new_index[d as usize]).collect();
+                t.after = t.after.map(|a| new_index[a as usize]);
+                t
+            })
+            .collect();
+        let trace = run(&sim.topology, &permuted, valid.routing(), valid.scenario().seed);
+        for (old, flow) in sim.trace.flows.iter().enumerate() {
+            let other = &trace.flows[new_index[old] as usize];
+            assert_eq!(
+                (&flow.path, flow.issued, flow.started, flow.finished, &flow.segments),
+                (&other.path, other.issued, other.started, other.finished, &other.segments),
+                "case {case}: transfer {old}"
+            );
+        }
+        assert_eq!((trace.end, &trace.link_bytes, &trace.link_peak), (sim.trace.end, &sim.trace.link_bytes, &sim.trace.link_peak), "case {case}");
     }
 }
 

@@ -89,7 +89,7 @@ pub fn tune(collective: Collective, n_ranks: u32, n_nodes: u32, size_bytes: u64,
         // Steps as NCCL's latency model counts them (`tuning.cc`).
         let (steps, inter) = match (algorithm, collective) {
             (Algorithm::Tree, _) => {
-                let depth = (nodes as f64).log2().ceil() as u32;
+                let depth = u32::BITS - (nodes - 1).leading_zeros(); // ceil(log2(nodes)), in integers
                 (2 * ((n / nodes - 1) + depth), 2 * depth)
             }
             // Ours, not NCCL's: two NVLink ring phases of g-1 steps around a rail ring of 2(N-1).

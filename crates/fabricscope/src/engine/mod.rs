@@ -24,8 +24,14 @@
 //! for RoCE and TCP, whose congestion control leaves headroom; `catalog::fabric`).
 //!
 //! Time is integer ns; events at the same time are handled as one batch (finishes, then
-//! starts, then dependency releases in transfer order), so the result does not depend on the
-//! order events were queued in.
+//! starts, then dependency releases), and the flows released together are issued in a
+//! canonical order (step, channel, chunk, source, destination), so the result does not depend on
+//! the order events were queued in nor on the order the schedule lists its transfers
+//! (`tests/engine.rs` permutes them). Link byte totals are exact integers.
+//!
+//! Invariants, checked after every run in debug builds and by the tests (`Trace::check`): time
+//! never goes backwards, every flow finishes, every flow's rate integrates to its bytes, and no
+//! link ever carries more than its capacity.
 //!
 //! Cost: max-min shares decompose over connected components of the flow–link graph, so a batch
 //! re-solves only the moving flows connected (through shared links) to a flow that started or
@@ -89,7 +95,6 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
         rate: vec![0.0; n_flows],
         updated: vec![0; n_flows],
         version: vec![0; n_flows],
-        link_bytes: vec![0.0; n_links],
         link_peak: vec![0.0; n_links],
         batches: 0,
         moved: vec![false; n_flows],
@@ -97,11 +102,8 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
     };
     // The collective's launch latency passes before its first transfers are issued.
     sim.now = schedule.protocol.base_latency_ns(schedule.algorithm);
-    for index in 0..n_flows {
-        if deps_left[index] == 0 {
-            sim.issue(&mut flows, &mut issuer, index as u32);
-        }
-    }
+    let mut released: Vec<u32> = (0..n_flows as u32).filter(|&f| deps_left[f as usize] == 0).collect();
+    sim.issue_all(&mut flows, &mut issuer, &mut released);
     let mut solver = maxmin::Solver::new(n_links, topology.congested_efficiency);
     let mut component = Component::new(n_flows, n_links);
     let mut done = Vec::new();
@@ -136,19 +138,11 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
         for &f in &done {
             let fi = f as usize;
             sim.moved[fi] = true;
-            // The rest of its bytes moved since its last rate change.
             for &link in &flows[fi].path {
-                sim.link_bytes[link.index()] += sim.remaining[fi];
                 sim.on_link[link.index()].retain(|&g| g != f);
                 touched.push(link);
             }
             sim.remaining[fi] = 0.0;
-        }
-        // Connections freed at t let their next flow move.
-        for i in 0..done.len() {
-            if let Some(next) = sim.parked[done[i] as usize].take() {
-                sim.begin_moving(&mut flows, next, t, &mut done, &mut touched);
-            }
         }
         // Latency paid at t: move now, or wait for the connection. No bytes: finish at once.
         while let Some(&Reverse((at, _, f))) = sim.starts.peek() {
@@ -160,6 +154,16 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
                 Some(before) if !sim.moved[before as usize] => sim.parked[before as usize] = Some(f),
                 _ => sim.begin_moving(&mut flows, f, t, &mut done, &mut touched),
             }
+        }
+        // Connections freed at t let their next flow move: after the starts, so that an empty
+        // flow that started and finished at t frees its connection too (fuzzing found one
+        // that did not), and in a loop, as a freed empty flow frees the next.
+        let mut i = 0;
+        while i < done.len() {
+            if let Some(next) = sim.parked[done[i] as usize].take() {
+                sim.begin_moving(&mut flows, next, t, &mut done, &mut touched);
+            }
+            i += 1;
         }
         done.sort_unstable();
         for &f in &done {
@@ -173,10 +177,11 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
             for &next in &dependents[f as usize] {
                 deps_left[next as usize] -= 1;
                 if deps_left[next as usize] == 0 {
-                    sim.issue(&mut flows, &mut issuer, next);
+                    released.push(next);
                 }
             }
         }
+        sim.issue_all(&mut flows, &mut issuer, &mut released);
         // New rates for the moving flows that share a link, directly or through each other,
         // with a flow that started or finished: max-min shares decompose over such components.
         let affected = component.collect(&touched, &sim.on_link, &flows);
@@ -187,9 +192,6 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
                 continue;
             }
             let moved = (sim.rate[fi] * (t - sim.updated[fi]) as f64).min(sim.remaining[fi]);
-            for &link in &flows[fi].path {
-                sim.link_bytes[link.index()] += moved;
-            }
             sim.remaining[fi] -= moved;
             sim.updated[fi] = t;
             sim.rate[fi] = rate;
@@ -205,9 +207,18 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
             }
         }
     }
-    debug_assert!(flows.iter().all(|flow| flow.finished >= flow.started), "every flow finishes");
+    // Every byte of a flow crosses every link of its path: exact integer totals, in no
+    // particular order, so they do not depend on the order flows finished in.
+    let mut link_bytes = vec![0u64; n_links];
+    for flow in &flows {
+        for &link in &flow.path {
+            link_bytes[link.index()] += flow.bytes;
+        }
+    }
     let end = flows.iter().map(|flow| flow.finished).max().unwrap_or(SimTime::ZERO);
-    Trace::new(flows, SimTime(end.0), sim.link_bytes, sim.link_peak, sim.batches)
+    let trace = Trace::new(flows, end, link_bytes.into_iter().map(|b| b as f64).collect(), sim.link_peak, sim.batches);
+    debug_assert_eq!(trace.check(topology), Ok(()), "the engine's invariants");
+    trace
 }
 
 /// Finds the moving flows connected to a set of links through shared links.
@@ -279,7 +290,6 @@ struct State {
     /// When `remaining` was last brought up to date (at the last rate change).
     updated: Vec<u64>,
     version: Vec<u32>,
-    link_bytes: Vec<f64>,
     link_peak: Vec<f64>,
     batches: u64,
     /// Flows whose data has all moved.
@@ -304,6 +314,21 @@ impl State {
                 touched.push(link);
             }
         }
+    }
+
+    /// Issues the flows released at one time in a canonical order (step, channel, chunk, source,
+    /// destination), not the order they were listed or released in, so adaptive routing, which
+    /// sees the flows issued before, gives the same paths for any order of the same schedule.
+    fn issue_all(&mut self, flows: &mut [FlowRecord], issuer: &mut Issuer, released: &mut Vec<u32>) {
+        let transfers = &issuer.schedule.transfers;
+        released.sort_unstable_by_key(|&f| {
+            let t = &transfers[f as usize];
+            (t.step, t.channel, t.chunk, t.src, t.dst, t.offset, f)
+        });
+        for &f in released.iter() {
+            self.issue(flows, issuer, f);
+        }
+        released.clear();
     }
 
     fn issue(&mut self, flows: &mut [FlowRecord], issuer: &mut Issuer, f: u32) {

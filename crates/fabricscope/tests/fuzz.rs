@@ -1,0 +1,336 @@
+//! Fuzzing, bounded so it runs in `cargo xtask test`: scenario JSON in every shape (valid,
+//! nearly valid, wrong types, edge numbers, mangled text) through parsing and validation, and
+//! every scenario that validates and is small enough through the tuner, every algorithm's
+//! schedule, the engine and its invariants.
+//!
+//! Inputs come from a fixed-seed generator, so a run is the same everywhere; a failure prints
+//! the case number and the input. `FABRICSCOPE_FUZZ_CASES=N` sets the number of inputs (default
+//! 10,000; the closing note of the reliability issue reports a run of 1,000,000 in release:
+//! `FABRICSCOPE_FUZZ_CASES=1000000 cargo test --release -p fabricscope --test fuzz -- --nocapture`).
+//! Seeds are the scenario fixtures plus `tests/fuzz-corpus/*.json`, where every input that
+//! once broke something is kept.
+
+use fabricscope::collective::{schedule_with, transfer_count, verify, Algorithm};
+use fabricscope::{simulate, Collective, Scenario};
+use serde_json::{json, Map, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+/// Scenarios run through the engine only up to this many transfers, to keep a pass bounded.
+const ENGINE_TRANSFERS: u64 = 6_000;
+/// Schedules are executed on data only up to this many elements in all (ranks × count).
+const VERIFY_ELEMENTS: u64 = 400_000;
+
+/// SplitMix64: a fixed, portable stream of random numbers.
+struct Rng(u64, u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// A value of the wrong kind or at an edge: what hostile or careless input holds.
+fn odd_value(rng: &mut Rng) -> Value {
+    match rng.below(18) {
+        0 => Value::Null,
+        1 => json!(true),
+        2 => json!(-1),
+        3 => json!(0),
+        4 => json!(u32::MAX),
+        5 => json!(u64::MAX),
+        6 => json!(1e308),
+        7 => json!(-1e308),
+        8 => json!(1e-300),
+        9 => json!(0.5),
+        10 => json!(-0.0),
+        11 => json!(""),
+        12 => json!([]),
+        13 => json!({}),
+        14 => json!(4_294_967_296u64),
+        15 => json!("dgx-h100"),
+        16 => json!([1, 2, 3]),
+        _ => Value::String((0..rng.below(6)).map(|_| *rng.pick(&['a', 'é', '\u{0}', '"', '\\', '中', '}'])).collect()),
+    }
+}
+
+/// A field's value: one of the listed (mostly valid) ones, or with the document's odd-field
+/// percentage `rng.1`, an odd one.
+fn field(rng: &mut Rng, valid: &[Value]) -> Value {
+    if rng.chance(rng.1) {
+        odd_value(rng)
+    } else {
+        rng.pick(valid).clone()
+    }
+}
+
+fn nums(values: &[f64]) -> Vec<Value> {
+    values.iter().map(|&v| if v.fract() == 0.0 && v.abs() < 1e15 { json!(v as i64) } else { json!(v) }).collect()
+}
+
+fn strs(values: &[&str]) -> Vec<Value> {
+    values.iter().map(|&v| json!(v)).collect()
+}
+
+fn link(rng: &mut Rng) -> Value {
+    let mut link = Map::new();
+    if rng.chance(60) {
+        link.insert("bandwidth_gbyte_per_s".into(), field(rng, &nums(&[0.001, 1.0, 12.5, 50.0, 400.0, 100_000.0, 100_001.0, 0.0])));
+    }
+    if rng.chance(40) {
+        link.insert("efficiency".into(), field(rng, &nums(&[0.01, 0.5, 0.9, 1.0, 1.01])));
+    }
+    if rng.chance(40) {
+        link.insert("latency_ns".into(), field(rng, &nums(&[0.0, 1.0, 500.0, 100_000.0, 10_000_000_000.0, 10_000_000_001.0])));
+    }
+    Value::Object(link)
+}
+
+/// A scenario document: each field present or absent, valid or odd, sometimes an unknown one.
+fn scenario_value(rng: &mut Rng) -> Value {
+    // Half the documents have only listed values, so many validate and reach the engine.
+    rng.1 = if rng.chance(50) { 0 } else { 1 + rng.next() % 20 };
+    let mut doc = Map::new();
+    let preset = field(rng, &strs(&["dgx-h100", "dgx-a100", "hgx-b200", "hgx-h800", "dgx-1", "pcie-h100", "custom", "tpu"]));
+    let custom_preset = preset == json!("custom");
+    doc.insert("preset".into(), preset);
+    doc.insert("nodes".into(), field(rng, &nums(&[1.0, 1.0, 1.0, 2.0, 2.0, 3.0, 4.0, 5.0, 0.0, 16_384.0, 16_385.0])));
+    doc.insert(
+        "collective".into(),
+        field(rng, &strs(&["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all", "send_recv", "AllReduce"])),
+    );
+    doc.insert("size_bytes".into(), field(rng, &nums(&[4.0, 8.0, 1000.0, 1024.0, 65_536.0, 1_048_576.0, 3.0, 6.0, 0.0, 17_179_869_184.0, 17_179_869_188.0])));
+    if rng.chance(30) {
+        doc.insert("root".into(), field(rng, &nums(&[0.0, 1.0, 7.0, 8.0, 31.0, 100.0])));
+    }
+    if rng.chance(40) {
+        doc.insert("algorithm".into(), field(rng, &strs(&["Ring", "Tree", "Hierarchical", "P2P", "NVLS", "ring"])));
+    }
+    if rng.chance(40) {
+        doc.insert("protocol".into(), field(rng, &strs(&["LL", "LL128", "Simple", "ll"])));
+    }
+    if rng.chance(40) {
+        doc.insert("channels".into(), field(rng, &nums(&[1.0, 2.0, 4.0, 8.0, 32.0, 0.0, 33.0])));
+    }
+    if rng.chance(30) {
+        let mut links = Map::new();
+        for kind in ["nvlink", "pcie", "nic"] {
+            if rng.chance(50) {
+                links.insert(kind.into(), link(rng));
+            }
+        }
+        doc.insert("links".into(), Value::Object(links));
+    }
+    if rng.chance(50) {
+        let mut fabric = Map::new();
+        fabric.insert("technology".into(), field(rng, &strs(&["infiniband", "roce", "tcp", "efa", "ethernet"])));
+        if rng.chance(70) {
+            fabric.insert("topology".into(), field(rng, &strs(&["auto", "single_switch", "leaf_spine", "fat_tree"])));
+        }
+        if rng.chance(50) {
+            fabric.insert("radix".into(), field(rng, &nums(&[4.0, 8.0, 16.0, 64.0, 1024.0, 3.0, 2.0, 1026.0])));
+        }
+        if rng.chance(40) {
+            fabric.insert("oversubscription".into(), field(rng, &nums(&[1.0, 2.0, 4.0, 16.0, 0.0, 17.0])));
+        }
+        if rng.chance(40) {
+            fabric.insert("wiring".into(), field(rng, &strs(&["rail", "node"])));
+        }
+        if rng.chance(40) {
+            fabric.insert("routing".into(), field(rng, &strs(&["static", "ecmp", "adaptive"])));
+        }
+        if rng.chance(30) {
+            fabric.insert("congested_efficiency".into(), field(rng, &nums(&[0.1, 0.5, 1.0, 0.0, 1.5])));
+        }
+        doc.insert("fabric".into(), Value::Object(fabric));
+    }
+    if custom_preset || rng.chance(5) {
+        let mut custom = Map::new();
+        custom.insert("shape".into(), field(rng, &strs(&["ring", "star", "full_mesh", "torus"])));
+        custom.insert("gpus".into(), field(rng, &nums(&[2.0, 3.0, 5.0, 8.0, 1.0, 0.0, 1000.0])));
+        custom.insert("link".into(), link(rng));
+        doc.insert("custom".into(), Value::Object(custom));
+    }
+    if rng.chance(20) {
+        doc.insert("nics_used".into(), field(rng, &nums(&[1.0, 2.0, 4.0, 8.0, 0.0, 9.0])));
+    }
+    if rng.chance(20) {
+        doc.insert("pinning".into(), field(rng, &strs(&["aligned", "misaligned"])));
+    }
+    if rng.chance(20) {
+        doc.insert("virtualized".into(), field(rng, &[json!(true), json!(false)]));
+    }
+    if rng.chance(30) {
+        doc.insert("seed".into(), field(rng, &nums(&[0.0, 7.0, 18_446_744_073_709_551_615.0])));
+    }
+    if rng.chance(3) {
+        doc.insert("speed".into(), json!(1));
+    }
+    if rng.chance(3) {
+        let keys: Vec<String> = doc.keys().cloned().collect();
+        let key = rng.pick(&keys).clone();
+        doc.remove(&key);
+    }
+    Value::Object(doc)
+}
+
+/// Text-level damage: truncation, a stray character, a deleted or repeated span.
+fn mangle(rng: &mut Rng, text: &str) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for _ in 0..1 + rng.below(3) {
+        if bytes.is_empty() {
+            break;
+        }
+        let at = rng.below(bytes.len());
+        match rng.below(5) {
+            0 => bytes.truncate(at),
+            1 => bytes.insert(at, *rng.pick(b"{}[]\",:0-9e.\\ \xff")),
+            2 => {
+                let end = (at + rng.below(8)).min(bytes.len());
+                bytes.drain(at..end);
+            }
+            3 => {
+                let end = (at + rng.below(16)).min(bytes.len());
+                let span = bytes[at..end].to_vec();
+                bytes.splice(at..at, span);
+            }
+            _ => bytes[at] = rng.next() as u8,
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn seeds() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts = Vec::new();
+    for dir in [root.join("../../tests/fixtures"), root.join("tests/fuzz-corpus")] {
+        let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
+            texts.push(std::fs::read_to_string(&path).unwrap());
+        }
+    }
+    assert!(texts.len() >= 5, "the corpus has its seeds");
+    texts
+}
+
+#[derive(Default)]
+struct Tally {
+    inputs: u64,
+    parsed: u64,
+    valid: u64,
+    simulated: u64,
+    verified: u64,
+}
+
+/// One input through everything it reaches. Panics (a finding) on any broken promise.
+fn exercise(text: &str, tally: &mut Tally) {
+    tally.inputs += 1;
+    let Ok(scenario) = Scenario::from_json(text) else { return };
+    tally.parsed += 1;
+    // What parses, prints and parses back to the same scenario.
+    assert_eq!(Scenario::from_json(&scenario.to_json()).as_ref(), Ok(&scenario), "round trip");
+    let valid = match scenario.validate() {
+        Ok(valid) => valid,
+        Err(errors) => {
+            assert!(!errors.is_empty(), "an invalid scenario names at least one problem");
+            for error in &errors {
+                assert!(!error.problem.is_empty(), "every problem says what is wrong");
+            }
+            return;
+        }
+    };
+    tally.valid += 1;
+    let n = valid.n_ranks();
+    let count = scenario.size_bytes / 4;
+    if transfer_count(scenario.collective, n, count, valid.channels()) > ENGINE_TRANSFERS {
+        return;
+    }
+    let sim = simulate(&valid);
+    tally.simulated += 1;
+    if let Err(problem) = sim.trace.check(&sim.topology) {
+        panic!("engine invariant: {problem}");
+    }
+    assert!(sim.summary.time.as_ns() > 0, "a collective takes time");
+    // The horizon check in `validate` assumes no schedule moves more than 8 × size × ranks
+    // wire bytes; hold it to that.
+    let wire: u64 = sim.trace.flows.iter().map(|f| f.bytes).sum();
+    assert!(wire <= 8 * scenario.size_bytes * n as u64, "{wire} wire bytes for {} B on {n} ranks", scenario.size_bytes);
+    assert!(sim.summary.busbw_gbyte_per_s.is_finite());
+    // Every algorithm this collective has, executed on data.
+    if n as u64 * count <= VERIFY_ELEMENTS {
+        let algorithms: &[Algorithm] = match scenario.collective {
+            Collective::AllReduce => &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical],
+            _ => &[Algorithm::Ring],
+        };
+        for &algorithm in algorithms {
+            let schedule = schedule_with(scenario.collective, algorithm, scenario.nodes, &valid.preset().rings, count, valid.channels(), scenario.root);
+            if let Err(error) = verify(&schedule) {
+                panic!("{algorithm:?} does not verify: {error:?}");
+            }
+            tally.verified += 1;
+        }
+    }
+}
+
+#[test]
+fn fuzz_scenarios_through_parsing_validation_and_the_engine() {
+    let cases: u64 = std::env::var("FABRICSCOPE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let seeds = seeds();
+    let mut rng = Rng(0xF0CA_CC1A, 0);
+    let mut tally = Tally::default();
+    // Seeds as they are first.
+    for text in &seeds {
+        exercise(text, &mut tally);
+    }
+    let start = std::time::Instant::now();
+    for case in 0..cases {
+        let text = match rng.below(10) {
+            // A generated document, as it is or damaged.
+            0..=5 => serde_json::to_string(&scenario_value(&mut rng)).unwrap(),
+            6 | 7 => {
+                let text = serde_json::to_string(&scenario_value(&mut rng)).unwrap();
+                mangle(&mut rng, &text)
+            }
+            // A seed, damaged.
+            8 => {
+                let seed = rng.pick(&seeds).clone();
+                mangle(&mut rng, &seed)
+            }
+            // Any bytes.
+            _ => String::from_utf8_lossy(&(0..rng.below(64)).map(|_| rng.next() as u8).collect::<Vec<_>>()).into_owned(),
+        };
+        let outcome = catch_unwind(AssertUnwindSafe(|| exercise(&text, &mut tally)));
+        if outcome.is_err() {
+            panic!("fuzz case {case} broke; add it to tests/fuzz-corpus/ once fixed:\n{text}");
+        }
+    }
+    println!(
+        "fuzz: {} inputs ({} seeds), {} parsed, {} valid, {} simulated, {} schedules verified, in {:.1} s",
+        tally.inputs,
+        seeds.len(),
+        tally.parsed,
+        tally.valid,
+        tally.simulated,
+        tally.verified,
+        start.elapsed().as_secs_f64()
+    );
+    // The generator reaches every stage, or the fuzzing proves little.
+    assert!(tally.parsed * 10 > tally.inputs && tally.valid * 10 > tally.parsed && tally.simulated * 4 > tally.valid, "coverage");
+}
