@@ -4,7 +4,7 @@
 // Prints one line per test and a closing "N passed, M failed" line; exits non-zero on failure.
 
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -184,7 +184,8 @@ await test('Chinese: the page and the step text switch language', async () => {
 });
 
 await test('screenshots: default scenario mid-step, light and dark', async () => {
-  // A fresh load without a scenario in the URL: the default scenario.
+  // A fresh load without a scenario in the URL or in this browser: the default scenario.
+  await page.evaluate(() => localStorage.removeItem('fabricscope.scenario'));
   await page.goto('about:blank');
   await page.goto(base);
   await page.waitForSelector('#topology[data-gpu-count]');
@@ -336,12 +337,50 @@ await test('the URL carries the scenario: reload restores it, a bad link is repo
   let error = await text('#error');
   expect(error.includes("The link's scenario could not be used") && error.includes('missing field'), error);
   expect((await gpuCount()) === '16', 'the last good scenario stays');
-  // Opened fresh: the default scenario instead.
+  // Opened fresh: the last scenario run in this browser instead, so nothing is lost...
   await page.reload();
+  await page.waitForSelector('#error');
+  error = await text('#error');
+  expect(error.includes('showing the last scenario you ran in this browser'), error);
+  expect((await gpuCount()) === '16', 'the stored scenario');
+  // ... or, with nothing stored, the default scenario.
+  const bad = base + '#s=%7B%22preset%22%3A%22dgx-h100%22%2C%22nodes%22%3A0%7D';
+  await page.evaluate(() => localStorage.removeItem('fabricscope.scenario'));
+  await page.goto('about:blank');
+  await page.goto(bad);
   await page.waitForSelector('#error');
   error = await text('#error');
   expect(error.includes('showing the default scenario'), error);
   expect((await gpuCount()) === '8', 'the default scenario');
+  await page.goto(base + '#');
+});
+
+await test('a bare link restores the last scenario from this browser, with a way back to the default', async () => {
+  await page.selectOption('#nodes', '2');
+  await waitFor('16 GPUs', async () => (await gpuCount()) === '16');
+  await page.goto('about:blank');
+  await page.goto(base);
+  await page.waitForSelector('#notice');
+  expect((await text('#notice')).includes('Restored the last scenario'), await text('#notice'));
+  expect((await gpuCount()) === '16', 'restored');
+  await page.click('#use-default');
+  await waitFor('8 GPUs', async () => (await gpuCount()) === '8');
+  expect((await page.locator('#notice').count()) === 0, 'the notice goes');
+});
+
+await test('the page computes the same trace, bit for bit, as the native core (trace hash)', async () => {
+  const file = process.env.FABRICSCOPE_NATIVE_HASHES;
+  expect(file, 'xtask passes the native hashes');
+  const cases = JSON.parse(readFileSync(file, 'utf8'));
+  expect(cases.length >= 5, `${cases.length} fixtures`);
+  for (const { name, scenario, hash } of cases) {
+    await page.goto('about:blank');
+    await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify(scenario)));
+    await page.waitForSelector('#trace-hash');
+    const got = await text('#trace-hash');
+    expect(got === hash, `${name}: page ${got}, native ${hash}`);
+  }
+  console.log(`     ${cases.length} scenarios: page hashes equal native ones`);
   await page.goto(base + '#');
 });
 

@@ -20,6 +20,16 @@ use yew::prelude::*;
 
 const LANG_KEY: &str = "fabricscope.lang";
 const THEME_KEY: &str = "fabricscope.theme";
+/// The last scenario that validated in this browser, so that nothing edited is lost when the
+/// URL is (a bare link, a damaged one).
+const SCENARIO_KEY: &str = "fabricscope.scenario";
+
+/// The stored last scenario, if there is one and it still validates.
+fn stored_scenario() -> Option<Scenario> {
+    let text = LocalStorage::get::<String>(SCENARIO_KEY).ok()?;
+    let scenario = Scenario::from_json(&text).ok()?;
+    scenario.validate().ok().map(|_| scenario)
+}
 
 type State = UseReducerHandle<AppState>;
 
@@ -42,25 +52,41 @@ fn initial_state() -> Result<AppState, String> {
             .map(|query| query.matches())
             .unwrap_or(false),
     };
-    // A shared link carries the scenario (and the time) in the URL's fragment; a bad one is
-    // reported and the default scenario shown instead.
+    // A shared link carries the scenario (and the time) in the URL's fragment. Without one,
+    // or with a bad one (which is reported), the page shows the last scenario this browser
+    // ran, or the default one. Embedded figures never read the browser's own scenario.
+    let search = gloo::utils::window().location().search().unwrap_or_default();
+    let embed = search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="));
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
+    let stored = if embed { None } else { stored_scenario().filter(|s| *s != Scenario::default_demo()) };
+    let restored = stored.is_some();
     let (scenario, playhead, problem) = match crate::url::decode(&hash) {
         Ok(Some((scenario, t))) => (scenario, t, None),
-        Ok(None) => (Scenario::default_demo(), None, None),
-        Err(message) => (Scenario::default_demo(), None, Some(message)),
+        Ok(None) => (stored.unwrap_or_else(Scenario::default_demo), None, None),
+        Err(message) => (stored.unwrap_or_else(Scenario::default_demo), None, Some(message)),
     };
     let mut state = AppState::new(scenario, lang, dark)?;
-    let search = gloo::utils::window().location().search().unwrap_or_default();
-    state.embed = search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="));
+    state.embed = embed;
     if let Some(t) = playhead {
         state.playhead = t.min(state.end());
     }
-    if let Some(message) = problem {
-        state.error = Some(match lang {
-            Lang::En => format!("The link's scenario could not be used ({message}); showing the default scenario."),
-            Lang::Zh => format!("链接中的场景无法使用（{message}），已显示默认场景。"),
-        });
+    match (problem, restored) {
+        (Some(message), false) => {
+            state.error = Some(match lang {
+                Lang::En => format!("The link's scenario could not be used ({message}); showing the default scenario."),
+                Lang::Zh => format!("链接中的场景无法使用（{message}），已显示默认场景。"),
+            })
+        }
+        (Some(message), true) => {
+            state.error = Some(match lang {
+                Lang::En => format!("The link's scenario could not be used ({message}); showing the last scenario you ran in this browser."),
+                Lang::Zh => format!("链接中的场景无法使用（{message}），已显示你在此浏览器中最近运行的场景。"),
+            })
+        }
+        (None, true) if playhead.is_none() && hash.trim_start_matches('#').is_empty() => {
+            state.notice = Some(t(lang, Text::RestoredScenario).to_string());
+        }
+        _ => {}
     }
     Ok(state)
 }
@@ -89,6 +115,7 @@ impl PartialEq for AppState {
             && self.playing == other.playing
             && self.speed == other.speed
             && self.error == other.error
+            && self.notice == other.notice
             && self.lang == other.lang
             && self.dark == other.dark
     }
@@ -121,6 +148,18 @@ fn lab(props: &LabProps) -> Html {
                 let fragment = crate::url::encode(scenario, Some(*playhead));
                 if let Ok(history) = gloo::utils::window().history() {
                     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
+                }
+            }
+        });
+    }
+
+    // Every scenario that validated is remembered in this browser (not by embedded figures).
+    {
+        let (scenario, embed) = (state.scenario.clone(), state.embed);
+        use_effect_with(scenario, move |scenario| {
+            if !embed {
+                if let Ok(json) = serde_json::to_string(scenario) {
+                    let _ = LocalStorage::set(SCENARIO_KEY, json);
                 }
             }
         });
@@ -220,6 +259,13 @@ fn lab(props: &LabProps) -> Html {
                     <strong>{ message.clone() }</strong>
                     <span>{ " " }{ t(lang, Text::InvalidInput) }</span>
                     <button onclick={ let s = state.clone(); move |_| s.dispatch(Action::DismissError) }>{ t(lang, Text::DismissError) }</button>
+                </div>
+            }
+            if let Some(message) = &state.notice {
+                <div id="notice" class="banner notice" role="status">
+                    <span>{ message.clone() }</span>
+                    <button id="use-default" onclick={ let s = state.clone(); move |_| s.dispatch(Action::SetScenario(Scenario::default_demo())) }>{ t(lang, Text::UseDefault) }</button>
+                    <button onclick={ let s = state.clone(); move |_| s.dispatch(Action::DismissNotice) }>{ t(lang, Text::DismissError) }</button>
                 </div>
             }
             <div class="columns">
@@ -976,6 +1022,7 @@ fn results(props: &Props) -> Html {
                 Lang::Zh => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3}（n = {} 块 GPU）：与算法无关，可直接和最慢链路的带宽比较（nccl-tests 定义）。", summary.algbw_gbyte_per_s, summary.n_ranks),
             } }</p>
             <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
+            <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ sim.trace.hash_hex() }</code></p>
             <TunerTable state={state.clone()} />
             <HeatMap state={state.clone()} />
             if let Some(ab) = ab {

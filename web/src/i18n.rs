@@ -96,6 +96,10 @@ pub enum Text {
     Pinning,
     Virtualized,
     InvalidInput,
+    RestoredScenario,
+    UseDefault,
+    TraceHash,
+    TraceHashHelp,
 }
 
 pub fn t(lang: Lang, text: Text) -> &'static str {
@@ -229,6 +233,14 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
         (Lang::Zh, Default) => "默认",
         (Lang::En, DismissError) => "Dismiss",
         (Lang::Zh, DismissError) => "关闭",
+        (Lang::En, RestoredScenario) => "Restored the last scenario you ran in this browser.",
+        (Lang::Zh, RestoredScenario) => "已恢复你在此浏览器中最近运行的场景。",
+        (Lang::En, UseDefault) => "Default scenario",
+        (Lang::Zh, UseDefault) => "默认场景",
+        (Lang::En, TraceHash) => "Trace hash",
+        (Lang::Zh, TraceHash) => "轨迹哈希",
+        (Lang::En, TraceHashHelp) => "A fingerprint of every simulated time and rate: the CLI prints the same one for the same scenario (`fabricscope allreduce --scenario FILE`), bit for bit.",
+        (Lang::Zh, TraceHashHelp) => "所有模拟时刻与速率的指纹：同一场景下命令行（`fabricscope allreduce --scenario FILE`）输出完全相同的值。",
         (Lang::En, InvalidInput) => "That change was not applied; the last valid scenario is still shown.",
         (Lang::Zh, InvalidInput) => "该修改未生效，页面仍显示上一个有效场景。",
     }

@@ -57,6 +57,8 @@ pub struct AppState {
     pub last_frame_ms: Option<f64>,
     /// What was wrong with the last change, if it was rejected.
     pub error: Option<String>,
+    /// Something to tell that is not an error (e.g. a scenario restored from this browser).
+    pub notice: Option<String>,
     pub lang: Lang,
     pub dark: bool,
     /// Embedded in another page (`?embed`): the animation and results only, no controls.
@@ -71,6 +73,7 @@ pub enum Action {
     /// Report a problem found before a scenario could be built (e.g. unparsable input).
     Reject(String),
     DismissError,
+    DismissNotice,
     TogglePlay,
     StepForward,
     StepBack,
@@ -99,6 +102,7 @@ impl AppState {
             speed: 1.0,
             last_frame_ms: None,
             error: None,
+            notice: None,
             lang,
             dark,
             embed: false,
@@ -155,6 +159,7 @@ impl Reducible for AppState {
                     next.sim = Rc::new(simulate(&valid));
                     next.scenario = scenario;
                     next.error = None;
+                    next.notice = None;
                     next.playhead = SimTime::ZERO;
                     next.last_frame_ms = None;
                 }
@@ -179,6 +184,7 @@ impl Reducible for AppState {
             }
             Action::Reject(message) => next.error = Some(message),
             Action::DismissError => next.error = None,
+            Action::DismissNotice => next.notice = None,
             Action::TogglePlay => {
                 next.playing = !self.playing;
                 next.last_frame_ms = None;

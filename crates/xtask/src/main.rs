@@ -214,11 +214,38 @@ fn test() -> Result<()> {
     let url = format!("http://{}/", listener.local_addr().map_err(|e| e.to_string())?);
     std::thread::spawn(move || serve_static(listener, dist));
     let shots = root().join("tests/e2e/out");
-    let result = run(cmd("node").arg("tests/e2e/run.mjs").arg(&url).arg(&shots).env("CHROMIUM_BIN", CHROMIUM));
+    let hashes = native_hashes(&shots)?;
+    let result = run(cmd("node").arg("tests/e2e/run.mjs").arg(&url).arg(&shots).env("CHROMIUM_BIN", CHROMIUM).env("FABRICSCOPE_NATIVE_HASHES", &hashes));
     clean_chromium_temp();
     result?;
     eprintln!("xtask: all tests passed in {:.0} s; screenshots in {}", started.elapsed().as_secs_f64(), shots.display());
     Ok(())
+}
+
+/// Simulates every scenario fixture natively and writes `[{name, scenario, hash}]` for the
+/// browser test that loads each in the page (WASM) and compares the trace hash it shows.
+fn native_hashes(out: &Path) -> Result<PathBuf> {
+    let dir = root().join("tests/fixtures");
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    entries.sort();
+    let mut list = Vec::new();
+    for path in entries {
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let scenario = fabricscope::Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let valid = scenario.validate().map_err(|e| format!("{}: {e:?}", path.display()))?;
+        let hash = fabricscope::simulate(&valid).trace.hash_hex();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        list.push(serde_json::json!({ "name": name, "scenario": scenario, "hash": hash }));
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let file = out.join("native-hashes.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&list).map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", file.display()))?;
+    Ok(file)
 }
 
 /// Chromium leaves `org.chromium.Chromium.*` folders in the temp dir; remove ours.
