@@ -18,7 +18,15 @@
 //! | `pinning` | `aligned`, or `misaligned` on a node with CPU sockets (not a custom node) |
 //! | `custom.gpus` | 2 ..= 64 |
 //! | `custom.link` | as `links.*` below |
+//! | `collective` | `all_reduce`, `all_gather`, `reduce_scatter`, `broadcast`, `reduce`, `all_to_all`, `send_recv` |
 //! | `size_bytes` | 4 B ..= 16 GiB, a multiple of 4 (elements are 4-byte floats, as in nccl-tests) |
+//! | `root` | 0 ..= ranks − 1 (Broadcast, Reduce) |
+//! | `algorithm` | `Ring` (every collective), `Tree` and `Hierarchical` (AllReduce), `P2P` (AllToAll, SendRecv); absent: the tuner's choice |
+//! | `protocol` | `LL`, `LL128`, `Simple`; absent: the tuner's choice |
+//! | `fabric.technology` | `infiniband`, `roce`, `tcp`, `efa` |
+//! | `fabric.topology` | `auto`, `single_switch`, `leaf_spine`, `fat_tree` |
+//! | `fabric.wiring`, `fabric.routing` | `rail` or `node`; `static`, `ecmp` or `adaptive` |
+//! | `seed` | any u64 (ECMP hashing) |
 //! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
 //! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
 //! | `links.*.efficiency` | > 0 and ≤ 1 |
