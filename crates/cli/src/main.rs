@@ -7,6 +7,8 @@ use fabricscope::{sweep, sweep_sizes, Collective, Scenario, ScenarioError, Valid
 use serde::Serialize;
 use std::process::ExitCode;
 
+mod train;
+
 #[derive(Parser)]
 #[command(
     name = "fabricscope",
@@ -57,14 +59,16 @@ enum Command {
     Sendrecv(SweepArgs),
     /// Build the cluster and print its fabric: switches, cables, bisection, diameter; or DOT.
     Topo(TopoArgs),
+    /// One training step of a model laid out TP × PP × DP: breakdown, memory, cost, checkpoints.
+    Train(train::TrainArgs),
 }
 
 /// Hardware and fabric, shared by every command.
 #[derive(Args)]
-struct HardwareArgs {
+pub struct HardwareArgs {
     /// A scenario file (JSON); the flags below override its fields.
     #[arg(long, value_name = "FILE")]
-    scenario: Option<String>,
+    pub scenario: Option<String>,
     /// Node preset: dgx-h100 or dgx-a100.
     #[arg(long)]
     preset: Option<String>,
@@ -156,6 +160,7 @@ fn main() -> ExitCode {
         Command::Alltoall(args) => sweep_command(Collective::AllToAll, &args),
         Command::Sendrecv(args) => sweep_command(Collective::SendRecv, &args),
         Command::Topo(args) => topo(&args),
+        Command::Train(args) => train::train(&args),
     };
     match result {
         Ok(text) => {
@@ -177,27 +182,42 @@ fn choice<T: serde::de::DeserializeOwned>(flag: &str, field: &str, value: &str) 
         .map_err(|error| ScenarioError { field: field.into(), problem: format!("{flag} {value}: {error}") })
 }
 
+fn read_file(path: &str) -> Result<String, Vec<ScenarioError>> {
+    std::fs::read_to_string(path)
+        .map_err(|error| vec![ScenarioError { field: "--scenario".into(), problem: format!("cannot read {path}: {error}") }])
+}
+
 fn scenario_from(args: &HardwareArgs, size_bytes: u64, channels: Option<u32>, engine: bool) -> Result<ValidScenario, Vec<ScenarioError>> {
     let mut scenario = match &args.scenario {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|error| {
-                vec![ScenarioError { field: "--scenario".into(), problem: format!("cannot read {path}: {error}") }]
-            })?;
-            Scenario::from_json(&text).map_err(|error| {
-                vec![ScenarioError { field: error.field, problem: format!("{} (in {path})", error.problem) }]
-            })?
-        }
+        Some(path) => Scenario::from_json(&read_file(path)?).map_err(|error| {
+            vec![ScenarioError { field: error.field, problem: format!("{} (in {path})", error.problem) }]
+        })?,
         None => Scenario::default_demo(),
     };
+    let mut errors = apply_hardware(args, &mut scenario);
+    if channels.is_some() {
+        scenario.channels = channels;
+    }
+    scenario.size_bytes = size_bytes.max(ELEM_BYTES) / ELEM_BYTES * ELEM_BYTES;
+    let checked = if engine { scenario.validate() } else { scenario.validate_fabric() };
+    match checked {
+        Ok(valid) if errors.is_empty() => Ok(valid),
+        Ok(_) => Err(errors),
+        Err(more) => {
+            errors.extend(more);
+            Err(errors)
+        }
+    }
+}
+
+/// The hardware flags over a scenario; returns the flags' own problems.
+fn apply_hardware(args: &HardwareArgs, scenario: &mut Scenario) -> Vec<ScenarioError> {
     let mut errors = Vec::new();
     if let Some(preset) = &args.preset {
         scenario.preset = preset.clone();
     }
     if let Some(nodes) = args.nodes {
         scenario.nodes = nodes;
-    }
-    if channels.is_some() {
-        scenario.channels = channels;
     }
     let fabric = &mut scenario.fabric;
     if let Some(value) = &args.fabric {
@@ -230,16 +250,7 @@ fn scenario_from(args: &HardwareArgs, size_bytes: u64, channels: Option<u32>, en
     if args.nic_latency.is_some() {
         scenario.links.nic.latency_ns = args.nic_latency;
     }
-    scenario.size_bytes = size_bytes.max(ELEM_BYTES) / ELEM_BYTES * ELEM_BYTES;
-    let checked = if engine { scenario.validate() } else { scenario.validate_fabric() };
-    match checked {
-        Ok(valid) if errors.is_empty() => Ok(valid),
-        Ok(_) => Err(errors),
-        Err(more) => {
-            errors.extend(more);
-            Err(errors)
-        }
-    }
+    errors
 }
 
 fn topo(args: &TopoArgs) -> Result<String, Vec<ScenarioError>> {

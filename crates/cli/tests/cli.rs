@@ -100,3 +100,42 @@ fn scenario_files_run_and_flags_override_them() {
     let (_, help, _) = fabricscope(&["--help"]);
     assert!(help.contains("\"preset\": \"custom\""), "the help shows a scenario file");
 }
+
+#[test]
+fn train_prints_the_step_breakdown_memory_and_cost() {
+    let (code, out, err) = fabricscope(&["train", "--nodes", "2", "--model", "llama2-7b", "--tp", "8", "--pp", "1", "--global-batch", "16"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Llama-2 7B (6.7 B parameters) on 16 GPUs"), "{out}");
+    for part in ["compute", "TP exposed", "DP/ZeRO exposed", "pipeline bubble", "memory per GPU", "cost", "checkpoints"] {
+        assert!(out.contains(part), "{part}: {out}");
+    }
+    // TP 8 stays in each node; DP 2 crosses the network.
+    assert!(out.lines().any(|l| l.trim_start().starts_with("TP") && l.ends_with("inside nodes")), "{out}");
+    assert!(out.lines().any(|l| l.trim_start().starts_with("DP") && l.ends_with("crosses nodes")), "{out}");
+}
+
+#[test]
+fn train_job_files_and_json() {
+    let (code, out, err) = fabricscope(&["train", "--job", "../../tests/fixtures/train/llama2-70b-4-nodes-roce.json", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let report = &value["report"];
+    assert_eq!(report["gpus"], 32);
+    let b = &report["breakdown"];
+    let sum: f64 = ["compute_ns", "tp_ns", "pp_ns", "dp_ns", "bubble_ns", "optimizer_ns"].iter().map(|k| b[k].as_f64().unwrap()).sum();
+    assert!((sum - report["step_ns"].as_f64().unwrap()).abs() < 1.0);
+    // The file's price and discount are used: money = GPU-hours × 2.5 × 0.7.
+    let cost = &report["cost"];
+    assert!((cost["usd"].as_f64().unwrap() - cost["gpu_hours"].as_f64().unwrap() * 2.5 * 0.7).abs() < 1e-3);
+}
+
+#[test]
+fn train_bad_layouts_exit_2_naming_the_field() {
+    let (code, _, err) = fabricscope(&["train", "--tp", "7", "--zero", "5", "--order", "tp-tp-dp"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("error: order: --order tp-tp-dp"), "{err}");
+    let (code, _, err) = fabricscope(&["train", "--tp", "7"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("error: dp: TP × PP × DP = 7 × 16 × 1 = 112 but the cluster has 128 GPUs"), "{err}");
+    assert!(err.contains("error: tp: 96 heads"), "{err}");
+}

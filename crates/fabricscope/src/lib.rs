@@ -22,6 +22,7 @@ pub mod scenario;
 mod simulation;
 pub mod topology;
 pub mod trace;
+pub mod train;
 pub mod units;
 
 pub use scenario::{Collective, Scenario, ScenarioError, ValidScenario};

@@ -1,0 +1,251 @@
+//! `fabricscope train`: one training step of a model laid out TP × PP × DP on the cluster.
+
+use crate::{apply_hardware, choice, read_file, HardwareArgs};
+use clap::Args;
+use fabricscope::scenario::ScenarioError;
+use fabricscope::train::{scaling, OpKind, TrainReport, TrainScenario, ValidTrain};
+use fabricscope::units::{format_bytes, format_duration_ns};
+
+#[derive(Args)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    hardware: HardwareArgs,
+    /// A training scenario file (JSON: {"cluster": {...}, "model": ..., "tp": ...}); flags override it.
+    #[arg(long, value_name = "FILE")]
+    job: Option<String>,
+    /// gpt3-175b, llama2-7b, llama2-70b, llama3-405b or gpt2-small.
+    #[arg(long)]
+    model: Option<String>,
+    /// Tensor-parallel size.
+    #[arg(long)]
+    tp: Option<u32>,
+    /// Pipeline-parallel size.
+    #[arg(long)]
+    pp: Option<u32>,
+    /// Data-parallel size; default: the GPUs left over by TP × PP.
+    #[arg(long)]
+    dp: Option<u32>,
+    /// Sequences per micro-batch.
+    #[arg(long)]
+    micro_batch: Option<u32>,
+    /// Sequences per step over all replicas.
+    #[arg(long)]
+    global_batch: Option<u32>,
+    /// Sequence parallelism: true or false.
+    #[arg(long, value_name = "BOOL")]
+    sp: Option<bool>,
+    /// ZeRO stage 0-3 (3 = FSDP).
+    #[arg(long)]
+    zero: Option<u8>,
+    /// Rank order, innermost first: tp-pp-dp, tp-dp-pp, pp-tp-dp, pp-dp-tp, dp-tp-pp, dp-pp-tp.
+    #[arg(long)]
+    order: Option<String>,
+    /// Activation recomputation: none, selective or full.
+    #[arg(long)]
+    recompute: Option<String>,
+    /// Fraction of peak BF16 the kernels reach (0-1].
+    #[arg(long)]
+    efficiency: Option<f64>,
+    /// Price of a GPU-hour [USD]; default: an assumed price for the fabric.
+    #[arg(long, value_name = "USD")]
+    gpu_hour_usd: Option<f64>,
+    /// Reserved or committed-use discount (0-1).
+    #[arg(long)]
+    discount: Option<f64>,
+    /// Tokens to train on (e.g. 300e9).
+    #[arg(long)]
+    tokens: Option<f64>,
+    /// Checkpoint file system bandwidth [GB/s].
+    #[arg(long, value_name = "GB/S")]
+    fs_bandwidth: Option<f64>,
+    /// Minutes between checkpoints.
+    #[arg(long, value_name = "MIN")]
+    checkpoint_interval: Option<f64>,
+    /// Also run the step at these DP sizes (e.g. 1,2,4) and print the scaling efficiency.
+    #[arg(long, value_name = "DPS", value_delimiter = ',')]
+    scaling: Vec<u32>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn job_from(args: &TrainArgs) -> Result<ValidTrain, Vec<ScenarioError>> {
+    let mut job = match &args.job {
+        Some(path) => TrainScenario::from_json(&read_file(path)?)
+            .map_err(|e| vec![ScenarioError { field: e.field, problem: format!("{} (in {path})", e.problem) }])?,
+        None => TrainScenario::default_demo(),
+    };
+    if let Some(path) = &args.hardware.scenario {
+        job.cluster = fabricscope::Scenario::from_json(&read_file(path)?)
+            .map_err(|e| vec![ScenarioError { field: format!("cluster.{}", e.field), problem: format!("{} (in {path})", e.problem) }])?;
+    }
+    let mut errors: Vec<ScenarioError> =
+        apply_hardware(&args.hardware, &mut job.cluster).into_iter().map(|e| ScenarioError { field: format!("cluster.{}", e.field), ..e }).collect();
+    if let Some(model) = &args.model {
+        job.model = model.clone();
+        job.custom_model = None;
+    }
+    let explicit_dp = args.dp.or(args.job.as_ref().map(|_| job.dp));
+    job.tp = args.tp.unwrap_or(job.tp);
+    job.pp = args.pp.unwrap_or(job.pp);
+    job.micro_batch = args.micro_batch.unwrap_or(job.micro_batch);
+    job.dp = match explicit_dp {
+        Some(dp) => dp,
+        None => {
+            // The GPUs left over by TP × PP, keeping the micro-batches per pipeline.
+            let gpus = job.cluster.validate_fabric().map(|v| v.n_ranks()).unwrap_or(0);
+            let dp = (gpus / (job.tp * job.pp).max(1)).max(1);
+            if args.global_batch.is_none() {
+                job.global_batch = job.global_batch / job.dp.max(1) * dp;
+            }
+            dp
+        }
+    };
+    job.global_batch = args.global_batch.unwrap_or(job.global_batch);
+    job.sequence_parallel = args.sp.unwrap_or(job.sequence_parallel);
+    job.zero = args.zero.unwrap_or(job.zero);
+    if let Some(order) = &args.order {
+        choice("--order", "order", order).map(|v| job.order = v).unwrap_or_else(|e| errors.push(e));
+    }
+    if let Some(recompute) = &args.recompute {
+        choice("--recompute", "recompute", recompute).map(|v| job.recompute = v).unwrap_or_else(|e| errors.push(e));
+    }
+    job.compute_efficiency = args.efficiency.unwrap_or(job.compute_efficiency);
+    if args.gpu_hour_usd.is_some() {
+        job.cost.gpu_hour_usd = args.gpu_hour_usd;
+    }
+    job.cost.discount = args.discount.unwrap_or(job.cost.discount);
+    job.cost.tokens = args.tokens.unwrap_or(job.cost.tokens);
+    job.storage.write_gbyte_per_s = args.fs_bandwidth.unwrap_or(job.storage.write_gbyte_per_s);
+    job.storage.interval_min = args.checkpoint_interval.unwrap_or(job.storage.interval_min);
+    match job.validate() {
+        Ok(valid) if errors.is_empty() => Ok(valid),
+        Ok(_) => Err(errors),
+        Err(more) => {
+            errors.extend(more);
+            Err(errors)
+        }
+    }
+}
+
+pub fn train(args: &TrainArgs) -> Result<String, Vec<ScenarioError>> {
+    let job = job_from(args)?;
+    let report = job.run();
+    let curve = if args.scaling.is_empty() { Vec::new() } else { scaling(job.scenario(), &args.scaling)? };
+    if args.json {
+        let value = serde_json::json!({ "job": job.scenario(), "report": report, "scaling": curve.iter().map(|&(gpus, tps, eff)| serde_json::json!({"gpus": gpus, "tokens_per_s": tps, "efficiency": eff})).collect::<Vec<_>>() });
+        return Ok(serde_json::to_string_pretty(&value).expect("serialises") + "\n");
+    }
+    Ok(table(&job, &report, &curve))
+}
+
+fn secs(ns: f64) -> String {
+    format_duration_ns(ns)
+}
+
+fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String {
+    let s = job.scenario();
+    let cluster = job.cluster();
+    let tech = cluster.scenario().fabric.technology.spec();
+    let mut out = String::new();
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    out.push_str(&format!(
+        "# fabricscope train (simulated): {} ({:.1} B parameters) on {} GPUs = {} × {}, {} {:?}\n",
+        r.model_name,
+        r.params as f64 / 1e9,
+        r.gpus,
+        cluster.scenario().nodes,
+        cluster.preset().name,
+        tech.name,
+        cluster.fabric_plan().kind
+    ));
+    out.push_str(&format!(
+        "# layout: TP {} × PP {} × DP {} (order {}), micro-batch {}, global batch {} = {} micro-batches per pipeline; sequence parallel {}, ZeRO-{}, recomputation {:?}, kernels at {:.0}% of peak\n#\n",
+        s.tp,
+        s.pp,
+        s.dp,
+        s.order.name(),
+        s.micro_batch,
+        s.global_batch,
+        r.micro_batches,
+        if s.sequence_parallel { "on" } else { "off" },
+        s.zero,
+        s.recompute,
+        100.0 * s.compute_efficiency
+    ));
+    out.push_str(&format!("step            {:>10}   tokens/s {:.0}   MFU {}\n", secs(r.step_ns), r.tokens_per_s, pct(r.mfu)));
+    let b = &r.breakdown;
+    for (name, ns) in [
+        ("compute", b.compute_ns),
+        ("TP exposed", b.tp_ns),
+        ("PP exposed", b.pp_ns),
+        ("DP/ZeRO exposed", b.dp_ns),
+        ("pipeline bubble", b.bubble_ns),
+        ("optimizer", b.optimizer_ns),
+    ] {
+        out.push_str(&format!("  {name:<16}{:>10}   {:>6}\n", secs(ns), pct(ns / r.step_ns)));
+    }
+    out.push_str(&format!(
+        "communication   {} of the step exposed; {} in all, overlapped or not\n#\n",
+        pct(r.comm_exposed_share),
+        secs(r.comm_total_ns)
+    ));
+    out.push_str("# collectives of one step, each simulated once with every group at once:\n");
+    out.push_str("# kind  operation                                   groups × ranks  bytes/call   calls/step  time/call  network\n");
+    for op in &r.ops {
+        let kind = match op.kind {
+            OpKind::Tp => "TP",
+            OpKind::Pp => "PP",
+            OpKind::Dp => "DP",
+        };
+        out.push_str(&format!(
+            "  {kind:<4}  {:<42}  {:>6} × {:<5}  {:>10}  {:>10.0}  {:>9}  {}\n",
+            op.name,
+            op.groups,
+            op.group_size,
+            format_bytes(op.bytes),
+            op.calls,
+            secs(op.time_ns as f64),
+            if op.crosses_nodes { "crosses nodes" } else { "inside nodes" }
+        ));
+    }
+    let m = &r.memory;
+    let gb = |x: f64| format!("{:.1} GB", x / 1e9);
+    out.push_str(&format!(
+        "#\nmemory per GPU  weights {} + gradients {} + optimizer {} + activations {} = {} of {}: {}\n",
+        gb(m.weights),
+        gb(m.grads),
+        gb(m.optimizer),
+        gb(m.activations),
+        gb(m.total),
+        gb(m.capacity),
+        if m.fits { "fits" } else { "DOES NOT FIT" }
+    ));
+    let c = &r.cost;
+    out.push_str(&format!(
+        "cost            {:.0} B tokens: {:.1} days, {:.0} GPU-hours at ${:.2}{} − {:.0}% = ${:.0}\n",
+        c.tokens / 1e9,
+        c.days,
+        c.gpu_hours,
+        c.gpu_hour_usd,
+        if s.cost.gpu_hour_usd.is_none() { " (assumed for this fabric; --gpu-hour-usd)" } else { "" },
+        100.0 * c.discount,
+        c.usd
+    ));
+    let st = &r.storage;
+    out.push_str(&format!(
+        "checkpoints     {:.2} TB each, {:.0} s at {} GB/s, every {} min: {} of training time\n",
+        st.checkpoint_bytes / 1e12,
+        st.write_s,
+        s.storage.write_gbyte_per_s,
+        st.interval_min,
+        pct(st.overhead)
+    ));
+    if !curve.is_empty() {
+        out.push_str("#\n# scaling (DP grows with the nodes; micro-batches per pipeline stay):\n#   GPUs   tokens/s   efficiency\n");
+        for &(gpus, tps, eff) in curve {
+            out.push_str(&format!("  {gpus:>6} {tps:>10.0}   {}\n", pct(eff)));
+        }
+    }
+    out
+}

@@ -1,0 +1,146 @@
+//! A training step's communication as real collectives on the real cluster.
+//!
+//! Each kind of operation (the TP AllReduce of one layer, the PP send of one micro-batch's
+//! activations, the DP gradient reduction, ...) runs once through the engine with *every*
+//! group doing it at the same time, as they do in a step: groups whose traffic shares a link
+//! (two TP groups through one NIC, DP groups through one spine) contend there. The op's time
+//! is the engine's makespan, launch latency included; the step model multiplies it by how many
+//! times a step calls it.
+//!
+//! Group schedules come from the same generators as the page's collectives (verified on data
+//! by the collective tests), built for the group's own shape and renumbered onto its global
+//! ranks: a group with `g` GPUs in each of `k` nodes is a `k`-node ring over those GPUs (a
+//! whole node's GPUs in the preset's NVLink ring order), so a TP group inside a node is the
+//! single-node ring and a DP group with one GPU per node is a ring across the network.
+
+use crate::collective::{schedule_with, Algorithm, ChunkOp, Protocol, Schedule, Transfer, ELEM_BYTES};
+use crate::engine;
+use crate::scenario::{Collective, ValidScenario, MAX_TRANSFERS};
+use crate::topology::Topology;
+use serde::Serialize;
+
+/// One simulated operation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OpTiming {
+    /// Time of one call with every group at once [ns].
+    pub time_ns: u64,
+    /// Flows the engine ran.
+    pub transfers: u64,
+    /// Whether any group's traffic leaves a node.
+    pub crosses_nodes: bool,
+}
+
+/// Renumbers a group schedule onto global ranks and appends it to `into`.
+fn append(into: &mut Vec<Transfer>, part: Schedule, map: &[u32]) {
+    let offset = into.len() as u32;
+    into.extend(part.transfers.into_iter().map(|mut t| {
+        t.src = map[t.src as usize];
+        t.dst = map[t.dst as usize];
+        t.deps.iter_mut().for_each(|d| *d += offset);
+        t.after = t.after.map(|a| a + offset);
+        t
+    }));
+}
+
+/// The local-rank → global-rank map and the ring orders for a group: `(nodes, rings, map)`.
+fn group_shape(valid: &ValidScenario, members: &[u32]) -> (u32, Vec<Vec<u32>>, Vec<u32>) {
+    let g_node = valid.preset().gpus_per_node;
+    let mut by_node: Vec<(u32, Vec<u32>)> = Vec::new();
+    let mut sorted = members.to_vec();
+    sorted.sort_unstable();
+    for &rank in &sorted {
+        let node = rank / g_node;
+        match by_node.last_mut() {
+            Some((n, list)) if *n == node => list.push(rank),
+            _ => by_node.push((node, vec![rank])),
+        }
+    }
+    let per_node = by_node[0].1.len() as u32;
+    let rings: Vec<Vec<u32>> = if per_node == g_node { valid.preset().rings.clone() } else { vec![(0..per_node).collect()] };
+    // Local rank node_i × per_node + j is the j-th member (by GPU index) of the group's node_i.
+    let map: Vec<u32> = by_node.iter().flat_map(|(_, list)| list.iter().copied()).collect();
+    (by_node.len() as u32, rings, map)
+}
+
+/// True when every group has the same number of GPUs in each of its nodes (what the ring
+/// generators need); layouts that split a node unevenly between groups are rejected.
+pub fn groups_are_regular(valid: &ValidScenario, groups: &[Vec<u32>]) -> bool {
+    let g_node = valid.preset().gpus_per_node;
+    groups.iter().all(|members| {
+        let mut counts = std::collections::BTreeMap::new();
+        for &r in members {
+            *counts.entry(r / g_node).or_insert(0u32) += 1;
+        }
+        let first = counts.values().next().copied().unwrap_or(0);
+        counts.values().all(|&c| c == first)
+    })
+}
+
+/// Transfers a collective over `groups` would have, to check against the engine's cap first.
+pub fn collective_transfers(collective: Collective, groups: &[Vec<u32>], bytes: u64, channels: u32) -> u64 {
+    groups
+        .iter()
+        .map(|g| crate::collective::transfer_count(collective, g.len() as u32, (bytes / ELEM_BYTES).max(1), channels))
+        .sum()
+}
+
+/// `collective` of `bytes` per group (nccl-tests' size convention), every group at once.
+pub fn collective_op(valid: &ValidScenario, topology: &Topology, collective: Collective, groups: &[Vec<u32>], bytes: u64) -> OpTiming {
+    let count = (bytes / ELEM_BYTES).max(1);
+    let channels = valid.channels();
+    let mut transfers = Vec::new();
+    let mut crosses_nodes = false;
+    for members in groups.iter().filter(|g| g.len() > 1) {
+        let (nodes, rings, map) = group_shape(valid, members);
+        crosses_nodes |= nodes > 1;
+        append(&mut transfers, schedule_with(collective, Algorithm::Ring, nodes, &rings, count, channels, 0), &map);
+    }
+    run(valid, topology, collective, Algorithm::Ring, count, transfers, crosses_nodes)
+}
+
+/// Point-to-point sends `(src, dst)` of `bytes` each, all at once, split over the channels
+/// as NCCL splits a large send.
+pub fn sends_op(valid: &ValidScenario, topology: &Topology, pairs: &[(u32, u32)], bytes: u64) -> OpTiming {
+    let channels = valid.channels();
+    let count = (bytes / ELEM_BYTES).max(1);
+    let per = count.div_ceil(channels as u64);
+    let g_node = valid.preset().gpus_per_node;
+    let mut transfers = Vec::new();
+    let mut crosses_nodes = false;
+    for &(src, dst) in pairs {
+        crosses_nodes |= src / g_node != dst / g_node;
+        for c in 0..channels {
+            let offset = (c as u64 * per).min(count);
+            let len = per.min(count - offset);
+            transfers.push(Transfer {
+                step: 0,
+                channel: c,
+                src,
+                dst,
+                chunk: 0,
+                offset,
+                src_offset: offset,
+                from_input: false,
+                len,
+                op: ChunkOp::Copy,
+                deps: Vec::new(),
+                after: None,
+            });
+        }
+    }
+    run(valid, topology, Collective::SendRecv, Algorithm::Direct, count, transfers, crosses_nodes)
+}
+
+fn run(valid: &ValidScenario, topology: &Topology, collective: Collective, algorithm: Algorithm, count: u64, transfers: Vec<Transfer>, crosses_nodes: bool) -> OpTiming {
+    if transfers.is_empty() {
+        return OpTiming { time_ns: 0, transfers: 0, crosses_nodes: false };
+    }
+    let n = transfers.len() as u64;
+    debug_assert!(n <= MAX_TRANSFERS * 4, "checked against the cap before");
+    let mut schedule = Schedule::new(collective, algorithm, topology.n_gpus(), valid.channels(), count, 1, transfers);
+    // Messages of a training step are megabytes: the tuner's choice there is Simple.
+    schedule.protocol = Protocol::Simple;
+    let s = valid.scenario();
+    let trace = engine::run(topology, &schedule, valid.routing(), s.seed);
+    OpTiming { time_ns: trace.end.as_ns(), transfers: n, crosses_nodes }
+}

@@ -1,0 +1,169 @@
+//! How a job's ranks are split into tensor- (TP), pipeline- (PP) and data-parallel (DP) groups.
+//!
+//! Rank `r` of `TP × PP × DP` has one coordinate per dimension. The rank order names the
+//! dimensions innermost first: `tp-pp-dp` (TP innermost) gives consecutive ranks, which share a
+//! node, to one TP group; `dp-pp-tp` gives them to one DP group and scatters every TP group over
+//! `TP` different nodes. Megatron-LM's default is `tp-dp-pp` (TP innermost, PP outermost).
+
+use serde::{Deserialize, Serialize};
+
+/// A parallel dimension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dim {
+    Tp,
+    Pp,
+    Dp,
+}
+
+/// Dimensions innermost first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RankOrder {
+    #[default]
+    #[serde(rename = "tp-pp-dp")]
+    TpPpDp,
+    #[serde(rename = "tp-dp-pp")]
+    TpDpPp,
+    #[serde(rename = "pp-tp-dp")]
+    PpTpDp,
+    #[serde(rename = "pp-dp-tp")]
+    PpDpTp,
+    #[serde(rename = "dp-tp-pp")]
+    DpTpPp,
+    #[serde(rename = "dp-pp-tp")]
+    DpPpTp,
+}
+
+impl RankOrder {
+    pub const ALL: [RankOrder; 6] =
+        [RankOrder::TpPpDp, RankOrder::TpDpPp, RankOrder::PpTpDp, RankOrder::PpDpTp, RankOrder::DpTpPp, RankOrder::DpPpTp];
+
+    /// Innermost first.
+    pub fn dims(self) -> [Dim; 3] {
+        use Dim::*;
+        match self {
+            RankOrder::TpPpDp => [Tp, Pp, Dp],
+            RankOrder::TpDpPp => [Tp, Dp, Pp],
+            RankOrder::PpTpDp => [Pp, Tp, Dp],
+            RankOrder::PpDpTp => [Pp, Dp, Tp],
+            RankOrder::DpTpPp => [Dp, Tp, Pp],
+            RankOrder::DpPpTp => [Dp, Pp, Tp],
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RankOrder::TpPpDp => "tp-pp-dp",
+            RankOrder::TpDpPp => "tp-dp-pp",
+            RankOrder::PpTpDp => "pp-tp-dp",
+            RankOrder::PpDpTp => "pp-dp-tp",
+            RankOrder::DpTpPp => "dp-tp-pp",
+            RankOrder::DpPpTp => "dp-pp-tp",
+        }
+    }
+}
+
+/// Sizes of the three dimensions and their order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grid {
+    pub tp: u32,
+    pub pp: u32,
+    pub dp: u32,
+    pub order: RankOrder,
+}
+
+impl Grid {
+    pub fn size(&self, dim: Dim) -> u32 {
+        match dim {
+            Dim::Tp => self.tp,
+            Dim::Pp => self.pp,
+            Dim::Dp => self.dp,
+        }
+    }
+
+    pub fn ranks(&self) -> u32 {
+        self.tp * self.pp * self.dp
+    }
+
+    /// The coordinate of `rank` along `dim`.
+    pub fn coord(&self, rank: u32, dim: Dim) -> u32 {
+        let mut stride = 1;
+        for d in self.order.dims() {
+            if d == dim {
+                return rank / stride % self.size(d);
+            }
+            stride *= self.size(d);
+        }
+        unreachable!("every dimension is in the order")
+    }
+
+    /// The rank with coordinates `(tp, pp, dp)`.
+    pub fn rank(&self, tp: u32, pp: u32, dp: u32) -> u32 {
+        let mut rank = 0;
+        let mut stride = 1;
+        for d in self.order.dims() {
+            let c = match d {
+                Dim::Tp => tp,
+                Dim::Pp => pp,
+                Dim::Dp => dp,
+            };
+            rank += c * stride;
+            stride *= self.size(d);
+        }
+        rank
+    }
+
+    /// Every group along `dim`: the ranks that differ only in that coordinate, in its order.
+    pub fn groups(&self, dim: Dim) -> Vec<Vec<u32>> {
+        let mut groups = Vec::new();
+        for a in 0..self.ranks() {
+            if self.coord(a, dim) != 0 {
+                continue;
+            }
+            let (tp, pp, dp) = (self.coord(a, Dim::Tp), self.coord(a, Dim::Pp), self.coord(a, Dim::Dp));
+            groups.push(
+                (0..self.size(dim))
+                    .map(|i| match dim {
+                        Dim::Tp => self.rank(i, pp, dp),
+                        Dim::Pp => self.rank(tp, i, dp),
+                        Dim::Dp => self.rank(tp, pp, i),
+                    })
+                    .collect(),
+            );
+        }
+        groups
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tp_innermost_keeps_tp_groups_on_consecutive_ranks() {
+        let grid = Grid { tp: 8, pp: 2, dp: 4, order: RankOrder::TpPpDp };
+        let tp = grid.groups(Dim::Tp);
+        assert_eq!(tp.len(), 8);
+        assert_eq!(tp[0], (0..8).collect::<Vec<_>>());
+        assert_eq!(grid.groups(Dim::Pp)[0], [0, 8]);
+        assert_eq!(grid.groups(Dim::Dp)[0], [0, 16, 32, 48]);
+    }
+
+    #[test]
+    fn every_order_partitions_the_ranks_and_round_trips() {
+        for order in RankOrder::ALL {
+            let grid = Grid { tp: 4, pp: 3, dp: 2, order };
+            for r in 0..grid.ranks() {
+                assert_eq!(grid.rank(grid.coord(r, Dim::Tp), grid.coord(r, Dim::Pp), grid.coord(r, Dim::Dp)), r);
+            }
+            for dim in [Dim::Tp, Dim::Pp, Dim::Dp] {
+                let mut all: Vec<u32> = grid.groups(dim).into_iter().flatten().collect();
+                all.sort_unstable();
+                assert_eq!(all, (0..24).collect::<Vec<_>>(), "{order:?} {dim:?}");
+            }
+        }
+        // DP innermost scatters a TP group: its members are DP × PP ranks apart.
+        let grid = Grid { tp: 4, pp: 3, dp: 2, order: RankOrder::DpPpTp };
+        assert_eq!(grid.groups(Dim::Tp)[0], [0, 6, 12, 18]);
+    }
+}
