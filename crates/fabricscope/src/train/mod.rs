@@ -56,6 +56,7 @@
 pub mod comm;
 pub mod layout;
 pub mod model;
+pub mod pipeline;
 
 use crate::catalog::Technology;
 use crate::scenario::{Collective, Scenario, ScenarioError, ValidScenario, MAX_TRANSFERS};
@@ -192,6 +193,8 @@ const MAX_LAYERS: u32 = 1024;
 const MAX_HIDDEN: u32 = 131_072;
 const MAX_SEQ: u32 = 1 << 20;
 const MAX_VOCAB: u32 = 1 << 21;
+/// Micro-batches per pipeline per step (the 1F1B schedule keeps every block).
+const MAX_MICRO_BATCHES: u64 = 4096;
 
 impl TrainScenario {
     /// GPT-3 175B on 16 DGX H100 over InfiniBand NDR: TP 8 in each node, PP 16, DP 1.
@@ -331,6 +334,8 @@ impl TrainScenario {
         let per_replica = self.micro_batch as u64 * dp;
         if self.global_batch as u64 % per_replica != 0 {
             errors.add("global_batch", format!("{} is not a multiple of micro_batch × DP = {per_replica}", self.global_batch));
+        } else if self.global_batch as u64 / per_replica > MAX_MICRO_BATCHES {
+            errors.add("global_batch", format!("{} micro-batches per pipeline is more than {MAX_MICRO_BATCHES}: use a bigger micro_batch or a smaller global_batch", self.global_batch as u64 / per_replica));
         }
         if !errors.0.is_empty() {
             return Err(errors.0);
@@ -443,16 +448,22 @@ impl ValidTrain {
         let tokens_mb = s.micro_batch as f64 * shape.seq_len as f64;
         let tp = s.tp as f64;
 
-        // Compute per micro-batch on the slowest stage (the last also computes the logits).
+        // Compute per micro-batch on each stage (the last also computes the logits).
         let layer_f = shape.layer_forward_flops(tokens_mb) / tp / rate;
         let logits_f = shape.logits_forward_flops(tokens_mb) / tp / rate;
-        let compute_f = layers * layer_f + logits_f;
         let recompute = match s.recompute {
             Recompute::None => 0.0,
             Recompute::Selective => layers * shape.attention_core_flops(tokens_mb) / tp / rate,
             Recompute::Full => layers * layer_f,
         };
-        let compute_b = 2.0 * compute_f + recompute;
+        let stage_compute: Vec<(f64, f64)> = (0..s.pp)
+            .map(|i| {
+                let f = layers * layer_f + if i + 1 == s.pp { logits_f } else { 0.0 };
+                (f, 2.0 * f + recompute)
+            })
+            .collect();
+        // The slowest stage (the last): what the per-micro-batch figures below describe.
+        let (compute_f, compute_b) = stage_compute[s.pp as usize - 1];
 
         // Communication, each kind through the engine with all its groups at once.
         let tp_groups = self.grid.groups(Dim::Tp);
@@ -505,9 +516,14 @@ impl ValidTrain {
         } else {
             (0.0, 0.0)
         };
-        let t_f = compute_f + tp_f + p2p + z3_f;
-        let t_b = compute_b + tp_b + p2p + z3_b;
-        let pipeline = (m + pp - 1.0) * (t_f + t_b);
+        let comm_f = tp_f + p2p + z3_f;
+        let comm_b = tp_b + p2p + z3_b;
+        let stages: Vec<pipeline::StageTimes> = stage_compute
+            .iter()
+            .map(|&(f, b)| pipeline::StageTimes { forward_ns: f + comm_f, backward_ns: b + comm_b })
+            .collect();
+        let (blocks, pipeline) = pipeline::run(&stages, m as u32);
+        let (t_f, t_b) = (compute_f + comm_f, compute_b + comm_b);
 
         // DP: gradients after the last backward; ZeRO 1-2 gather the parameters after the step.
         let grad = self.grad_bytes();
@@ -539,7 +555,7 @@ impl ValidTrain {
             tp_ns: m * (tp_f + tp_b),
             pp_ns: m * 2.0 * p2p,
             dp_ns: dp_exposed + m * (z3_f + z3_b),
-            bubble_ns: (pp - 1.0) * (t_f + t_b),
+            bubble_ns: pipeline - m * (t_f + t_b),
             optimizer_ns: optimizer,
         };
         let gpus = self.cluster.n_ranks() as f64;
@@ -554,7 +570,12 @@ impl ValidTrain {
         let gpu_hours = days * 24.0 * gpus;
         let checkpoint_bytes = shape.params() as f64 * CHECKPOINT_BYTES_PER_PARAM;
         let write_s = checkpoint_bytes / (s.storage.write_gbyte_per_s * 1e9);
+        let _ = pp;
         TrainReport {
+            micro: MicroBatch { compute_f, compute_b, tp_f, tp_b, p2p, zero_f: z3_f, zero_b: z3_b },
+            blocks,
+            pipeline_ns: pipeline,
+            dp_exposed_ns: dp_exposed,
             model_name: model::MODEL_PRESETS.iter().find(|p| p.id == s.model).map(|p| p.name.to_string()).unwrap_or_else(|| "custom".into()),
             params: shape.params(),
             gpus: self.cluster.n_ranks(),
@@ -688,9 +709,28 @@ pub struct Storage {
     pub overhead: f64,
 }
 
+/// One micro-batch on the slowest stage, by part [ns]: a forward is `compute_f + tp_f + p2p +
+/// zero_f`, a backward `compute_b + tp_b + p2p + zero_b`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MicroBatch {
+    pub compute_f: f64,
+    pub compute_b: f64,
+    pub tp_f: f64,
+    pub tp_b: f64,
+    pub p2p: f64,
+    pub zero_f: f64,
+    pub zero_b: f64,
+}
+
 /// One training step, simulated.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TrainReport {
+    pub micro: MicroBatch,
+    /// The 1F1B schedule: every forward and backward of every stage.
+    pub blocks: Vec<pipeline::Block>,
+    /// The pipeline's makespan; DP exposed and the optimizer follow it.
+    pub pipeline_ns: f64,
+    pub dp_exposed_ns: f64,
     pub model_name: String,
     pub params: u64,
     pub gpus: u32,
@@ -708,6 +748,90 @@ pub struct TrainReport {
     pub ops: Vec<Op>,
     pub cost: Cost,
     pub storage: Storage,
+}
+
+/// What a stage is doing at one time of the step (for the animation and the Gantt).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Activity {
+    /// Waiting: the pipeline bubble, or done before the others.
+    Idle,
+    Compute(pipeline::Phase),
+    /// A tensor-parallel collective inside the TP group.
+    Tp,
+    /// Receiving or sending activations (or their gradients) to a neighbouring stage.
+    PipelineSend,
+    /// ZeRO-3 parameter gathers and the gradient reduction after the pipeline.
+    DataParallel,
+    Optimizer,
+}
+
+impl TrainReport {
+    pub fn step_ns(&self) -> f64 {
+        self.step_ns
+    }
+
+    /// What stage `stage` does at `t` [ns from the step's start]. Inside a block the parts run
+    /// in their order: the activations arrive (half the send time), then layer by layer the
+    /// ZeRO-3 gather, the compute and the TP collectives, then the send onwards.
+    pub fn activity(&self, stage: u32, layers: u32, t: f64) -> Activity {
+        if t >= self.pipeline_ns {
+            return if t < self.pipeline_ns + self.dp_exposed_ns { Activity::DataParallel } else if t < self.step_ns { Activity::Optimizer } else { Activity::Idle };
+        }
+        let from = self.blocks.partition_point(|b| (b.stage, b.end_ns) <= (stage, t));
+        let Some(block) = self.blocks.get(from).filter(|b| b.stage == stage && b.start_ns <= t) else { return Activity::Idle };
+        let m = &self.micro;
+        let forward = block.phase == pipeline::Phase::Forward;
+        let (zero, tp) = if forward { (m.zero_f, m.tp_f) } else { (m.zero_b, m.tp_b) };
+        let length = block.end_ns - block.start_ns;
+        // This stage's compute (the last stage's includes the logits): the rest of the block.
+        let compute = (length - zero - tp - m.p2p).max(0.0);
+        let mut x = t - block.start_ns;
+        if x < m.p2p / 2.0 {
+            return Activity::PipelineSend;
+        }
+        x -= m.p2p / 2.0;
+        let layers = layers.max(1) as f64;
+        let per_layer = (zero + compute + tp) / layers;
+        if x < per_layer * layers && per_layer > 0.0 {
+            let y = x % per_layer;
+            return if y < zero / layers {
+                Activity::DataParallel
+            } else if y < (zero + compute) / layers {
+                Activity::Compute(block.phase)
+            } else {
+                Activity::Tp
+            };
+        }
+        Activity::PipelineSend
+    }
+}
+
+/// One fabric in `compare_fabrics`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FabricRow {
+    pub technology: Technology,
+    pub step_ns: f64,
+    pub comm_exposed_share: f64,
+    pub days: f64,
+    pub gpu_hour_usd: f64,
+    pub usd: f64,
+}
+
+/// The same job on every fabric technology, at the cluster's NIC speed, each at its own
+/// (assumed or set) price: what "is InfiniBand worth the money" needs.
+pub fn compare_fabrics(train: &TrainScenario) -> Result<Vec<FabricRow>, Vec<ScenarioError>> {
+    [Technology::Infiniband, Technology::Roce, Technology::Efa, Technology::Tcp]
+        .into_iter()
+        .map(|technology| {
+            let mut s = train.clone();
+            s.cluster.fabric.technology = technology;
+            s.cluster.fabric.routing = None;
+            s.cluster.fabric.congested_efficiency = None;
+            s.cost.gpu_hour_usd = if technology == train.cluster.fabric.technology { train.cost.gpu_hour_usd } else { None };
+            let r = s.validate()?.run();
+            Ok(FabricRow { technology, step_ns: r.step_ns, comm_exposed_share: r.comm_exposed_share, days: r.cost.days, gpu_hour_usd: r.cost.gpu_hour_usd, usd: r.cost.usd })
+        })
+        .collect()
 }
 
 /// Runs a step for each DP size in `dps` (nodes grow with DP; micro-batches per replica stay):
@@ -755,13 +879,6 @@ mod tests {
         // TP communication takes a far bigger part of the step once it crosses the NICs.
         let share = |r: &TrainReport| r.breakdown.tp_ns / r.step_ns;
         assert!(share(&across) > 1.5 * share(&inside), "{} vs {}", share(&across), share(&inside));
-        println!(
-            "TP 8 × PP 16: step {:.2} s, TP {:.1}% | TP 16 × PP 8: step {:.2} s, TP {:.1}%",
-            inside.step_ns / 1e9,
-            100.0 * share(&inside),
-            across.step_ns / 1e9,
-            100.0 * share(&across)
-        );
     }
 
     #[test]
@@ -797,6 +914,32 @@ mod tests {
         s.tp = 8;
         s.model = "gpt5".into();
         assert_eq!(s.validate().unwrap_err()[0].field, "model");
+    }
+
+    #[test]
+    fn the_seed_cost_claim_is_checkable() {
+        // "40% less time → about 25% less money": money scales with time × price, so with the
+        // assumed 25% InfiniBand premium, 0.6 × 1.25 = 0.75.
+        let rows = compare_fabrics(&TrainScenario { cluster: Scenario { nodes: 32, ..Scenario::default_demo() }, dp: 2, global_batch: 128, ..TrainScenario::default_demo() }).unwrap();
+        let ib = &rows[0];
+        let tcp = rows.iter().find(|r| r.technology == Technology::Tcp).unwrap();
+        assert!(ib.step_ns < tcp.step_ns);
+        let money = ib.usd / tcp.usd;
+        let predicted = (ib.days / tcp.days) * (ib.gpu_hour_usd / tcp.gpu_hour_usd);
+        assert!((money - predicted).abs() < 1e-9, "{money} vs {predicted}");
+        assert!((default_gpu_hour_usd(Technology::Infiniband) / default_gpu_hour_usd(Technology::Tcp) - 1.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_animation_follows_the_schedule() {
+        let r = gpt3(8, 16, Technology::Infiniband);
+        // Stage 15 waits at the start (bubble), then computes; the end is DP and the optimizer.
+        assert_eq!(r.activity(15, 6, 1.0), Activity::Idle);
+        let first = r.blocks.iter().find(|b| b.stage == 15).unwrap();
+        let kinds: std::collections::BTreeSet<String> =
+            (0..400).map(|i| format!("{:?}", r.activity(15, 6, first.start_ns + (first.end_ns - first.start_ns) * i as f64 / 400.0))).collect();
+        assert!(kinds.contains("Tp") && kinds.contains("PipelineSend") && kinds.contains("Compute(Forward)"), "{kinds:?}");
+        assert_eq!(r.activity(0, 6, r.step_ns - 1.0), Activity::Optimizer);
     }
 
     #[test]
