@@ -396,6 +396,83 @@ await test('embed mode (?embed) shows the live figure and its numbers without co
   await page.goto(base + '#');
 });
 
+const stepSeconds = async () => {
+  const t = await text('#step-time');
+  const value = parseFloat(t);
+  return t.includes(' ms') ? value / 1000 : value;
+};
+
+await test('training view: GPT-3 on 32 DGX H100, TP inside the node, the step broken down', async () => {
+  await page.evaluate(() => localStorage.removeItem('fabricscope.train'));
+  await page.goto('about:blank');
+  await page.goto(base + '#');
+  await page.waitForSelector('#topology[data-gpu-count]');
+  const t0 = Date.now();
+  await page.click('#mode-training');
+  await page.waitForSelector('#step-time');
+  console.log(`     training view drawn ${Date.now() - t0} ms after the click`);
+  expect(page.url().includes('#train='), page.url());
+  expect((await text('#model-shape')).includes('174.6 B parameters'), await text('#model-shape'));
+  expect((await text('#dp')).includes('= 2'), await text('#dp'));
+  const note = await text('#tp-note');
+  expect(note.includes('inside each node, over NVLink'), note);
+  expect((await page.locator('#breakdown .part').count()) >= 4, 'the breakdown bar has its parts');
+  expect((await page.locator('#gantt').getAttribute('data-stages')) === '16', 'sixteen stages');
+  expect((await page.locator('#placement').getAttribute('data-gpus')) === '256', '256 GPUs placed');
+  const rows = await page.locator('#ops tbody tr').count();
+  expect(rows === 5, `${rows} collectives: TP AG + RS, PP, DP RS + AG`);
+  await waitFor('the fabric comparison', async () => (await page.locator('#fabrics tbody tr').count()) === 4, 30000);
+  expect((await text('#fabric-verdict')).includes('InfiniBand against TCP Ethernet'), await text('#fabric-verdict'));
+  await waitFor('the scaling points', async () => (await page.locator('#scaling tbody tr').count()) >= 2, 30000);
+});
+
+await test('training view: TP across two nodes is slower and says so; a bad batch is refused', async () => {
+  // The same job (DP 2, 128 sequences) with TP 16 × PP 8 instead of TP 8 × PP 16.
+  const inside = await stepSeconds();
+  await page.selectOption('#tp', '16');
+  await waitFor('TP 16', async () => (await text('#tp-note')).includes('16 GPUs per group'));
+  await page.selectOption('#pp', '8');
+  await waitFor('DP 2 again', async () => (await text('#dp')).endsWith('= 2'));
+  const across = await stepSeconds();
+  expect((await text('#tp-note')).includes('across nodes, through the NICs'), await text('#tp-note'));
+  expect(across > inside, `TP 16 across nodes ${across} s vs TP 8 inside ${inside} s`);
+  console.log(`     GPT-3 175B, 256 H100: TP 8 step ${inside} s, TP 16 step ${across} s`);
+  await page.locator('#global-batch').fill('7');
+  await page.locator('#global-batch').press('Enter');
+  await page.waitForSelector('#error');
+  expect((await text('#error')).includes('global_batch'), await text('#error'));
+  expect((await stepSeconds()) === across, 'the last good job stays');
+  await page.click('#error button');
+  await page.selectOption('#tp', '8');
+  await page.selectOption('#pp', '16');
+  await waitFor('TP 8 again', async () => (await text('#tp-note')).includes('8 GPUs per group') && (await text('#dp')).endsWith('= 2'));
+});
+
+await test('training view: the step animates, the URL keeps the job, Chinese, back to collectives', async () => {
+  await page.click('#train-play');
+  await page.waitForTimeout(600);
+  const clock = await text('#train-clock');
+  expect(!clock.startsWith('0 ns'), clock);
+  await page.click('#train-play');
+  await page.click('#groups-dp');
+  await page.screenshot({ path: join(shots, 'training.png'), fullPage: true });
+  await page.selectOption('#pp', '8');
+  await waitFor('PP 8', async () => (await page.locator('#gantt').getAttribute('data-stages')) === '8');
+  const url = page.url();
+  await page.goto('about:blank');
+  await page.goto(url);
+  await page.waitForSelector('#gantt');
+  expect((await page.locator('#gantt').getAttribute('data-stages')) === '8', 'the link restores PP 8');
+  await page.click('#lang-zh');
+  expect((await text('#tp-note')).includes('TP 集合通信占单步'), await text('#tp-note'));
+  await page.click('#lang-en');
+  await page.click('#mode-collectives');
+  await page.waitForSelector('#topology[data-gpu-count]');
+  expect(page.url().includes('#s='), page.url());
+  await page.evaluate(() => localStorage.removeItem('fabricscope.train'));
+  await page.goto(base + '#');
+});
+
 await test('the page carries a Content-Security-Policy and runs under it', async () => {
   const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
   const script = (policy || '').split(';').find((d) => d.trim().startsWith('script-src')) || '';

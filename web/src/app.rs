@@ -25,7 +25,7 @@ const THEME_KEY: &str = "fabricscope.theme";
 const SCENARIO_KEY: &str = "fabricscope.scenario";
 
 /// The stored last scenario, if there is one and it still validates.
-fn stored_scenario() -> Option<Scenario> {
+pub fn stored_scenario() -> Option<Scenario> {
     let text = LocalStorage::get::<String>(SCENARIO_KEY).ok()?;
     let scenario = Scenario::from_json(&text).ok()?;
     scenario.validate().ok().map(|_| scenario)
@@ -33,16 +33,21 @@ fn stored_scenario() -> Option<Scenario> {
 
 type State = UseReducerHandle<AppState>;
 
-fn initial_state() -> Result<AppState, String> {
-    let lang = LocalStorage::get::<String>(LANG_KEY).ok().and_then(|code| Lang::from_code(&code)).unwrap_or_else(|| {
+/// The language chosen before, or the browser's.
+pub fn initial_lang() -> Lang {
+    LocalStorage::get::<String>(LANG_KEY).ok().and_then(|code| Lang::from_code(&code)).unwrap_or_else(|| {
         let browser = gloo::utils::window().navigator().language().unwrap_or_default();
         if browser.starts_with("zh") {
             Lang::Zh
         } else {
             Lang::En
         }
-    });
-    let dark = match LocalStorage::get::<String>(THEME_KEY).ok().as_deref() {
+    })
+}
+
+/// The theme chosen before, or the system's.
+pub fn initial_dark() -> bool {
+    match LocalStorage::get::<String>(THEME_KEY).ok().as_deref() {
         Some("dark") => true,
         Some("light") => false,
         _ => gloo::utils::window()
@@ -51,7 +56,25 @@ fn initial_state() -> Result<AppState, String> {
             .flatten()
             .map(|query| query.matches())
             .unwrap_or(false),
-    };
+    }
+}
+
+/// Theme and language live on `<html>`, and are remembered.
+#[hook]
+pub fn use_theme(lang: Lang, dark: bool) {
+    use_effect_with((lang, dark), move |&(lang, dark)| {
+        if let Some(root) = gloo::utils::document().document_element() {
+            root.set_class_name(if dark { "dark" } else { "light" });
+            let _ = root.set_attribute("lang", lang.code());
+        }
+        let _ = LocalStorage::set(LANG_KEY, lang.code());
+        let _ = LocalStorage::set(THEME_KEY, if dark { "dark" } else { "light" });
+    });
+}
+
+fn initial_state() -> Result<AppState, String> {
+    let lang = initial_lang();
+    let dark = initial_dark();
     // A shared link carries the scenario (and the time) in the URL's fragment. Without one,
     // or with a bad one (which is reported), the page shows the last scenario this browser
     // ran, or the default one. Embedded figures never read the browser's own scenario.
@@ -91,11 +114,53 @@ fn initial_state() -> Result<AppState, String> {
     Ok(state)
 }
 
+/// The page's two views.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// One collective on the cluster, step by step.
+    Collectives,
+    /// A training job laid out on the cluster.
+    Training,
+}
+
 #[function_component(App)]
 pub fn app() -> Html {
+    let hash = gloo::utils::window().location().hash().unwrap_or_default();
+    let mode = use_state(|| if crate::url::is_train(&hash) { Mode::Training } else { Mode::Collectives });
+    // Switching views puts that view's own state in the URL first (its last job or scenario
+    // from this browser, or the default), so each opens where it was left.
+    let on_mode = {
+        let mode = mode.clone();
+        Callback::from(move |next: Mode| {
+            if next == *mode {
+                return;
+            }
+            let fragment = match next {
+                Mode::Training => crate::url::encode_train(&crate::train::initial_job_stored()),
+                Mode::Collectives => crate::url::encode(&stored_scenario().unwrap_or_else(Scenario::default_demo), None),
+            };
+            if let Ok(history) = gloo::utils::window().history() {
+                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
+            }
+            mode.set(next);
+        })
+    };
+    match *mode {
+        Mode::Collectives => html! { <Collectives on_mode={on_mode} /> },
+        Mode::Training => html! { <crate::train::TrainLab lang={initial_lang()} dark={initial_dark()} on_mode={on_mode} /> },
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ModeProps {
+    on_mode: Callback<Mode>,
+}
+
+#[function_component(Collectives)]
+fn collectives(props: &ModeProps) -> Html {
     let initial = use_memo((), |_| initial_state());
     match &*initial {
-        Ok(state) => html! { <Lab initial={Rc::new(state.clone())} /> },
+        Ok(state) => html! { <Lab initial={Rc::new(state.clone())} on_mode={props.on_mode.clone()} /> },
         Err(message) => html! { <div id="error" class="banner error" role="alert">{ message }</div> },
     }
 }
@@ -103,6 +168,7 @@ pub fn app() -> Html {
 #[derive(Properties, PartialEq)]
 struct LabProps {
     initial: Rc<AppState>,
+    on_mode: Callback<Mode>,
 }
 
 impl PartialEq for AppState {
@@ -126,18 +192,7 @@ fn lab(props: &LabProps) -> Html {
     let initial = props.initial.clone();
     let state = use_reducer(move || (*initial).clone());
 
-    // Theme and language live on <html>, and are remembered.
-    {
-        let (lang, dark) = (state.lang, state.dark);
-        use_effect_with((lang, dark), move |&(lang, dark)| {
-            if let Some(root) = gloo::utils::document().document_element() {
-                root.set_class_name(if dark { "dark" } else { "light" });
-                let _ = root.set_attribute("lang", lang.code());
-            }
-            let _ = LocalStorage::set(LANG_KEY, lang.code());
-            let _ = LocalStorage::set(THEME_KEY, if dark { "dark" } else { "light" });
-        });
-    }
+    use_theme(state.lang, state.dark);
 
     // The URL follows the scenario and, while paused, the time: a reload or a shared link
     // restores both. Replacing (not pushing) history keeps the back button useful.
@@ -253,7 +308,7 @@ fn lab(props: &LabProps) -> Html {
     }
     html! {
         <div class="lab">
-            <Header state={state.clone()} />
+            <Header state={state.clone()} on_mode={props.on_mode.clone()} />
             if let Some(message) = &state.error {
                 <div id="error" class="banner error" role="alert">
                     <strong>{ message.clone() }</strong>
@@ -315,18 +370,51 @@ struct ControlsProps {
     sim: usize,
 }
 
+#[derive(Properties, PartialEq)]
+struct HeaderProps {
+    state: State,
+    on_mode: Callback<Mode>,
+}
+
 #[function_component(Header)]
-fn header(props: &Props) -> Html {
+fn header(props: &HeaderProps) -> Html {
     let state = &props.state;
-    let lang = state.lang;
-    let set_lang = |target: Lang| {
+    let on_lang = {
         let s = state.clone();
-        Callback::from(move |_| s.dispatch(Action::SetLang(target)))
+        Callback::from(move |lang: Lang| s.dispatch(Action::SetLang(lang)))
+    };
+    let on_dark = {
+        let s = state.clone();
+        Callback::from(move |dark: bool| s.dispatch(Action::SetDark(dark)))
+    };
+    html! { <TopBar lang={state.lang} dark={state.dark} mode={Mode::Collectives} on_lang={on_lang} on_dark={on_dark} on_mode={props.on_mode.clone()} /> }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct TopBarProps {
+    pub lang: Lang,
+    pub dark: bool,
+    pub mode: Mode,
+    pub on_lang: Callback<Lang>,
+    pub on_dark: Callback<bool>,
+    pub on_mode: Callback<Mode>,
+}
+
+/// Title, the two views, language and theme: the same bar over both views.
+#[function_component(TopBar)]
+pub fn top_bar(props: &TopBarProps) -> Html {
+    let lang = props.lang;
+    let set_lang = |target: Lang| {
+        let cb = props.on_lang.clone();
+        Callback::from(move |_| cb.emit(target))
+    };
+    let set_mode = |target: Mode| {
+        let cb = props.on_mode.clone();
+        Callback::from(move |_| cb.emit(target))
     };
     let toggle_dark = {
-        let s = state.clone();
-        let dark = state.dark;
-        Callback::from(move |_| s.dispatch(Action::SetDark(!dark)))
+        let (cb, dark) = (props.on_dark.clone(), props.dark);
+        Callback::from(move |_| cb.emit(!dark))
     };
     html! {
         <header class="top">
@@ -335,11 +423,15 @@ fn header(props: &Props) -> Html {
                 <p class="tagline">{ t(lang, Text::Tagline) }</p>
             </div>
             <div class="toggles">
+                <div class="segmented tabs" role="group" aria-label={ crate::i18n::pick(lang, "View", "视图") }>
+                    <button id="mode-collectives" aria-pressed={(props.mode == Mode::Collectives).to_string()} onclick={set_mode(Mode::Collectives)}>{ crate::i18n::pick(lang, "Collectives", "集合通信") }</button>
+                    <button id="mode-training" aria-pressed={(props.mode == Mode::Training).to_string()} onclick={set_mode(Mode::Training)}>{ crate::i18n::pick(lang, "Training job", "训练作业") }</button>
+                </div>
                 <div class="segmented" role="group" aria-label="Language / 语言">
                     <button id="lang-en" aria-pressed={(lang == Lang::En).to_string()} onclick={set_lang(Lang::En)}>{ "English" }</button>
                     <button id="lang-zh" aria-pressed={(lang == Lang::Zh).to_string()} onclick={set_lang(Lang::Zh)}>{ "中文" }</button>
                 </div>
-                <button id="theme" aria-pressed={state.dark.to_string()} onclick={toggle_dark}>{ t(lang, Text::Theme) }</button>
+                <button id="theme" aria-pressed={props.dark.to_string()} onclick={toggle_dark}>{ t(lang, Text::Theme) }</button>
             </div>
         </header>
     }

@@ -1,4 +1,6 @@
-//! The page's words in English and Simplified Chinese. Every string a user reads lives here.
+//! The page's words in English and Simplified Chinese. Every string a user reads lives here,
+//! or, in the training view, beside its use as a `pick(lang, english, chinese)` pair: never one
+//! language alone.
 
 use fabricscope::collective::{ChunkOp, Phase};
 use fabricscope::topology::LinkKind;
@@ -25,6 +27,14 @@ impl Lang {
             "zh-CN" | "zh" => Some(Lang::Zh),
             _ => None,
         }
+    }
+}
+
+/// One of a pair of strings, by language.
+pub fn pick(lang: Lang, en: &'static str, zh: &'static str) -> &'static str {
+    match lang {
+        Lang::En => en,
+        Lang::Zh => zh,
     }
 }
 

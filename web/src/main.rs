@@ -5,6 +5,9 @@ mod i18n;
 mod layout;
 mod render;
 mod state;
+mod train;
+mod train_paint;
+mod train_state;
 mod url;
 
 fn main() {

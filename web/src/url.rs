@@ -49,6 +49,29 @@ pub fn decode(fragment: &str) -> Result<Option<(Scenario, Option<SimTime>)>, Str
     Ok(scenario.map(|s| (s, t)))
 }
 
+/// `#train=…` for a training job.
+pub fn encode_train(job: &fabricscope::train::TrainScenario) -> String {
+    format!("#train={}", encode_component(&serde_json::to_string(job).unwrap_or_default()))
+}
+
+/// Whether a fragment holds a training job (the page then opens the training view).
+pub fn is_train(fragment: &str) -> bool {
+    fragment.trim_start_matches('#').starts_with("train=")
+}
+
+/// The training job a fragment holds: `Ok(None)` for none, `Err` naming the problem.
+pub fn decode_train(fragment: &str) -> Result<Option<fabricscope::train::TrainScenario>, String> {
+    let fragment = fragment.trim_start_matches('#');
+    if fragment.len() > MAX_FRAGMENT {
+        return Err(format!("the link is {} characters long, more than {MAX_FRAGMENT}", fragment.len()));
+    }
+    let Some(value) = fragment.split('&').find_map(|part| part.strip_prefix("train=")).filter(|v| !v.is_empty()) else { return Ok(None) };
+    let json = decode_component(value).ok_or("the training job is not valid URI-encoded text")?;
+    let job = fabricscope::train::TrainScenario::from_json(&json).map_err(|e| e.to_string())?;
+    job.validate().map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+    Ok(Some(job))
+}
+
 /// Percent-encodes everything but unreserved characters (RFC 3986).
 fn encode_component(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
@@ -106,6 +129,17 @@ mod tests {
         let fragment = encode(&Scenario::default_demo(), None) + "&t=soon";
         assert!(decode(&fragment).unwrap_err().starts_with("t: 'soon'"));
         assert!(decode("#s=%+1").unwrap_err().contains("URI-encoded"));
+    }
+
+    #[test]
+    fn training_jobs_round_trip_and_bad_ones_name_the_field() {
+        let job = fabricscope::train::TrainScenario::default_demo();
+        let fragment = encode_train(&job);
+        assert!(is_train(&fragment));
+        assert_eq!(decode_train(&fragment).unwrap(), Some(job.clone()));
+        let bad = encode_train(&fabricscope::train::TrainScenario { tp: 3, ..job });
+        assert!(decode_train(&bad).unwrap_err().contains("dp: TP × PP × DP"), "{:?}", decode_train(&bad));
+        assert_eq!(decode_train("#s=%7B%7D").unwrap(), None);
     }
 
     /// Fuzzing, bounded: damaged and random fragments never panic; what decodes is a valid

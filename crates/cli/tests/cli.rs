@@ -136,6 +136,6 @@ fn train_bad_layouts_exit_2_naming_the_field() {
     assert!(err.contains("error: order: --order tp-tp-dp"), "{err}");
     let (code, _, err) = fabricscope(&["train", "--tp", "7"]);
     assert_eq!(code, 2);
-    assert!(err.contains("error: dp: TP × PP × DP = 7 × 16 × 1 = 112 but the cluster has 128 GPUs"), "{err}");
+    assert!(err.contains("error: dp: TP × PP × DP = 7 × 16 × 2 = 224 but the cluster has 256 GPUs"), "{err}");
     assert!(err.contains("error: tp: 96 heads"), "{err}");
 }

@@ -197,17 +197,17 @@ const MAX_VOCAB: u32 = 1 << 21;
 const MAX_MICRO_BATCHES: u64 = 4096;
 
 impl TrainScenario {
-    /// GPT-3 175B on 16 DGX H100 over InfiniBand NDR: TP 8 in each node, PP 16, DP 1.
+    /// GPT-3 175B on 32 DGX H100 over InfiniBand NDR: TP 8 in each node, PP 16, DP 2.
     pub fn default_demo() -> TrainScenario {
         TrainScenario {
-            cluster: Scenario { nodes: 16, ..Scenario::default_demo() },
+            cluster: Scenario { nodes: 32, ..Scenario::default_demo() },
             model: "gpt3-175b".into(),
             custom_model: None,
             tp: 8,
             pp: 16,
-            dp: 1,
+            dp: 2,
             micro_batch: 1,
-            global_batch: 64,
+            global_batch: 128,
             sequence_parallel: true,
             zero: 1,
             order: RankOrder::TpPpDp,
@@ -868,7 +868,7 @@ mod tests {
     }
 
     /// The architects' question: TP inside the node (TP 8 × PP 16) against TP across two
-    /// nodes (TP 16 × PP 8), GPT-3 175B on 16 DGX H100 over NDR.
+    /// nodes (TP 16 × PP 8), GPT-3 175B on 32 DGX H100 over NDR (DP 2 either way).
     #[test]
     fn tensor_parallelism_inside_the_node_beats_across_nodes() {
         let inside = gpt3(8, 16, Technology::Infiniband);

@@ -1,0 +1,291 @@
+//! Paints the training view's two canvases from the core's report: the 1F1B schedule as a
+//! Gantt chart (one row per pipeline stage) and the placement of ranks on the cluster, each GPU
+//! coloured by what its stage does at the playhead, with the traffic between nodes drawn as
+//! arrows coloured by kind. Pure functions of the report, the layout and the time.
+
+use crate::i18n::Lang;
+use fabricscope::train::layout::{Dim, Grid};
+use fabricscope::train::pipeline::Phase;
+use fabricscope::train::{Activity, TrainReport};
+use web_sys::CanvasRenderingContext2d;
+
+/// Colours of the activities (colour-blind-safe Okabe-Ito hues) and of the chrome.
+pub struct TrainPalette {
+    pub background: &'static str,
+    pub text: &'static str,
+    pub muted: &'static str,
+    pub frame: &'static str,
+    pub forward: &'static str,
+    pub backward: &'static str,
+    pub tp: &'static str,
+    pub pp: &'static str,
+    pub dp: &'static str,
+    pub optimizer: &'static str,
+    pub idle: &'static str,
+}
+
+pub const LIGHT: TrainPalette = TrainPalette {
+    background: "#ffffff",
+    text: "#1f2430",
+    muted: "#667085",
+    frame: "#c9d1db",
+    forward: "#009e73",
+    backward: "#56b4e9",
+    tp: "#e69f00",
+    pp: "#cc79a7",
+    dp: "#0072b2",
+    optimizer: "#999999",
+    idle: "#eef1f5",
+};
+
+pub const DARK: TrainPalette = TrainPalette {
+    background: "#181b21",
+    text: "#e6e8ec",
+    muted: "#9aa3b2",
+    frame: "#3a414d",
+    forward: "#00b386",
+    backward: "#56b4e9",
+    tp: "#f0b400",
+    pp: "#e08cbc",
+    dp: "#3d9be0",
+    optimizer: "#8a8a8a",
+    idle: "#242830",
+};
+
+pub fn activity_colour(palette: &TrainPalette, activity: Activity) -> &'static str {
+    match activity {
+        Activity::Idle => palette.idle,
+        Activity::Compute(Phase::Forward) => palette.forward,
+        Activity::Compute(Phase::Backward) => palette.backward,
+        Activity::Tp => palette.tp,
+        Activity::PipelineSend => palette.pp,
+        Activity::DataParallel => palette.dp,
+        Activity::Optimizer => palette.optimizer,
+    }
+}
+
+/// Gantt rows drawn at most: a deeper pipeline shows its first and last stages.
+pub const MAX_ROWS: u32 = 32;
+const ROW_H: f64 = 16.0;
+const LEFT: f64 = 64.0;
+
+/// The stages drawn, in order (all of them, or the first and last `MAX_ROWS / 2`).
+pub fn gantt_rows(stages: u32) -> Vec<u32> {
+    if stages <= MAX_ROWS {
+        (0..stages).collect()
+    } else {
+        (0..MAX_ROWS / 2).chain(stages - MAX_ROWS / 2..stages).collect()
+    }
+}
+
+pub fn gantt_height(stages: u32) -> f64 {
+    gantt_rows(stages).len() as f64 * ROW_H + 34.0
+}
+
+/// The 1F1B Gantt: every block split into its parts, DP and the optimizer after the pipeline,
+/// the idle time left as background (the bubble), and the playhead.
+pub fn paint_gantt(ctx: &CanvasRenderingContext2d, width: f64, report: &TrainReport, layers: u32, playhead: f64, lang: Lang, palette: &TrainPalette) {
+    let stages = report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
+    let rows = gantt_rows(stages);
+    let height = gantt_height(stages);
+    ctx.set_fill_style_str(palette.background);
+    ctx.fill_rect(0.0, 0.0, width, height);
+    let step = report.step_ns().max(1.0);
+    let x_of = |t: f64| LEFT + (width - LEFT - 8.0) * t / step;
+    ctx.set_font("11px system-ui, sans-serif");
+    ctx.set_text_baseline("middle");
+    for (row, &stage) in rows.iter().enumerate() {
+        let y = 4.0 + row as f64 * ROW_H;
+        ctx.set_fill_style_str(palette.idle);
+        ctx.fill_rect(LEFT, y, width - LEFT - 8.0, ROW_H - 3.0);
+        ctx.set_fill_style_str(palette.muted);
+        ctx.set_text_align("right");
+        let label = match lang {
+            Lang::En => format!("stage {stage}"),
+            Lang::Zh => format!("阶段 {stage}"),
+        };
+        let _ = ctx.fill_text(&label, LEFT - 6.0, y + ROW_H / 2.0 - 1.0);
+        // Sample the stage's activity along the row, one sample per pixel column: the parts
+        // of a block (compute, TP, sends) at their true proportions.
+        // Runs of one activity are painted as one rectangle.
+        let end_x = x_of(step).floor();
+        let mut run: Option<(f64, Activity)> = None;
+        let mut x = LEFT;
+        while x <= end_x {
+            let t = (x - LEFT) / (width - LEFT - 8.0) * step;
+            let activity = if x < end_x { Some(report.activity(stage, layers, t)) } else { None };
+            if run.map(|r| Some(r.1)) != Some(activity) {
+                if let Some((from, kind)) = run.filter(|r| r.1 != Activity::Idle) {
+                    ctx.set_fill_style_str(activity_colour(palette, kind));
+                    ctx.fill_rect(from, y, x - from, ROW_H - 3.0);
+                }
+                run = activity.map(|a| (x, a));
+            }
+            x += 1.0;
+        }
+        if rows.len() < stages as usize && row + 1 == rows.len() / 2 {
+            ctx.set_fill_style_str(palette.muted);
+            ctx.set_text_align("left");
+            let _ = ctx.fill_text("⋮", 8.0, y + ROW_H);
+        }
+    }
+    // Time axis and the playhead.
+    let axis_y = 4.0 + rows.len() as f64 * ROW_H + 12.0;
+    ctx.set_fill_style_str(palette.muted);
+    ctx.set_text_align("left");
+    let _ = ctx.fill_text("0", LEFT, axis_y);
+    ctx.set_text_align("right");
+    let _ = ctx.fill_text(&fabricscope::units::format_duration_ns(step), width - 8.0, axis_y);
+    let px = x_of(playhead.min(step));
+    ctx.set_stroke_style_str(palette.text);
+    ctx.set_line_width(1.5);
+    ctx.begin_path();
+    ctx.move_to(px, 0.0);
+    ctx.line_to(px, axis_y - 8.0);
+    ctx.stroke();
+}
+
+/// Where the placement view draws each node and GPU.
+pub struct Placement {
+    pub width: f64,
+    pub height: f64,
+    pub cols: u32,
+    pub node_w: f64,
+    pub node_h: f64,
+    pub gpus_per_node: u32,
+}
+
+const GAP: f64 = 10.0;
+const CELL_H: f64 = 22.0;
+
+impl Placement {
+    pub fn new(width: f64, nodes: u32, gpus_per_node: u32) -> Placement {
+        let node_w = (gpus_per_node as f64 * 22.0 + 16.0).max(120.0);
+        let cols = (((width - GAP) / (node_w + GAP)).floor() as u32).clamp(1, nodes.max(1));
+        let node_w = (width - GAP) / cols as f64 - GAP;
+        let rows = nodes.div_ceil(cols);
+        let node_h = CELL_H + 30.0;
+        Placement { width, height: GAP + rows as f64 * (node_h + GAP) + 4.0, cols, node_w, node_h, gpus_per_node }
+    }
+
+    fn node_origin(&self, node: u32) -> (f64, f64) {
+        let (r, c) = (node / self.cols, node % self.cols);
+        (GAP + c as f64 * (self.node_w + GAP), GAP + r as f64 * (self.node_h + GAP))
+    }
+
+    fn node_centre(&self, node: u32) -> (f64, f64) {
+        let (x, y) = self.node_origin(node);
+        (x + self.node_w / 2.0, y + self.node_h / 2.0)
+    }
+
+    /// GPU `rank`'s cell.
+    pub fn cell(&self, rank: u32) -> (f64, f64, f64, f64) {
+        let node = rank / self.gpus_per_node;
+        let local = rank % self.gpus_per_node;
+        let (x, y) = self.node_origin(node);
+        let slot = (self.node_w - 12.0) / self.gpus_per_node as f64;
+        (x + 6.0 + local as f64 * slot + 1.0, y + 20.0, slot - 2.0, CELL_H)
+    }
+}
+
+/// A hue for group `i` of `n`, spread around the wheel.
+fn group_colour(i: u32, n: u32) -> String {
+    let hue = (i as f64 * 360.0 / n.max(1) as f64 + 200.0) % 360.0;
+    format!("hsl({hue:.0}, 70%, 50%)")
+}
+
+/// The cluster's ranks: each GPU filled with its stage's activity at `t`, underlined in its
+/// group's colour (groups along `groups`), and arrows between nodes for the traffic that
+/// crosses them at `t` (pipeline sends, data-parallel reduction, TP collectives that span nodes).
+#[allow(clippy::too_many_arguments)]
+pub fn paint_placement(
+    ctx: &CanvasRenderingContext2d,
+    place: &Placement,
+    grid: Grid,
+    nodes: u32,
+    report: &TrainReport,
+    layers: u32,
+    t: f64,
+    groups: Dim,
+    lang: Lang,
+    palette: &TrainPalette,
+) {
+    ctx.set_fill_style_str(palette.background);
+    ctx.fill_rect(0.0, 0.0, place.width, place.height);
+    ctx.set_font("600 11px system-ui, sans-serif");
+    ctx.set_text_baseline("alphabetic");
+    ctx.set_text_align("left");
+    for node in 0..nodes {
+        let (x, y) = place.node_origin(node);
+        ctx.set_stroke_style_str(palette.frame);
+        ctx.set_line_width(1.0);
+        ctx.stroke_rect(x, y, place.node_w, place.node_h);
+        ctx.set_fill_style_str(palette.muted);
+        let label = match lang {
+            Lang::En => format!("node {node}"),
+            Lang::Zh => format!("节点 {node}"),
+        };
+        let _ = ctx.fill_text(&label, x + 6.0, y + 13.0);
+    }
+    let all_groups = grid.groups(groups);
+    let mut group_of = vec![0u32; grid.ranks() as usize];
+    for (i, members) in all_groups.iter().enumerate() {
+        for &r in members {
+            group_of[r as usize] = i as u32;
+        }
+    }
+    ctx.set_font("10px system-ui, sans-serif");
+    ctx.set_text_align("center");
+    let stage_activity: Vec<Activity> = (0..grid.pp).map(|s| report.activity(s, layers, t)).collect();
+    for rank in 0..grid.ranks() {
+        let (x, y, w, h) = place.cell(rank);
+        let stage = grid.coord(rank, Dim::Pp);
+        let activity = stage_activity[stage as usize];
+        ctx.set_fill_style_str(activity_colour(palette, activity));
+        ctx.fill_rect(x, y, w, h - 5.0);
+        ctx.set_fill_style_str(&group_colour(group_of[rank as usize], all_groups.len() as u32));
+        ctx.fill_rect(x, y + h - 4.0, w, 4.0);
+        if w >= 18.0 {
+            ctx.set_fill_style_str(palette.text);
+            let _ = ctx.fill_text(&format!("{}", grid.coord(rank, groups)), x + w / 2.0, y + h / 2.0 + 1.0);
+        }
+    }
+    // Traffic between nodes at t, at node level (one arrow per pair of nodes and kind).
+    let g = place.gpus_per_node;
+    let mut arrows: Vec<(u32, u32, &'static str)> = Vec::new();
+    let mut add = |a: u32, b: u32, colour: &'static str| {
+        let (na, nb) = (a / g, b / g);
+        if na != nb && !arrows.contains(&(na, nb, colour)) {
+            arrows.push((na, nb, colour));
+        }
+    };
+    for rank in 0..grid.ranks() {
+        let stage = grid.coord(rank, Dim::Pp);
+        let (tp, dp) = (grid.coord(rank, Dim::Tp), grid.coord(rank, Dim::Dp));
+        match stage_activity[stage as usize] {
+            Activity::PipelineSend if stage + 1 < grid.pp => add(rank, grid.rank(tp, stage + 1, dp), palette.pp),
+            Activity::DataParallel if grid.dp > 1 => add(rank, grid.rank(tp, stage, (dp + 1) % grid.dp), palette.dp),
+            Activity::Tp if grid.tp > 1 => add(rank, grid.rank((tp + 1) % grid.tp, stage, dp), palette.tp),
+            _ => {}
+        }
+    }
+    ctx.set_line_width(2.0);
+    for (a, b, colour) in arrows {
+        let ((x0, y0), (x1, y1)) = (place.node_centre(a), place.node_centre(b));
+        ctx.set_stroke_style_str(colour);
+        ctx.set_fill_style_str(colour);
+        ctx.begin_path();
+        // A slight curve, so a→b and b→a do not overlap.
+        let (mx, my) = ((x0 + x1) / 2.0 - (y1 - y0) * 0.15, (y0 + y1) / 2.0 + (x1 - x0) * 0.15);
+        ctx.move_to(x0, y0);
+        ctx.quadratic_curve_to(mx, my, x1, y1);
+        ctx.stroke();
+        let angle = (y1 - my).atan2(x1 - mx);
+        ctx.begin_path();
+        ctx.move_to(x1, y1);
+        ctx.line_to(x1 - 8.0 * (angle - 0.4).cos(), y1 - 8.0 * (angle - 0.4).sin());
+        ctx.line_to(x1 - 8.0 * (angle + 0.4).cos(), y1 - 8.0 * (angle + 0.4).sin());
+        ctx.close_path();
+        ctx.fill();
+    }
+}

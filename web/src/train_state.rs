@@ -1,0 +1,254 @@
+//! The training view's state: the last valid job, its simulated step, the playhead over that
+//! step, and the comparisons (other fabrics, more nodes) that fill in one run per idle tick.
+//!
+//! Like the collectives view (`state.rs`), it keeps the last *valid* job: a rejected change sets
+//! `error` and nothing else.
+
+use crate::i18n::Lang;
+use fabricscope::train::layout::Dim;
+use fabricscope::train::{compare_fabrics, FabricRow, TrainReport, TrainScenario, ValidTrain};
+use fabricscope::ScenarioError;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// How long the animation of one step takes at speed 1 [ms of wall time].
+pub const STEP_MS: f64 = 12_000.0;
+
+/// DP multiples the scaling curve tries (nodes grow with DP), while the cluster stays within
+/// what the page simulates quickly.
+pub const SCALING: [u32; 4] = [1, 2, 4, 8];
+pub const MAX_PAGE_NODES: u32 = 64;
+
+#[derive(Clone, Debug)]
+pub struct TrainState {
+    pub job: TrainScenario,
+    pub valid: Rc<ValidTrain>,
+    pub report: Rc<TrainReport>,
+    /// Playhead in the step [ns].
+    pub playhead: f64,
+    pub playing: bool,
+    pub last_frame_ms: Option<f64>,
+    /// Which groups the placement view outlines.
+    pub groups: Dim,
+    /// The job on every fabric, once computed.
+    pub fabrics: Rc<Option<Result<Vec<FabricRow>, String>>>,
+    /// (GPUs, tokens/s, efficiency) at growing DP, one point per tick.
+    pub scaling: Rc<Vec<(u32, f64, f64)>>,
+    pub scaling_todo: Rc<Vec<u32>>,
+    pub error: Option<String>,
+    pub lang: Lang,
+    pub dark: bool,
+}
+
+pub enum TrainAction {
+    SetJob(TrainScenario),
+    Reject(String),
+    DismissError,
+    TogglePlay,
+    Seek(f64),
+    Frame { now_ms: f64 },
+    SetGroups(Dim),
+    /// Compute the next missing comparison (fabrics first, then one scaling point).
+    Extra,
+    SetLang(Lang),
+    SetDark(bool),
+}
+
+fn join(errors: &[ScenarioError]) -> String {
+    errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+}
+
+/// The DP multiples to try for `job`: those that keep the cluster within the page's limit.
+fn scaling_plan(job: &TrainScenario) -> Vec<u32> {
+    let g = job.cluster.validate_fabric().map(|v| v.preset().gpus_per_node).unwrap_or(8);
+    SCALING
+        .iter()
+        .skip(1)
+        .map(|k| job.dp * k)
+        .filter(|&dp| (job.tp * job.pp * dp).div_ceil(g) <= MAX_PAGE_NODES)
+        .collect()
+}
+
+impl TrainState {
+    pub fn new(job: TrainScenario, lang: Lang, dark: bool) -> Result<TrainState, String> {
+        let valid = job.validate().map_err(|e| join(&e))?;
+        let report = valid.run();
+        Ok(TrainState {
+            scaling: Rc::new(vec![(valid.cluster().n_ranks(), report.tokens_per_s, 1.0)]),
+            scaling_todo: Rc::new(scaling_plan(&job)),
+            job,
+            valid: Rc::new(valid),
+            report: Rc::new(report),
+            playhead: 0.0,
+            playing: false,
+            last_frame_ms: None,
+            groups: Dim::Tp,
+            fabrics: Rc::new(None),
+            error: None,
+            lang,
+            dark,
+        })
+    }
+
+    pub fn extras_pending(&self) -> bool {
+        self.fabrics.is_none() || !self.scaling_todo.is_empty()
+    }
+}
+
+impl PartialEq for TrainState {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.report, &other.report)
+            && Rc::ptr_eq(&self.fabrics, &other.fabrics)
+            && Rc::ptr_eq(&self.scaling, &other.scaling)
+            && Rc::ptr_eq(&self.scaling_todo, &other.scaling_todo)
+            && self.job == other.job
+            && self.playhead == other.playhead
+            && self.playing == other.playing
+            && self.groups == other.groups
+            && self.error == other.error
+            && self.lang == other.lang
+            && self.dark == other.dark
+    }
+}
+
+impl Reducible for TrainState {
+    type Action = TrainAction;
+
+    fn reduce(self: Rc<Self>, action: TrainAction) -> Rc<Self> {
+        let mut next = (*self).clone();
+        match action {
+            TrainAction::SetJob(job) => {
+                if job.cluster.nodes > MAX_PAGE_NODES {
+                    next.error = Some(format!("cluster.nodes: the page simulates up to {MAX_PAGE_NODES} nodes (the CLI takes more)"));
+                    return Rc::new(next);
+                }
+                match job.validate() {
+                    Err(errors) => next.error = Some(join(&errors)),
+                    Ok(valid) => {
+                        let report = valid.run();
+                        next.scaling = Rc::new(vec![(valid.cluster().n_ranks(), report.tokens_per_s, 1.0)]);
+                        next.report = Rc::new(report);
+                        next.valid = Rc::new(valid);
+                        next.scaling_todo = Rc::new(scaling_plan(&job));
+                        next.fabrics = Rc::new(None);
+                        next.job = job;
+                        next.error = None;
+                        next.playhead = 0.0;
+                        next.last_frame_ms = None;
+                    }
+                }
+            }
+            TrainAction::Reject(message) => next.error = Some(message),
+            TrainAction::DismissError => next.error = None,
+            TrainAction::TogglePlay => {
+                next.playing = !self.playing;
+                next.last_frame_ms = None;
+                if next.playing && self.playhead >= self.report.step_ns() {
+                    next.playhead = 0.0;
+                }
+            }
+            TrainAction::Seek(t) => {
+                next.playhead = t.clamp(0.0, self.report.step_ns());
+                next.last_frame_ms = None;
+            }
+            TrainAction::Frame { now_ms } => {
+                if !self.playing {
+                    return self;
+                }
+                if let Some(last) = self.last_frame_ms {
+                    let step = self.report.step_ns();
+                    next.playhead = (self.playhead + (now_ms - last).clamp(0.0, 100.0) / STEP_MS * step).min(step);
+                    if next.playhead >= step {
+                        next.playing = false;
+                    }
+                }
+                next.last_frame_ms = Some(now_ms);
+            }
+            TrainAction::SetGroups(dim) => next.groups = dim,
+            TrainAction::Extra => {
+                if self.fabrics.is_none() {
+                    next.fabrics = Rc::new(Some(compare_fabrics(&self.job).map_err(|e| join(&e))));
+                } else if let Some((&dp, rest)) = self.scaling_todo.split_first() {
+                    next.scaling_todo = Rc::new(rest.to_vec());
+                    match fabricscope::train::scaling(&self.job, &[dp]) {
+                        Ok(points) => {
+                            let (base_gpus, base_tps, _) = self.scaling[0];
+                            let (gpus, tps, _) = points[0];
+                            let mut curve = (*self.scaling).clone();
+                            curve.push((gpus, tps, (tps / gpus as f64) / (base_tps / base_gpus as f64)));
+                            next.scaling = Rc::new(curve);
+                        }
+                        Err(errors) => {
+                            next.scaling_todo = Rc::new(Vec::new());
+                            next.error = Some(join(&errors));
+                        }
+                    }
+                } else {
+                    return self;
+                }
+            }
+            TrainAction::SetLang(lang) => next.lang = lang,
+            TrainAction::SetDark(dark) => next.dark = dark,
+        }
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> TrainScenario {
+        let mut job = TrainScenario::default_demo();
+        job.cluster.nodes = 2;
+        job.model = "llama2-7b".into();
+        job.tp = 8;
+        job.pp = 1;
+        job.dp = 2;
+        job.global_batch = 16;
+        job
+    }
+
+    #[test]
+    fn a_bad_layout_keeps_the_last_good_job() {
+        let state = Rc::new(TrainState::new(small(), Lang::En, false).unwrap());
+        let step = state.report.step_ns();
+        let mut bad = small();
+        bad.tp = 3;
+        let next = state.reduce(TrainAction::SetJob(bad));
+        assert!(next.error.as_deref().unwrap().contains("TP × PP × DP"), "{:?}", next.error);
+        assert_eq!(next.report.step_ns(), step);
+        assert_eq!(next.job.tp, 8);
+    }
+
+    #[test]
+    fn playing_moves_through_the_step_and_stops_at_its_end() {
+        let state = Rc::new(TrainState::new(small(), Lang::En, false).unwrap());
+        let state = state.reduce(TrainAction::TogglePlay);
+        let state = state.reduce(TrainAction::Frame { now_ms: 0.0 });
+        let state = state.reduce(TrainAction::Frame { now_ms: 50.0 });
+        assert!((state.playhead - 50.0 / STEP_MS * state.report.step_ns()).abs() < 1e-6);
+        let mut state = state;
+        for i in 0..400 {
+            state = state.reduce(TrainAction::Frame { now_ms: 100.0 + 100.0 * i as f64 });
+        }
+        assert!(!state.playing && state.playhead == state.report.step_ns());
+    }
+
+    #[test]
+    fn comparisons_fill_in_one_per_tick() {
+        let mut state = Rc::new(TrainState::new(small(), Lang::En, false).unwrap());
+        assert!(state.extras_pending());
+        state = state.reduce(TrainAction::Extra);
+        let fabrics = state.fabrics.as_ref().clone().unwrap().unwrap();
+        assert_eq!(fabrics.len(), 4);
+        while state.extras_pending() {
+            state = state.reduce(TrainAction::Extra);
+        }
+        // DP 2, 4, 8, 16 on 2, 4, 8, 16 nodes.
+        let gpus: Vec<u32> = state.scaling.iter().map(|p| p.0).collect();
+        assert_eq!(gpus, [16, 32, 64, 128]);
+        assert_eq!(state.scaling[0].2, 1.0);
+        assert!(state.scaling.iter().all(|p| p.2 > 0.5 && p.2 <= 1.05), "{:?}", state.scaling);
+    }
+}
