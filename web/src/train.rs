@@ -650,7 +650,7 @@ fn ops(props: &Props) -> Html {
                     { for r.ops.iter().map(|op| html! {
                         <tr data-kind={format!("{:?}", op.kind)}>
                             <td>{ format!("{:?}", op.kind).to_uppercase() }</td>
-                            <td>{ op.name }</td>
+                            <td>{ op_name(lang, op.name) }</td>
                             <td>{ format!("{} × {}", op.groups, op.group_size) }</td>
                             <td>{ format_bytes(op.bytes) }</td>
                             <td>{ format!("{:.0}", op.calls) }</td>
@@ -674,6 +674,24 @@ fn ops(props: &Props) -> Html {
                 </tbody>
             </table>
         </>
+    }
+}
+
+/// The core names its operations in English; the page's Chinese for each.
+fn op_name(lang: Lang, name: &'static str) -> &'static str {
+    if lang == Lang::En {
+        return name;
+    }
+    match name {
+        "AllGather (sequence parallel)" => "AllGather（序列并行）",
+        "ReduceScatter (sequence parallel)" => "ReduceScatter（序列并行）",
+        "AllReduce" => "AllReduce",
+        "Send/Recv activations and their gradients" => "发送/接收激活及其梯度",
+        "AllGather layer parameters (ZeRO-3)" => "AllGather 层参数（ZeRO-3）",
+        "AllReduce gradients" => "AllReduce 梯度",
+        "ReduceScatter gradients (ZeRO)" => "ReduceScatter 梯度（ZeRO）",
+        "AllGather updated parameters (ZeRO)" => "AllGather 更新后的参数（ZeRO）",
+        other => other,
     }
 }
 
