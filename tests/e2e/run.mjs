@@ -473,6 +473,24 @@ await test('training view: the step animates, the URL keeps the job, Chinese, ba
   await page.goto(base + '#');
 });
 
+await test('NVLS: with in-network reduction on, the tuner picks NVLS at 1 GiB and the page says why busbw beats the line rate', async () => {
+  await page.goto('about:blank');
+  await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 1, collective: 'all_reduce', size_bytes: 1 << 30 })));
+  await page.waitForSelector('#in-network');
+  expect((await text('p.algo')).includes('Ring'), await text('p.algo'));
+  await page.check('#in-network');
+  await page.waitForSelector('#nvls-note');
+  expect((await text('p.algo')).includes('NVLS'), await text('p.algo'));
+  const busbw = parseFloat(await text('#busbw'));
+  expect(busbw > 450, `NVLS busbw ${busbw} GB/s above the 450 GB/s NVLink line rate`);
+  expect((await text('#nvls-note')).includes('nccl-tests#312'), await text('#nvls-note'));
+  await page.click('#step-forward');
+  await page.click('#step-forward');
+  expect((await text('#step-text')).includes('NVSwitch'), await text('#step-text'));
+  console.log(`     NVLS on one DGX H100 at 1 GiB: busbw ${busbw} GB/s`);
+  await page.goto(base + '#');
+});
+
 await test('the page carries a Content-Security-Policy and runs under it', async () => {
   const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
   const script = (policy || '').split(';').find((d) => d.trim().startsWith('script-src')) || '';

@@ -689,14 +689,22 @@ fn controls(props: &ControlsProps) -> Html {
                         <option value="auto" selected={scenario.algorithm.is_none()}>
                             { format!("{} ({})", t(lang, Text::TunerChoice), state.sim.tuning.choice().algorithm.nccl_name()) }
                         </option>
-                        { for [fabricscope::collective::Algorithm::Ring, fabricscope::collective::Algorithm::Tree, fabricscope::collective::Algorithm::Hierarchical]
-                            .iter()
-                            .filter(|&&a| a != fabricscope::collective::Algorithm::Hierarchical || scenario.nodes > 1)
-                            .map(|&a| html! {
+                        // The algorithms the tuner weighed on this hardware (NVLS where the
+                        // NVSwitch reduces, Hierarchical across nodes).
+                        { for algorithms_of(&state.sim.tuning).into_iter().map(|a| html! {
                             <option value={id_of(&a)} selected={scenario.algorithm == Some(a)}>{ a.nccl_name() }</option>
                         }) }
                     </select>
                 </label>
+                if fabricscope::collective::nvls::supported(&state.sim.scenario) {
+                    <label class="check">
+                        <input id="in-network" type="checkbox" checked={scenario.in_network} onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                            let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+                            edit(&s, move |sc| sc.in_network = on)(s.scenario.clone());
+                        }) } />
+                        { crate::i18n::pick(lang, "In-network reduction: NVLS in the NVSwitch (NCCL_NVLS_ENABLE)", "网络内归约：在 NVSwitch 中做 NVLS（NCCL_NVLS_ENABLE）") }
+                    </label>
+                }
             }
             <label>{ t(lang, Text::Protocol) }
                 <select id="protocol" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
@@ -791,6 +799,17 @@ fn custom_controls(props: &CustomProps) -> Html {
 const PAGE_NODES: [u32; 6] = [1, 2, 3, 4, 6, 8];
 
 /// The serde name of an enum value ("roce", "leaf_spine").
+/// The tuner's algorithms, each once, in its table's order.
+fn algorithms_of(tuning: &fabricscope::collective::Tuning) -> Vec<fabricscope::collective::Algorithm> {
+    let mut list = Vec::new();
+    for row in &tuning.rows {
+        if !list.contains(&row.algorithm) {
+            list.push(row.algorithm);
+        }
+    }
+    list
+}
+
 fn id_of<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
 }
@@ -1113,6 +1132,9 @@ fn results(props: &Props) -> Html {
                 Lang::En => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3} (n = {} GPUs): comparable to the slowest link's bandwidth whatever the algorithm (nccl-tests).", summary.algbw_gbyte_per_s, summary.n_ranks),
                 Lang::Zh => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3}（n = {} 块 GPU）：与算法无关，可直接和最慢链路的带宽比较（nccl-tests 定义）。", summary.algbw_gbyte_per_s, summary.n_ranks),
             } }</p>
+            if sim.schedule.algorithm == fabricscope::collective::Algorithm::Nvls {
+                <p id="nvls-note" class="formula">{ nvls_note(lang, summary.n_ranks, summary.busbw_gbyte_per_s, sim) }</p>
+            }
             <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
             <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ sim.trace.hash_hex() }</code></p>
             <TunerTable state={state.clone()} />
@@ -1123,6 +1145,21 @@ fn results(props: &Props) -> Html {
                 </p>
             }
         </>
+    }
+}
+
+/// Why NVLS's busbw is above the NVLink line rate (nccl-tests#312), in the run's own figures.
+fn nvls_note(lang: Lang, n: u32, busbw: f64, sim: &fabricscope::Simulation) -> String {
+    let preset = sim.scenario.preset();
+    let line = sim.scenario.scenario().links.nvlink.bandwidth_gbyte_per_s.unwrap_or(preset.nvlink.line_rate_gbyte_per_s * preset.gpu.nvlink_links as f64);
+    let (ring, nvls) = (2.0 * (n as f64 - 1.0) / n as f64, 1.0 + 1.0 / n as f64);
+    match lang {
+        Lang::En => format!(
+            "busbw {busbw:.0} GB/s is above the NVLink line rate of {line:.0} GB/s per direction, and that is right: busbw assumes a ring, where every GPU sends {ring:.3} × S over its link. With NVLS the NVSwitch adds the chunks and multicasts the sum, so each GPU sends only {nvls:.3} × S up and receives S down; the same link finishes sooner, and algbw × {ring:.3} comes out above it (nccl-tests#312)."
+        ),
+        Lang::Zh => format!(
+            "busbw {busbw:.0} GB/s 高于每方向 {line:.0} GB/s 的 NVLink 线速，这是对的：busbw 按环形算法折算，环中每块 GPU 要经自己的链路发送 {ring:.3} × S。NVLS 由 NVSwitch 把各块相加并多播结果，每块 GPU 只需上行 {nvls:.3} × S、下行 S；同一条链路更早完成，所以 algbw × {ring:.3} 超过了线速（nccl-tests#312）。"
+        ),
     }
 }
 

@@ -24,7 +24,14 @@ pub fn chart_sizes() -> Vec<u64> {
 /// (AllReduce: Ring and Tree, each forced as NCCL_ALGO would), smallest sizes first.
 pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
     let algorithms: Vec<Option<Algorithm>> = if scenario.collective == Collective::AllReduce {
-        vec![Some(Algorithm::Ring), Some(Algorithm::Tree)]
+        // NVLS too where it may run: one node whose NVSwitch reduces, with it enabled.
+        let nvls = scenario.in_network
+            && scenario.validate().is_ok_and(|valid| fabricscope::collective::nvls::supported(&valid));
+        let mut list = vec![Some(Algorithm::Ring), Some(Algorithm::Tree)];
+        if nvls {
+            list.push(Some(Algorithm::Nvls));
+        }
+        list
     } else {
         vec![None]
     };

@@ -24,6 +24,7 @@
 //! - `Adaptive`: the up-link crossed by the fewest flows in flight when the flow starts.
 
 use crate::catalog::Routing;
+use crate::collective::{Hop, SwitchRef, Transfer};
 use crate::scenario::{FabricTopology, Pinning, Wiring};
 use crate::topology::{LinkId, Topology, VertexId, VertexKind};
 use std::collections::BTreeMap;
@@ -161,6 +162,38 @@ impl<'t> Router<'t> {
         path.push(dst_nic.up.reverse());
         path.extend(self.intra(dst_nic.vertex, dst_gpu, aligned));
         path
+    }
+
+    /// The path of a transfer: peer to peer (`route`), or up to or down from the switch that
+    /// reduces in the network (a node's NVSwitch for NVLS).
+    pub fn route_transfer(&mut self, transfer: &Transfer, load: &[u32]) -> Vec<LinkId> {
+        let t = self.topology;
+        match transfer.hop {
+            Hop::Peer => self.route(transfer.src, transfer.dst, transfer.channel, load),
+            Hop::ToSwitch(SwitchRef::NvSwitch { .. }) => {
+                let gpu = t.gpu(transfer.src);
+                let switch = self.nvswitch(gpu);
+                self.intra(gpu, switch, false)
+            }
+            Hop::FromSwitch(SwitchRef::NvSwitch { .. }) => {
+                let gpu = t.gpu(transfer.dst);
+                let switch = self.nvswitch(gpu);
+                self.intra(switch, gpu, false)
+            }
+            Hop::ToSwitch(SwitchRef::Rail { .. }) | Hop::FromSwitch(SwitchRef::Rail { .. }) => {
+                unreachable!("validation admits no rail-switch reduction on this fabric")
+            }
+        }
+    }
+
+    /// The NVSwitch of `gpu`'s node (validation admits NVLS only on nodes with one).
+    fn nvswitch(&self, gpu: VertexId) -> VertexId {
+        let t = self.topology;
+        let node = t.vertex(gpu).node;
+        t.vertices()
+            .find(|(_, v)| v.kind == VertexKind::NvSwitch && v.node == node)
+            .map(|(id, _)| id)
+            .expect("NVLS runs only on nodes with an NVSwitch")
     }
 
     fn intra(&mut self, src: VertexId, dst: VertexId, through_gpus: bool) -> Vec<LinkId> {

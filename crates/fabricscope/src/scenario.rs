@@ -21,12 +21,13 @@
 //! | `collective` | `all_reduce`, `all_gather`, `reduce_scatter`, `broadcast`, `reduce`, `all_to_all`, `send_recv` |
 //! | `size_bytes` | 4 B ..= 16 GiB, a multiple of 4 (elements are 4-byte floats, as in nccl-tests) |
 //! | `root` | 0 ..= ranks − 1 (Broadcast, Reduce) |
-//! | `algorithm` | `Ring` (every collective), `Tree` and `Hierarchical` (AllReduce), `P2P` (AllToAll, SendRecv); absent: the tuner's choice |
+//! | `algorithm` | `Ring` (every collective), `Tree` and `Hierarchical` (AllReduce), `NVLS` (AllReduce on one node with a gen3+ NVSwitch, Simple only), `P2P` (AllToAll, SendRecv); absent: the tuner's choice |
 //! | `protocol` | `LL`, `LL128`, `Simple`; absent: the tuner's choice |
 //! | `fabric.technology` | `infiniband`, `roce`, `tcp`, `efa` |
 //! | `fabric.topology` | `auto`, `single_switch`, `leaf_spine`, `fat_tree` |
 //! | `fabric.wiring`, `fabric.routing` | `rail` or `node`; `static`, `ecmp` or `adaptive` |
 //! | `seed` | any u64 (ECMP hashing) |
+//! | `in_network` | `true` lets the tuner pick NVLS where the node's NVSwitch reduces (NCCL_NVLS_ENABLE) |
 //! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
 //! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
 //! | `links.*.efficiency` | > 0 and ≤ 1 |
@@ -163,6 +164,11 @@ pub struct Scenario {
     /// A cloud VM whose NICs are virtual functions (SR-IOV).
     #[serde(default, skip_serializing_if = "is_default")]
     pub virtualized: bool,
+    /// Let the tuner use in-network reduction where the hardware has it (NVLS on a gen3+
+    /// NVSwitch): NCCL_NVLS_ENABLE. Off by default, as it needs the fabric manager's
+    /// multicast support; NCCL_ALGO=NVLS forces it either way.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub in_network: bool,
     /// Seed of every pseudo-random choice (ECMP hashing); the same seed gives the same trace.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub seed: u64,
@@ -439,6 +445,7 @@ impl Scenario {
             nics_used: None,
             pinning: Pinning::Aligned,
             virtualized: false,
+            in_network: false,
             seed: 0,
         }
     }
@@ -524,7 +531,17 @@ impl Scenario {
                 );
             }
         }
+        let nvls_capable = preset.is_some_and(|p| matches!(p.gpu_fabric, crate::catalog::NodeFabric::NvSwitch { generation } if generation >= 3));
         match (self.algorithm, self.collective) {
+            (Some(crate::collective::Algorithm::Nvls), Collective::AllReduce) if nvls_capable && self.nodes == 1 => {
+                if self.protocol.is_some_and(|p| p != crate::collective::Protocol::Simple) {
+                    problem("protocol", "NVLS runs with Simple only, as in NCCL".into());
+                }
+            }
+            (Some(crate::collective::Algorithm::Nvls), _) => problem(
+                "algorithm",
+                "NVLS reduces in the NVSwitch: it runs AllReduce on one node whose NVSwitch is third generation or later (DGX H100, HGX H800, HGX B200)".into(),
+            ),
             (Some(crate::collective::Algorithm::Tree | crate::collective::Algorithm::Hierarchical), Collective::AllReduce)
             | (Some(crate::collective::Algorithm::Ring), _)
             | (None, _) => {}

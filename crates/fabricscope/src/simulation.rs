@@ -62,6 +62,8 @@ pub struct StepInfo {
     pub bytes: u64,
     /// The slowest link class the example transfer crosses.
     pub via: LinkKind,
+    /// Peer to peer, or up to or down from a switch that reduces (NVLS).
+    pub hop: crate::collective::Hop,
 }
 
 /// Builds, schedules and runs a scenario.
@@ -79,7 +81,13 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     let mut algorithms = vec![ring];
     if s.collective == crate::scenario::Collective::AllReduce && algorithms[0].n_ranks > 1 {
         use crate::collective::Algorithm::{Hierarchical, Tree};
-        let more: &[_] = if s.nodes > 1 { &[Tree, Hierarchical] } else { &[Tree] };
+        // NVLS is weighed where the NVSwitch reduces and it is enabled, or forced.
+        let nvls = crate::collective::nvls::supported(scenario) && (s.in_network || s.algorithm == Some(crate::collective::Algorithm::Nvls));
+        let more: &[_] = match (s.nodes > 1, nvls) {
+            (true, _) => &[Tree, Hierarchical],
+            (false, true) => &[Tree, crate::collective::Algorithm::Nvls],
+            (false, false) => &[Tree],
+        };
         for &algorithm in more {
             algorithms.push(crate::collective::schedule_with(s.collective, algorithm, s.nodes, rings, count, scenario.channels(), s.root));
         }
@@ -207,6 +215,9 @@ impl Simulation {
             phase: match (self.schedule.algorithm, example.op) {
                 (crate::collective::Algorithm::Tree, ChunkOp::Reduce) => Phase::Reduce,
                 (crate::collective::Algorithm::Tree, ChunkOp::Copy) => Phase::Broadcast,
+                // NVLS alternates: the switch reduces (a reduce-scatter), then multicasts.
+                (crate::collective::Algorithm::Nvls, _) if step % 2 == 0 => Phase::ReduceScatter,
+                (crate::collective::Algorithm::Nvls, _) => Phase::AllGather,
                 _ => self.schedule.phase(step),
             },
             transfers,
@@ -217,6 +228,7 @@ impl Simulation {
             op: example.op,
             bytes: example.bytes(),
             via: engine::path_class(&self.topology, &self.trace.flows[index].path),
+            hop: example.hop,
         })
     }
 }

@@ -107,7 +107,7 @@ fn contention_halves_the_rate() {
     let valid = scenario(1, 1 << 20, Some(1));
     let topology = build(&valid);
     let len = 1 << 20; // elements: 4 MiB each
-    let transfer = |src, dst| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, src_offset: 0, from_input: false, len, op: ChunkOp::Copy, deps: vec![], after: None };
+    let transfer = |src, dst| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, src_offset: 0, from_input: false, len, op: ChunkOp::Copy, deps: vec![], after: None, hop: fabricscope::collective::Hop::Peer };
     let schedule = |transfers| Schedule {
         collective: Collective::AllReduce,
         algorithm: fabricscope::collective::Algorithm::Ring,
@@ -322,7 +322,7 @@ fn dgx1_rings_run_at_one_nvlink_each() {
 #[test]
 fn every_preset_runs_near_its_bound() {
     for preset in fabricscope::catalog::NODE_PRESETS {
-        let scenario = Scenario { preset: preset.id.into(), size_bytes: 1 << 30, ..Scenario::default_demo() };
+        let scenario = Scenario { preset: preset.id.into(), size_bytes: 1 << 30, algorithm: Some(Algorithm::Ring), ..Scenario::default_demo() };
         let sim = simulate(&scenario.validate().unwrap());
         let ab = sim.alpha_beta().unwrap();
         let busbw = sim.summary.busbw_gbyte_per_s;
@@ -337,7 +337,9 @@ fn every_preset_runs_near_its_bound() {
 #[test]
 fn every_collective_lands_near_the_nvlink_bound() {
     for collective in Collective::ALL {
-        let scenario = Scenario { collective, size_bytes: 1 << 30, ..Scenario::default_demo() };
+        // NCCL_ALGO=Ring where the tuner would pick NVLS (AllReduce): NVLS is tested below.
+        let algorithm = (collective == Collective::AllReduce).then_some(Algorithm::Ring);
+        let scenario = Scenario { collective, size_bytes: 1 << 30, algorithm, ..Scenario::default_demo() };
         let sim = simulate(&scenario.validate().unwrap());
         let busbw = sim.summary.busbw_gbyte_per_s;
         assert!(busbw > 0.85 * 370.8 && busbw <= 370.8 * 1.0001, "{collective:?}: busbw {busbw}");
@@ -397,4 +399,28 @@ fn hierarchical_runs_and_is_comparable_to_the_ring() {
     let (r, h) = (ring.summary.busbw_gbyte_per_s, hier.summary.busbw_gbyte_per_s);
     assert!(h > 0.6 * r && h < 1.6 * r, "ring {r} vs hierarchical {h}");
     assert!(hier.tuning.rows.iter().any(|row| row.algorithm == Algorithm::Hierarchical));
+}
+
+/// NVLS on one DGX H100: the switch adds the chunks, so each GPU sends its buffer up once
+/// (plus its own part) instead of 2(n-1)/n times, and nccl-tests' busbw, which assumes a
+/// ring, lands above the NVLink line rate of 450 GB/s per direction (nccl-tests#312): near the
+/// ~480 GB/s nccl-tests#212 measured. The tuner picks it for large messages, as NCCL does on
+/// H100, and Ring or LL below.
+#[test]
+fn nvls_busbw_exceeds_the_line_rate_on_h100() {
+    let sim = simulate(&Scenario { size_bytes: 1 << 30, in_network: true, ..Scenario::default_demo() }.validate().unwrap());
+    assert_eq!(sim.schedule.algorithm, Algorithm::Nvls, "the tuner's pick at 1 GiB");
+    let busbw = sim.summary.busbw_gbyte_per_s;
+    assert!(busbw > 450.0 && (busbw - 480.0).abs() < 0.05 * 480.0, "NVLS busbw {busbw}");
+    assert!(busbw > 1.25 * simulate(&scenario(1, 1 << 30, None)).summary.busbw_gbyte_per_s);
+    assert_eq!(sim.trace.check(&sim.topology), Ok(()));
+    // Small messages: NVLS's 25 µs latency loses.
+    let small = simulate(&Scenario { size_bytes: 64 << 10, in_network: true, ..Scenario::default_demo() }.validate().unwrap());
+    assert_ne!(small.schedule.algorithm, Algorithm::Nvls);
+    // Without NCCL_NVLS_ENABLE the tuner keeps to Ring and Tree.
+    let off = simulate(&Scenario { size_bytes: 1 << 30, ..Scenario::default_demo() }.validate().unwrap());
+    assert_eq!(off.schedule.algorithm, Algorithm::Ring);
+    // DGX A100's NVSwitch gen2 does not reduce: NVLS is refused by name.
+    let a100 = Scenario { preset: "dgx-a100".into(), algorithm: Some(Algorithm::Nvls), ..Scenario::default_demo() }.validate().unwrap_err();
+    assert_eq!(a100[0].field, "algorithm");
 }

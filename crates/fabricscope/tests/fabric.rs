@@ -37,7 +37,7 @@ fn permutation(n_ranks: u32, pairs: &[(u32, u32)]) -> Schedule {
         phase_starts: vec![],
         transfers: pairs
             .iter()
-            .map(|&(src, dst)| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, src_offset: 0, from_input: false, len: LEN, op: ChunkOp::Copy, deps: vec![], after: None })
+            .map(|&(src, dst)| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, src_offset: 0, from_input: false, len: LEN, op: ChunkOp::Copy, deps: vec![], after: None, hop: fabricscope::collective::Hop::Peer })
             .collect(),
     }
 }

@@ -120,7 +120,7 @@ fn scenario_value(rng: &mut Rng) -> Value {
         doc.insert("root".into(), field(rng, &nums(&[0.0, 1.0, 7.0, 8.0, 31.0, 100.0])));
     }
     if rng.chance(40) {
-        doc.insert("algorithm".into(), field(rng, &strs(&["Ring", "Tree", "Hierarchical", "P2P", "NVLS", "ring"])));
+        doc.insert("algorithm".into(), field(rng, &strs(&["Ring", "Tree", "Hierarchical", "P2P", "NVLS", "CollNet", "ring"])));
     }
     if rng.chance(40) {
         doc.insert("protocol".into(), field(rng, &strs(&["LL", "LL128", "Simple", "ll"])));
@@ -175,6 +175,9 @@ fn scenario_value(rng: &mut Rng) -> Value {
     }
     if rng.chance(20) {
         doc.insert("virtualized".into(), field(rng, &[json!(true), json!(false)]));
+    }
+    if rng.chance(20) {
+        doc.insert("in_network".into(), field(rng, &[json!(true), json!(false)]));
     }
     if rng.chance(30) {
         doc.insert("seed".into(), field(rng, &nums(&[0.0, 7.0, 18_446_744_073_709_551_615.0])));
@@ -276,6 +279,7 @@ fn exercise(text: &str, tally: &mut Tally) {
     // Every algorithm this collective has, executed on data.
     if n as u64 * count <= VERIFY_ELEMENTS {
         let algorithms: &[Algorithm] = match scenario.collective {
+            Collective::AllReduce if scenario.nodes == 1 => &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical, Algorithm::Nvls],
             Collective::AllReduce => &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical],
             _ => &[Algorithm::Ring],
         };

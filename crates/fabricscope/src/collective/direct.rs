@@ -1,6 +1,7 @@
 //! Point-to-point collectives: AllToAll (every rank to every other) and SendRecv (each rank to
 //! the next), as NCCL runs them with grouped sends and receives, one connection per peer.
 
+use super::schedule::Hop;
 use super::ring::{chain_chunks, slice};
 use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
 use crate::scenario::Collective;
@@ -29,6 +30,7 @@ pub fn alltoall(n: u32, count: u64, n_channels: u32) -> Schedule {
                     op: ChunkOp::Copy,
                     deps: Vec::new(),
                     after: None,
+                    hop: Hop::Peer,
                 });
             }
         }
@@ -61,6 +63,7 @@ pub fn sendrecv(n: u32, count: u64, n_channels: u32) -> Schedule {
                         op: ChunkOp::Copy,
                         deps: Vec::new(),
                         after: (chunk > 0).then(|| index - n),
+                        hop: Hop::Peer,
                     });
                 }
             }

@@ -15,6 +15,7 @@
 //! rails at once, and the NVLink phases add `2(g-1)/g` of NVLink traffic. It is not an NCCL_ALGO
 //! (NCCL's CollNet and NVLS trees are its relatives); it is here to compare.
 
+use super::schedule::Hop;
 use super::ring::{ring_order, slice};
 use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
 use crate::scenario::Collective;
@@ -65,6 +66,7 @@ pub fn hierarchical_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u
                         op: ChunkOp::Reduce,
                         deps,
                         after: previous[p as usize],
+                        hop: Hop::Peer,
                     });
                     this[p as usize] = Some(id);
                     phase_a_into[node as usize][((p + 1) % g) as usize].push(id);
@@ -107,6 +109,7 @@ pub fn hierarchical_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u
                         op,
                         deps,
                         after: previous[i as usize],
+                        hop: Hop::Peer,
                     });
                     this[i as usize] = Some(id);
                     phase_b_into[to as usize][k as usize].push(id);
@@ -143,6 +146,7 @@ pub fn hierarchical_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u
                         op: ChunkOp::Copy,
                         deps,
                         after: previous[p as usize],
+                        hop: Hop::Peer,
                     });
                     this[p as usize] = Some(id);
                 }

@@ -4,6 +4,7 @@
 //! value is executed on integers by `verify`, timed by the engine and animated by the page.
 
 mod direct;
+pub mod nvls;
 pub mod hierarchical;
 pub mod protocol;
 pub mod tree;
@@ -18,7 +19,7 @@ pub use protocol::Protocol;
 pub use tree::tree_allreduce;
 pub use tuner::{pick, tune, TunerRow, Tuning};
 pub use ring::{chain_chunks, identity_order, ring_allreduce, ring_chain, ring_gather_or_scatter, ring_order, NCCL_STEPS};
-pub use schedule::{Algorithm, ChunkOp, Phase, Region, Schedule, Transfer, ELEM_BYTES};
+pub use schedule::{Algorithm, ChunkOp, Hop, Phase, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};
 
 use crate::scenario::Collective;
@@ -43,6 +44,7 @@ pub fn schedule_with<R: AsRef<[u32]>>(
     match collective {
         Collective::AllReduce if algorithm == Algorithm::Tree => tree_allreduce(nodes, rings, count, n_channels),
         Collective::AllReduce if algorithm == Algorithm::Hierarchical => hierarchical_allreduce(nodes, rings, count, n_channels),
+        Collective::AllReduce if algorithm == Algorithm::Nvls => nvls::nvls_allreduce(n, count, n_channels),
         Collective::AllReduce => ring_allreduce(nodes, rings, count, n_channels),
         Collective::AllGather => ring_gather_or_scatter(true, nodes, rings, count, n_channels),
         Collective::ReduceScatter => ring_gather_or_scatter(false, nodes, rings, count, n_channels),

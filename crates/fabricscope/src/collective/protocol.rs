@@ -60,6 +60,8 @@ impl Protocol {
     /// Latency of launching the collective [ns].
     pub fn base_latency_ns(self, algorithm: Algorithm) -> u64 {
         match (algorithm, self) {
+            // NVLS's whole latency is its hardware term (below).
+            (Algorithm::Nvls, _) => 0,
             (Algorithm::Tree, Protocol::Ll) => 6_800,
             (_, Protocol::Ll) => 6_600,
             (_, Protocol::Ll128) => 14_000,
@@ -69,6 +71,11 @@ impl Protocol {
 
     /// Hardware latency of one step over a path whose slowest link is of class `class` [ns].
     pub fn step_latency_ns(self, algorithm: Algorithm, class: LinkKind) -> u64 {
+        if algorithm == Algorithm::Nvls {
+            // NCCL's NVLS latency on NVLink, 25 µs (Simple only), over the four hops of a
+            // chunk: up and down to reduce, up and down to multicast.
+            return 25_000 / 4;
+        }
         let tree = algorithm == Algorithm::Tree;
         match (class, self) {
             (LinkKind::NvLink, Protocol::Ll) => 600,

@@ -23,6 +23,7 @@
 //! c, so the node is left from GPU c-1 (through NIC c-1) into the next node's GPU c (through
 //! NIC c): with one channel per NIC every NIC sends one channel and receives another.
 
+use super::schedule::Hop;
 use super::schedule::{Algorithm, ChunkOp, Region, Schedule, Transfer};
 use crate::scenario::Collective;
 
@@ -122,6 +123,7 @@ fn ring_steps<R: AsRef<[u32]>>(
                     op,
                     deps,
                     after: (step > 0).then(|| at(step - 1, channel, position)),
+                    hop: Hop::Peer,
                 });
             }
         }
@@ -192,6 +194,7 @@ pub fn ring_chain<R: AsRef<[u32]>>(reduce: bool, nodes: u32, rings: &[R], count:
                     op: if reduce { ChunkOp::Reduce } else { ChunkOp::Copy },
                     deps,
                     after: (chunk > 0).then(|| at(channel, chunk - 1, hop)),
+                    hop: Hop::Peer,
                 });
             }
         }

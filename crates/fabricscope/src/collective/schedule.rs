@@ -18,6 +18,13 @@ pub enum Algorithm {
     /// Reduce-scatter in the node, AllReduce per rail across nodes, all-gather in the node
     /// (not an NCCL_ALGO; for comparison).
     Hierarchical,
+    /// NVLink SHARP: the NVSwitch reduces and multicasts (NCCL_ALGO=NVLS; NVSwitch gen3+).
+    #[serde(rename = "NVLS")]
+    Nvls,
+    /// InfiniBand SHARP across nodes (NCCL's CollNet): NVLink reduce-scatter in the node, the
+    /// rail's switches reduce across nodes, NVLink all-gather (NCCL_ALGO=CollNet).
+    #[serde(rename = "CollNet")]
+    CollNet,
 }
 
 impl Algorithm {
@@ -28,6 +35,8 @@ impl Algorithm {
             Algorithm::Direct => "P2P",
             Algorithm::Tree => "Tree",
             Algorithm::Hierarchical => "Hierarchical",
+            Algorithm::Nvls => "NVLS",
+            Algorithm::CollNet => "CollNet",
         }
     }
 }
@@ -76,6 +85,33 @@ pub struct Transfer {
     /// The previous transfer on the same connection: this one's data moves only after that
     /// one's has (a connection is a FIFO), though its latency may overlap. An earlier index.
     pub after: Option<u32>,
+    /// Peer to peer, or half of a trip through a switch that reduces or replicates in the
+    /// network (NVLS, SHARP).
+    pub hop: Hop,
+}
+
+/// Where a transfer's data goes.
+///
+/// In-network reduction moves data through a switch that computes: NVLink SHARP (NVLS,
+/// NVSwitch gen3+) and InfiniBand SHARP reduce the chunks GPUs send up and multicast the result
+/// down. A `ToSwitch` transfer carries `src`'s chunk up to the switch that serves `dst` (its
+/// node's NVSwitch, or its rail's aggregation switch), where it is added into (`Reduce`) or
+/// stored as (`Copy`) the switch's copy of the chunk; a `FromSwitch` transfer carries the
+/// switch's copy down to `dst` (`src` names whose switch). `verify` keeps one buffer per switch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum Hop {
+    #[default]
+    Peer,
+    ToSwitch(SwitchRef),
+    FromSwitch(SwitchRef),
+}
+
+/// A switch that reduces: a node's NVSwitch, or the fabric switch at the top of a rail's
+/// SHARP aggregation tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum SwitchRef {
+    NvSwitch { node: u32 },
+    Rail { rail: u32 },
 }
 
 impl Transfer {

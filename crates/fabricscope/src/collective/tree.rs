@@ -16,6 +16,7 @@
 //!
 //! The binary tree is NCCL's (`src/graph/trees.cc`, `ncclGetBtree` and `ncclGetDtree`).
 
+use super::schedule::Hop;
 use super::ring::{chain_chunks, slice};
 use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
 use crate::scenario::Collective;
@@ -116,6 +117,7 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
                     op,
                     deps,
                     after,
+                    hop: Hop::Peer,
                 });
                 index
             };

@@ -67,8 +67,13 @@ pub fn bandwidth_bound_ns(topology: &Topology, schedule: &Schedule, router: &mut
     let load = vec![0u32; topology.n_links()];
     let mut bytes = vec![vec![0u64; topology.n_links()]; n_phases];
     for t in &schedule.transfers {
-        for link in router.route(t.src, t.dst, t.channel, &load) {
-            bytes[phase(t.step)][link.index()] += t.bytes();
+        // The protocol's own factor is the tuner's (`tuner_efficiency`); a switch hop's is here.
+        let hop_bytes = match t.hop {
+            super::Hop::Peer => t.bytes(),
+            _ => (t.bytes() as f64 / super::nvls::NVLS_EFFICIENCY).ceil() as u64,
+        };
+        for link in router.route_transfer(t, &load) {
+            bytes[phase(t.step)][link.index()] += hop_bytes;
         }
     }
     bytes
@@ -92,6 +97,8 @@ pub fn tune(collective: Collective, n_ranks: u32, n_nodes: u32, size_bytes: u64,
                 let depth = u32::BITS - (nodes - 1).leading_zeros(); // ceil(log2(nodes)), in integers
                 (2 * ((n / nodes - 1) + depth), 2 * depth)
             }
+            // NVLS: one latency term, NCCL's 25 µs, counted here as a chunk's four hops.
+            (Algorithm::Nvls, _) => (4, 0),
             // Ours, not NCCL's: two NVLink ring phases of g-1 steps around a rail ring of 2(N-1).
             (Algorithm::Hierarchical, _) => (2 * (n / nodes - 1) + 2 * (nodes - 1), 2 * (nodes - 1)),
             (_, Collective::AllReduce) => (2 * (n - 1), 2 * (nodes - 1)),
@@ -99,7 +106,8 @@ pub fn tune(collective: Collective, n_ranks: u32, n_nodes: u32, size_bytes: u64,
             _ => (n - 1, nodes - 1),
         };
         let protocols: &[Protocol] = match algorithm {
-            Algorithm::Direct => &[Protocol::Simple],
+            // NCCL runs P2P and NVLS with Simple only.
+            Algorithm::Direct | Algorithm::Nvls => &[Protocol::Simple],
             _ => &[Protocol::Simple, Protocol::Ll128, Protocol::Ll],
         };
         for &p in protocols {

@@ -5,7 +5,8 @@
 //! time, it is executed twice, with independent transfers in opposite orders, and both runs must
 //! be right.
 
-use super::schedule::{ChunkOp, Schedule};
+use super::schedule::{ChunkOp, Hop, Schedule, SwitchRef};
+use std::collections::BTreeMap;
 use crate::scenario::Collective;
 use std::fmt;
 
@@ -84,6 +85,8 @@ fn execute(schedule: &Schedule, order: &[usize], order_name: &'static str) -> Re
     let input: Vec<Vec<i64>> =
         (0..schedule.n_ranks).map(|rank| (0..schedule.count).map(|i| initial(rank, i)).collect()).collect();
     let mut data = input.clone();
+    // A reducing switch's own copy of the buffer, zero until chunks are added into it.
+    let mut switches: BTreeMap<SwitchRef, Vec<i64>> = BTreeMap::new();
     let mut buffer = Vec::new();
     for &index in order {
         let transfer = &schedule.transfers[index];
@@ -91,9 +94,17 @@ fn execute(schedule: &Schedule, order: &[usize], order_name: &'static str) -> Re
         let from = transfer.src_offset as usize..transfer.src_offset as usize + len;
         let to = transfer.offset as usize..transfer.offset as usize + len;
         buffer.clear();
-        let source = if transfer.from_input { &input } else { &data };
-        buffer.extend_from_slice(&source[transfer.src as usize][from]);
-        let dst = &mut data[transfer.dst as usize][to];
+        match transfer.hop {
+            Hop::FromSwitch(switch) => buffer.extend_from_slice(&switches.entry(switch).or_insert_with(|| vec![0; count])[from]),
+            _ => {
+                let source = if transfer.from_input { &input } else { &data };
+                buffer.extend_from_slice(&source[transfer.src as usize][from]);
+            }
+        }
+        let dst = match transfer.hop {
+            Hop::ToSwitch(switch) => &mut switches.entry(switch).or_insert_with(|| vec![0; count])[to],
+            _ => &mut data[transfer.dst as usize][to],
+        };
         match transfer.op {
             ChunkOp::Reduce => dst.iter_mut().zip(&buffer).for_each(|(d, s)| *d = d.wrapping_add(*s)),
             ChunkOp::Copy => dst.copy_from_slice(&buffer),

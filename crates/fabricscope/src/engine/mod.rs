@@ -63,6 +63,16 @@ pub fn flow_latency_ns(topology: &Topology, path: &[LinkId], algorithm: Algorith
     wire + protocol.step_latency_ns(algorithm, path_class(topology, path))
 }
 
+/// Bytes a transfer puts on the wire: the protocol's (LL doubles them), and for a hop through
+/// a reducing switch, over the switch's efficiency (`collective::nvls::NVLS_EFFICIENCY`).
+pub fn wire_bytes(schedule: &Schedule, transfer: &crate::collective::Transfer) -> u64 {
+    let bytes = schedule.protocol.wire_bytes(transfer.bytes());
+    match transfer.hop {
+        crate::collective::Hop::Peer => bytes,
+        _ => (bytes as f64 / crate::collective::nvls::NVLS_EFFICIENCY).ceil() as u64,
+    }
+}
+
 /// Runs `schedule` on `topology` to the end and returns the trace. Each flow is routed when
 /// it is issued, so adaptive routing sees the flows then in flight.
 pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64) -> Trace {
@@ -75,7 +85,7 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
     let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); n_flows];
     let mut deps_left: Vec<u32> = Vec::with_capacity(n_flows);
     for (index, transfer) in transfers.iter().enumerate() {
-        flows.push(FlowRecord::new(index as u32, Vec::new(), schedule.protocol.wire_bytes(transfer.bytes())));
+        flows.push(FlowRecord::new(index as u32, Vec::new(), wire_bytes(schedule, transfer)));
         for &dep in &transfer.deps {
             dependents[dep as usize].push(index as u32);
         }
@@ -333,7 +343,7 @@ impl State {
 
     fn issue(&mut self, flows: &mut [FlowRecord], issuer: &mut Issuer, f: u32) {
         let transfer = &issuer.schedule.transfers[f as usize];
-        let path = issuer.router.route(transfer.src, transfer.dst, transfer.channel, &issuer.load);
+        let path = issuer.router.route_transfer(transfer, &issuer.load);
         for &link in &path {
             issuer.load[link.index()] += 1;
         }

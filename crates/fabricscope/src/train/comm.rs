@@ -13,6 +13,7 @@
 //! whole node's GPUs in the preset's NVLink ring order), so a TP group inside a node is the
 //! single-node ring and a DP group with one GPU per node is a ring across the network.
 
+use crate::collective::Hop;
 use crate::collective::{schedule_with, Algorithm, ChunkOp, Protocol, Schedule, Transfer, ELEM_BYTES};
 use crate::engine;
 use crate::scenario::{Collective, ValidScenario, MAX_TRANSFERS};
@@ -125,6 +126,7 @@ pub fn sends_op(valid: &ValidScenario, topology: &Topology, pairs: &[(u32, u32)]
                 op: ChunkOp::Copy,
                 deps: Vec::new(),
                 after: None,
+                hop: Hop::Peer,
             });
         }
     }
