@@ -491,6 +491,25 @@ await test('NVLS: with in-network reduction on, the tuner picks NVLS at 1 GiB an
   await page.goto(base + '#');
 });
 
+await test('SHARP: across 2 nodes on InfiniBand, CollNet reduces in the rail switches and the page says so', async () => {
+  await page.goto('about:blank');
+  await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 2, collective: 'all_reduce', size_bytes: 1 << 28, in_network: true })));
+  await page.waitForSelector('#in-network');
+  expect((await text('label.check:has(#in-network)')).includes('SHARP'), await text('label.check:has(#in-network)'));
+  await page.selectOption('#algorithm', 'CollNet');
+  await page.waitForSelector('#sharp-note');
+  expect((await text('p.algo')).includes('CollNet'), await text('p.algo'));
+  expect((await text('#sharp-note')).includes('once each way'), await text('#sharp-note'));
+  // Into the SHARP phase: NVLink reduce-scatter first, then the rail switch.
+  let found = false;
+  for (let i = 0; i < 12 && !found; i += 1) {
+    await page.click('#step-forward');
+    found = (await text('#step-text')).includes('SHARP');
+  }
+  expect(found, await text('#step-text'));
+  await page.goto(base + '#');
+});
+
 await test('the page carries a Content-Security-Policy and runs under it', async () => {
   const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
   const script = (policy || '').split(';').find((d) => d.trim().startsWith('script-src')) || '';

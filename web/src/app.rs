@@ -696,13 +696,17 @@ fn controls(props: &ControlsProps) -> Html {
                         }) }
                     </select>
                 </label>
-                if fabricscope::collective::nvls::supported(&state.sim.scenario) {
+                if fabricscope::collective::nvls::supported(&state.sim.scenario) || fabricscope::collective::sharp_supported(&state.sim.scenario) {
                     <label class="check">
                         <input id="in-network" type="checkbox" checked={scenario.in_network} onchange={ let s = state.clone(); Callback::from(move |e: Event| {
                             let on = e.target_unchecked_into::<HtmlInputElement>().checked();
                             edit(&s, move |sc| sc.in_network = on)(s.scenario.clone());
                         }) } />
-                        { crate::i18n::pick(lang, "In-network reduction: NVLS in the NVSwitch (NCCL_NVLS_ENABLE)", "网络内归约：在 NVSwitch 中做 NVLS（NCCL_NVLS_ENABLE）") }
+                        { if scenario.nodes > 1 {
+                            crate::i18n::pick(lang, "In-network reduction: SHARP in the InfiniBand switches (CollNet, NCCL_COLLNET_ENABLE)", "网络内归约：在 InfiniBand 交换机中做 SHARP（CollNet，NCCL_COLLNET_ENABLE）")
+                        } else {
+                            crate::i18n::pick(lang, "In-network reduction: NVLS in the NVSwitch (NCCL_NVLS_ENABLE)", "网络内归约：在 NVSwitch 中做 NVLS（NCCL_NVLS_ENABLE）")
+                        } }
                     </label>
                 }
             }
@@ -1135,6 +1139,9 @@ fn results(props: &Props) -> Html {
             if sim.schedule.algorithm == fabricscope::collective::Algorithm::Nvls {
                 <p id="nvls-note" class="formula">{ nvls_note(lang, summary.n_ranks, summary.busbw_gbyte_per_s, sim) }</p>
             }
+            if sim.schedule.algorithm == fabricscope::collective::Algorithm::CollNet {
+                <p id="sharp-note" class="formula">{ sharp_note(lang, sim.topology.n_nodes()) }</p>
+            }
             <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
             <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ sim.trace.hash_hex() }</code></p>
             <TunerTable state={state.clone()} />
@@ -1159,6 +1166,19 @@ fn nvls_note(lang: Lang, n: u32, busbw: f64, sim: &fabricscope::Simulation) -> S
         ),
         Lang::Zh => format!(
             "busbw {busbw:.0} GB/s 高于每方向 {line:.0} GB/s 的 NVLink 线速，这是对的：busbw 按环形算法折算，环中每块 GPU 要经自己的链路发送 {ring:.3} × S。NVLS 由 NVSwitch 把各块相加并多播结果，每块 GPU 只需上行 {nvls:.3} × S、下行 S；同一条链路更早完成，所以 algbw × {ring:.3} 超过了线速（nccl-tests#312）。"
+        ),
+    }
+}
+
+/// What SHARP changes across nodes, in the run's own node count.
+fn sharp_note(lang: Lang, nodes: u32) -> String {
+    let ring = 2.0 * (nodes as f64 - 1.0) / nodes as f64;
+    match lang {
+        Lang::En => format!(
+            "CollNet (InfiniBand SHARP): inside each node the GPUs reduce-scatter over NVLink; then each GPU sends its node's sum of its chunk up its rail once, the switches add the {nodes} nodes' sums and send the total down once; then the GPUs all-gather over NVLink. Each byte crosses the network once each way, where a ring across {nodes} nodes sends it {ring:.3} times: the more nodes, the more SHARP saves."
+        ),
+        Lang::Zh => format!(
+            "CollNet（InfiniBand SHARP）：每个节点内先经 NVLink 做 reduce-scatter；每块 GPU 把本节点对应块的和沿自己的轨道只上传一次，交换机把 {nodes} 个节点的和相加后只下发一次；最后节点内经 NVLink 做 all-gather。每个字节在网络上往返各一次，而跨 {nodes} 个节点的环要发送 {ring:.3} 次：节点越多，SHARP 省得越多。"
         ),
     }
 }

@@ -2,7 +2,7 @@
 //! or, in the training view, beside its use as a `pick(lang, english, chinese)` pair: never one
 //! language alone.
 
-use fabricscope::collective::{ChunkOp, Hop, Phase};
+use fabricscope::collective::{ChunkOp, Hop, Phase, SwitchRef};
 use fabricscope::topology::LinkKind;
 use fabricscope::units::format_bytes;
 use fabricscope::StepInfo;
@@ -310,25 +310,31 @@ pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, 
     let size = format_bytes(info.bytes);
     let (step, n_steps, chunk, transfers) = (info.step + 1, info.n_steps, info.chunk, info.transfers);
     let ph = phase(lang, info.phase);
-    // Through a switch that reduces (NVLS): up to it, or down from it.
+    // Through a switch that reduces (NVLS, SHARP): up to it, or down from it.
+    let switch = match (lang, info.hop) {
+        (Lang::En, Hop::ToSwitch(SwitchRef::Rail { rail }) | Hop::FromSwitch(SwitchRef::Rail { rail })) => format!("InfiniBand switch of rail {rail} (SHARP)"),
+        (Lang::Zh, Hop::ToSwitch(SwitchRef::Rail { rail }) | Hop::FromSwitch(SwitchRef::Rail { rail })) => format!(" {rail} 号轨道的 InfiniBand 交换机（SHARP）"),
+        (Lang::En, _) => "NVSwitch".to_string(),
+        (Lang::Zh, _) => " NVSwitch ".to_string(),
+    };
     match (lang, info.hop, info.op) {
         (Lang::En, Hop::ToSwitch(_), ChunkOp::Reduce) => {
-            return format!("Step {step} / {n_steps} — {ph}: {src} sends its copy of chunk {chunk} ({size}) up to the NVSwitch over {via}; the switch adds the copies of every GPU for {dst}. {transfers} transfers run in this step.")
+            return format!("Step {step} / {n_steps} — {ph}: {src} sends its copy of chunk {chunk} ({size}) up to the {switch} over {via}; the switch adds the copies of every GPU for {dst}. {transfers} transfers run in this step.")
         }
-        (Lang::En, Hop::ToSwitch(_), ChunkOp::Copy) => {
-            return format!("Step {step} / {n_steps} — {ph}: {src} sends the sum of chunk {chunk} ({size}) up to the NVSwitch once; the switch copies it to every other GPU (multicast). {transfers} transfers run in this step.")
+        (Lang::En, Hop::ToSwitch(SwitchRef::NvSwitch { .. }), ChunkOp::Copy) => {
+            return format!("Step {step} / {n_steps} — {ph}: {src} sends the sum of chunk {chunk} ({size}) up to the {switch} once; the switch copies it to every other GPU (multicast). {transfers} transfers run in this step.")
         }
         (Lang::En, Hop::FromSwitch(_), _) => {
-            return format!("Step {step} / {n_steps} — {ph}: the NVSwitch sends the sum of chunk {chunk} ({size}) down to {dst} over {via}. {transfers} transfers run in this step.")
+            return format!("Step {step} / {n_steps} — {ph}: the {switch} sends the sum of chunk {chunk} ({size}) down to {dst} over {via}. {transfers} transfers run in this step.")
         }
         (Lang::Zh, Hop::ToSwitch(_), ChunkOp::Reduce) => {
-            return format!("第 {step} / {n_steps} 步 — {ph}：{src} 经 {via} 把自己的第 {chunk} 块（{size}）送上 NVSwitch，交换机把所有 GPU 的这一块相加，结果归 {dst}。本步共有 {transfers} 个传输同时进行。")
+            return format!("第 {step} / {n_steps} 步 — {ph}：{src} 经 {via} 把自己的第 {chunk} 块（{size}）送上{switch}，交换机把所有副本相加，结果归 {dst}。本步共有 {transfers} 个传输同时进行。")
         }
-        (Lang::Zh, Hop::ToSwitch(_), ChunkOp::Copy) => {
-            return format!("第 {step} / {n_steps} 步 — {ph}：{src} 把第 {chunk} 块的和（{size}）只上传一次到 NVSwitch，交换机复制给其余所有 GPU（多播）。本步共有 {transfers} 个传输同时进行。")
+        (Lang::Zh, Hop::ToSwitch(SwitchRef::NvSwitch { .. }), ChunkOp::Copy) => {
+            return format!("第 {step} / {n_steps} 步 — {ph}：{src} 把第 {chunk} 块的和（{size}）只上传一次到{switch}，交换机复制给其余所有 GPU（多播）。本步共有 {transfers} 个传输同时进行。")
         }
         (Lang::Zh, Hop::FromSwitch(_), _) => {
-            return format!("第 {step} / {n_steps} 步 — {ph}：NVSwitch 经 {via} 把第 {chunk} 块的和（{size}）发给 {dst}。本步共有 {transfers} 个传输同时进行。")
+            return format!("第 {step} / {n_steps} 步 — {ph}：{switch}经 {via} 把第 {chunk} 块的和（{size}）发给 {dst}。本步共有 {transfers} 个传输同时进行。")
         }
         _ => {}
     }

@@ -24,12 +24,14 @@ pub fn chart_sizes() -> Vec<u64> {
 /// (AllReduce: Ring and Tree, each forced as NCCL_ALGO would), smallest sizes first.
 pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
     let algorithms: Vec<Option<Algorithm>> = if scenario.collective == Collective::AllReduce {
-        // NVLS too where it may run: one node whose NVSwitch reduces, with it enabled.
-        let nvls = scenario.in_network
-            && scenario.validate().is_ok_and(|valid| fabricscope::collective::nvls::supported(&valid));
+        // NVLS or CollNet too where they may run and in-network reduction is enabled.
+        let valid = scenario.validate().ok().filter(|_| scenario.in_network);
         let mut list = vec![Some(Algorithm::Ring), Some(Algorithm::Tree)];
-        if nvls {
+        if valid.as_ref().is_some_and(fabricscope::collective::nvls::supported) {
             list.push(Some(Algorithm::Nvls));
+        }
+        if valid.as_ref().is_some_and(fabricscope::collective::sharp_supported) {
+            list.push(Some(Algorithm::CollNet));
         }
         list
     } else {

@@ -18,7 +18,28 @@ use yew::prelude::*;
 
 const JOB_KEY: &str = "fabricscope.train";
 
-type Handle = UseReducerHandle<TrainState>;
+type State = UseReducerHandle<TrainState>;
+
+/// The reducer handle as a prop that never differs, so the controls re-render only when the job
+/// (or the language) changes: animation frames and comparisons filling in must not reset a
+/// field the user is typing into.
+#[derive(Clone)]
+struct Handle(State);
+
+impl PartialEq for Handle {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ControlsProps {
+    handle: Handle,
+    job: TrainScenario,
+    lang: Lang,
+    /// The report's identity, for the figures the controls show from it.
+    report: usize,
+}
 
 /// The last job run in this browser, or the default.
 pub fn initial_job_stored() -> TrainScenario {
@@ -121,7 +142,9 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
                 </div>
             }
             <div class="columns">
-                <aside class="panel controls"><TrainControls state={state.clone()} /></aside>
+                <aside class="panel controls">
+                    <TrainControls handle={Handle(state.clone())} job={state.job.clone()} lang={state.lang} report={Rc::as_ptr(&state.report) as usize} />
+                </aside>
                 <div class="main">
                     <section class="panel"><Figures state={state.clone()} /></section>
                     <section class="panel"><Gantt state={state.clone()} /></section>
@@ -138,7 +161,7 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct Props {
-    state: Handle,
+    state: State,
 }
 
 fn select_value(event: &Event) -> String {
@@ -150,14 +173,14 @@ fn input_value(event: &Event) -> String {
 }
 
 /// Submits the current job changed by `change`.
-fn edit(s: &Handle, change: impl FnOnce(&mut TrainScenario)) {
+fn edit(s: &State, change: impl FnOnce(&mut TrainScenario)) {
     let mut job = s.job.clone();
     change(&mut job);
     s.dispatch(TrainAction::SetJob(job));
 }
 
 /// A number typed into a field, or a rejection naming the field.
-fn number(s: &Handle, field: &str, text: &str) -> Option<f64> {
+fn number(s: &State, field: &str, text: &str) -> Option<f64> {
     match text.trim().parse::<f64>() {
         Ok(v) if v.is_finite() => Some(v),
         _ => {
@@ -173,15 +196,15 @@ fn divisors(total: u32, max: u32) -> Vec<u32> {
 }
 
 #[function_component(TrainControls)]
-fn train_controls(props: &Props) -> Html {
-    let s = &props.state;
+fn train_controls(props: &ControlsProps) -> Html {
+    let s = &props.handle.0;
     let lang = s.lang;
     let job = &s.job;
     let valid = &s.valid;
     let gpus = valid.cluster().n_ranks();
     let shape = valid.shape();
     // Changing TP or PP keeps the micro-batches per pipeline and gives DP the rest of the GPUs.
-    let relayout = |s: &Handle, tp: u32, pp: u32, nodes: u32| {
+    let relayout = |s: &State, tp: u32, pp: u32, nodes: u32| {
         let g = s.valid.cluster().preset().gpus_per_node;
         let gpus = nodes * g;
         let dp = (gpus / (tp * pp).max(1)).max(1);

@@ -180,10 +180,50 @@ impl<'t> Router<'t> {
                 let switch = self.nvswitch(gpu);
                 self.intra(switch, gpu, false)
             }
-            Hop::ToSwitch(SwitchRef::Rail { .. }) | Hop::FromSwitch(SwitchRef::Rail { .. }) => {
-                unreachable!("validation admits no rail-switch reduction on this fabric")
+            Hop::ToSwitch(SwitchRef::Rail { rail }) => {
+                let mut path = self.to_nic(transfer.src, true);
+                let (nic, up) = self.rail_root(transfer.src, rail);
+                path.push(nic);
+                path.extend(up);
+                path
+            }
+            Hop::FromSwitch(SwitchRef::Rail { rail }) => {
+                let (nic, up) = self.rail_root(transfer.dst, rail);
+                let mut path: Vec<LinkId> = up.into_iter().rev().map(LinkId::reverse).collect();
+                path.push(nic.reverse());
+                let mut down = self.to_nic(transfer.dst, false);
+                down.reverse();
+                path.extend(down.into_iter().map(LinkId::reverse));
+                path
             }
         }
+    }
+
+    /// The path from `rank`'s GPU to its own NIC (`up`), as aligned processes reach it.
+    fn to_nic(&mut self, rank: u32, _up: bool) -> Vec<LinkId> {
+        let t = self.topology;
+        let gpu = t.gpu(rank);
+        let vertex = t.vertex(gpu);
+        let nic = t.fabric.nics[(vertex.node.unwrap_or(0) * t.nics_per_node() + self.nic_of_gpu[vertex.local as usize]) as usize];
+        self.intra(gpu, nic.vertex, true)
+    }
+
+    /// `rank`'s NIC's up-link, and the links from its leaf up to the root of `rail`'s SHARP
+    /// aggregation tree: the rail's leaf when every node's NIC of that rail is on one leaf,
+    /// else spine `rail mod spines` (validation admits SHARP on one switch or a leaf-spine).
+    fn rail_root(&self, rank: u32, rail: u32) -> (LinkId, Vec<LinkId>) {
+        let t = self.topology;
+        let index = &t.fabric;
+        let nics = t.nics_per_node();
+        let vertex = t.vertex(t.gpu(rank));
+        let nic = index.nics[(vertex.node.unwrap_or(0) * nics + self.nic_of_gpu[vertex.local as usize]) as usize];
+        let rail_nic = self.nic_of_gpu[rail as usize % self.nic_of_gpu.len()];
+        let leaves: Vec<u32> = (0..t.n_nodes()).map(|node| index.nics[(node * nics + rail_nic) as usize].leaf).collect();
+        if leaves.iter().all(|&leaf| leaf == leaves[0]) && nic.leaf == leaves[0] {
+            return (nic.up, Vec::new());
+        }
+        let ups = &index.leaf_up[nic.leaf as usize];
+        (nic.up, vec![ups[rail as usize % ups.len()]])
     }
 
     /// The NVSwitch of `gpu`'s node (validation admits NVLS only on nodes with one).

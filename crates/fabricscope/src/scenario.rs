@@ -21,13 +21,13 @@
 //! | `collective` | `all_reduce`, `all_gather`, `reduce_scatter`, `broadcast`, `reduce`, `all_to_all`, `send_recv` |
 //! | `size_bytes` | 4 B ..= 16 GiB, a multiple of 4 (elements are 4-byte floats, as in nccl-tests) |
 //! | `root` | 0 ..= ranks − 1 (Broadcast, Reduce) |
-//! | `algorithm` | `Ring` (every collective), `Tree` and `Hierarchical` (AllReduce), `NVLS` (AllReduce on one node with a gen3+ NVSwitch, Simple only), `P2P` (AllToAll, SendRecv); absent: the tuner's choice |
+//! | `algorithm` | `Ring` (every collective), `Tree` and `Hierarchical` (AllReduce), `NVLS` (AllReduce on one node with a gen3+ NVSwitch, Simple only), `CollNet` (AllReduce across nodes on an InfiniBand single switch or leaf-spine: SHARP; Simple or LL), `P2P` (AllToAll, SendRecv); absent: the tuner's choice |
 //! | `protocol` | `LL`, `LL128`, `Simple`; absent: the tuner's choice |
 //! | `fabric.technology` | `infiniband`, `roce`, `tcp`, `efa` |
 //! | `fabric.topology` | `auto`, `single_switch`, `leaf_spine`, `fat_tree` |
 //! | `fabric.wiring`, `fabric.routing` | `rail` or `node`; `static`, `ecmp` or `adaptive` |
 //! | `seed` | any u64 (ECMP hashing) |
-//! | `in_network` | `true` lets the tuner pick NVLS where the node's NVSwitch reduces (NCCL_NVLS_ENABLE) |
+//! | `in_network` | `true` lets the tuner pick NVLS where the node's NVSwitch reduces (NCCL_NVLS_ENABLE), and CollNet where the InfiniBand switches do (NCCL_COLLNET_ENABLE) |
 //! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
 //! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
 //! | `links.*.efficiency` | > 0 and ≤ 1 |
@@ -164,9 +164,10 @@ pub struct Scenario {
     /// A cloud VM whose NICs are virtual functions (SR-IOV).
     #[serde(default, skip_serializing_if = "is_default")]
     pub virtualized: bool,
-    /// Let the tuner use in-network reduction where the hardware has it (NVLS on a gen3+
-    /// NVSwitch): NCCL_NVLS_ENABLE. Off by default, as it needs the fabric manager's
-    /// multicast support; NCCL_ALGO=NVLS forces it either way.
+    /// Let the tuner use in-network reduction where the hardware has it: NVLS on a gen3+
+    /// NVSwitch (NCCL_NVLS_ENABLE), SHARP in InfiniBand switches (NCCL_COLLNET_ENABLE). Off by
+    /// default, as both need fabric support (the fabric manager's multicast, the SHARP
+    /// aggregation manager); NCCL_ALGO=NVLS or CollNet forces one either way.
     #[serde(default, skip_serializing_if = "is_default")]
     pub in_network: bool,
     /// Seed of every pseudo-random choice (ECMP hashing); the same seed gives the same trace.
@@ -538,6 +539,17 @@ impl Scenario {
                     problem("protocol", "NVLS runs with Simple only, as in NCCL".into());
                 }
             }
+            (Some(crate::collective::Algorithm::CollNet), Collective::AllReduce)
+                if self.nodes > 1 && self.fabric.technology == crate::catalog::Technology::Infiniband && plan.as_ref().is_some_and(|p| matches!(p.kind, FabricTopology::SingleSwitch | FabricTopology::LeafSpine)) =>
+            {
+                if self.protocol == Some(crate::collective::Protocol::Ll128) {
+                    problem("protocol", "CollNet runs with Simple or LL, not LL128, as in NCCL".into());
+                }
+            }
+            (Some(crate::collective::Algorithm::CollNet), _) => problem(
+                "algorithm",
+                "CollNet reduces in InfiniBand switches (SHARP): it runs AllReduce across nodes on an InfiniBand single switch or leaf-spine".into(),
+            ),
             (Some(crate::collective::Algorithm::Nvls), _) => problem(
                 "algorithm",
                 "NVLS reduces in the NVSwitch: it runs AllReduce on one node whose NVSwitch is third generation or later (DGX H100, HGX H800, HGX B200)".into(),

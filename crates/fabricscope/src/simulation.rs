@@ -83,10 +83,12 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
         use crate::collective::Algorithm::{Hierarchical, Tree};
         // NVLS is weighed where the NVSwitch reduces and it is enabled, or forced.
         let nvls = crate::collective::nvls::supported(scenario) && (s.in_network || s.algorithm == Some(crate::collective::Algorithm::Nvls));
-        let more: &[_] = match (s.nodes > 1, nvls) {
-            (true, _) => &[Tree, Hierarchical],
-            (false, true) => &[Tree, crate::collective::Algorithm::Nvls],
-            (false, false) => &[Tree],
+        let collnet = crate::collective::sharp_supported(scenario) && (s.in_network || s.algorithm == Some(crate::collective::Algorithm::CollNet));
+        let more: &[_] = match (s.nodes > 1, nvls, collnet) {
+            (true, _, true) => &[Tree, Hierarchical, crate::collective::Algorithm::CollNet],
+            (true, _, false) => &[Tree, Hierarchical],
+            (false, true, _) => &[Tree, crate::collective::Algorithm::Nvls],
+            (false, false, _) => &[Tree],
         };
         for &algorithm in more {
             algorithms.push(crate::collective::schedule_with(s.collective, algorithm, s.nodes, rings, count, scenario.channels(), s.root));
@@ -215,6 +217,9 @@ impl Simulation {
             phase: match (self.schedule.algorithm, example.op) {
                 (crate::collective::Algorithm::Tree, ChunkOp::Reduce) => Phase::Reduce,
                 (crate::collective::Algorithm::Tree, ChunkOp::Copy) => Phase::Broadcast,
+                // Hierarchical and CollNet: reducing phases, then copying ones.
+                (crate::collective::Algorithm::Hierarchical | crate::collective::Algorithm::CollNet, ChunkOp::Reduce) => Phase::ReduceScatter,
+                (crate::collective::Algorithm::Hierarchical | crate::collective::Algorithm::CollNet, ChunkOp::Copy) => Phase::AllGather,
                 // NVLS alternates: the switch reduces (a reduce-scatter), then multicasts.
                 (crate::collective::Algorithm::Nvls, _) if step % 2 == 0 => Phase::ReduceScatter,
                 (crate::collective::Algorithm::Nvls, _) => Phase::AllGather,

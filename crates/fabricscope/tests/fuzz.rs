@@ -280,7 +280,7 @@ fn exercise(text: &str, tally: &mut Tally) {
     if n as u64 * count <= VERIFY_ELEMENTS {
         let algorithms: &[Algorithm] = match scenario.collective {
             Collective::AllReduce if scenario.nodes == 1 => &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical, Algorithm::Nvls],
-            Collective::AllReduce => &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical],
+            Collective::AllReduce => &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical, Algorithm::CollNet],
             _ => &[Algorithm::Ring],
         };
         for &algorithm in algorithms {

@@ -20,7 +20,7 @@ proptest! {
     #[test]
     fn every_schedule_verifies(
         collective in collective(),
-        pick in 0u32..4,
+        pick in 0u32..5,
         nodes in 1u32..=8,
         gpus in 1u32..=8,
         count in 1u64..600,
@@ -32,6 +32,7 @@ proptest! {
             (1, Collective::AllReduce) => Algorithm::Tree,
             (2, Collective::AllReduce) => Algorithm::Hierarchical,
             (3, Collective::AllReduce) if nodes == 1 => Algorithm::Nvls,
+            (4, Collective::AllReduce) => Algorithm::CollNet,
             _ => Algorithm::Ring,
         };
         let order: Vec<u32> = (0..gpus).collect();

@@ -14,143 +14,170 @@
 //! channel crossing. Here each byte crosses the network `2(N-1)/N` times for N nodes, on 8
 //! rails at once, and the NVLink phases add `2(g-1)/g` of NVLink traffic. It is not an NCCL_ALGO
 //! (NCCL's CollNet and NVLS trees are its relatives); it is here to compare.
+//!
+//! CollNet (InfiniBand SHARP, `collnet_allreduce`) keeps phases (1) and (3) and replaces (2):
+//! each node's GPU k sends its node's sum of chunk k up its rail once, the rail's aggregation
+//! switch adds the nodes' sums, and sends the total down to every node's GPU k: each byte
+//! crosses the network once up and once down, whatever the number of nodes, where the rail
+//! ring sends `2(N-1)/N`.
 
-use super::schedule::Hop;
 use super::ring::{ring_order, slice};
-use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
+use std::collections::BTreeMap;
+use super::schedule::{Algorithm, ChunkOp, Hop, Schedule, SwitchRef, Transfer};
 use crate::scenario::Collective;
 
 /// Hierarchical AllReduce of `count` elements on `nodes` nodes of the `rings` orders' GPUs.
 pub fn hierarchical_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
+    build(nodes, rings, count, n_channels, false)
+}
+
+/// CollNet AllReduce: phase (2) reduced by each rail's aggregation switch (InfiniBand SHARP).
+pub fn collnet_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
+    build(nodes, rings, count, n_channels, true)
+}
+
+/// Bytes per channel in one pipelined piece: the three phases of one piece run one after the
+/// other, but piece q+1's reduce-scatter runs while piece q crosses the network, as NCCL's
+/// CollNet pipelines its chunks.
+const PIECE_BYTES: u64 = 4 << 20;
+/// At most this many pieces (more data makes bigger pieces).
+const MAX_PIECES: u64 = 16;
+
+/// Pieces a buffer of `count` elements is pipelined in over `n_channels` channels.
+pub fn pieces(count: u64, n_channels: u32) -> u32 {
+    (count * super::ELEM_BYTES / n_channels as u64).div_ceil(PIECE_BYTES).clamp(1, MAX_PIECES) as u32
+}
+
+/// A connection's FIFO: every transfer on it follows the previous one, across pieces. Each
+/// phase has its own (NCCL runs them as separate steps of separate primitives), so a piece
+/// waiting to all-gather does not hold up the next piece's reduce-scatter on the same link.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Connection {
+    Peer { src: u32, dst: u32, channel: u32, phase: u8 },
+    Up { src: u32, channel: u32 },
+    Down { dst: u32, channel: u32 },
+}
+
+fn build<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, sharp: bool) -> Schedule {
     let g = rings[0].as_ref().len() as u32;
     let n = nodes * g;
+    let n_pieces = pieces(count, n_channels);
     let mut transfers: Vec<Transfer> = Vec::new();
     let mut n_steps = 0;
-    let (a_steps, b_steps) = (g.saturating_sub(1), 2 * nodes.saturating_sub(1));
-    let mut push = |transfers: &mut Vec<Transfer>, t: Transfer| -> u32 {
+    let a_steps = g.saturating_sub(1);
+    let b_steps = if sharp { 2 } else { 2 * nodes.saturating_sub(1) };
+    let mut fifo: BTreeMap<Connection, u32> = BTreeMap::new();
+    let mut push = |transfers: &mut Vec<Transfer>, connection: Connection, t: Transfer| -> u32 {
+        let id = transfers.len() as u32;
         n_steps = n_steps.max(t.step + 1);
-        transfers.push(t);
-        transfers.len() as u32 - 1
+        let after = fifo.insert(connection, id);
+        transfers.push(Transfer { after, ..t });
+        id
     };
-    for channel in 0..n_channels {
-        // The channel's intra-node order (position → local GPU), the same on every node.
-        let order: Vec<u32> = ring_order(1, rings, channel);
-        let (start, len) = slice(count, n_channels, channel);
-        let chunk = |k: u32| -> (u64, u64) {
-            let (s, l) = slice(len, g, k);
-            (start + s, l)
-        };
-        let rank = |node: u32, position: u32| node * g + order[position as usize];
-        // into[node][position]: every transfer of a phase that writes into that GPU.
-        let mut phase_a_into = vec![vec![Vec::<u32>::new(); g as usize]; nodes as usize];
-        // (1) Reduce-scatter inside each node: position p adds chunk (p - s - 1) into p+1; after
-        // g-1 steps position k holds its node's sum of chunk k.
-        for node in 0..nodes {
-            let mut previous: Vec<Option<u32>> = vec![None; g as usize];
-            for step in 0..g.saturating_sub(1) {
-                let mut this = vec![None; g as usize];
-                for p in 0..g {
-                    let k = (p + 2 * g - step - 1) % g;
-                    let (offset, len) = chunk(k);
-                    let deps: Vec<u32> = previous[((p + g - 1) % g) as usize].into_iter().collect();
-                    let id = push(&mut transfers, Transfer {
-                        step,
-                        channel,
-                        src: rank(node, p),
-                        dst: rank(node, (p + 1) % g),
-                        chunk: k,
-                        offset,
-                        src_offset: offset,
-                        from_input: false,
-                        len,
-                        op: ChunkOp::Reduce,
-                        deps,
-                        after: previous[p as usize],
-                        hop: Hop::Peer,
-                    });
-                    this[p as usize] = Some(id);
-                    phase_a_into[node as usize][((p + 1) % g) as usize].push(id);
-                }
-                previous = this;
-            }
-        }
-        // (2) For each chunk k, a ring AllReduce among the nodes' position-k GPUs.
-        let mut phase_b_into = vec![vec![Vec::<u32>::new(); g as usize]; nodes as usize];
-        for k in 0..g {
-            let (region_start, region_len) = chunk(k);
-            let mut previous: Vec<Option<u32>> = vec![None; nodes as usize];
-            for step in 0..b_steps {
-                let mut this = vec![None; nodes as usize];
-                for i in 0..nodes {
-                    let (sub, op) = if step + 1 < nodes {
-                        ((i + 2 * nodes - step) % nodes, ChunkOp::Reduce)
-                    } else {
-                        let s = step - (nodes - 1);
-                        ((i + 1 + 2 * nodes - s) % nodes, ChunkOp::Copy)
-                    };
-                    let (s_start, s_len) = slice(region_len, nodes, sub);
-                    let to = (i + 1) % nodes;
-                    let mut deps: Vec<u32> = previous[((i + nodes - 1) % nodes) as usize].into_iter().collect();
-                    if step == 0 {
-                        // Both ends hold their node's sum of chunk k before the first exchange.
-                        deps.extend(&phase_a_into[i as usize][k as usize]);
-                        deps.extend(&phase_a_into[to as usize][k as usize]);
+    for piece in 0..n_pieces {
+        for channel in 0..n_channels {
+            // The channel's intra-node order (position → local GPU), the same on every node.
+            let order: Vec<u32> = ring_order(1, rings, channel);
+            let (start, len) = slice(count, n_channels * n_pieces, piece * n_channels + channel);
+            let chunk = |k: u32| -> (u64, u64) {
+                let (s, l) = slice(len, g, k);
+                (start + s, l)
+            };
+            let rank = |node: u32, position: u32| node * g + order[position as usize];
+            let base = |step: u32, src: u32, dst: u32, k: u32, op: ChunkOp, deps: Vec<u32>| {
+                let (offset, len) = chunk(k);
+                Transfer { step, channel, src, dst, chunk: k, offset, src_offset: offset, from_input: false, len, op, deps, after: None, hop: Hop::Peer }
+            };
+            let peer = |src: u32, dst: u32, phase: u8| Connection::Peer { src, dst, channel, phase };
+            // into[node][position]: every transfer of a phase that writes into that GPU.
+            let mut phase_a_into = vec![vec![Vec::<u32>::new(); g as usize]; nodes as usize];
+            // (1) Reduce-scatter inside each node: position p adds chunk (p - s - 1) into p+1;
+            // after g-1 steps position k holds its node's sum of chunk k.
+            for node in 0..nodes {
+                let mut previous: Vec<Option<u32>> = vec![None; g as usize];
+                for step in 0..a_steps {
+                    let mut this = vec![None; g as usize];
+                    for p in 0..g {
+                        let k = (p + 2 * g - step - 1) % g;
+                        let deps: Vec<u32> = previous[((p + g - 1) % g) as usize].into_iter().collect();
+                        let (src, dst) = (rank(node, p), rank(node, (p + 1) % g));
+                        let id = push(&mut transfers, peer(src, dst, 1), base(step, src, dst, k, ChunkOp::Reduce, deps));
+                        this[p as usize] = Some(id);
+                        phase_a_into[node as usize][((p + 1) % g) as usize].push(id);
                     }
-                    let id = push(&mut transfers, Transfer {
-                        step: a_steps + step,
-                        channel,
-                        src: rank(i, k),
-                        dst: rank(to, k),
-                        chunk: k,
-                        offset: region_start + s_start,
-                        src_offset: region_start + s_start,
-                        from_input: false,
-                        len: s_len,
-                        op,
-                        deps,
-                        after: previous[i as usize],
-                        hop: Hop::Peer,
-                    });
-                    this[i as usize] = Some(id);
-                    phase_b_into[to as usize][k as usize].push(id);
+                    previous = this;
                 }
-                previous = this;
             }
-        }
-        // (3) All-gather inside each node: position p sends chunk (p - s), complete after (2).
-        for node in 0..nodes {
-            let mut previous: Vec<Option<u32>> = vec![None; g as usize];
-            for step in 0..g.saturating_sub(1) {
-                let mut this = vec![None; g as usize];
-                for p in 0..g {
-                    let k = (p + g - step % g) % g;
-                    let (offset, len) = chunk(k);
-                    let to = (p + 1) % g;
-                    let mut deps: Vec<u32> = previous[((p + g - 1) % g) as usize].into_iter().collect();
-                    if step == 0 {
-                        // The sender's chunk is final, and the receiver's reduce-scatter is over.
-                        deps.extend(&phase_b_into[node as usize][p as usize]);
-                        deps.extend(&phase_a_into[node as usize][p as usize]);
-                        deps.extend(&phase_a_into[node as usize][to as usize]);
+            // (2) For each chunk k, an AllReduce among the nodes' position-k GPUs: by the
+            // rail's switch (SHARP), or a ring.
+            let mut phase_b_into = vec![vec![Vec::<u32>::new(); g as usize]; nodes as usize];
+            for k in 0..g {
+                let (region_start, region_len) = chunk(k);
+                if sharp {
+                    let switch = SwitchRef::Rail { rail: order[k as usize] };
+                    let ups: Vec<u32> = (0..nodes)
+                        .map(|i| {
+                            let src = rank(i, k);
+                            let t = Transfer { hop: Hop::ToSwitch(switch), ..base(a_steps, src, src, k, ChunkOp::Reduce, phase_a_into[i as usize][k as usize].clone()) };
+                            push(&mut transfers, Connection::Up { src, channel }, t)
+                        })
+                        .collect();
+                    for i in 0..nodes {
+                        let dst = rank(i, k);
+                        let t = Transfer { hop: Hop::FromSwitch(switch), ..base(a_steps + 1, dst, dst, k, ChunkOp::Copy, ups.clone()) };
+                        let id = push(&mut transfers, Connection::Down { dst, channel }, t);
+                        phase_b_into[i as usize][k as usize].push(id);
                     }
-                    let id = push(&mut transfers, Transfer {
-                        step: a_steps + b_steps + step,
-                        channel,
-                        src: rank(node, p),
-                        dst: rank(node, to),
-                        chunk: k,
-                        offset,
-                        src_offset: offset,
-                        from_input: false,
-                        len,
-                        op: ChunkOp::Copy,
-                        deps,
-                        after: previous[p as usize],
-                        hop: Hop::Peer,
-                    });
-                    this[p as usize] = Some(id);
+                    continue;
                 }
-                previous = this;
+                let mut previous: Vec<Option<u32>> = vec![None; nodes as usize];
+                for step in 0..b_steps {
+                    let mut this = vec![None; nodes as usize];
+                    for i in 0..nodes {
+                        let (sub, op) = if step + 1 < nodes {
+                            ((i + 2 * nodes - step) % nodes, ChunkOp::Reduce)
+                        } else {
+                            let s = step - (nodes - 1);
+                            ((i + 1 + 2 * nodes - s) % nodes, ChunkOp::Copy)
+                        };
+                        let (s_start, s_len) = slice(region_len, nodes, sub);
+                        let to = (i + 1) % nodes;
+                        let mut deps: Vec<u32> = previous[((i + nodes - 1) % nodes) as usize].into_iter().collect();
+                        if step == 0 {
+                            // Both ends hold their node's sum of chunk k before the first exchange.
+                            deps.extend(&phase_a_into[i as usize][k as usize]);
+                            deps.extend(&phase_a_into[to as usize][k as usize]);
+                        }
+                        let (src, dst) = (rank(i, k), rank(to, k));
+                        let t = Transfer { offset: region_start + s_start, src_offset: region_start + s_start, len: s_len, ..base(a_steps + step, src, dst, k, op, deps) };
+                        let id = push(&mut transfers, peer(src, dst, 2), t);
+                        this[i as usize] = Some(id);
+                        phase_b_into[to as usize][k as usize].push(id);
+                    }
+                    previous = this;
+                }
+            }
+            // (3) All-gather inside each node: position p sends chunk (p - s), complete after (2).
+            for node in 0..nodes {
+                let mut previous: Vec<Option<u32>> = vec![None; g as usize];
+                for step in 0..a_steps {
+                    let mut this = vec![None; g as usize];
+                    for p in 0..g {
+                        let k = (p + g - step % g) % g;
+                        let to = (p + 1) % g;
+                        let mut deps: Vec<u32> = previous[((p + g - 1) % g) as usize].into_iter().collect();
+                        if step == 0 {
+                            // The sender's chunk is final, and the receiver's reduce-scatter is over.
+                            deps.extend(&phase_b_into[node as usize][p as usize]);
+                            deps.extend(&phase_a_into[node as usize][p as usize]);
+                            deps.extend(&phase_a_into[node as usize][to as usize]);
+                        }
+                        let (src, dst) = (rank(node, p), rank(node, to));
+                        let id = push(&mut transfers, peer(src, dst, 3), base(a_steps + b_steps + step, src, dst, k, ChunkOp::Copy, deps));
+                        this[p as usize] = Some(id);
+                    }
+                    previous = this;
+                }
             }
         }
     }
@@ -158,10 +185,9 @@ pub fn hierarchical_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u
         t.deps.sort_unstable();
         t.deps.dedup();
     }
-    Schedule {
-        phase_starts: vec![a_steps, a_steps + b_steps],
-        ..Schedule::new(Collective::AllReduce, Algorithm::Hierarchical, n, n_channels, count, n_steps, transfers)
-    }
+    let algorithm = if sharp { Algorithm::CollNet } else { Algorithm::Hierarchical };
+    // Pieces pipeline through the phases, so no phase waits for the whole of the one before.
+    Schedule::new(Collective::AllReduce, algorithm, n, n_channels, count, n_steps, transfers)
 }
 
 #[cfg(test)]
@@ -170,14 +196,32 @@ mod tests {
     use crate::collective::{identity_order, verify};
 
     #[test]
-    fn hierarchical_allreduce_is_exact() {
+    fn hierarchical_and_collnet_allreduce_are_exact() {
         for nodes in 1..=6 {
             for g in [1, 2, 3, 8] {
                 for channels in [1, 3] {
                     let schedule = hierarchical_allreduce(nodes, &[identity_order(g)], 1001, channels);
                     verify(&schedule).unwrap_or_else(|e| panic!("{nodes} nodes × {g}, {channels} channels: {e}"));
+                    let schedule = collnet_allreduce(nodes, &[identity_order(g)], 1001, channels);
+                    verify(&schedule).unwrap_or_else(|e| panic!("CollNet {nodes} nodes × {g}, {channels} channels: {e}"));
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod collnet_tests {
+    use super::*;
+    use crate::collective::identity_order;
+
+    #[test]
+    fn sharp_sends_each_byte_across_the_network_once_each_way() {
+        let (nodes, g, count) = (4u32, 8u32, 8_000u64);
+        let schedule = collnet_allreduce(nodes, &[identity_order(g)], count, 1);
+        let up: u64 = schedule.transfers.iter().filter(|t| matches!(t.hop, Hop::ToSwitch(_))).map(|t| t.len).sum();
+        let down: u64 = schedule.transfers.iter().filter(|t| matches!(t.hop, Hop::FromSwitch(_))).map(|t| t.len).sum();
+        // Every node sends its sum of every chunk up once, and gets the total down once.
+        assert_eq!((up, down), (nodes as u64 * count, nodes as u64 * count));
     }
 }

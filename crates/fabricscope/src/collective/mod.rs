@@ -14,7 +14,7 @@ mod schedule;
 mod verify;
 
 pub use direct::{alltoall, sendrecv};
-pub use hierarchical::hierarchical_allreduce;
+pub use hierarchical::{collnet_allreduce, hierarchical_allreduce};
 pub use protocol::Protocol;
 pub use tree::tree_allreduce;
 pub use tuner::{pick, tune, TunerRow, Tuning};
@@ -23,6 +23,16 @@ pub use schedule::{Algorithm, ChunkOp, Hop, Phase, Region, Schedule, SwitchRef, 
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};
 
 use crate::scenario::Collective;
+
+/// Whether InfiniBand SHARP (CollNet) can run the scenario: an AllReduce across nodes on an
+/// InfiniBand fabric of one switch or a leaf-spine, whose switches aggregate (Quantum class).
+pub fn sharp_supported(scenario: &crate::ValidScenario) -> bool {
+    let s = scenario.scenario();
+    s.collective == Collective::AllReduce
+        && s.nodes > 1
+        && s.fabric.technology == crate::catalog::Technology::Infiniband
+        && matches!(scenario.fabric_plan().kind, crate::scenario::FabricTopology::SingleSwitch | crate::scenario::FabricTopology::LeafSpine)
+}
 
 /// The schedule of `collective` on `nodes` nodes whose GPUs the `rings` orders visit.
 pub fn schedule<R: AsRef<[u32]>>(collective: Collective, nodes: u32, rings: &[R], count: u64, n_channels: u32, root: u32) -> Schedule {
@@ -45,6 +55,7 @@ pub fn schedule_with<R: AsRef<[u32]>>(
         Collective::AllReduce if algorithm == Algorithm::Tree => tree_allreduce(nodes, rings, count, n_channels),
         Collective::AllReduce if algorithm == Algorithm::Hierarchical => hierarchical_allreduce(nodes, rings, count, n_channels),
         Collective::AllReduce if algorithm == Algorithm::Nvls => nvls::nvls_allreduce(n, count, n_channels),
+        Collective::AllReduce if algorithm == Algorithm::CollNet => collnet_allreduce(nodes, rings, count, n_channels),
         Collective::AllReduce => ring_allreduce(nodes, rings, count, n_channels),
         Collective::AllGather => ring_gather_or_scatter(true, nodes, rings, count, n_channels),
         Collective::ReduceScatter => ring_gather_or_scatter(false, nodes, rings, count, n_channels),

@@ -62,6 +62,8 @@ impl Protocol {
         match (algorithm, self) {
             // NVLS's whole latency is its hardware term (below).
             (Algorithm::Nvls, _) => 0,
+            // CollNet: NCCL gives no separate launch figure in v2.30's table; the Tree's is used.
+            (Algorithm::CollNet, p) => p.base_latency_ns(Algorithm::Tree),
             (Algorithm::Tree, Protocol::Ll) => 6_800,
             (_, Protocol::Ll) => 6_600,
             (_, Protocol::Ll128) => 14_000,
@@ -75,6 +77,21 @@ impl Protocol {
             // NCCL's NVLS latency on NVLink, 25 µs (Simple only), over the four hops of a
             // chunk: up and down to reduce, up and down to multicast.
             return 25_000 / 4;
+        }
+        if algorithm == Algorithm::CollNet {
+            // NCCL's CollNet hardware latencies (tuning.cc, LL / LL128 / Simple): NVLink 0.5 /
+            // 1.2 / 4.0, PCIe 1.0 / 1.9 / 5.5, network 5.0 / 5.0 / 10.7 µs for the trip up to
+            // the aggregation switch and back, here half on each hop.
+            return match (class, self) {
+                (LinkKind::NvLink, Protocol::Ll) => 500,
+                (LinkKind::NvLink, Protocol::Ll128) => 1_200,
+                (LinkKind::NvLink, Protocol::Simple) => 4_000,
+                (LinkKind::Pcie | LinkKind::Socket, Protocol::Ll) => 1_000,
+                (LinkKind::Pcie | LinkKind::Socket, Protocol::Ll128) => 1_900,
+                (LinkKind::Pcie | LinkKind::Socket, Protocol::Simple) => 5_500,
+                (LinkKind::Network, Protocol::Ll | Protocol::Ll128) => 2_500,
+                (LinkKind::Network, Protocol::Simple) => 5_350,
+            };
         }
         let tree = algorithm == Algorithm::Tree;
         match (class, self) {

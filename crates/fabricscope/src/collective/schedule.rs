@@ -106,6 +106,19 @@ pub enum Hop {
     FromSwitch(SwitchRef),
 }
 
+impl Hop {
+    /// The fraction of a link's bandwidth a hop's data moves at: 1 peer to peer; through a
+    /// reducing switch, its measured efficiency (`nvls::NVLS_EFFICIENCY`, and for SHARP 0.9,
+    /// NCCL's own CollNet bandwidth factor in `tuning.cc`).
+    pub fn efficiency(self) -> f64 {
+        match self {
+            Hop::Peer => 1.0,
+            Hop::ToSwitch(SwitchRef::NvSwitch { .. }) | Hop::FromSwitch(SwitchRef::NvSwitch { .. }) => super::nvls::NVLS_EFFICIENCY,
+            Hop::ToSwitch(SwitchRef::Rail { .. }) | Hop::FromSwitch(SwitchRef::Rail { .. }) => 0.9,
+        }
+    }
+}
+
 /// A switch that reduces: a node's NVSwitch, or the fabric switch at the top of a rail's
 /// SHARP aggregation tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -70,7 +70,7 @@ pub fn bandwidth_bound_ns(topology: &Topology, schedule: &Schedule, router: &mut
         // The protocol's own factor is the tuner's (`tuner_efficiency`); a switch hop's is here.
         let hop_bytes = match t.hop {
             super::Hop::Peer => t.bytes(),
-            _ => (t.bytes() as f64 / super::nvls::NVLS_EFFICIENCY).ceil() as u64,
+            hop => (t.bytes() as f64 / hop.efficiency()).ceil() as u64,
         };
         for link in router.route_transfer(t, &load) {
             bytes[phase(t.step)][link.index()] += hop_bytes;
@@ -99,6 +99,8 @@ pub fn tune(collective: Collective, n_ranks: u32, n_nodes: u32, size_bytes: u64,
             }
             // NVLS: one latency term, NCCL's 25 µs, counted here as a chunk's four hops.
             (Algorithm::Nvls, _) => (4, 0),
+            // CollNet (NCCL): 2 (g-1) NVLink steps and one trip to the switch and back.
+            (Algorithm::CollNet, _) => (2 * (n / nodes - 1) + 2, 2),
             // Ours, not NCCL's: two NVLink ring phases of g-1 steps around a rail ring of 2(N-1).
             (Algorithm::Hierarchical, _) => (2 * (n / nodes - 1) + 2 * (nodes - 1), 2 * (nodes - 1)),
             (_, Collective::AllReduce) => (2 * (n - 1), 2 * (nodes - 1)),
@@ -106,8 +108,9 @@ pub fn tune(collective: Collective, n_ranks: u32, n_nodes: u32, size_bytes: u64,
             _ => (n - 1, nodes - 1),
         };
         let protocols: &[Protocol] = match algorithm {
-            // NCCL runs P2P and NVLS with Simple only.
+            // NCCL runs P2P and NVLS with Simple only, and CollNet without LL128.
             Algorithm::Direct | Algorithm::Nvls => &[Protocol::Simple],
+            Algorithm::CollNet => &[Protocol::Simple, Protocol::Ll],
             _ => &[Protocol::Simple, Protocol::Ll128, Protocol::Ll],
         };
         for &p in protocols {
