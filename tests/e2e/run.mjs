@@ -510,6 +510,38 @@ await test('SHARP: across 2 nodes on InfiniBand, CollNet reduces in the rail swi
   await page.goto(base + '#');
 });
 
+await test('lessons: pick one, walk its steps, reveal an answer, in both languages; a lesson link opens the training view', async () => {
+  await page.goto('about:blank');
+  await page.goto(base);
+  await page.waitForSelector('#lesson-select');
+  await page.selectOption('#lesson-select', 'ring-step-by-step');
+  await page.waitForSelector('#lesson');
+  expect(page.url().includes('?lesson=ring-step-by-step&step=0'), page.url());
+  await waitFor('step 1 of the ring', async () => (await text('#step-text')).startsWith('Step 1 / 14'));
+  expect((await text('#lesson-text')).includes('reduce-scatter'), await text('#lesson-text'));
+  await page.click('#lesson-next');
+  await waitFor('the second lesson step', async () => (await text('#lesson-progress')).includes('2 / 2'));
+  await waitFor('step 8 of the ring', async () => (await text('#step-text')).startsWith('Step 8 / 14'));
+  expect((await page.locator('#lesson-answer').count()) === 0, 'the answer waits to be asked for');
+  await page.click('#lesson-reveal');
+  expect((await text('#lesson-answer')).includes('2(n-1)/n'), await text('#lesson-answer'));
+  await page.click('#lang-zh');
+  await waitFor('Chinese lesson text', async () => (await text('#lesson-text')).includes('all-gather') && (await text('#lesson-text')).includes('第 8 到 14 步'));
+  await page.click('#lang-en');
+  await page.screenshot({ path: join(shots, 'lesson.png') });
+  await page.goto('about:blank');
+  await page.goto(base + '?lesson=tp-inside-node&step=1');
+  await page.waitForSelector('#tp-note');
+  expect((await text('#tp-note')).includes('across nodes'), await text('#tp-note'));
+  expect((await text('#lesson-progress')).includes('2 / 2'), await text('#lesson-progress'));
+  await page.click('#lesson-close');
+  await page.waitForSelector('#lesson-select');
+  expect(!page.url().includes('lesson='), page.url());
+  await page.click('#mode-collectives');
+  await page.waitForSelector('#topology[data-gpu-count]');
+  await page.goto(base + '#');
+});
+
 await test('the page carries a Content-Security-Policy and runs under it', async () => {
   const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
   const script = (policy || '').split(';').find((d) => d.trim().startsWith('script-src')) || '';

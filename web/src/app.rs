@@ -123,10 +123,62 @@ pub enum Mode {
     Training,
 }
 
+/// The lesson step open, if any: `?lesson=<id>&step=<k>` in the URL.
+#[derive(Clone, Copy, PartialEq)]
+pub struct LessonAt {
+    pub lesson: &'static crate::lessons::Lesson,
+    pub step: usize,
+}
+
+impl LessonAt {
+    pub fn step(&self) -> &'static crate::lessons::Step {
+        &self.lesson.steps[self.step]
+    }
+}
+
 #[function_component(App)]
 pub fn app() -> Html {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
-    let mode = use_state(|| if crate::url::is_train(&hash) { Mode::Training } else { Mode::Collectives });
+    let search = gloo::utils::window().location().search().unwrap_or_default();
+    let lesson = use_state(|| crate::lessons::from_query(&search).map(|(lesson, step)| LessonAt { lesson, step }));
+    let lang = use_state(initial_lang);
+    let mode = use_state(|| match *lesson {
+        Some(at) if at.step().train.is_some() => Mode::Training,
+        Some(_) => Mode::Collectives,
+        None if crate::url::is_train(&hash) => Mode::Training,
+        None => Mode::Collectives,
+    });
+    // Opening a lesson step: its view, its scenario, the lesson and step in the URL's query.
+    let on_lesson = {
+        let (lesson, mode) = (lesson.clone(), mode.clone());
+        Callback::from(move |next: Option<LessonAt>| {
+            let url = match next {
+                Some(at) => {
+                    let step = at.step();
+                    let fragment = match (&step.scenario, &step.train) {
+                        (_, Some(job)) => crate::url::encode_train(job),
+                        (Some(scenario), None) => crate::url::encode(scenario, None),
+                        (None, None) => String::new(),
+                    };
+                    mode.set(if step.train.is_some() { Mode::Training } else { Mode::Collectives });
+                    format!("{}{fragment}", crate::lessons::query(at.lesson, at.step))
+                }
+                None => {
+                    let hash = gloo::utils::window().location().hash().unwrap_or_default();
+                    let path = gloo::utils::window().location().pathname().unwrap_or_default();
+                    format!("{path}{hash}")
+                }
+            };
+            if let Ok(history) = gloo::utils::window().history() {
+                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+            }
+            lesson.set(next);
+        })
+    };
+    let on_lang = {
+        let lang = lang.clone();
+        Callback::from(move |l: Lang| lang.set(l))
+    };
     // Switching views puts that view's own state in the URL first (its last job or scenario
     // from this browser, or the default), so each opens where it was left.
     let on_mode = {
@@ -145,22 +197,50 @@ pub fn app() -> Html {
             mode.set(next);
         })
     };
+    // A new lesson step remounts its view, which then opens on the step's scenario.
+    let key = lesson.map(|at| format!("{}-{}", at.lesson.id, at.step)).unwrap_or_default();
+    let embed = search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="));
+    // The lesson bar sits under the top bar of whichever view is open.
+    let bar = if embed { html! {} } else { html! { <crate::lesson_view::LessonBar lang={*lang} at={*lesson} on_lesson={on_lesson} /> } };
     match *mode {
-        Mode::Collectives => html! { <Collectives on_mode={on_mode} /> },
-        Mode::Training => html! { <crate::train::TrainLab lang={initial_lang()} dark={initial_dark()} on_mode={on_mode} /> },
+        Mode::Collectives => html! { <Collectives key={key} on_mode={on_mode} lesson={*lesson} on_lang={on_lang} lesson_bar={bar} /> },
+        Mode::Training => html! {
+            <crate::train::TrainLab key={key} lang={initial_lang()} dark={initial_dark()} on_mode={on_mode}
+                job={lesson.and_then(|at| at.step().train.clone())} on_lang={on_lang} lesson_bar={bar} />
+        },
     }
 }
 
 #[derive(Properties, PartialEq)]
 struct ModeProps {
     on_mode: Callback<Mode>,
+    lesson: Option<LessonAt>,
+    on_lang: Callback<Lang>,
+    lesson_bar: Html,
 }
 
 #[function_component(Collectives)]
 fn collectives(props: &ModeProps) -> Html {
-    let initial = use_memo((), |_| initial_state());
+    let lesson = props.lesson;
+    let initial = use_memo((), move |_| {
+        let mut state = initial_state()?;
+        // A lesson step opens on its scenario, at its step, with its links in focus.
+        if let Some(step) = lesson.map(|at| at.step()) {
+            if let Some(scenario) = &step.scenario {
+                let (lang, dark, embed) = (state.lang, state.dark, state.embed);
+                state = AppState::new(scenario.clone(), lang, dark)?;
+                state.embed = embed;
+                state.link_focus = step.focus_kinds();
+                if let Some(k) = step.step {
+                    let start = state.sim.step_starts.get(k as usize).copied().unwrap_or_default();
+                    state.playhead = SimTime(start.0 + 1).min(state.end());
+                }
+            }
+        }
+        Ok::<AppState, String>(state)
+    });
     match &*initial {
-        Ok(state) => html! { <Lab initial={Rc::new(state.clone())} on_mode={props.on_mode.clone()} /> },
+        Ok(state) => html! { <Lab initial={Rc::new(state.clone())} on_mode={props.on_mode.clone()} on_lang={props.on_lang.clone()} lesson_bar={props.lesson_bar.clone()} /> },
         Err(message) => html! { <div id="error" class="banner error" role="alert">{ message }</div> },
     }
 }
@@ -169,6 +249,8 @@ fn collectives(props: &ModeProps) -> Html {
 struct LabProps {
     initial: Rc<AppState>,
     on_mode: Callback<Mode>,
+    on_lang: Callback<Lang>,
+    lesson_bar: Html,
 }
 
 impl PartialEq for AppState {
@@ -193,6 +275,10 @@ fn lab(props: &LabProps) -> Html {
     let state = use_reducer(move || (*initial).clone());
 
     use_theme(state.lang, state.dark);
+    {
+        let on_lang = props.on_lang.clone();
+        use_effect_with(state.lang, move |&lang| on_lang.emit(lang));
+    }
 
     // The URL follows the scenario and, while paused, the time: a reload or a shared link
     // restores both. Replacing (not pushing) history keeps the back button useful.
@@ -309,6 +395,7 @@ fn lab(props: &LabProps) -> Html {
     html! {
         <div class="lab">
             <Header state={state.clone()} on_mode={props.on_mode.clone()} />
+            { props.lesson_bar.clone() }
             if let Some(message) = &state.error {
                 <div id="error" class="banner error" role="alert">
                     <strong>{ message.clone() }</strong>
@@ -897,11 +984,12 @@ fn topology_view(props: &Props) -> Html {
         let canvas_ref = canvas_ref.clone();
         let sim = state.sim.clone();
         let cache = layout_cache.clone();
+        let focus = state.link_focus.clone();
         // The simulation is compared by identity: a new one is a new Rc.
-        let deps = (Rc::as_ptr(&sim) as usize, state.playhead, state.lang, state.dark, *resized);
-        use_effect_with(deps, move |&(_, playhead, lang, dark, _)| {
+        let deps = (Rc::as_ptr(&sim) as usize, state.playhead, state.lang, state.dark, *resized, state.link_focus.clone());
+        use_effect_with(deps, move |&(_, playhead, lang, dark, _, _)| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
-                paint_topology(&canvas, &sim, &cache, playhead, lang, dark);
+                paint_topology(&canvas, &sim, &cache, playhead, lang, dark, &focus);
             }
         });
     }
@@ -973,6 +1061,7 @@ fn paint_topology(
     playhead: SimTime,
     lang: Lang,
     dark: bool,
+    link_focus: &[fabricscope::topology::LinkKind],
 ) {
     let width = canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(960.0).max(320.0);
     let key = Rc::as_ptr(sim) as usize;
@@ -1015,6 +1104,7 @@ fn paint_topology(
         node_name: &sim.scenario.preset().name,
         lang,
         palette: if dark { &render::DARK } else { &render::LIGHT },
+        link_focus,
     };
     let gpus = render::paint(&ctx, &scene);
     let _ = canvas.set_attribute("data-gpu-count", &gpus.to_string());

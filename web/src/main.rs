@@ -3,6 +3,8 @@
 mod app;
 mod i18n;
 mod layout;
+mod lessons;
+mod lesson_view;
 mod render;
 mod state;
 mod train;

@@ -81,6 +81,8 @@ pub struct Scene<'a> {
     pub node_name: &'a str,
     pub lang: Lang,
     pub palette: &'a Palette,
+    /// Link kinds a lesson points at; the others are dimmed. Empty: nothing dimmed.
+    pub link_focus: &'a [fabricscope::topology::LinkKind],
 }
 
 /// Paints the scene; returns how many GPUs were drawn.
@@ -123,6 +125,8 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
                 ctx.line_to(x, y);
             }
         }
+        let dimmed = !scene.link_focus.is_empty() && !scene.link_focus.contains(&topology.link(fabricscope::topology::LinkId(i as u32)).kind);
+        ctx.set_global_alpha(if dimmed { 0.2 } else { 1.0 });
         if u > 1e-9 {
             ctx.set_stroke_style_str(&utilisation_colour(u));
             ctx.set_line_width(2.0 + 3.0 * u);
@@ -132,6 +136,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
         }
         ctx.stroke();
     }
+    ctx.set_global_alpha(1.0);
 
     // Vertices.
     let mut gpus = 0;

@@ -72,6 +72,8 @@ pub struct AppState {
     pub dark: bool,
     /// Embedded in another page (`?embed`): the animation and results only, no controls.
     pub embed: bool,
+    /// Link kinds a lesson step points at (the topology dims the rest); empty: none.
+    pub link_focus: Vec<fabricscope::topology::LinkKind>,
 }
 
 pub enum Action {
@@ -115,6 +117,7 @@ impl AppState {
             lang,
             dark,
             embed: false,
+            link_focus: Vec::new(),
         })
     }
 

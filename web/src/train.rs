@@ -72,13 +72,23 @@ pub struct TrainLabProps {
     pub lang: Lang,
     pub dark: bool,
     pub on_mode: Callback<Mode>,
+    /// A lesson step's job, which the view opens on instead of the URL's.
+    #[prop_or_default]
+    pub job: Option<TrainScenario>,
+    pub on_lang: Callback<Lang>,
+    /// The lesson bar, shown under the top bar.
+    #[prop_or_default]
+    pub lesson_bar: Html,
 }
 
 #[function_component(TrainLab)]
 pub fn train_lab(props: &TrainLabProps) -> Html {
-    let (lang, dark) = (props.lang, props.dark);
+    let (lang, dark, lesson_job) = (props.lang, props.dark, props.job.clone());
     let state = use_reducer(move || {
-        let (job, problem) = initial_job();
+        let (job, problem) = match lesson_job {
+            Some(job) => (job, None),
+            None => initial_job(),
+        };
         let mut state = TrainState::new(job, lang, dark).unwrap_or_else(|_| TrainState::new(TrainScenario::default_demo(), lang, dark).expect("the default job is valid"));
         if let Some(problem) = problem {
             state.error = Some(match lang {
@@ -90,6 +100,10 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
     });
 
     crate::app::use_theme(state.lang, state.dark);
+    {
+        let on_lang = props.on_lang.clone();
+        use_effect_with(state.lang, move |&lang| on_lang.emit(lang));
+    }
     // The URL and this browser follow the job.
     {
         let job = state.job.clone();
@@ -134,6 +148,7 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
     html! {
         <div class="lab train">
             <TopBar lang={lang} dark={state.dark} mode={Mode::Training} on_lang={on_lang} on_dark={on_dark} on_mode={props.on_mode.clone()} />
+            { props.lesson_bar.clone() }
             if let Some(message) = &state.error {
                 <div id="error" class="banner error" role="alert">
                     <strong>{ message.clone() }</strong>

@@ -1,0 +1,91 @@
+//! The lesson bar over both views: a picker when no lesson is open; otherwise the step's
+//! narrative, the one thing to try, the question and (on request) its answer, and the way to
+//! the previous and next steps. Opening a step is the App's job (`on_lesson`): it puts the
+//! step's scenario in the URL and remounts the view on it.
+
+use crate::app::LessonAt;
+use crate::i18n::{pick, Lang};
+use crate::lessons;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct LessonBarProps {
+    pub lang: Lang,
+    pub at: Option<LessonAt>,
+    pub on_lesson: Callback<Option<LessonAt>>,
+}
+
+#[function_component(LessonBar)]
+pub fn lesson_bar(props: &LessonBarProps) -> Html {
+    let lang = props.lang;
+    let revealed = use_state(|| false);
+    {
+        let revealed = revealed.clone();
+        let key = props.at.map(|at| (at.lesson.id.clone(), at.step));
+        use_effect_with(key, move |_| revealed.set(false));
+    }
+    let Some(at) = props.at else {
+        let on_pick = {
+            let cb = props.on_lesson.clone();
+            Callback::from(move |e: Event| {
+                let id = e.target_unchecked_into::<HtmlSelectElement>().value();
+                if let Some(lesson) = lessons::by_id(&id) {
+                    cb.emit(Some(LessonAt { lesson, step: 0 }));
+                }
+            })
+        };
+        return html! {
+            <div class="lesson-picker">
+                <label>{ pick(lang, "Lessons", "课程") }
+                    <select id="lesson-select" onchange={on_pick}>
+                        <option value="" selected=true>{ pick(lang, "Pick a guided lesson…", "选择一节引导课程…") }</option>
+                        { for lessons::all().iter().enumerate().map(|(i, lesson)| html! {
+                            <option value={lesson.id.clone()}>{ format!("{}. {}", i + 1, lesson.title.get(lang)) }</option>
+                        }) }
+                    </select>
+                </label>
+            </div>
+        };
+    };
+    let step = at.step();
+    let n = at.lesson.steps.len();
+    let go = |to: Option<usize>| {
+        let cb = props.on_lesson.clone();
+        let lesson = at.lesson;
+        Callback::from(move |_| cb.emit(to.map(|step| LessonAt { lesson, step })))
+    };
+    let reveal = {
+        let revealed = revealed.clone();
+        Callback::from(move |_| revealed.set(!*revealed))
+    };
+    html! {
+        <section id="lesson" class="panel lesson" aria-label={pick(lang, "Lesson", "课程")}>
+            <div class="lesson-head">
+                <h2>{ at.lesson.title.get(lang) }</h2>
+                <span class="hint" id="lesson-progress">{ format!("{} {} / {n}", pick(lang, "Step", "第"), at.step + 1) }</span>
+                <button id="lesson-close" onclick={go(None)}>{ pick(lang, "Close lesson", "关闭课程") }</button>
+            </div>
+            <p id="lesson-text">{ step.text.get(lang) }</p>
+            if let Some(try_this) = &step.try_this {
+                <p id="lesson-try" class="try"><strong>{ pick(lang, "Try: ", "试一试：") }</strong>{ try_this.get(lang) }</p>
+            }
+            if let Some(question) = &step.question {
+                <p id="lesson-question" class="question"><strong>{ pick(lang, "Question: ", "问题：") }</strong>{ question.get(lang) }
+                    { " " }<button id="lesson-reveal" aria-expanded={revealed.to_string()} onclick={reveal}>
+                        { if *revealed { pick(lang, "Hide the answer", "隐藏答案") } else { pick(lang, "Show the answer", "显示答案") } }
+                    </button>
+                </p>
+                if *revealed {
+                    if let Some(answer) = &step.answer {
+                        <p id="lesson-answer" class="answer">{ answer.get(lang) }</p>
+                    }
+                }
+            }
+            <div class="buttons">
+                <button id="lesson-prev" disabled={at.step == 0} onclick={go(at.step.checked_sub(1))}>{ pick(lang, "← Previous", "← 上一步") }</button>
+                <button id="lesson-next" class="primary" disabled={at.step + 1 >= n} onclick={go(Some((at.step + 1).min(n - 1)))}>{ pick(lang, "Next →", "下一步 →") }</button>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,160 @@
+//! Guided lessons: data (`web/lessons.json`), not pages. Each step is a scenario (or a training
+//! job) with a short narrative in both languages, what to look at (link kinds to keep bright),
+//! one thing to change, and a question with its answer. The page opens a lesson from the URL
+//! (`?lesson=<id>&step=<k>`), so a lesson step is a link like any other.
+
+use crate::i18n::Lang;
+use fabricscope::topology::LinkKind;
+use fabricscope::train::TrainScenario;
+use fabricscope::Scenario;
+use serde::Deserialize;
+use std::sync::OnceLock;
+
+/// A string in both languages.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Text {
+    pub en: String,
+    pub zh: String,
+}
+
+impl Text {
+    pub fn get(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::En => &self.en,
+            Lang::Zh => &self.zh,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// A collective on the cluster...
+    #[serde(default)]
+    pub scenario: Option<Scenario>,
+    /// ... or a training job.
+    #[serde(default)]
+    pub train: Option<TrainScenario>,
+    /// The collective's step to open at (0-based).
+    #[serde(default)]
+    pub step: Option<u32>,
+    /// Link kinds to keep bright; the others are dimmed.
+    #[serde(default)]
+    pub focus: Vec<String>,
+    pub text: Text,
+    #[serde(default, rename = "try")]
+    pub try_this: Option<Text>,
+    #[serde(default)]
+    pub question: Option<Text>,
+    #[serde(default)]
+    pub answer: Option<Text>,
+}
+
+impl Step {
+    /// The focused link kinds.
+    pub fn focus_kinds(&self) -> Vec<LinkKind> {
+        self.focus.iter().filter_map(|name| link_kind(name)).collect()
+    }
+}
+
+fn link_kind(name: &str) -> Option<LinkKind> {
+    match name {
+        "nvlink" => Some(LinkKind::NvLink),
+        "pcie" => Some(LinkKind::Pcie),
+        "socket" => Some(LinkKind::Socket),
+        "network" => Some(LinkKind::Network),
+        _ => None,
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Lesson {
+    pub id: String,
+    pub title: Text,
+    pub steps: Vec<Step>,
+}
+
+/// Every lesson, parsed once (the file is checked by the tests below, so it parses).
+pub fn all() -> &'static [Lesson] {
+    static LESSONS: OnceLock<Vec<Lesson>> = OnceLock::new();
+    LESSONS.get_or_init(|| serde_json::from_str(include_str!("../lessons.json")).unwrap_or_default())
+}
+
+pub fn by_id(id: &str) -> Option<&'static Lesson> {
+    all().iter().find(|lesson| lesson.id == id)
+}
+
+/// `?lesson=<id>&step=<k>` in a URL's query: the lesson and step (clamped), if any.
+pub fn from_query(query: &str) -> Option<(&'static Lesson, usize)> {
+    let mut id = None;
+    let mut step = 0usize;
+    for part in query.trim_start_matches('?').split('&') {
+        match part.split_once('=') {
+            Some(("lesson", value)) => id = Some(value.to_string()),
+            Some(("step", value)) => step = value.parse().unwrap_or(0),
+            _ => {}
+        }
+    }
+    let lesson = by_id(&id?)?;
+    Some((lesson, step.min(lesson.steps.len().saturating_sub(1))))
+}
+
+/// The query for a lesson step, keeping any other parameters (e.g. `embed`) out.
+pub fn query(lesson: &Lesson, step: usize) -> String {
+    format!("?lesson={}&step={step}", lesson.id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every lesson parses, every step has something to show that validates (and fits the
+    /// page), and every string exists in both languages.
+    #[test]
+    fn every_lesson_is_complete_and_valid() {
+        let lessons: Vec<Lesson> = serde_json::from_str(include_str!("../lessons.json")).expect("lessons.json parses");
+        assert!(lessons.len() >= 10, "{} lessons", lessons.len());
+        let mut ids = std::collections::BTreeSet::new();
+        for lesson in &lessons {
+            assert!(ids.insert(lesson.id.clone()), "duplicate id {}", lesson.id);
+            assert!(!lesson.steps.is_empty(), "{}", lesson.id);
+            for (k, step) in lesson.steps.iter().enumerate() {
+                let at = format!("{} step {k}", lesson.id);
+                let texts = [Some(&lesson.title), Some(&step.text), step.try_this.as_ref(), step.question.as_ref(), step.answer.as_ref()];
+                for text in texts.into_iter().flatten() {
+                    assert!(!text.en.trim().is_empty() && !text.zh.trim().is_empty(), "{at}: a text misses a language");
+                }
+                assert_eq!(step.question.is_some(), step.answer.is_some(), "{at}: a question needs its answer");
+                assert_eq!(step.focus.len(), step.focus_kinds().len(), "{at}: unknown focus in {:?}", step.focus);
+                match (&step.scenario, &step.train) {
+                    (Some(scenario), None) => {
+                        let valid = scenario.validate().unwrap_or_else(|e| panic!("{at}: {e:?}"));
+                        if let Some(s) = step.step {
+                            let sim = fabricscope::simulate(&valid);
+                            assert!(s < sim.schedule.n_steps, "{at}: step {s} of {}", sim.schedule.n_steps);
+                        }
+                        assert!(scenario.nodes <= 8, "{at}: the collectives view offers up to 8 nodes");
+                    }
+                    (None, Some(job)) => {
+                        job.validate().unwrap_or_else(|e| panic!("{at}: {e:?}"));
+                        assert!(job.cluster.nodes <= crate::train_state::MAX_PAGE_NODES, "{at}");
+                    }
+                    _ => panic!("{at}: a step shows a scenario or a training job"),
+                }
+            }
+        }
+        assert_eq!(all().len(), lessons.len());
+    }
+
+    #[test]
+    fn the_query_names_the_lesson_and_step() {
+        let (lesson, step) = from_query("?lesson=ring-step-by-step&step=1").unwrap();
+        assert_eq!((lesson.id.as_str(), step), ("ring-step-by-step", 1));
+        assert_eq!(from_query("?lesson=ring-step-by-step&step=99").unwrap().1, lesson.steps.len() - 1);
+        assert!(from_query("?lesson=nope").is_none());
+        assert!(from_query("?embed").is_none());
+        assert_eq!(query(lesson, 1), "?lesson=ring-step-by-step&step=1");
+    }
+}
