@@ -1195,6 +1195,11 @@ fn results(props: &Props) -> Html {
     let state = &props.state;
     let lang = state.lang;
     let sim = &state.sim;
+    // Hashing a large trace takes tens of ms: once per simulation, not once per frame.
+    let hash = {
+        let sim = sim.clone();
+        use_memo(Rc::as_ptr(&sim) as usize, move |_| sim.trace.hash_hex())
+    };
     let summary = &sim.summary;
     let bottleneck = summary.bottleneck.map(|id| {
         let link = sim.topology.link(id);
@@ -1233,7 +1238,7 @@ fn results(props: &Props) -> Html {
                 <p id="sharp-note" class="formula">{ sharp_note(lang, sim.topology.n_nodes()) }</p>
             }
             <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
-            <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ sim.trace.hash_hex() }</code></p>
+            <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
             <TunerTable state={state.clone()} />
             <HeatMap state={state.clone()} />
             if let Some(ab) = ab {
@@ -1377,11 +1382,13 @@ fn tuner_table(props: &Props) -> Html {
 fn chart(props: &Props) -> Html {
     let state = &props.state;
     let canvas_ref = use_node_ref();
-    // One more point of the curve after each paint, until it is complete.
+    // One more point of the curve after each paint, until it is complete; none while the
+    // animation plays, so a point's simulation never costs a frame (a point of an 8-node curve
+    // takes up to a few hundred ms).
     {
         let s = state.clone();
-        use_effect_with((state.curve_todo.len(), Rc::as_ptr(&state.curve_todo) as usize), move |&(todo, _)| {
-            let timer = (todo > 0).then(|| gloo::timers::callback::Timeout::new(0, move || s.dispatch(Action::CurvePoint)));
+        use_effect_with((state.curve_todo.len(), Rc::as_ptr(&state.curve_todo) as usize, state.playing), move |&(todo, _, playing)| {
+            let timer = (todo > 0 && !playing).then(|| gloo::timers::callback::Timeout::new(0, move || s.dispatch(Action::CurvePoint)));
             move || drop(timer)
         });
     }

@@ -167,11 +167,44 @@ impl Layout {
     }
 
     /// The polyline a chunk follows along `path`: each link's, one after the other.
+    /// A path's links' polylines, one after the other (the reference `point_on_path` is tested against).
+    #[cfg(test)]
     pub fn polyline(&self, path: &[LinkId]) -> Vec<Point> {
         path.iter().flat_map(|link| self.links[link.index()].iter().copied()).collect()
     }
 
+    /// The point at `fraction` (0..=1) of a path's polyline, without building the polyline:
+    /// what `point_along(&polyline(path), fraction)` gives, for every chunk of every frame.
+    pub fn point_on_path(&self, path: &[LinkId], fraction: f64) -> Point {
+        let points = || path.iter().flat_map(|link| self.links[link.index()].iter().copied());
+        let mut previous: Option<Point> = None;
+        let mut total = 0.0;
+        for p in points() {
+            if let Some(q) = previous {
+                total += distance(q, p);
+            }
+            previous = Some(p);
+        }
+        let Some(first) = points().next() else { return (0.0, 0.0) };
+        if total <= 0.0 {
+            return first;
+        }
+        let mut left = fraction.clamp(0.0, 1.0) * total;
+        let mut previous = first;
+        for p in points().skip(1) {
+            let length = distance(previous, p);
+            if left <= length {
+                let f = if length > 0.0 { left / length } else { 0.0 };
+                return (previous.0 + (p.0 - previous.0) * f, previous.1 + (p.1 - previous.1) * f);
+            }
+            left -= length;
+            previous = p;
+        }
+        previous
+    }
+
     /// The point at `fraction` (0..=1) of the polyline's length.
+    #[cfg(test)]
     pub fn point_along(points: &[Point], fraction: f64) -> Point {
         let lengths: Vec<f64> = points.windows(2).map(|w| distance(w[0], w[1])).collect();
         let total: f64 = lengths.iter().sum();
@@ -340,5 +373,17 @@ mod tests {
         assert_eq!(Layout::point_along(&points, 0.0), (0.0, 0.0));
         assert_eq!(Layout::point_along(&points, 0.5), (0.0, 10.0));
         assert_eq!(Layout::point_along(&points, 1.0), (10.0, 10.0));
+    }
+
+    #[test]
+    fn a_point_on_a_path_is_the_point_along_its_polyline() {
+        let sim = fabricscope::simulate(&fabricscope::Scenario { nodes: 2, ..fabricscope::Scenario::default_demo() }.validate().unwrap());
+        let layout = Layout::new(&sim.topology, 1100.0);
+        for flow in sim.trace.flows.iter().step_by(37) {
+            for f in [0.0, 0.13, 0.5, 0.77, 1.0] {
+                let (a, b) = (layout.point_on_path(&flow.path, f), Layout::point_along(&layout.polyline(&flow.path), f));
+                assert!((a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9, "{a:?} vs {b:?}");
+            }
+        }
     }
 }

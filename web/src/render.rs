@@ -174,53 +174,82 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
         }
     }
 
-    // Chunks in flight: a dot per transfer, orange while reducing, blue while copying.
-    let channel = |chunk: &&fabricscope::trace::InFlight| scene.schedule.transfers[chunk.transfer as usize].channel;
-    let others = scene.frame.in_flight.iter().filter(|c| channel(c) != 0);
-    for chunk in others.chain(scene.frame.in_flight.iter().filter(|c| channel(c) == 0)) {
+    // Chunks in flight: a dot per transfer, orange while reducing, blue while copying; filled
+    // while its data moves, a ring while it waits. Channel 0 is the ring the step text follows;
+    // the other channels move the same way on their own rings, drawn small and faint (and not
+    // while they wait) so the one ring stays readable. Dots of one style are one canvas path,
+    // so a frame with thousands of chunks costs a handful of canvas calls per style.
+    let mut groups: [Vec<(f64, f64, f64)>; 6] = Default::default();
+    let mut focused_dot = None;
+    for chunk in &scene.frame.in_flight {
         let transfer = &scene.schedule.transfers[chunk.transfer as usize];
-        let points = layout.polyline(&scene.trace.flows[chunk.transfer as usize].path);
-        let (x, y) = Layout::point_along(&points, chunk.progress);
-        let colour = match transfer.op {
-            ChunkOp::Reduce => palette.reduce,
-            ChunkOp::Copy => palette.copy,
-        };
-        let focused = scene.focus == Some(chunk.transfer);
-        // Channel 0 is the ring the step text follows; the other channels move the same way
-        // on their own rings, drawn small and faint so the one ring stays readable.
         let followed = transfer.channel == 0;
-        let radius = if focused { 8.0 } else if followed { 5.0 } else { 2.5 };
-        ctx.set_global_alpha(if followed { 1.0 } else { 0.35 });
+        if !followed && !chunk.moving {
+            continue;
+        }
+        let (x, y) = layout.point_on_path(&scene.trace.flows[chunk.transfer as usize].path, chunk.progress);
+        let reduce = transfer.op == ChunkOp::Reduce;
+        if scene.focus == Some(chunk.transfer) {
+            focused_dot = Some((x, y, reduce, chunk.moving, transfer.chunk));
+            continue;
+        }
+        let group = match (followed, chunk.moving, reduce) {
+            (false, _, true) => 0,
+            (false, _, false) => 1,
+            (true, true, true) => 2,
+            (true, true, false) => 3,
+            (true, false, true) => 4,
+            (true, false, false) => 5,
+        };
+        groups[group].push((x, y, if followed { 5.0 } else { 2.5 }));
+    }
+    for (group, dots) in groups.iter().enumerate().filter(|(_, dots)| !dots.is_empty()) {
+        let colour = if group % 2 == 0 { palette.reduce } else { palette.copy };
+        ctx.set_global_alpha(if group < 2 { 0.35 } else { 1.0 });
         ctx.begin_path();
-        let _ = ctx.arc(x, y, radius, 0.0, std::f64::consts::TAU);
-        if chunk.moving {
+        for &(x, y, r) in dots {
+            ctx.move_to(x + r, y);
+            let _ = ctx.arc(x, y, r, 0.0, std::f64::consts::TAU);
+        }
+        if group < 4 {
             ctx.set_fill_style_str(colour);
             ctx.fill();
             ctx.set_stroke_style_str(palette.background);
             ctx.set_line_width(1.5);
-            ctx.stroke();
+        } else {
+            ctx.set_stroke_style_str(colour);
+            ctx.set_line_width(2.0);
+        }
+        ctx.stroke();
+    }
+    ctx.set_global_alpha(1.0);
+    if let Some((x, y, reduce, moving, chunk)) = focused_dot {
+        let colour = if reduce { palette.reduce } else { palette.copy };
+        let radius = 8.0;
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, radius, 0.0, std::f64::consts::TAU);
+        if moving {
+            ctx.set_fill_style_str(colour);
+            ctx.fill();
         } else {
             ctx.set_stroke_style_str(colour);
             ctx.set_line_width(2.0);
             ctx.stroke();
         }
-        ctx.set_global_alpha(1.0);
-        if focused {
-            ctx.begin_path();
-            let _ = ctx.arc(x, y, radius + 4.0, 0.0, std::f64::consts::TAU);
-            ctx.set_stroke_style_str(palette.text);
-            ctx.set_line_width(2.0);
-            ctx.stroke();
-            ctx.set_fill_style_str(palette.text);
-            ctx.set_font("600 12px system-ui, sans-serif");
-            ctx.set_text_align("left");
-            let label = match scene.lang {
-                Lang::En => format!("chunk {}", transfer.chunk),
-                Lang::Zh => format!("第 {} 块", transfer.chunk),
-            };
-            let _ = ctx.fill_text(&label, x + radius + 7.0, y);
-            ctx.set_text_align("center");
-        }
+        ctx.begin_path();
+        let _ = ctx.arc(x, y, radius + 4.0, 0.0, std::f64::consts::TAU);
+        ctx.set_stroke_style_str(palette.text);
+        ctx.set_line_width(2.0);
+        ctx.stroke();
+        ctx.set_fill_style_str(palette.text);
+        ctx.set_font("600 12px system-ui, sans-serif");
+        ctx.set_text_align("left");
+        let label = match scene.lang {
+            Lang::En => format!("chunk {chunk}"),
+            Lang::Zh => format!("第 {chunk} 块"),
+        };
+        let _ = ctx.fill_text(&label, x + radius + 7.0, y);
+        ctx.set_text_align("center");
     }
 
     legend(ctx, scene);

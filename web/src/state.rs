@@ -7,7 +7,7 @@
 use crate::i18n::Lang;
 use fabricscope::units::SimTime;
 use fabricscope::collective::Algorithm;
-use fabricscope::{simulate, sweep, sweep_sizes, Collective, Scenario, Simulation, SweepPoint};
+use fabricscope::{simulate, sweep_unhashed, sweep_sizes, Collective, Scenario, Simulation, SweepPoint};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -180,7 +180,7 @@ impl Reducible for AppState {
                 let Some((&(size, algorithm), rest)) = self.curve_todo.split_first() else { return self };
                 next.curve_todo = Rc::new(rest.to_vec());
                 let point = Scenario { size_bytes: size, algorithm: algorithm.or(self.scenario.algorithm), ..self.scenario.clone() };
-                match point.validate().and_then(|valid| sweep(&valid, &[size])) {
+                match point.validate().and_then(|valid| sweep_unhashed(&valid, &[size])) {
                     Ok(points) => {
                         let mut curve = (*self.curve).clone();
                         curve.extend(points);

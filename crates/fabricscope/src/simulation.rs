@@ -27,6 +27,38 @@ pub struct Simulation {
     /// When the followed transfer of each step was issued, indexed by step. Channels and ranks
     /// drift apart once links differ, so "the current step" is the followed rank's.
     pub step_starts: Vec<SimTime>,
+    /// Per step: its transfer count, the followed transfer (channel 0) and the example the step
+    /// text describes, found once so a frame never scans the schedule.
+    step_index: Vec<StepIndex>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct StepIndex {
+    transfers: u32,
+    focus: Option<u32>,
+    example: Option<u32>,
+}
+
+/// One pass over the schedule: each step's count, followed transfer and example.
+fn index_steps(schedule: &crate::collective::Schedule, focus_rank: u32) -> Vec<StepIndex> {
+    let mut index = vec![StepIndex::default(); schedule.n_steps as usize];
+    let mut focus_is_rank = vec![false; index.len()];
+    let mut example_is_rank = vec![false; index.len()];
+    for (i, t) in schedule.transfers.iter().enumerate() {
+        let Some(entry) = index.get_mut(t.step as usize) else { continue };
+        let k = t.step as usize;
+        entry.transfers += 1;
+        let i = i as u32;
+        if t.channel == 0 && (entry.focus.is_none() || (!focus_is_rank[k] && t.src == focus_rank)) {
+            entry.focus = Some(i);
+            focus_is_rank[k] = t.src == focus_rank;
+        }
+        if entry.example.is_none() || (!example_is_rank[k] && t.src == focus_rank) {
+            entry.example = Some(i);
+            example_is_rank[k] = t.src == focus_rank;
+        }
+    }
+    index
 }
 
 /// The numbers nccl-tests prints, and the bottleneck.
@@ -126,7 +158,9 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     for k in 1..step_starts.len() {
         step_starts[k] = step_starts[k].max(step_starts[k - 1]);
     }
+    let step_index = index_steps(&schedule, focus_rank);
     Simulation {
+        step_index,
         scenario: scenario.clone(),
         topology,
         schedule,
@@ -193,23 +227,21 @@ impl Simulation {
 
     /// The followed transfer of `step`: `focus_rank`'s send on channel 0.
     pub fn focus_transfer(&self, step: u32) -> Option<u32> {
-        let t = &self.schedule.transfers;
-        let in_step = |i: &usize| t[*i].step == step && t[*i].channel == 0;
-        (0..t.len())
-            .filter(in_step)
-            .find(|&i| t[i].src == self.focus_rank)
-            .or_else(|| (0..t.len()).find(in_step))
-            .map(|i| i as u32)
+        self.step_index.get(step as usize).and_then(|s| s.focus)
     }
 
-    /// Describes `step`, using the transfer that `focus_rank` sends in its lowest channel.
+    /// Describes `step`, using the transfer that `focus_rank` sends (the simulation's own
+    /// `focus_rank` is indexed; another one is looked up).
     pub fn step_info(&self, step: u32, focus_rank: u32) -> Option<StepInfo> {
-        let in_step = self.schedule.transfers.iter().enumerate().filter(|(_, t)| t.step == step);
-        let transfers = in_step.clone().count() as u32;
-        let (index, example) = in_step
-            .clone()
-            .find(|(_, t)| t.src == focus_rank)
-            .or_else(|| in_step.clone().next())?;
+        let (transfers, index) = if focus_rank == self.focus_rank {
+            let entry = self.step_index.get(step as usize)?;
+            (entry.transfers, entry.example? as usize)
+        } else {
+            let in_step = self.schedule.transfers.iter().enumerate().filter(|(_, t)| t.step == step);
+            let index = in_step.clone().find(|(_, t)| t.src == focus_rank).or_else(|| in_step.clone().next())?.0;
+            (in_step.count() as u32, index)
+        };
+        let example = &self.schedule.transfers[index];
         Some(StepInfo {
             step,
             n_steps: self.schedule.n_steps,
@@ -384,6 +416,16 @@ pub fn sweep_sizes(min: u64, max: u64, factor: u64) -> Vec<u64> {
 
 /// Runs the scenario at every size.
 pub fn sweep(scenario: &ValidScenario, sizes: &[u64]) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
+    sweep_hashed(scenario, sizes, true)
+}
+
+/// `sweep` without the trace hashes (`trace_hash` left empty): hashing every segment of a
+/// large trace costs as much as a fifth of simulating it, and a chart does not show it.
+pub fn sweep_unhashed(scenario: &ValidScenario, sizes: &[u64]) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
+    sweep_hashed(scenario, sizes, false)
+}
+
+fn sweep_hashed(scenario: &ValidScenario, sizes: &[u64], hash: bool) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
     sizes
         .iter()
         .map(|&size| {
@@ -403,7 +445,7 @@ pub fn sweep(scenario: &ValidScenario, sizes: &[u64]) -> Result<Vec<SweepPoint>,
                     .find(|row| row.protocol == sim.schedule.protocol && row.algorithm == sim.schedule.algorithm)
                     .map(|row| row.predicted_ns / 1e3)
                     .unwrap_or(f64::NAN),
-                trace_hash: sim.trace.hash_hex(),
+                trace_hash: if hash { sim.trace.hash_hex() } else { String::new() },
             })
         })
         .collect()

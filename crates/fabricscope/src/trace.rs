@@ -96,7 +96,14 @@ pub struct Trace {
     pub link_peak: Vec<f64>,
     /// Event batches the engine handled.
     pub batches: u64,
+    /// The flows alive in each of `TIME_BUCKETS` equal slices of [0, end]: `sample` looks only
+    /// at the slice that holds `t`, not at every flow. Derived from `flows`.
+    #[serde(skip)]
+    buckets: Vec<Vec<u32>>,
 }
+
+/// Slices of the run `Trace::sample` indexes flows by.
+const TIME_BUCKETS: u64 = 256;
 
 /// A chunk in flight at the sampled time.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -120,7 +127,26 @@ pub struct Frame {
 
 impl Trace {
     pub(crate) fn new(flows: Vec<FlowRecord>, end: SimTime, link_bytes: Vec<f64>, link_peak: Vec<f64>, batches: u64) -> Trace {
-        Trace { flows, end, link_bytes, link_peak, batches }
+        let mut buckets = vec![Vec::new(); TIME_BUCKETS as usize];
+        let width = (end.0 / TIME_BUCKETS).max(1);
+        let last = TIME_BUCKETS as usize - 1;
+        for (i, flow) in flows.iter().enumerate() {
+            if flow.finished <= flow.issued {
+                continue; // Alive at no time.
+            }
+            let (a, b) = ((flow.issued.0 / width) as usize, ((flow.finished.0 - 1) / width) as usize);
+            for bucket in &mut buckets[a.min(last)..=b.min(last)] {
+                bucket.push(i as u32);
+            }
+        }
+        Trace { flows, end, link_bytes, link_peak, batches, buckets }
+    }
+
+    /// Indices of the flows that may be alive at `t` (a superset; check `issued <= t < finished`).
+    fn alive_near(&self, t: SimTime) -> &[u32] {
+        let width = (self.end.0 / TIME_BUCKETS).max(1);
+        let bucket = ((t.0 / width) as usize).min(TIME_BUCKETS as usize - 1);
+        self.buckets.get(bucket).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// A 64-bit fingerprint of everything recorded (FNV-1a over every time, path, byte count and
@@ -239,7 +265,8 @@ impl Trace {
     pub fn sample(&self, t: SimTime) -> Frame {
         let mut link_rate = vec![0.0; self.link_bytes.len()];
         let mut in_flight = Vec::new();
-        for flow in &self.flows {
+        for &i in self.alive_near(t) {
+            let flow = &self.flows[i as usize];
             if t < flow.issued || t >= flow.finished {
                 continue;
             }

@@ -452,3 +452,27 @@ fn collnet_uses_the_switches_and_beats_the_ring_across_nodes() {
     };
     assert_eq!(roce.validate().unwrap_err()[0].field, "algorithm");
 }
+
+/// `Trace::sample` looks only at the flows its time index says may be alive: the frame must
+/// equal a scan of every flow, at any time.
+#[test]
+fn sampling_through_the_time_index_equals_a_full_scan() {
+    let sim = simulate(&scenario(3, 7 << 20, Some(3)));
+    let end = sim.trace.end.as_ns();
+    for i in 0..=97u64 {
+        let t = fabricscope::units::SimTime(end * i / 97);
+        let frame = sim.trace.sample(t);
+        let mut rates = vec![0.0; sim.topology.n_links()];
+        let mut alive = Vec::new();
+        for flow in &sim.trace.flows {
+            if t >= flow.issued && t < flow.finished {
+                alive.push(flow.transfer);
+                for link in &flow.path {
+                    rates[link.index()] += flow.rate_at(t);
+                }
+            }
+        }
+        assert_eq!(frame.in_flight.iter().map(|f| f.transfer).collect::<Vec<_>>(), alive, "t = {t:?}");
+        assert_eq!(frame.link_rate, rates, "t = {t:?}");
+    }
+}

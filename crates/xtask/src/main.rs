@@ -1,5 +1,5 @@
-//! `cargo xtask serve | test | dist`: installs the tools a fresh machine lacks, then builds,
-//! serves and tests. Every install is guarded by a version check, so a warm machine skips it.
+//! `cargo xtask serve | test | dist | bench`: installs the tools a fresh machine lacks, then
+//! builds, serves, tests and measures. Every install is guarded by a version check, so a warm machine skips it.
 //!
 //! Tools (recipe and measured times: `shared/reference/toolchain.md`):
 //! - the `wasm32-unknown-unknown` target (rustup);
@@ -25,7 +25,8 @@ fn main() -> ExitCode {
         Some("serve") => serve(&args[1..]),
         Some("test") => test(),
         Some("dist") => dist().map(|_| ()),
-        _ => Err("usage: cargo xtask serve [--port N] | test | dist".to_string()),
+        Some("bench") => bench(),
+        _ => Err("usage: cargo xtask serve [--port N] | test | dist | bench".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -176,6 +177,11 @@ fn add_content_security_policy(index: &Path) -> Result<()> {
 }
 
 fn dist() -> Result<PathBuf> {
+    dist_sized().map(|(dist, _)| dist)
+}
+
+/// Builds `dist/` and returns it with the gzip size of its wasm, js and css [B].
+fn dist_sized() -> Result<(PathBuf, u64)> {
     ensure_build_tools()?;
     trunk_build()?;
     let dist = root().join("dist");
@@ -190,7 +196,77 @@ fn dist() -> Result<PathBuf> {
         }
     }
     eprintln!("xtask: dist/ wasm + js + css: {raw} B raw, {gzipped} B gzip -9");
-    Ok(dist)
+    Ok((dist, gzipped))
+}
+
+/// One figure a benchmark printed: `{"bench": name, ...}` per line.
+fn figures(output: &str) -> Vec<serde_json::Value> {
+    output.lines().filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok()).filter(|v| v.get("bench").is_some()).collect()
+}
+
+fn find<'a>(figures: &'a [serde_json::Value], name: &str) -> Option<&'a serde_json::Value> {
+    figures.iter().find(|f| f["bench"] == name)
+}
+
+/// `cargo xtask bench`: the engine natively (release), the page in headless Chromium, and the
+/// download, printed as one table with the targets of the performance issue beside them.
+fn bench() -> Result<()> {
+    ensure_build_tools()?;
+    ensure_browser()?;
+    eprintln!("xtask: native engine benchmarks (release build)");
+    let native = Command::new("cargo").args(["bench", "-q", "-p", "fabricscope", "--bench", "engine"]).current_dir(root()).output().map_err(|e| format!("cargo bench: {e}"))?;
+    if !native.status.success() {
+        return Err(format!("cargo bench failed:\n{}", String::from_utf8_lossy(&native.stderr)));
+    }
+    let native = figures(&String::from_utf8_lossy(&native.stdout));
+    let (dist, gzip) = dist_sized()?;
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("cannot listen on loopback: {e}"))?;
+    let url = format!("http://{}/", listener.local_addr().map_err(|e| e.to_string())?);
+    std::thread::spawn(move || serve_static(listener, dist));
+    eprintln!("xtask: browser benchmarks (headless Chromium)");
+    let browser = cmd("node").arg("tests/e2e/bench.mjs").arg(&url).env("CHROMIUM_BIN", CHROMIUM).output().map_err(|e| format!("node: {e}"))?;
+    clean_chromium_temp();
+    if !browser.status.success() {
+        return Err(format!("browser benchmark failed:\n{}", String::from_utf8_lossy(&browser.stderr)));
+    }
+    let browser = figures(&String::from_utf8_lossy(&browser.stdout));
+    let secs = |name: &str| find(&native, name).and_then(|f| f["seconds"].as_f64());
+    let detail = |name: &str| find(&native, name).and_then(|f| f["detail"].as_str()).unwrap_or("").to_string();
+    let ms = |name: &str, field: &str| browser.iter().filter(|f| f["bench"] == name).filter_map(|f| f[field].as_f64()).fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))));
+    let show = |s: Option<f64>| s.map(|s| format!("{:.3} s", s)).unwrap_or_else(|| "not run".into());
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+    rows.push(("ring AllReduce 1 GiB, 8 GPUs, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-8-gpus")), detail("ring-1GiB-8-gpus"))));
+    rows.push(("ring AllReduce 1 GiB, 64 GPUs, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-64-gpus")), detail("ring-1GiB-64-gpus"))));
+    rows.push(("ring AllReduce 1 GiB, 512 GPUs, 1 channel, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-512-gpus-1-channel")), detail("ring-1GiB-512-gpus-1-channel"))));
+    rows.push(("ring AllReduce 1 GiB, 1,024 GPUs, native".into(), "< 0.2 s".into(), format!("{} ({})", show(secs("ring-1GiB-1024-gpus")), detail("ring-1GiB-1024-gpus"))));
+    let wasm64 = ms("wasm-ring-1GiB-64-gpus", "ms");
+    rows.push((
+        "the same in the browser (WASM), 64 GPUs".into(),
+        "< 2x native".into(),
+        match (wasm64, secs("ring-1GiB-64-gpus")) {
+            (Some(w), Some(n)) => format!("{:.3} s with the redraw ({:.1}x native)", w / 1e3, w / 1e3 / n),
+            _ => "not run".into(),
+        },
+    ));
+    rows.push(("ring AllReduce 1 GiB, 16,384 GPUs, native".into(), "< 5 s".into(), format!("{} ({})", show(secs("ring-1GiB-16384-gpus")), detail("ring-1GiB-16384-gpus"))));
+    rows.push(("GPT-3 175B training step, 1,024 GPUs, native".into(), "< 1 s".into(), format!("{} ({})", show(secs("train-gpt3-1024-gpus")), detail("train-gpt3-1024-gpus"))));
+    rows.push((
+        "animation frame, 64 GPUs (the page's largest), headless Chromium".into(),
+        "p95 <= 16 ms at 1,024 GPUs".into(),
+        format!("p95 {:.1} ms, p50 {:.1} ms between frames", ms("frame-64-gpus", "p95_ms").unwrap_or(f64::NAN), ms("frame-64-gpus", "p50_ms").unwrap_or(f64::NAN)),
+    ));
+    rows.push(("download: wasm + js + css, gzip -9".into(), "<= 600 KB".into(), format!("{:.0} KB", gzip as f64 / 1e3)));
+    rows.push(("first interactive render, default scenario".into(), "<= 1.5 s".into(), format!("{:.0} ms (best of 3)", ms("first-render", "ms").unwrap_or(f64::NAN))));
+    rows.push(("training view: GPT-3 on 256 GPUs, simulate + draw (WASM)".into(), "(reference)".into(), format!("{:.0} ms", ms("wasm-train-gpt3-256-gpus", "ms").unwrap_or(f64::NAN))));
+    let peak = find(&native, "peak-memory").and_then(|f| f["kib"].as_f64());
+    rows.push(("peak memory of the native runs above".into(), "say it; bounded".into(), peak.map(|k| format!("{:.0} MB", k * 1024.0 / 1e6)).unwrap_or_else(|| "unknown".into())));
+    let w0 = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+    let w1 = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+    println!("{:<w0$}  {:<w1$}  measured", "what", "target");
+    for (what, target, measured) in &rows {
+        println!("{what:<w0$}  {target:<w1$}  {measured}");
+    }
+    Ok(())
 }
 
 fn serve(args: &[String]) -> Result<()> {

@@ -1,0 +1,84 @@
+//! Engine benchmarks: wall time of full simulations at growing scale, printed as figures (one
+//! JSON object per line on stdout, for `cargo xtask bench` to tabulate). Not a test: nothing
+//! here passes or fails on time.
+//!
+//! `cargo bench -p fabricscope --bench engine` (release build, one core).
+
+use fabricscope::scenario::{FabricConfig, FabricTopology};
+use fabricscope::train::TrainScenario;
+use fabricscope::{simulate, Scenario};
+use std::time::Instant;
+
+/// Best wall time of `runs` runs [s], and what the last run returned.
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best = f64::INFINITY;
+    let mut out = None;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let value = f();
+        best = best.min(start.elapsed().as_secs_f64());
+        out = Some(value);
+    }
+    (best, out.expect("at least one run"))
+}
+
+fn report(name: &str, seconds: Option<f64>, detail: &str) {
+    let seconds = seconds.map(|s| format!("{s:.6}")).unwrap_or_else(|| "null".into());
+    println!("{{\"bench\": \"{name}\", \"seconds\": {seconds}, \"detail\": \"{detail}\"}}");
+}
+
+/// Ring AllReduce of 1 GiB on `nodes` DGX H100 on a rail-optimised two-tier fabric.
+fn ring(nodes: u32, channels: Option<u32>) -> Scenario {
+    Scenario {
+        nodes,
+        size_bytes: 1 << 30,
+        channels,
+        algorithm: Some(fabricscope::collective::Algorithm::Ring),
+        protocol: Some(fabricscope::collective::Protocol::Simple),
+        // Two tiers where they hold the cluster (the issue's case), three beyond.
+        fabric: FabricConfig { topology: if (2..=512).contains(&nodes) { FabricTopology::LeafSpine } else { FabricTopology::Auto }, ..FabricConfig::default() },
+        ..Scenario::default_demo()
+    }
+}
+
+fn main() {
+    for (name, nodes, channels, runs) in [
+        ("ring-1GiB-8-gpus", 1, None, 5),
+        ("ring-1GiB-64-gpus", 8, None, 3),
+        ("ring-1GiB-512-gpus-1-channel", 64, Some(1), 1),
+        ("ring-1GiB-1024-gpus", 128, None, 1),
+        ("ring-1GiB-16384-gpus", 2048, None, 1),
+    ] {
+        match ring(nodes, channels).validate() {
+            Ok(valid) => {
+                let (seconds, sim) = time(runs, || simulate(&valid));
+                let detail = format!(
+                    "{} GPUs, {} flows, {} event batches, busbw {:.1} GB/s",
+                    valid.n_ranks(),
+                    sim.trace.flows.len(),
+                    sim.trace.batches,
+                    sim.summary.busbw_gbyte_per_s
+                );
+                report(name, Some(seconds), &detail);
+            }
+            Err(errors) => report(name, None, &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'")),
+        }
+    }
+    // A GPT-3 175B training step on 1,024 GPUs (TP 8 × PP 16 × DP 8): every collective kind
+    // through the engine with all its groups at once.
+    let job = TrainScenario {
+        cluster: Scenario { nodes: 128, ..Scenario::default_demo() },
+        dp: 8,
+        global_batch: 512,
+        ..TrainScenario::default_demo()
+    };
+    let valid = job.validate().expect("the benchmark's job is valid");
+    let (seconds, report_) = time(3, || valid.run());
+    let flows: u64 = report_.ops.iter().map(|op| op.transfers).sum();
+    report("train-gpt3-1024-gpus", Some(seconds), &format!("step {:.3} s simulated, {} ops, {flows} flows", report_.step_ns / 1e9, report_.ops.len()));
+    // Peak memory of this process over all of the above (VmHWM, Linux).
+    let peak_kb = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok()));
+    println!("{{\"bench\": \"peak-memory\", \"kib\": {}}}", peak_kb.map(|k| k.to_string()).unwrap_or_else(|| "null".into()));
+}

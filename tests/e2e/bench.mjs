@@ -1,0 +1,72 @@
+// Browser benchmarks of the built page in headless Chromium: prints one JSON object per line
+// for `cargo xtask bench`. Figures, not pass/fail.
+//
+// Usage: node tests/e2e/bench.mjs http://127.0.0.1:PORT/
+
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const base = process.argv[2];
+const profile = mkdtempSync(join(tmpdir(), 'fabricscope-bench-'));
+const ctx = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM_BIN ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  viewport: { width: 1400, height: 1000 },
+});
+const page = ctx.pages()[0] ?? (await ctx.newPage());
+const report = (bench, fields) => console.log(JSON.stringify({ bench, ...fields }));
+const gpuCount = () => page.locator('#topology').getAttribute('data-gpu-count');
+async function until(predicate, timeout = 120000) {
+  const start = Date.now();
+  while (!(await predicate())) {
+    if (Date.now() - start > timeout) throw new Error('timed out');
+    await page.waitForTimeout(10);
+  }
+}
+
+// First interactive render of the default scenario (navigation to the topology drawn).
+for (let i = 0; i < 3; i += 1) {
+  await page.goto('about:blank');
+  const t0 = Date.now();
+  await page.goto(base);
+  await page.waitForSelector('#topology[data-gpu-count]');
+  report('first-render', { ms: Date.now() - t0 });
+}
+
+// Simulate + redraw in WASM: one DGX H100 → 8 nodes (64 GPUs), ring AllReduce of 1 GiB.
+await page.goto('about:blank');
+await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 1, collective: 'all_reduce', size_bytes: 1 << 30, algorithm: 'Ring', protocol: 'Simple', fabric: { topology: 'leaf_spine' } })));
+await page.waitForSelector('#topology[data-gpu-count]');
+await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 120000 });
+{
+  const t0 = Date.now();
+  await page.selectOption('#nodes', '8');
+  await until(async () => (await gpuCount()) === '64');
+  report('wasm-ring-1GiB-64-gpus', { ms: Date.now() - t0 });
+}
+
+// Frame times while playing at 64 GPUs: requestAnimationFrame intervals over ~3 s.
+await page.click('#play');
+const stamps = await page.evaluate(() => new Promise((resolve) => {
+  const times = [];
+  const tick = (t) => { times.push(t); if (times.length < 180) requestAnimationFrame(tick); else resolve(times); };
+  requestAnimationFrame(tick);
+}));
+await page.click('#play');
+const deltas = stamps.slice(1).map((t, i) => t - stamps[i]).sort((a, b) => a - b);
+report('frame-64-gpus', { p50_ms: deltas[Math.floor(deltas.length * 0.5)], p95_ms: deltas[Math.floor(deltas.length * 0.95)], frames: deltas.length });
+
+// The training view: GPT-3 175B on 256 GPUs simulated and drawn.
+{
+  await page.evaluate(() => localStorage.removeItem('fabricscope.train'));
+  const t0 = Date.now();
+  await page.click('#mode-training');
+  await page.waitForSelector('#step-time');
+  report('wasm-train-gpt3-256-gpus', { ms: Date.now() - t0 });
+}
+
+await ctx.close();
+rmSync(profile, { recursive: true, force: true });
