@@ -21,6 +21,7 @@ const ctx = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM_BIN ?? '/usr/bin/chromium',
   headless: true,
   viewport: { width: 1400, height: 1000 },
+  acceptDownloads: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
@@ -539,6 +540,46 @@ await test('lessons: pick one, walk its steps, reveal an answer, in both languag
   expect(!page.url().includes('lesson='), page.url());
   await page.click('#mode-collectives');
   await page.waitForSelector('#topology[data-gpu-count]');
+  await page.goto(base + '#');
+});
+
+await test('share and export: copy link and embed code, download JSON, CSV and PNG of the run', async () => {
+  await page.goto('about:blank');
+  await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 2, collective: 'all_reduce', size_bytes: 1 << 24 })));
+  await page.waitForSelector('#topology[data-gpu-count]');
+  await page.click('#copy-link');
+  const link = await page.locator('#share-text').inputValue();
+  expect(link.startsWith(base) && link.includes('#s=') && link.includes('nodes%22%3A2'), link);
+  await page.click('#copy-embed');
+  const embed = await page.locator('#share-text').inputValue();
+  expect(embed.startsWith('<iframe src=') && embed.includes('?embed#s='), embed);
+  const downloadOf = async (selector) => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+    const path = await download.path();
+    return { name: download.suggestedFilename(), text: readFileSync(path, 'utf8') };
+  };
+  const json = await downloadOf('#export-json');
+  const run = JSON.parse(json.text);
+  expect(json.name === 'fabricscope-run.json' && run.scenario.nodes === 2 && run.summary.n_ranks === 16, json.text.slice(0, 200));
+  expect(run.trace_hash === (await text('#trace-hash')), 'the JSON carries the trace hash the page shows');
+  const links = await downloadOf('#export-links');
+  expect(links.text.startsWith('link,from,to,kind') && links.text.trim().split('\n').length > 50, links.text.slice(0, 120));
+  const transfers = await downloadOf('#export-transfers');
+  expect(transfers.text.startsWith('rank,peer,step'), transfers.text.slice(0, 80));
+  const png = await downloadOf('#export-png');
+  expect(png.name === 'fabricscope-topology.png' && png.text.length > 1000, png.name);
+});
+
+await test('the sample wiki page embeds two live figures', async () => {
+  await page.goto('about:blank');
+  await page.goto(base + 'embed-example.html');
+  for (const [id, gpus] of [['#figure-ring', '8'], ['#figure-tree', '32']]) {
+    const frame = page.frameLocator(id);
+    await frame.locator('#topology[data-gpu-count]').waitFor({ timeout: 30000 });
+    const count = await frame.locator('#topology').getAttribute('data-gpu-count');
+    expect(count === gpus, `${id}: ${count} GPUs`);
+  }
+  await page.screenshot({ path: join(shots, 'embed-example.png'), fullPage: true });
   await page.goto(base + '#');
 });
 

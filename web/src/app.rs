@@ -422,11 +422,127 @@ fn lab(props: &LabProps) -> Html {
                     </section>
                     <div class="lower">
                         <section class="panel results"><Results state={state.clone()} /></section>
-                        <section class="panel chart"><Chart state={state.clone()} /></section>
+                        <div class="side">
+                            <section class="panel chart"><Chart state={state.clone()} /></section>
+                            <section class="panel share"><ShareExport handle={Handle(state.clone())} sim={Rc::as_ptr(&state.sim) as usize} lang={state.lang} /></section>
+                        </div>
                     </div>
                 </div>
             </div>
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ShareProps {
+    handle: Handle,
+    /// The simulation's identity: the exports are of this run.
+    sim: usize,
+    lang: Lang,
+}
+
+/// Downloads `text` as a file named `name` (a Blob URL, so nothing leaves the page).
+fn download(name: &str, mime: &str, text: &str) {
+    let parts = js_sys_array(text);
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    click_link(name, &url);
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+fn js_sys_array(text: &str) -> wasm_bindgen::JsValue {
+    let array = js_sys::Array::new();
+    array.push(&wasm_bindgen::JsValue::from_str(text));
+    array.into()
+}
+
+fn click_link(name: &str, href: &str) {
+    let document = gloo::utils::document();
+    let Ok(element) = document.create_element("a") else { return };
+    let Ok(anchor) = element.dyn_into::<web_sys::HtmlAnchorElement>() else { return };
+    anchor.set_href(href);
+    anchor.set_download(name);
+    anchor.click();
+}
+
+/// Copy a link to this view or the code that embeds it, and export the run.
+#[function_component(ShareExport)]
+fn share_export(props: &ShareProps) -> Html {
+    let state = &props.handle.0;
+    let lang = props.lang;
+    let shown = use_state(|| None::<String>);
+    let share = |embed: bool| {
+        let shown = shown.clone();
+        let s = state.clone();
+        Callback::from(move |_| {
+            let location = gloo::utils::window().location();
+            let origin = location.origin().unwrap_or_default();
+            let path = location.pathname().unwrap_or_default();
+            let fragment = crate::url::encode(&s.scenario, Some(s.playhead));
+            let text = if embed {
+                format!("<iframe src=\"{origin}{path}?embed{fragment}\" width=\"100%\" height=\"760\" style=\"border:0\" title=\"Fabricscope\" loading=\"lazy\"></iframe>")
+            } else {
+                format!("{origin}{path}{fragment}")
+            };
+            // Where the browser refuses the clipboard, the text is shown to select; the refusal
+            // is caught so it does not surface as an unhandled rejection.
+            let promise = gloo::utils::window().navigator().clipboard().write_text(&text);
+            let ignore = wasm_bindgen::closure::Closure::once(|_: wasm_bindgen::JsValue| {});
+            let _ = promise.catch(&ignore);
+            ignore.forget();
+            shown.set(Some(text));
+        })
+    };
+    let export_json = {
+        let s = state.clone();
+        Callback::from(move |_| {
+            let sim = &s.sim;
+            let value = serde_json::json!({
+                "scenario": s.scenario,
+                "summary": sim.summary,
+                "algorithm": sim.schedule.algorithm,
+                "protocol": sim.schedule.protocol,
+                "tuning": sim.tuning,
+                "alpha_beta": sim.alpha_beta(),
+                "trace_hash": sim.trace.hash_hex(),
+            });
+            download("fabricscope-run.json", "application/json", &serde_json::to_string_pretty(&value).unwrap_or_default());
+        })
+    };
+    let export_links = {
+        let s = state.clone();
+        Callback::from(move |_| download("fabricscope-links.csv", "text/csv", &s.sim.links_csv()))
+    };
+    let export_transfers = {
+        let s = state.clone();
+        Callback::from(move |_| download("fabricscope-transfers.csv", "text/csv", &s.sim.transfers_csv()))
+    };
+    let export_png = Callback::from(move |_| {
+        let canvas = gloo::utils::document().get_element_by_id("topology").and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok());
+        if let Some(url) = canvas.and_then(|c| c.to_data_url_with_type("image/png").ok()) {
+            click_link("fabricscope-topology.png", &url);
+        }
+    });
+    html! {
+        <>
+            <h2>{ crate::i18n::pick(lang, "Share and export", "分享与导出") }</h2>
+            <div class="buttons">
+                <button id="copy-link" onclick={share(false)}>{ crate::i18n::pick(lang, "Copy link", "复制链接") }</button>
+                <button id="copy-embed" onclick={share(true)}>{ crate::i18n::pick(lang, "Copy embed code", "复制嵌入代码") }</button>
+            </div>
+            if let Some(text) = &*shown {
+                <input id="share-text" class="share-text" readonly=true value={text.clone()} aria-label={crate::i18n::pick(lang, "Link or embed code", "链接或嵌入代码")} />
+                <p class="hint">{ crate::i18n::pick(lang, "Copied to the clipboard where the browser allows it; otherwise select it above.", "浏览器允许时已复制到剪贴板；否则请选中上面的文本。") }</p>
+            }
+            <div class="buttons">
+                <button id="export-json" onclick={export_json}>{ "JSON" }</button>
+                <button id="export-links" onclick={export_links}>{ crate::i18n::pick(lang, "Links CSV", "链路 CSV") }</button>
+                <button id="export-transfers" onclick={export_transfers}>{ crate::i18n::pick(lang, "Per-rank timeline CSV", "各 rank 时间线 CSV") }</button>
+                <button id="export-png" onclick={export_png}>{ crate::i18n::pick(lang, "Topology PNG", "拓扑 PNG") }</button>
+            </div>
+        </>
     }
 }
 

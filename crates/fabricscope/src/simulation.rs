@@ -225,6 +225,55 @@ impl Simulation {
         (started > 0).then(|| started as u32 - 1)
     }
 
+    /// Every link as CSV: what it joins, its kind and capacity, the bytes it carried, its mean
+    /// and peak utilisation over the run.
+    pub fn links_csv(&self) -> String {
+        let mut out = String::from("link,from,to,kind,capacity_gbyte_per_s,latency_ns,bytes,mean_utilisation,peak_utilisation\n");
+        let mean = self.trace.mean_utilisation(&self.topology);
+        for (id, link) in self.topology.links() {
+            let capacity = link.capacity().bytes_per_ns();
+            out.push_str(&format!(
+                "{},{},{},{:?},{:.3},{},{:.0},{:.6},{:.6}\n",
+                id.index(),
+                self.topology.vertex_name(link.src),
+                self.topology.vertex_name(link.dst),
+                link.kind,
+                capacity,
+                link.latency_ns,
+                self.trace.link_bytes[id.index()],
+                mean[id.index()],
+                self.trace.link_peak[id.index()] / capacity
+            ));
+        }
+        out
+    }
+
+    /// Every transfer as CSV, sorted by sending rank then time: each rank's timeline of sends
+    /// (issued: dependencies done; started: data moving; finished) with what it moved.
+    pub fn transfers_csv(&self) -> String {
+        let mut out = String::from("rank,peer,step,channel,chunk,op,bytes,issued_ns,started_ns,finished_ns,links\n");
+        let mut order: Vec<usize> = (0..self.schedule.transfers.len()).collect();
+        order.sort_by_key(|&i| (self.schedule.transfers[i].src, self.trace.flows[i].issued, i));
+        for i in order {
+            let (t, f) = (&self.schedule.transfers[i], &self.trace.flows[i]);
+            out.push_str(&format!(
+                "{},{},{},{},{},{:?},{},{},{},{},{}\n",
+                t.src,
+                t.dst,
+                t.step,
+                t.channel,
+                t.chunk,
+                t.op,
+                t.bytes(),
+                f.issued.0,
+                f.started.0,
+                f.finished.0,
+                f.path.len()
+            ));
+        }
+        out
+    }
+
     /// The followed transfer of `step`: `focus_rank`'s send on channel 0.
     pub fn focus_transfer(&self, step: u32) -> Option<u32> {
         self.step_index.get(step as usize).and_then(|s| s.focus)

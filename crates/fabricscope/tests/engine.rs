@@ -476,3 +476,16 @@ fn sampling_through_the_time_index_equals_a_full_scan() {
         assert_eq!(frame.link_rate, rates, "t = {t:?}");
     }
 }
+
+/// The CSV exports hold one row per link and per transfer, with the run's own figures.
+#[test]
+fn csv_exports_hold_every_link_and_transfer() {
+    let sim = simulate(&scenario(2, 1 << 20, Some(2)));
+    let links = sim.links_csv();
+    assert_eq!(links.lines().count(), 1 + sim.topology.n_links());
+    assert!(links.starts_with("link,from,to,kind,capacity_gbyte_per_s"));
+    let transfers = sim.transfers_csv();
+    assert_eq!(transfers.lines().count(), 1 + sim.schedule.transfers.len());
+    let last_finish: u64 = transfers.lines().skip(1).map(|l| l.split(',').nth(9).unwrap().parse::<u64>().unwrap()).max().unwrap();
+    assert_eq!(last_finish, sim.trace.end.as_ns());
+}
