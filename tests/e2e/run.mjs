@@ -583,6 +583,32 @@ await test('the sample wiki page embeds two live figures', async () => {
   await page.goto(base + '#');
 });
 
+await test('A/B compare: B starts as A, is edited alone, both run on one clock, the difference is said, the link keeps both', async () => {
+  await page.goto('about:blank');
+  await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 1, collective: 'all_reduce', size_bytes: 1 << 28, algorithm: 'Ring' })));
+  await page.waitForSelector('#topology[data-gpu-count]');
+  await page.click('#compare');
+  await page.waitForSelector('#topology-b[data-gpu-count]');
+  expect((await page.locator('#edit-b').getAttribute('aria-pressed')) === 'true', 'B is edited first');
+  await page.selectOption('#nodes', '2');
+  await waitFor('B on 2 nodes', async () => (await page.locator('#topology-b').getAttribute('data-gpu-count')) === '16');
+  expect((await gpuCount()) === '8', 'A stays on one node');
+  const diff = await text('#ab-diff');
+  expect(/^B takes \d+% (longer than|less time than) A/.test(diff) && diff.includes('InfiniBand'), diff);
+  await page.click('#edit-a');
+  expect((await page.locator('#nodes').inputValue()) === '1', 'the controls now show A');
+  await page.screenshot({ path: join(shots, 'compare.png') });
+  const url = page.url();
+  expect(url.includes('&b='), url);
+  await page.goto('about:blank');
+  await page.goto(url);
+  await page.waitForSelector('#topology-b[data-gpu-count]');
+  expect((await page.locator('#topology-b').getAttribute('data-gpu-count')) === '16', 'the link restores B');
+  await page.click('#compare');
+  await waitFor('one view again', async () => (await page.locator('#topology-b').count()) === 0);
+  await page.goto(base + '#');
+});
+
 await test('the page carries a Content-Security-Policy and runs under it', async () => {
   const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
   const script = (policy || '').split(';').find((d) => d.trim().startsWith('script-src')) || '';

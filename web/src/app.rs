@@ -90,6 +90,12 @@ fn initial_state() -> Result<AppState, String> {
     };
     let mut state = AppState::new(scenario, lang, dark)?;
     state.embed = embed;
+    // An A/B link: B beside A (A is edited first).
+    if let Some(b) = crate::url::decode_b(&hash) {
+        if let Ok(valid) = b.validate() {
+            state.other = Some((b, Rc::new(fabricscope::simulate(&valid))));
+        }
+    }
     if let Some(t) = playhead {
         state.playhead = t.min(state.end());
     }
@@ -264,6 +270,12 @@ impl PartialEq for AppState {
             && self.speed == other.speed
             && self.error == other.error
             && self.notice == other.notice
+            && self.editing_b == other.editing_b
+            && match (&self.other, &other.other) {
+                (Some(a), Some(b)) => Rc::ptr_eq(&a.1, &b.1),
+                (None, None) => true,
+                _ => false,
+            }
             && self.lang == other.lang
             && self.dark == other.dark
     }
@@ -284,9 +296,13 @@ fn lab(props: &LabProps) -> Html {
     // restores both. Replacing (not pushing) history keeps the back button useful.
     {
         let (scenario, playing, playhead) = (state.scenario.clone(), state.playing, state.playhead);
-        use_effect_with((scenario, playing, playhead), move |(scenario, playing, playhead)| {
+        let ab = state.ab().map(|((a, _), (b, _))| (a.clone(), b.clone()));
+        use_effect_with((scenario, playing, playhead, ab), move |(scenario, playing, playhead, ab)| {
             if !*playing {
-                let fragment = crate::url::encode(scenario, Some(*playhead));
+                let fragment = match &ab {
+                    Some((a, b)) => crate::url::encode_ab(a, Some(b), Some(*playhead)),
+                    None => crate::url::encode(scenario, Some(*playhead)),
+                };
                 if let Ok(history) = gloo::utils::window().history() {
                     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
                 }
@@ -413,11 +429,20 @@ fn lab(props: &LabProps) -> Html {
             <div class="columns">
                 <aside class="panel controls">
                     <Controls handle={Handle(state.clone())} scenario={state.scenario.clone()} lang={state.lang}
+                        comparing={state.other.is_some()} editing_b={state.editing_b}
                         sim={Rc::as_ptr(&state.sim) as usize} />
                 </aside>
                 <div class="main">
                     <section class="panel stage">
-                        <TopologyView state={state.clone()} />
+                        if state.other.is_some() {
+                            <div class="ab">
+                                <TopologyView state={state.clone()} side={Side::A} />
+                                <TopologyView state={state.clone()} side={Side::B} />
+                            </div>
+                            <p id="ab-diff" class="formula">{ ab_diff(&state) }</p>
+                        } else {
+                            <TopologyView state={state.clone()} />
+                        }
                         <Timeline state={state.clone()} />
                     </section>
                     <div class="lower">
@@ -569,6 +594,11 @@ struct ControlsProps {
     handle: Handle,
     scenario: Scenario,
     lang: Lang,
+    /// Comparing A and B, and which one these controls edit.
+    #[prop_or_default]
+    comparing: bool,
+    #[prop_or_default]
+    editing_b: bool,
     /// The simulation's identity (its address), for the figures derived from it.
     sim: usize,
 }
@@ -757,8 +787,28 @@ fn controls(props: &ControlsProps) -> Html {
     let nvlink_value = scenario.links.nvlink.bandwidth_gbyte_per_s.unwrap_or(nvlink_per_gpu);
     let nic_value = scenario.links.nic.bandwidth_gbyte_per_s.unwrap_or(preset.nic.line_rate_gbyte_per_s) * 8.0;
     let nic_latency = scenario.links.nic.latency_ns.unwrap_or(preset.nic.latency_ns);
+    let compare = {
+        let s = state.clone();
+        let on = !props.comparing;
+        Callback::from(move |_| s.dispatch(Action::Compare(on)))
+    };
+    let edit_side = |b: bool| {
+        let s = state.clone();
+        Callback::from(move |_| s.dispatch(Action::EditB(b)))
+    };
     html! {
         <>
+            <div class="compare-bar">
+                <button id="compare" aria-pressed={props.comparing.to_string()} onclick={compare}>
+                    { if props.comparing { crate::i18n::pick(lang, "Stop comparing", "结束对比") } else { crate::i18n::pick(lang, "Compare A / B", "对比 A / B") } }
+                </button>
+                if props.comparing {
+                    <div class="segmented" role="group" aria-label={crate::i18n::pick(lang, "Which to edit", "编辑哪一个")}>
+                        <button id="edit-a" aria-pressed={(!props.editing_b).to_string()} onclick={edit_side(false)}>{ crate::i18n::pick(lang, "Edit A", "编辑 A") }</button>
+                        <button id="edit-b" aria-pressed={props.editing_b.to_string()} onclick={edit_side(true)}>{ crate::i18n::pick(lang, "Edit B", "编辑 B") }</button>
+                    </div>
+                }
+            </div>
             <h2>{ t(lang, Text::Hardware) }</h2>
             <label>{ t(lang, Text::Preset) }
                 <select id="preset" onchange={on_preset}>
@@ -1080,9 +1130,72 @@ fn fabric_line(state: &AppState) -> String {
     }
 }
 
+/// Which run a topology view shows: the only one, or A or B of a comparison.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Side {
+    #[default]
+    Single,
+    A,
+    B,
+}
+
+#[derive(Properties, PartialEq)]
+struct TopologyProps {
+    state: State,
+    #[prop_or_default]
+    side: Side,
+}
+
+/// A/B in words and numbers: which is faster, by how much, and where each is bound.
+fn ab_diff(state: &AppState) -> String {
+    let Some(((_, a), (_, b))) = state.ab() else { return String::new() };
+    let lang = state.lang;
+    let (ta, tb) = (a.summary.time.as_ns() as f64, b.summary.time.as_ns() as f64);
+    let bound = |sim: &fabricscope::Simulation| {
+        sim.summary
+            .bottleneck
+            .map(|id| {
+                let link = sim.topology.link(id);
+                format!("{} ({:.0}%)", i18n::link_kind(lang, link.kind, network_name(sim)), 100.0 * sim.summary.bottleneck_utilisation)
+            })
+            .unwrap_or_else(|| "—".into())
+    };
+    let change = 100.0 * (tb / ta.max(1.0) - 1.0);
+    match lang {
+        Lang::En => format!(
+            "B takes {} {} A ({} vs {}); busbw {:.1} vs {:.1} GB/s; A is bound by {}, B by {}.",
+            if change.abs() < 10.0 { format!("{:.1}%", change.abs()) } else { format!("{:.0}%", change.abs()) },
+            if change >= 0.0 { "longer than" } else { "less time than" },
+            format_duration_ns(tb),
+            format_duration_ns(ta),
+            b.summary.busbw_gbyte_per_s,
+            a.summary.busbw_gbyte_per_s,
+            bound(a),
+            bound(b)
+        ),
+        Lang::Zh => format!(
+            "B 比 A {} {}（{} 对 {}）；busbw {:.1} 对 {:.1} GB/s；A 的瓶颈是 {}，B 的是 {}。",
+            if change >= 0.0 { "慢" } else { "快" },
+            if change.abs() < 10.0 { format!("{:.1}%", change.abs()) } else { format!("{:.0}%", change.abs()) },
+            format_duration_ns(tb),
+            format_duration_ns(ta),
+            b.summary.busbw_gbyte_per_s,
+            a.summary.busbw_gbyte_per_s,
+            bound(a),
+            bound(b)
+        ),
+    }
+}
+
 #[function_component(TopologyView)]
-fn topology_view(props: &Props) -> Html {
+fn topology_view(props: &TopologyProps) -> Html {
     let state = &props.state;
+    let side = props.side;
+    let shown: Rc<fabricscope::Simulation> = match (side, state.ab()) {
+        (Side::A, Some(((_, a), _))) => a.clone(),
+        (Side::B, Some((_, (_, b)))) => b.clone(),
+        _ => state.sim.clone(),
+    };
     let canvas_ref = use_node_ref();
     let hovered = use_state(|| None::<LinkId>);
     let resized = use_state(|| 0u32);
@@ -1098,7 +1211,7 @@ fn topology_view(props: &Props) -> Html {
     }
     {
         let canvas_ref = canvas_ref.clone();
-        let sim = state.sim.clone();
+        let sim = shown.clone();
         let cache = layout_cache.clone();
         let focus = state.link_focus.clone();
         // The simulation is compared by identity: a new one is a new Rc.
@@ -1127,10 +1240,28 @@ fn topology_view(props: &Props) -> Html {
         let hovered = hovered.clone();
         Callback::from(move |_| hovered.set(None))
     };
-    let info = hovered.map(|link| link_info(state, link));
+    let info = hovered.map(|link| link_info(state, &shown, link));
+    let (id, label) = match side {
+        Side::B => ("topology-b", Some("B")),
+        Side::A => ("topology", Some("A")),
+        Side::Single => ("topology", None),
+    };
+    let edited = match side {
+        Side::A => !state.editing_b,
+        Side::B => state.editing_b,
+        Side::Single => false,
+    };
     html! {
         <div class="topology">
-            <canvas id="topology" ref={canvas_ref} onmousemove={on_move} onmouseleave={on_leave}
+            if let Some(label) = label {
+                <p class={classes!("ab-label", edited.then_some("edited"))}>
+                    <strong>{ label }</strong>{ format!(" · {} × {} · {} · {} · {}: {} · busbw {:.1} GB/s",
+                        shown.scenario.scenario().nodes, shown.scenario.preset().name, shown.topology.technology.spec().name,
+                        format_bytes(shown.summary.size_bytes), shown.schedule.algorithm.nccl_name(),
+                        format_duration_ns(shown.summary.time.as_ns() as f64), shown.summary.busbw_gbyte_per_s) }
+                </p>
+            }
+            <canvas id={id} ref={canvas_ref} onmousemove={on_move} onmouseleave={on_leave}
                 role="img" aria-label="cluster topology with live link utilisation"></canvas>
             <p id="link-info" class="link-info">{ info.unwrap_or_else(|| match state.lang {
                 Lang::En => "Hover a link to see its bandwidth, latency and load.".to_string(),
@@ -1140,8 +1271,7 @@ fn topology_view(props: &Props) -> Html {
     }
 }
 
-fn link_info(state: &AppState, id: LinkId) -> String {
-    let sim = &state.sim;
+fn link_info(state: &AppState, sim: &fabricscope::Simulation, id: LinkId) -> String {
     let link = sim.topology.link(id);
     let frame = sim.trace.sample(state.playhead);
     let rate = frame.link_rate[id.index()];

@@ -74,6 +74,10 @@ pub struct AppState {
     pub embed: bool,
     /// Link kinds a lesson step points at (the topology dims the rest); empty: none.
     pub link_focus: Vec<fabricscope::topology::LinkKind>,
+    /// A/B compare: the scenario not being edited, and its simulation. `scenario` and `sim`
+    /// are always the one the controls edit; `editing_b` says which of A and B that is.
+    pub other: Option<(Scenario, Rc<Simulation>)>,
+    pub editing_b: bool,
 }
 
 pub enum Action {
@@ -81,6 +85,10 @@ pub enum Action {
     SetScenario(Scenario),
     /// Simulate the next size of the busbw curve.
     CurvePoint,
+    /// Start comparing (B starts as a copy of A, and is edited) or stop (A stays).
+    Compare(bool),
+    /// Edit B (true) or A (false) while comparing.
+    EditB(bool),
     /// Report a problem found before a scenario could be built (e.g. unparsable input).
     Reject(String),
     DismissError,
@@ -118,11 +126,23 @@ impl AppState {
             dark,
             embed: false,
             link_focus: Vec::new(),
+            other: None,
+            editing_b: false,
         })
     }
 
+    /// The end of the animation: of the run, or of the longer of A and B.
     pub fn end(&self) -> SimTime {
-        self.sim.summary.time
+        let other = self.other.as_ref().map(|(_, sim)| sim.summary.time).unwrap_or(SimTime::ZERO);
+        self.sim.summary.time.max(other)
+    }
+
+    /// A and B, when comparing: (A's scenario and simulation, B's).
+    pub fn ab(&self) -> Option<((&Scenario, &Rc<Simulation>), (&Scenario, &Rc<Simulation>))> {
+        let (other_scenario, other_sim) = self.other.as_ref()?;
+        let current = (&self.scenario, &self.sim);
+        let other = (other_scenario, other_sim);
+        Some(if self.editing_b { (other, current) } else { (current, other) })
     }
 
     /// The step shown at the playhead; `None` while launching and once the collective is done.
@@ -136,7 +156,7 @@ impl AppState {
 
     /// Where the playhead is: in the launch latency, in a step, or past the end.
     pub fn stage(&self) -> Stage {
-        if self.playhead >= self.end() {
+        if self.playhead >= self.sim.summary.time {
             Stage::Done
         } else {
             self.sim.step_at(self.playhead).map(Stage::Step).unwrap_or(Stage::Launch)
@@ -176,6 +196,40 @@ impl Reducible for AppState {
                     next.last_frame_ms = None;
                 }
             },
+            Action::Compare(on) => {
+                match (on, &self.other) {
+                    (true, None) => {
+                        next.other = Some((self.scenario.clone(), self.sim.clone()));
+                        next.editing_b = true;
+                    }
+                    (false, Some((scenario, sim))) => {
+                        if self.editing_b {
+                            next.curve = Rc::new(Vec::new());
+                            next.curve_todo = Rc::new(chart_points(scenario));
+                            next.scenario = scenario.clone();
+                            next.sim = sim.clone();
+                        }
+                        next.other = None;
+                        next.editing_b = false;
+                    }
+                    _ => return self,
+                }
+                next.error = None;
+            }
+            Action::EditB(b) => {
+                let Some((scenario, sim)) = &self.other else { return self };
+                if b == self.editing_b {
+                    return self;
+                }
+                if !same_hardware(scenario, &self.scenario) {
+                    next.curve = Rc::new(Vec::new());
+                    next.curve_todo = Rc::new(chart_points(scenario));
+                }
+                next.other = Some((self.scenario.clone(), self.sim.clone()));
+                next.scenario = scenario.clone();
+                next.sim = sim.clone();
+                next.editing_b = b;
+            }
             Action::CurvePoint => {
                 let Some((&(size, algorithm), rest)) = self.curve_todo.split_first() else { return self };
                 next.curve_todo = Rc::new(rest.to_vec());
@@ -259,6 +313,28 @@ mod tests {
 
     fn state() -> Rc<AppState> {
         Rc::new(AppState::new(Scenario::default_demo(), Lang::En, false).unwrap())
+    }
+
+    #[test]
+    fn compare_keeps_a_and_edits_b_on_one_clock() {
+        let s = state();
+        let a_time = s.sim.summary.time;
+        let s = s.reduce(Action::Compare(true));
+        assert!(s.editing_b);
+        let s = s.reduce(Action::SetScenario(Scenario { nodes: 2, ..Scenario::default_demo() }));
+        let ((a, a_sim), (b, b_sim)) = s.ab().unwrap();
+        assert_eq!((a.nodes, b.nodes), (1, 2));
+        assert_eq!(a_sim.summary.time, a_time);
+        assert_eq!(s.end(), a_sim.summary.time.max(b_sim.summary.time));
+        // Editing A again swaps which one the controls change; nothing is lost.
+        let s = s.reduce(Action::EditB(false));
+        assert_eq!(s.scenario.nodes, 1);
+        let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
+        let ((a, _), (b, _)) = s.ab().unwrap();
+        assert_eq!((a.size_bytes, b.nodes), (1 << 20, 2));
+        // Stopping keeps A.
+        let s = s.reduce(Action::EditB(true)).reduce(Action::Compare(false));
+        assert!(s.other.is_none() && s.scenario.size_bytes == 1 << 20 && s.scenario.nodes == 1);
     }
 
     #[test]

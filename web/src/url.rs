@@ -49,6 +49,26 @@ pub fn decode(fragment: &str) -> Result<Option<(Scenario, Option<SimTime>)>, Str
     Ok(scenario.map(|s| (s, t)))
 }
 
+/// `#s=A&b=B&t=…`: an A/B comparison (A first, as `decode` reads it).
+pub fn encode_ab(a: &Scenario, b: Option<&Scenario>, t: Option<SimTime>) -> String {
+    let mut fragment = encode(a, t);
+    if let Some(b) = b {
+        fragment.push_str(&format!("&b={}", encode_component(&serde_json::to_string(b).unwrap_or_default())));
+    }
+    fragment
+}
+
+/// The B scenario of an A/B link, if it has a valid one (a bad one is ignored: A still shows).
+pub fn decode_b(fragment: &str) -> Option<Scenario> {
+    let fragment = fragment.trim_start_matches('#');
+    if fragment.len() > MAX_FRAGMENT {
+        return None;
+    }
+    let value = fragment.split('&').find_map(|part| part.strip_prefix("b="))?;
+    let scenario = Scenario::from_json(&decode_component(value)?).ok()?;
+    scenario.validate().ok().map(|_| scenario)
+}
+
 /// `#train=…` for a training job.
 pub fn encode_train(job: &fabricscope::train::TrainScenario) -> String {
     format!("#train={}", encode_component(&serde_json::to_string(job).unwrap_or_default()))
@@ -129,6 +149,16 @@ mod tests {
         let fragment = encode(&Scenario::default_demo(), None) + "&t=soon";
         assert!(decode(&fragment).unwrap_err().starts_with("t: 'soon'"));
         assert!(decode("#s=%+1").unwrap_err().contains("URI-encoded"));
+    }
+
+    #[test]
+    fn ab_links_carry_both_scenarios() {
+        let a = Scenario::default_demo();
+        let b = Scenario { nodes: 2, ..Scenario::default_demo() };
+        let fragment = encode_ab(&a, Some(&b), Some(SimTime(7)));
+        assert_eq!(decode(&fragment).unwrap(), Some((a, Some(SimTime(7)))));
+        assert_eq!(decode_b(&fragment), Some(b));
+        assert_eq!(decode_b(&encode(&Scenario::default_demo(), None)), None);
     }
 
     #[test]
