@@ -276,15 +276,24 @@ fn legend(ctx: &CanvasRenderingContext2d, scene: &Scene) {
     let _ = ctx.fill_text("0%", bar_x - 2.0 + 0.0, y + 15.0);
     let _ = ctx.fill_text("100%", bar_x + 108.0, y + 15.0);
     let mut x = bar_x + 150.0;
+    let mut y = y;
     for (colour, text) in [(palette.reduce, Text::LegendReduce), (palette.copy, Text::LegendCopy)] {
+        let label = t(scene.lang, text);
+        let width = 10.0 + ctx.measure_text(label).map(|m| m.width()).unwrap_or(100.0);
+        // A narrow view (A/B side by side) wraps the chunk keys onto the line above.
+        if x + width > scene.layout.width - 8.0 && y == scene.layout.height - 22.0 {
+            (x, y) = (bar_x + 150.0, y - 20.0);
+            if x + width > scene.layout.width - 8.0 {
+                x = 16.0 + 5.0;
+            }
+        }
         ctx.begin_path();
         let _ = ctx.arc(x, y, 5.0, 0.0, std::f64::consts::TAU);
         ctx.set_fill_style_str(colour);
         ctx.fill();
         ctx.set_fill_style_str(palette.muted);
-        let label = t(scene.lang, text);
         let _ = ctx.fill_text(label, x + 10.0, y);
-        x += 24.0 + ctx.measure_text(label).map(|m| m.width()).unwrap_or(100.0);
+        x += 14.0 + width;
     }
 }
 
