@@ -340,3 +340,112 @@ fn fuzz_scenarios_through_parsing_validation_and_the_engine() {
     // The generator reaches every stage, or the fuzzing proves little.
     assert!(tally.parsed * 10 > tally.inputs && tally.valid * 10 > tally.parsed && tally.simulated * 4 > tally.valid, "coverage");
 }
+
+/// A training job document: a cluster, a model (preset, custom or unknown) and a layout, each
+/// field usually sensible and sometimes odd.
+fn train_value(rng: &mut Rng) -> Value {
+    rng.1 = if rng.chance(50) { 0 } else { 1 + rng.next() % 20 };
+    let mut doc = Map::new();
+    let mut cluster = scenario_value(rng);
+    if let Value::Object(map) = &mut cluster {
+        // Keep most clusters small enough to run.
+        if rng.chance(80) {
+            map.insert("nodes".into(), field(rng, &nums(&[1.0, 2.0, 4.0])));
+            map.insert("preset".into(), field(rng, &strs(&["dgx-h100", "dgx-a100", "hgx-b200"])));
+            map.remove("custom");
+        }
+    }
+    doc.insert("cluster".into(), cluster);
+    doc.insert("model".into(), field(rng, &strs(&["gpt2-small", "llama2-7b", "llama2-70b", "gpt3-175b", "custom", "gpt5"])));
+    if rng.chance(20) {
+        let mut m = Map::new();
+        for (k, v) in [("layers", nums(&[1.0, 2.0, 12.0, 0.0])), ("hidden", nums(&[64.0, 768.0, 8.0, 7.0])), ("heads", nums(&[1.0, 4.0, 12.0, 0.0])), ("kv_heads", nums(&[1.0, 4.0, 12.0])), ("ffn", nums(&[256.0, 3072.0])), ("seq_len", nums(&[128.0, 1024.0])), ("vocab", nums(&[1000.0, 50257.0]))] {
+            m.insert(k.into(), field(rng, &v));
+        }
+        m.insert("gated_mlp".into(), json!(rng.chance(50)));
+        m.insert("tied_embeddings".into(), json!(rng.chance(50)));
+        doc.insert("custom_model".into(), Value::Object(m));
+    }
+    if rng.chance(60) {
+        // A consistent layout of a small model on 1 or 2 DGX H100, so many jobs run.
+        let nodes = 1 + rng.below(2) as u64;
+        let tp = *rng.pick(&[1u64, 2, 4]);
+        let pp = *rng.pick(&[1u64, 2, 3, 4]);
+        let gpus = 8 * nodes;
+        let dp = (gpus / (tp * pp)).max(1);
+        let micro = *rng.pick(&[1u64, 2]);
+        let fabric = rng.pick(&["infiniband", "roce", "tcp"]).to_string();
+        doc.insert("cluster".into(), json!({ "preset": "dgx-h100", "nodes": nodes, "collective": "all_reduce", "size_bytes": 4, "fabric": { "technology": fabric } }));
+        doc.insert("model".into(), json!("gpt2-small"));
+        doc.remove("custom_model");
+        doc.insert("tp".into(), json!(tp));
+        doc.insert("pp".into(), json!(pp));
+        doc.insert("dp".into(), field(rng, &[json!(dp)]));
+        doc.insert("micro_batch".into(), json!(micro));
+        let m = 1 + rng.below(4) as u64;
+        doc.insert("global_batch".into(), field(rng, &[json!(micro * dp * m)]));
+    } else {
+        for key in ["tp", "pp", "dp"] {
+            doc.insert(key.into(), field(rng, &nums(&[1.0, 1.0, 2.0, 4.0, 8.0, 16.0, 0.0, 3.0])));
+        }
+        doc.insert("micro_batch".into(), field(rng, &nums(&[1.0, 2.0, 4.0, 0.0])));
+        doc.insert("global_batch".into(), field(rng, &nums(&[1.0, 8.0, 16.0, 64.0, 7.0, 100_000.0])));
+    }
+    for (key, values) in [("sequence_parallel", vec![json!(true), json!(false)]), ("zero", nums(&[0.0, 1.0, 2.0, 3.0, 4.0])), ("order", strs(&["tp-pp-dp", "dp-pp-tp", "tp-dp-pp", "x"])), ("recompute", strs(&["none", "selective", "full"])), ("compute_efficiency", nums(&[0.5, 1.0, 0.0, 2.0]))] {
+        if rng.chance(50) {
+            doc.insert(key.into(), field(rng, &values));
+        }
+    }
+    if rng.chance(20) {
+        doc.insert("cost".into(), json!({ "gpu_hour_usd": field(rng, &nums(&[2.5, 0.0, -1.0])), "discount": field(rng, &nums(&[0.0, 0.3, 1.0])), "tokens": field(rng, &nums(&[1e9, 0.0])) }));
+    }
+    if rng.chance(20) {
+        doc.insert("storage".into(), json!({ "write_gbyte_per_s": field(rng, &nums(&[10.0, 0.0])), "interval_min": field(rng, &nums(&[60.0, 0.0])) }));
+    }
+    Value::Object(doc)
+}
+
+/// Training jobs through parsing, validation and (when small) a simulated step: no panic, a
+/// named error for what does not validate, and a step whose parts add up for what does.
+#[test]
+fn fuzz_training_jobs() {
+    use fabricscope::train::TrainScenario;
+    let cases: u64 = std::env::var("FABRICSCOPE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).map(|n: u64| n / 10).unwrap_or(2_000);
+    let seed: u64 = std::env::var("FABRICSCOPE_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let mut rng = Rng(0x7EA1_0B5 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), 0);
+    let (mut parsed, mut valid, mut ran) = (0u64, 0u64, 0u64);
+    for case in 0..cases {
+        let text = {
+            let doc = serde_json::to_string(&train_value(&mut rng)).unwrap();
+            if rng.chance(25) { mangle(&mut rng, &doc) } else { doc }
+        };
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let Ok(job) = TrainScenario::from_json(&text) else { return (false, false, false) };
+            match job.validate() {
+                Err(errors) => {
+                    assert!(!errors.is_empty() && errors.iter().all(|e| !e.problem.is_empty()));
+                    (true, false, false)
+                }
+                Ok(v) if job.cluster.nodes <= 4 => {
+                    let r = v.run();
+                    let b = &r.breakdown;
+                    let sum = b.compute_ns + b.tp_ns + b.pp_ns + b.dp_ns + b.bubble_ns + b.optimizer_ns;
+                    assert!(r.step_ns.is_finite() && r.step_ns > 0.0 && (sum - r.step_ns).abs() <= 1e-6 * r.step_ns, "{sum} vs {}", r.step_ns);
+                    assert!(r.mfu.is_finite() && r.mfu > 0.0 && r.mfu <= 1.0, "MFU {}", r.mfu);
+                    (true, true, true)
+                }
+                Ok(_) => (true, true, false),
+            }
+        }));
+        match outcome {
+            Ok((p, v, r)) => {
+                parsed += p as u64;
+                valid += v as u64;
+                ran += r as u64;
+            }
+            Err(_) => panic!("training fuzz case {case} broke; add it to tests/fuzz-corpus/ once fixed:\n{text}"),
+        }
+    }
+    println!("train fuzz: {cases} jobs, {parsed} parsed, {valid} valid, {ran} simulated");
+    assert!(parsed * 4 > cases && valid * 20 > parsed && ran > 0, "coverage: {parsed} parsed, {valid} valid, {ran} ran");
+}
