@@ -296,8 +296,8 @@ impl TrainScenario {
         if self.zero > 3 {
             errors.add("zero", format!("{} is not a ZeRO stage: use 0, 1, 2 or 3 (3 = FSDP)", self.zero));
         }
-        if !(self.compute_efficiency > 0.0 && self.compute_efficiency <= 1.0) {
-            errors.add("compute_efficiency", format!("{} is out of range: use more than 0 and at most 1", self.compute_efficiency));
+        if !(self.compute_efficiency >= 0.01 && self.compute_efficiency <= 1.0) {
+            errors.add("compute_efficiency", format!("{} is out of range: use 0.01 (1% of peak) to 1", self.compute_efficiency));
         }
         if !(self.cost.discount >= 0.0 && self.cost.discount < 1.0) {
             errors.add("cost.discount", format!("{} is out of range: use 0 (none) up to but not 1", self.cost.discount));
@@ -307,14 +307,14 @@ impl TrainScenario {
                 errors.add("cost.gpu_hour_usd", format!("{price} is out of range: use 0 to 10,000"));
             }
         }
-        if !(self.cost.tokens > 0.0 && self.cost.tokens <= 1e16) {
-            errors.add("cost.tokens", format!("{} is out of range: use more than 0 and at most 1e16", self.cost.tokens));
+        if !(self.cost.tokens >= 1.0 && self.cost.tokens <= 1e16) {
+            errors.add("cost.tokens", format!("{} is out of range: use 1 to 1e16", self.cost.tokens));
         }
-        if !(self.storage.write_gbyte_per_s > 0.0 && self.storage.write_gbyte_per_s <= 1e6) {
-            errors.add("storage.write_gbyte_per_s", format!("{} is out of range: use more than 0 and at most 1,000,000", self.storage.write_gbyte_per_s));
+        if !(self.storage.write_gbyte_per_s >= 0.001 && self.storage.write_gbyte_per_s <= 1e6) {
+            errors.add("storage.write_gbyte_per_s", format!("{} is out of range: use 0.001 to 1,000,000", self.storage.write_gbyte_per_s));
         }
-        if !(self.storage.interval_min > 0.0 && self.storage.interval_min <= 1e6) {
-            errors.add("storage.interval_min", format!("{} is out of range: use more than 0 and at most 1,000,000", self.storage.interval_min));
+        if !(self.storage.interval_min >= 0.1 && self.storage.interval_min <= 1e6) {
+            errors.add("storage.interval_min", format!("{} is out of range: use 0.1 to 1,000,000", self.storage.interval_min));
         }
         let (Some(cluster), Some(shape)) = (cluster, shape) else { return Err(errors.0) };
         if !errors.0.is_empty() {
@@ -914,6 +914,10 @@ mod tests {
         s.tp = 8;
         s.model = "gpt5".into();
         assert_eq!(s.validate().unwrap_err()[0].field, "model");
+        // Found by fuzzing: kernels at 1e-300 of peak made a step of 1e300 ns and an MFU of 0.
+        s.model = "gpt3-175b".into();
+        s.compute_efficiency = 1e-300;
+        assert_eq!(s.validate().unwrap_err()[0].field, "compute_efficiency");
     }
 
     #[test]
