@@ -568,6 +568,9 @@ await test('share and export: copy link and embed code, download JSON, CSV and P
   expect(transfers.text.startsWith('rank,peer,step'), transfers.text.slice(0, 80));
   const png = await downloadOf('#export-png');
   expect(png.name === 'fabricscope-topology.png' && png.text.length > 1000, png.name);
+  await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
+  const svg = await downloadOf('#export-svg');
+  expect(svg.name === 'fabricscope-busbw.svg' && svg.text.includes('<svg') && svg.text.includes('Ring'), svg.text.slice(0, 120));
 });
 
 await test('the sample wiki page embeds two live figures', async () => {

@@ -1647,30 +1647,57 @@ fn chart(props: &Props) -> Html {
             canvas.set_width(width);
             canvas.set_height(300);
             let Some(backend) = CanvasBackend::with_canvas_object(canvas) else { return };
-            // One curve per algorithm; the crossover is where the best algorithm changes.
-            let mut series: Vec<BusbwSeries> = Vec::new();
-            for point in curve.iter() {
-                let label = point.algorithm.nccl_name().to_string();
-                match series.iter_mut().find(|s| s.label == label) {
-                    Some(s) => s.points.push((point.size_bytes, point.busbw_gbyte_per_s)),
-                    None => series.push(BusbwSeries { label, points: vec![(point.size_bytes, point.busbw_gbyte_per_s)] }),
-                }
-            }
-            let mut markers = vec![Marker { size: *size, label: format_bytes(*size) }];
-            if let Some(at) = crossover(curve) {
-                markers.push(Marker { size: at, label: t(*lang, Text::Crossover).into() });
-            }
-            let labels = Labels {
-                caption: format!("{} {}", collective.nccl_name(), t(*lang, Text::ChartCaption)),
-                x: t(*lang, Text::ChartX).into(),
-                y: t(*lang, Text::ChartY).into(),
-            };
+            let (series, markers, labels) = chart_parts(curve, *size, *lang, *collective);
             let theme = if *dark { fabricscope_charts::DARK } else { fabricscope_charts::LIGHT };
             if let Err(error) = draw_busbw_curve(&backend.into_drawing_area(), &series, &markers, &labels, &theme) {
                 gloo::console::error!(format!("chart: {error:?}"));
             }
         });
     }
-    html! { <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}
-        data-points={state.curve.len().to_string()} data-complete={state.curve_todo.is_empty().to_string()}></canvas> }
+    // The same chart as an SVG file (light theme, for documents).
+    let export_svg = {
+        let (curve, size, lang, collective) = (state.curve.clone(), state.scenario.size_bytes, state.lang, state.scenario.collective);
+        Callback::from(move |_| {
+            let (series, markers, labels) = chart_parts(&curve, size, lang, collective);
+            let mut svg = String::new();
+            {
+                let backend = plotters::prelude::SVGBackend::with_string(&mut svg, (800, 420));
+                if let Err(error) = draw_busbw_curve(&backend.into_drawing_area(), &series, &markers, &labels, &fabricscope_charts::LIGHT) {
+                    gloo::console::error!(format!("chart: {error:?}"));
+                    return;
+                }
+            }
+            download("fabricscope-busbw.svg", "image/svg+xml", &svg);
+        })
+    };
+    html! {
+        <>
+            <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}
+                data-points={state.curve.len().to_string()} data-complete={state.curve_todo.is_empty().to_string()}></canvas>
+            <div class="buttons"><button id="export-svg" onclick={export_svg}>{ crate::i18n::pick(state.lang, "Chart SVG", "图表 SVG") }</button></div>
+        </>
+    }
+}
+
+/// The busbw chart's curves (one per algorithm), markers (this size, the crossover) and labels.
+fn chart_parts(curve: &[fabricscope::SweepPoint], size: u64, lang: Lang, collective: fabricscope::Collective) -> (Vec<BusbwSeries>, Vec<Marker>, Labels) {
+    // One curve per algorithm; the crossover is where the best algorithm changes.
+    let mut series: Vec<BusbwSeries> = Vec::new();
+    for point in curve.iter() {
+        let label = point.algorithm.nccl_name().to_string();
+        match series.iter_mut().find(|s| s.label == label) {
+            Some(s) => s.points.push((point.size_bytes, point.busbw_gbyte_per_s)),
+            None => series.push(BusbwSeries { label, points: vec![(point.size_bytes, point.busbw_gbyte_per_s)] }),
+        }
+    }
+    let mut markers = vec![Marker { size, label: format_bytes(size) }];
+    if let Some(at) = crossover(curve) {
+        markers.push(Marker { size: at, label: t(lang, Text::Crossover).into() });
+    }
+    let labels = Labels {
+        caption: format!("{} {}", collective.nccl_name(), t(lang, Text::ChartCaption)),
+        x: t(lang, Text::ChartX).into(),
+        y: t(lang, Text::ChartY).into(),
+    };
+    (series, markers, labels)
 }
