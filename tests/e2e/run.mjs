@@ -428,8 +428,9 @@ await test('training view: GPT-3 on 32 DGX H100, TP inside the node, the step br
 });
 
 await test('training view: TP across two nodes is slower and says so; a bad batch is refused', async () => {
-  // The same job (DP 2, 128 sequences) with TP 16 × PP 8 instead of TP 8 × PP 16.
+  // The same job (DP 2, 128 sequences) with TP 16 × PP 8 instead of TP 8 × PP 16, against A.
   const inside = await stepSeconds();
+  await page.click('#pin-a');
   await page.selectOption('#tp', '16');
   await waitFor('TP 16', async () => (await text('#tp-note')).includes('16 GPUs per group'));
   await page.selectOption('#pp', '8');
@@ -437,6 +438,9 @@ await test('training view: TP across two nodes is slower and says so; a bad batc
   const across = await stepSeconds();
   expect((await text('#tp-note')).includes('across nodes, through the NICs'), await text('#tp-note'));
   expect(across > inside, `TP 16 across nodes ${across} s vs TP 8 inside ${inside} s`);
+  const ab = await text('#ab-train');
+  expect(ab.includes('longer per step than A') && ab.includes('the TP collectives') && ab.includes('cross the NICs'), ab);
+  await page.click('#pin-a');
   console.log(`     GPT-3 175B, 256 H100: TP 8 step ${inside} s, TP 16 step ${across} s`);
   await page.locator('#global-batch').fill('7');
   await page.locator('#global-batch').press('Enter');

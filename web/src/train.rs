@@ -524,6 +524,14 @@ fn figures(props: &Props) -> Html {
                 }) }
             </ul>
             <p id="tp-note" class="formula">{ tp_note }</p>
+            <div class="buttons">
+                <button id="pin-a" aria-pressed={s.pinned.is_some().to_string()} onclick={ let h = s.clone(); let on = s.pinned.is_none(); Callback::from(move |_| h.dispatch(TrainAction::Pin(on))) }>
+                    { if s.pinned.is_some() { pick(lang, "Forget A", "清除 A") } else { pick(lang, "Keep this job as A, to compare", "把此作业记为 A，用于对比") } }
+                </button>
+            </div>
+            if let Some(pinned) = &s.pinned {
+                <p id="ab-train" class="formula">{ train_difference(lang, &pinned.0, &pinned.1, &s.job, r) }</p>
+            }
             if !m.fits {
                 <p class="bad" id="memory-warning">{ match lang {
                     Lang::En => format!("Does not fit: {:.1} GB needed per GPU (weights {:.1}, gradients {:.1}, optimizer {:.1}, activations {:.1}) but the GPU has {:.0} GB. More PP or TP, ZeRO or recomputation shrink it.", m.total / 1e9, m.weights / 1e9, m.grads / 1e9, m.optimizer / 1e9, m.activations / 1e9, m.capacity / 1e9),
@@ -531,6 +539,47 @@ fn figures(props: &Props) -> Html {
                 } }</p>
             }
         </>
+    }
+}
+
+/// A/B for training jobs in words: how much slower or faster this job's step is than A's, in
+/// which part most, and whether TP left (or came back into) the nodes.
+fn train_difference(lang: Lang, a_job: &TrainScenario, a: &fabricscope::train::TrainReport, b_job: &TrainScenario, b: &fabricscope::train::TrainReport) -> String {
+    let d = fabricscope::train::difference(a, b);
+    let part = match (lang, d.part) {
+        (Lang::En, "compute") => "compute",
+        (Lang::En, "tp") => "the TP collectives",
+        (Lang::En, "pp") => "the pipeline sends",
+        (Lang::En, "dp") => "DP / ZeRO communication",
+        (Lang::En, "bubble") => "the pipeline bubble",
+        (Lang::En, _) => "the optimizer",
+        (Lang::Zh, "compute") => "计算",
+        (Lang::Zh, "tp") => "TP 集合通信",
+        (Lang::Zh, "pp") => "流水线发送",
+        (Lang::Zh, "dp") => "DP / ZeRO 通信",
+        (Lang::Zh, "bubble") => "流水线气泡",
+        (Lang::Zh, _) => "优化器",
+    };
+    let layout = |j: &TrainScenario| format!("TP {} × PP {} × DP {}", j.tp, j.pp, j.dp);
+    let tp = match (lang, d.tp_crosses) {
+        (Lang::En, (false, true)) => " Its TP collectives cross the NICs; A's stay inside the nodes.",
+        (Lang::En, (true, false)) => " Its TP collectives stay inside the nodes; A's cross the NICs.",
+        (Lang::Zh, (false, true)) => " 它的 TP 集合通信要经过网卡，而 A 的留在节点内。",
+        (Lang::Zh, (true, false)) => " 它的 TP 集合通信留在节点内，而 A 的要经过网卡。",
+        _ => "",
+    };
+    let pct = format!("{:.1}%", 100.0 * d.step_change.abs());
+    match lang {
+        Lang::En => format!(
+            "This job ({}) takes {} {} per step than A ({}): {} vs {}. Most of the change is {}: {} vs {}.{tp}",
+            layout(b_job), pct, if d.step_change >= 0.0 { "longer" } else { "less" }, layout(a_job),
+            format_duration_ns(b.step_ns), format_duration_ns(a.step_ns), part, format_duration_ns(d.part_b_ns), format_duration_ns(d.part_a_ns)
+        ),
+        Lang::Zh => format!(
+            "此作业（{}）每步比 A（{}）{} {}：{} 对 {}。变化主要来自{}：{} 对 {}。{tp}",
+            layout(b_job), layout(a_job), if d.step_change >= 0.0 { "慢" } else { "快" }, pct,
+            format_duration_ns(b.step_ns), format_duration_ns(a.step_ns), part, format_duration_ns(d.part_b_ns), format_duration_ns(d.part_a_ns)
+        ),
     }
 }
 

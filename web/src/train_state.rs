@@ -38,6 +38,8 @@ pub struct TrainState {
     pub error: Option<String>,
     pub lang: Lang,
     pub dark: bool,
+    /// A job kept as "A" to compare the current one with.
+    pub pinned: Option<Rc<(TrainScenario, TrainReport)>>,
 }
 
 pub enum TrainAction {
@@ -52,6 +54,8 @@ pub enum TrainAction {
     Extra,
     SetLang(Lang),
     SetDark(bool),
+    /// Keep the current job as A (or forget A).
+    Pin(bool),
 }
 
 fn join(errors: &[ScenarioError]) -> String {
@@ -87,6 +91,7 @@ impl TrainState {
             error: None,
             lang,
             dark,
+            pinned: None,
         })
     }
 
@@ -108,6 +113,11 @@ impl PartialEq for TrainState {
             && self.error == other.error
             && self.lang == other.lang
             && self.dark == other.dark
+            && match (&self.pinned, &other.pinned) {
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
     }
 }
 
@@ -187,6 +197,7 @@ impl Reducible for TrainState {
                     return self;
                 }
             }
+            TrainAction::Pin(on) => next.pinned = on.then(|| Rc::new((self.job.clone(), (*self.report).clone()))),
             TrainAction::SetLang(lang) => next.lang = lang,
             TrainAction::SetDark(dark) => next.dark = dark,
         }

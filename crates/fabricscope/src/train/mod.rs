@@ -806,6 +806,48 @@ impl TrainReport {
     }
 }
 
+/// Where two steps differ: the whole, and the part of the breakdown that changed most.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Difference {
+    /// B's step over A's, minus one (0.1 = B is 10% slower).
+    pub step_change: f64,
+    /// The part that moved most: "compute", "tp", "pp", "dp", "bubble" or "optimizer".
+    pub part: &'static str,
+    pub part_a_ns: f64,
+    pub part_b_ns: f64,
+    /// Whether each job's TP collectives cross nodes.
+    pub tp_crosses: (bool, bool),
+}
+
+impl TrainReport {
+    fn parts(&self) -> [(&'static str, f64); 6] {
+        let b = &self.breakdown;
+        [("compute", b.compute_ns), ("tp", b.tp_ns), ("pp", b.pp_ns), ("dp", b.dp_ns), ("bubble", b.bubble_ns), ("optimizer", b.optimizer_ns)]
+    }
+
+    fn tp_crosses(&self) -> bool {
+        self.ops.iter().any(|op| op.kind == OpKind::Tp && op.crosses_nodes)
+    }
+}
+
+/// How step `b` differs from step `a`: by how much, and in which part most.
+pub fn difference(a: &TrainReport, b: &TrainReport) -> Difference {
+    let (pa, pb) = (a.parts(), b.parts());
+    let (i, _) = pa
+        .iter()
+        .zip(&pb)
+        .map(|(x, y)| (y.1 - x.1).abs())
+        .enumerate()
+        .fold((0, f64::MIN), |best, (i, d)| if d > best.1 { (i, d) } else { best });
+    Difference {
+        step_change: b.step_ns / a.step_ns - 1.0,
+        part: pa[i].0,
+        part_a_ns: pa[i].1,
+        part_b_ns: pb[i].1,
+        tp_crosses: (a.tp_crosses(), b.tp_crosses()),
+    }
+}
+
 /// One fabric in `compare_fabrics`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FabricRow {
@@ -879,6 +921,15 @@ mod tests {
         // TP communication takes a far bigger part of the step once it crosses the NICs.
         let share = |r: &TrainReport| r.breakdown.tp_ns / r.step_ns;
         assert!(share(&across) > 1.5 * share(&inside), "{} vs {}", share(&across), share(&inside));
+    }
+
+    #[test]
+    fn the_difference_names_the_part_that_moved() {
+        let (a, b) = (gpt3(8, 16, Technology::Infiniband), gpt3(16, 8, Technology::Infiniband));
+        let d = difference(&a, &b);
+        assert!(d.step_change > 0.05, "{d:?}");
+        assert_eq!((d.part, d.tp_crosses), ("tp", (false, true)));
+        assert!((difference(&a, &a).step_change).abs() < 1e-12);
     }
 
     #[test]
