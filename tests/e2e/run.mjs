@@ -461,6 +461,9 @@ await test('training view: the step animates, the URL keeps the job, Chinese, ba
   await page.click('#train-play');
   await page.click('#groups-dp');
   await page.screenshot({ path: join(shots, 'training.png'), fullPage: true });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-train')]);
+  const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  expect(exported.job.tp === 8 && exported.report.step_ns > 0 && exported.report.blocks.length > 0, JSON.stringify(exported).slice(0, 200));
   await page.selectOption('#pp', '8');
   await waitFor('PP 8', async () => (await page.locator('#gantt').getAttribute('data-stages')) === '8');
   const url = page.url();

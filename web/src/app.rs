@@ -467,7 +467,7 @@ struct ShareProps {
 }
 
 /// Downloads `text` as a file named `name` (a Blob URL, so nothing leaves the page).
-fn download(name: &str, mime: &str, text: &str) {
+pub fn download(name: &str, mime: &str, text: &str) {
     let parts = js_sys_array(text);
     let options = web_sys::BlobPropertyBag::new();
     options.set_type(mime);
