@@ -105,6 +105,10 @@ pub struct HardwareArgs {
     /// Latency of one NIC ↔ switch hop [ns].
     #[arg(long, value_name = "NS")]
     nic_latency: Option<u64>,
+    /// Let the tuner use in-network reduction where the hardware has it: NVLS in a gen3+
+    /// NVSwitch (NCCL_NVLS_ENABLE), SHARP in InfiniBand switches (NCCL_COLLNET_ENABLE).
+    #[arg(long)]
+    in_network: bool,
 }
 
 #[derive(Args)]
@@ -132,7 +136,8 @@ struct SweepArgs {
     /// Force a protocol as NCCL_PROTO does: LL, LL128 or Simple; default: the tuner's choice.
     #[arg(long, value_name = "PROTO")]
     proto: Option<String>,
-    /// Force an algorithm as NCCL_ALGO does: Ring or Tree (AllReduce); default: the tuner's choice.
+    /// Force an algorithm as NCCL_ALGO does: Ring, Tree, NVLS or CollNet (AllReduce; also
+    /// Hierarchical, ours); default: the tuner's choice.
     #[arg(long, value_name = "ALGO")]
     algo: Option<String>,
     /// Smallest size, like nccl-tests -b (suffixes K, M, G).
@@ -249,6 +254,9 @@ fn apply_hardware(args: &HardwareArgs, scenario: &mut Scenario) -> Vec<ScenarioE
     }
     if args.nic_latency.is_some() {
         scenario.links.nic.latency_ns = args.nic_latency;
+    }
+    if args.in_network {
+        scenario.in_network = true;
     }
     errors
 }

@@ -139,3 +139,22 @@ fn train_bad_layouts_exit_2_naming_the_field() {
     assert!(err.contains("error: dp: TP × PP × DP = 7 × 16 × 2 = 224 but the cluster has 256 GPUs"), "{err}");
     assert!(err.contains("error: tp: 96 heads"), "{err}");
 }
+
+#[test]
+fn in_network_reduction_is_an_option_the_tuner_then_takes() {
+    // One DGX H100 at 1 GiB: Ring by default, NVLS with --in-network, above the line rate.
+    let row = |args: &[&str]| {
+        let (code, out, err) = fabricscope(args);
+        assert_eq!(code, 0, "{err}");
+        out.lines().find(|l| !l.starts_with('#')).unwrap().split_whitespace().map(str::to_string).collect::<Vec<_>>()
+    };
+    let plain = row(&["allreduce", "-b", "1G", "-e", "1G"]);
+    assert_eq!(plain[9], "Ring");
+    let nvls = row(&["allreduce", "-b", "1G", "-e", "1G", "--in-network"]);
+    assert_eq!(nvls[9], "NVLS");
+    assert!(nvls[7].parse::<f64>().unwrap() > 450.0, "{nvls:?}");
+    // NVLS on a DGX A100 (gen2 NVSwitch) is refused by name.
+    let (code, _, err) = fabricscope(&["allreduce", "--preset", "dgx-a100", "--algo", "NVLS"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("error: algorithm: NVLS reduces in the NVSwitch"), "{err}");
+}
