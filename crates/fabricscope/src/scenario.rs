@@ -532,7 +532,7 @@ impl Scenario {
                 );
             }
         }
-        let nvls_capable = preset.is_some_and(|p| matches!(p.gpu_fabric, crate::catalog::NodeFabric::NvSwitch { generation } if generation >= 3));
+        let nvls_capable = preset.is_some_and(|p| p.gpu_fabric.reduces_in_switch());
         match (self.algorithm, self.collective) {
             (Some(crate::collective::Algorithm::Nvls), Collective::AllReduce) if nvls_capable && self.nodes == 1 => {
                 if self.protocol.is_some_and(|p| p != crate::collective::Protocol::Simple) {
@@ -540,7 +540,7 @@ impl Scenario {
                 }
             }
             (Some(crate::collective::Algorithm::CollNet), Collective::AllReduce)
-                if self.nodes > 1 && self.fabric.technology == crate::catalog::Technology::Infiniband && plan.as_ref().is_some_and(|p| matches!(p.kind, FabricTopology::SingleSwitch | FabricTopology::LeafSpine)) =>
+                if self.nodes > 1 && plan.as_ref().is_some_and(|p| crate::collective::sharp_fabric(self.fabric.technology, p.kind)) =>
             {
                 if self.protocol == Some(crate::collective::Protocol::Ll128) {
                     problem("protocol", "CollNet runs with Simple or LL, not LL128, as in NCCL".into());

@@ -179,6 +179,13 @@ pub enum NodeFabric {
     Pcie,
 }
 
+impl NodeFabric {
+    /// Whether the switch itself can add data (NVLS): NVSwitch generation 3 and later.
+    pub fn reduces_in_switch(&self) -> bool {
+        matches!(self, NodeFabric::NvSwitch { generation } if *generation >= 3)
+    }
+}
+
 /// One node as the builder uses it: a preset's figures, or a custom node's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeSpec {

@@ -28,10 +28,14 @@ use crate::scenario::Collective;
 /// InfiniBand fabric of one switch or a leaf-spine, whose switches aggregate (Quantum class).
 pub fn sharp_supported(scenario: &crate::ValidScenario) -> bool {
     let s = scenario.scenario();
-    s.collective == Collective::AllReduce
-        && s.nodes > 1
-        && s.fabric.technology == crate::catalog::Technology::Infiniband
-        && matches!(scenario.fabric_plan().kind, crate::scenario::FabricTopology::SingleSwitch | crate::scenario::FabricTopology::LeafSpine)
+    s.collective == Collective::AllReduce && s.nodes > 1 && sharp_fabric(s.fabric.technology, scenario.fabric_plan().kind)
+}
+
+/// Whether a fabric's switches aggregate here: InfiniBand (SHARP), on one switch or a
+/// leaf-spine (the aggregation trees modelled).
+pub fn sharp_fabric(technology: crate::catalog::Technology, kind: crate::scenario::FabricTopology) -> bool {
+    use crate::scenario::FabricTopology;
+    technology == crate::catalog::Technology::Infiniband && matches!(kind, FabricTopology::SingleSwitch | FabricTopology::LeafSpine)
 }
 
 /// The schedule of `collective` on `nodes` nodes whose GPUs the `rings` orders visit.

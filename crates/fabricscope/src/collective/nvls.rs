@@ -127,7 +127,7 @@ pub fn supported(scenario: &crate::ValidScenario) -> bool {
     s.collective == Collective::AllReduce
         && s.nodes == 1
         && scenario.n_ranks() > 1
-        && matches!(scenario.preset().gpu_fabric, crate::catalog::NodeFabric::NvSwitch { generation } if generation >= 3)
+        && scenario.preset().gpu_fabric.reduces_in_switch()
 }
 
 /// Transfers `nvls_allreduce` makes (for the engine's cap).

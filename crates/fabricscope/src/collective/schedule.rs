@@ -117,6 +117,15 @@ impl Hop {
             Hop::ToSwitch(SwitchRef::Rail { .. }) | Hop::FromSwitch(SwitchRef::Rail { .. }) => 0.9,
         }
     }
+
+    /// The bytes a hop occupies its links for when it moves `bytes`: as many peer to peer,
+    /// over `efficiency` through a reducing switch.
+    pub fn carried(self, bytes: u64) -> u64 {
+        match self {
+            Hop::Peer => bytes,
+            hop => (bytes as f64 / hop.efficiency()).ceil() as u64,
+        }
+    }
 }
 
 /// A switch that reduces: a node's NVSwitch, or the fabric switch at the top of a rail's

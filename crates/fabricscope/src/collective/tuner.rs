@@ -68,10 +68,7 @@ pub fn bandwidth_bound_ns(topology: &Topology, schedule: &Schedule, router: &mut
     let mut bytes = vec![vec![0u64; topology.n_links()]; n_phases];
     for t in &schedule.transfers {
         // The protocol's own factor is the tuner's (`tuner_efficiency`); a switch hop's is here.
-        let hop_bytes = match t.hop {
-            super::Hop::Peer => t.bytes(),
-            hop => (t.bytes() as f64 / hop.efficiency()).ceil() as u64,
-        };
+        let hop_bytes = t.hop.carried(t.bytes());
         for link in router.route_transfer(t, &load) {
             bytes[phase(t.step)][link.index()] += hop_bytes;
         }

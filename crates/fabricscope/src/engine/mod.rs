@@ -66,11 +66,7 @@ pub fn flow_latency_ns(topology: &Topology, path: &[LinkId], algorithm: Algorith
 /// Bytes a transfer puts on the wire: the protocol's (LL doubles them), and for a hop through
 /// a reducing switch, over the switch's efficiency (`Hop::efficiency`).
 pub fn wire_bytes(schedule: &Schedule, transfer: &crate::collective::Transfer) -> u64 {
-    let bytes = schedule.protocol.wire_bytes(transfer.bytes());
-    match transfer.hop {
-        crate::collective::Hop::Peer => bytes,
-        hop => (bytes as f64 / hop.efficiency()).ceil() as u64,
-    }
+    transfer.hop.carried(schedule.protocol.wire_bytes(transfer.bytes()))
 }
 
 /// Runs `schedule` on `topology` to the end and returns the trace. Each flow is routed when

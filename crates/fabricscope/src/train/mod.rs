@@ -880,7 +880,7 @@ pub fn compare_fabrics(train: &TrainScenario) -> Result<Vec<FabricRow>, Vec<Scen
 /// `(gpus, tokens/s, scaling efficiency against the first)`.
 pub fn scaling(train: &TrainScenario, dps: &[u32]) -> Result<Vec<(u32, f64, f64)>, Vec<ScenarioError>> {
     let base_m = train.global_batch / (train.micro_batch * train.dp).max(1);
-    let g_node = train.cluster.validate_fabric().map_err(|e| e)?.preset().gpus_per_node;
+    let g_node = train.cluster.validate_fabric()?.preset().gpus_per_node;
     let mut points = Vec::new();
     let mut first: Option<f64> = None;
     for &dp in dps {
