@@ -72,14 +72,31 @@ pub fn use_theme(lang: Lang, dark: bool) {
     });
 }
 
+/// `?embed` in the URL: the figure and its numbers alone, for an `<iframe>`.
+fn embed_mode() -> bool {
+    let search = gloo::utils::window().location().search().unwrap_or_default();
+    search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="))
+}
+
+/// A lesson step's opening state: its scenario, at its step, with its links in focus.
+fn lesson_state(step: &crate::lessons::Step, scenario: &Scenario) -> Result<AppState, String> {
+    let mut state = AppState::new(scenario.clone(), initial_lang(), initial_dark())?;
+    state.embed = embed_mode();
+    state.link_focus = step.focus_kinds();
+    if let Some(k) = step.step {
+        let start = state.sim.step_starts.get(k as usize).copied().unwrap_or_default();
+        state.playhead = SimTime(start.0 + 1).min(state.end());
+    }
+    Ok(state)
+}
+
 fn initial_state() -> Result<AppState, String> {
     let lang = initial_lang();
     let dark = initial_dark();
     // A shared link carries the scenario (and the time) in the URL's fragment. Without one,
     // or with a bad one (which is reported), the page shows the last scenario this browser
     // ran, or the default one. Embedded figures never read the browser's own scenario.
-    let search = gloo::utils::window().location().search().unwrap_or_default();
-    let embed = search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="));
+    let embed = embed_mode();
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     let stored = if embed { None } else { stored_scenario().filter(|s| *s != Scenario::default_demo()) };
     let restored = stored.is_some();
@@ -205,7 +222,7 @@ pub fn app() -> Html {
     };
     // A new lesson step remounts its view, which then opens on the step's scenario.
     let key = lesson.map(|at| format!("{}-{}", at.lesson.id, at.step)).unwrap_or_default();
-    let embed = search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="));
+    let embed = embed_mode();
     // The lesson bar sits under the top bar of whichever view is open.
     let bar = if embed { html! {} } else { html! { <crate::lesson_view::LessonBar lang={*lang} at={*lesson} on_lesson={on_lesson} /> } };
     match *mode {
@@ -228,22 +245,11 @@ struct ModeProps {
 #[function_component(Collectives)]
 fn collectives(props: &ModeProps) -> Html {
     let lesson = props.lesson;
-    let initial = use_memo((), move |_| {
-        let mut state = initial_state()?;
-        // A lesson step opens on its scenario, at its step, with its links in focus.
-        if let Some(step) = lesson.map(|at| at.step()) {
-            if let Some(scenario) = &step.scenario {
-                let (lang, dark, embed) = (state.lang, state.dark, state.embed);
-                state = AppState::new(scenario.clone(), lang, dark)?;
-                state.embed = embed;
-                state.link_focus = step.focus_kinds();
-                if let Some(k) = step.step {
-                    let start = state.sim.step_starts.get(k as usize).copied().unwrap_or_default();
-                    state.playhead = SimTime(start.0 + 1).min(state.end());
-                }
-            }
-        }
-        Ok::<AppState, String>(state)
+    // A lesson step opens on its own scenario; otherwise the URL's (or the stored) one. Only
+    // one of them is simulated.
+    let initial = use_memo((), move |_| match lesson.map(|at| at.step()) {
+        Some(step @ crate::lessons::Step { scenario: Some(scenario), .. }) => lesson_state(step, scenario),
+        _ => initial_state(),
     });
     match &*initial {
         Ok(state) => html! { <Lab initial={Rc::new(state.clone())} on_mode={props.on_mode.clone()} on_lang={props.on_lang.clone()} lesson_bar={props.lesson_bar.clone()} /> },
@@ -460,7 +466,7 @@ fn lab(props: &LabProps) -> Html {
 
 #[derive(Properties, PartialEq)]
 struct ShareProps {
-    handle: Handle,
+    handle: Handle<AppState>,
     /// The simulation's identity: the exports are of this run.
     sim: usize,
     lang: Lang,
@@ -576,13 +582,18 @@ struct Props {
     state: State,
 }
 
-/// The reducer handle as a prop that never differs: a component given one re-renders only
-/// when its other props change. Controls use it so that animation frames and the chart filling
-/// in do not re-render (and so reset) a field the user is typing into.
-#[derive(Clone)]
-struct Handle(State);
+/// A reducer handle as a prop that never differs: a component given one re-renders only
+/// when its other props change. Both views' controls use it so that animation frames and
+/// results filling in do not re-render (and so reset) a field the user is typing into.
+pub struct Handle<T: Reducible>(pub UseReducerHandle<T>);
 
-impl PartialEq for Handle {
+impl<T: Reducible> Clone for Handle<T> {
+    fn clone(&self) -> Self {
+        Handle(self.0.clone())
+    }
+}
+
+impl<T: Reducible> PartialEq for Handle<T> {
     fn eq(&self, _: &Self) -> bool {
         true
     }
@@ -591,7 +602,7 @@ impl PartialEq for Handle {
 /// What the controls show: they re-render when one of these changes.
 #[derive(Properties, PartialEq)]
 struct ControlsProps {
-    handle: Handle,
+    handle: Handle<AppState>,
     scenario: Scenario,
     lang: Lang,
     /// Comparing A and B, and which one these controls edit.
@@ -1001,7 +1012,7 @@ fn default_custom() -> CustomNode {
 
 #[derive(Properties, PartialEq)]
 struct CustomProps {
-    handle: Handle,
+    handle: Handle<AppState>,
     custom: CustomNode,
     lang: Lang,
 }

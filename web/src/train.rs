@@ -2,7 +2,7 @@
 //! simulated: what it is spent on, the 1F1B schedule, where every rank sits and what crosses
 //! the nodes, the collectives with their engine times, memory, cost on every fabric, scaling.
 
-use crate::app::{Mode, TopBar};
+use crate::app::{Handle, Mode, TopBar};
 use crate::i18n::{pick, Lang};
 use crate::train_paint::{self, Placement};
 use crate::train_state::{TrainAction, TrainState, MAX_PAGE_NODES};
@@ -20,50 +20,37 @@ const JOB_KEY: &str = "fabricscope.train";
 
 type State = UseReducerHandle<TrainState>;
 
-/// The reducer handle as a prop that never differs, so the controls re-render only when the job
-/// (or the language) changes: animation frames and comparisons filling in must not reset a
-/// field the user is typing into.
-#[derive(Clone)]
-struct Handle(State);
-
-impl PartialEq for Handle {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
 #[derive(Properties, PartialEq)]
 struct ControlsProps {
-    handle: Handle,
+    /// The controls re-render only when the job (or the language) changes.
+    handle: Handle<TrainState>,
     job: TrainScenario,
     lang: Lang,
     /// The report's identity, for the figures the controls show from it.
     report: usize,
 }
 
-/// The last job run in this browser, or the default.
-pub fn initial_job_stored() -> TrainScenario {
+/// The last job run in this browser, if it still validates and fits the page.
+fn stored_job() -> Option<TrainScenario> {
     LocalStorage::get::<String>(JOB_KEY)
         .ok()
         .and_then(|text| TrainScenario::from_json(&text).ok())
         .filter(|job| job.validate().is_ok() && job.cluster.nodes <= MAX_PAGE_NODES)
-        .unwrap_or_else(TrainScenario::default_demo)
+}
+
+/// The last job run in this browser, or the default.
+pub fn initial_job_stored() -> TrainScenario {
+    stored_job().unwrap_or_else(TrainScenario::default_demo)
 }
 
 /// The job the view opens on: the link's, else the last one run here, else the default.
 pub fn initial_job() -> (TrainScenario, Option<String>) {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
-    let stored = || {
-        LocalStorage::get::<String>(JOB_KEY)
-            .ok()
-            .and_then(|text| TrainScenario::from_json(&text).ok())
-            .filter(|job| job.validate().is_ok() && job.cluster.nodes <= MAX_PAGE_NODES)
-    };
     match crate::url::decode_train(&hash) {
         Ok(Some(job)) if job.cluster.nodes <= MAX_PAGE_NODES => (job, None),
-        Ok(Some(_)) => (stored().unwrap_or_else(TrainScenario::default_demo), Some(format!("the page simulates up to {MAX_PAGE_NODES} nodes"))),
-        Ok(None) => (stored().unwrap_or_else(TrainScenario::default_demo), None),
-        Err(message) => (stored().unwrap_or_else(TrainScenario::default_demo), Some(message)),
+        Ok(Some(_)) => (initial_job_stored(), Some(format!("the page simulates up to {MAX_PAGE_NODES} nodes"))),
+        Ok(None) => (initial_job_stored(), None),
+        Err(message) => (initial_job_stored(), Some(message)),
     }
 }
 
