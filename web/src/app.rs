@@ -109,8 +109,8 @@ fn initial_state() -> Result<AppState, String> {
     state.embed = embed;
     // An A/B link: B beside A (A is edited first).
     if let Some(b) = crate::url::decode_b(&hash) {
-        if let Ok(valid) = b.validate() {
-            state.other = Some((b, Rc::new(fabricscope::simulate(&valid))));
+        if let Some(sim) = b.validate().ok().and_then(|valid| fabricscope::simulate(&valid).ok()) {
+            state.other = Some((b, Rc::new(sim)));
         }
     }
     if let Some(t) = playhead {
@@ -537,7 +537,7 @@ fn share_export(props: &ShareProps) -> Html {
                 "protocol": sim.schedule.protocol,
                 "tuning": sim.tuning,
                 "alpha_beta": sim.alpha_beta(),
-                "trace_hash": sim.trace.hash_hex(),
+                "trace_hash": sim.hash_hex(),
             });
             download("fabricscope-run.json", "application/json", &serde_json::to_string_pretty(&value).unwrap_or_default());
         })
@@ -1284,11 +1284,11 @@ fn topology_view(props: &TopologyProps) -> Html {
 
 fn link_info(state: &AppState, sim: &fabricscope::Simulation, id: LinkId) -> String {
     let link = sim.topology.link(id);
-    let frame = sim.trace.sample(state.playhead);
+    let frame = sim.sample(state.playhead);
     let rate = frame.link_rate[id.index()];
     let flows = frame.in_flight.iter().filter(|c| c.moving && sim.trace.flows[c.transfer as usize].path.contains(&id)).count();
     let capacity = link.capacity().gbyte_per_s();
-    let mean = sim.trace.link_bytes[id.index()] / (capacity * sim.summary.time.as_ns().max(1) as f64);
+    let mean = sim.link_bytes[id.index()] / (capacity * sim.summary.time.as_ns().max(1) as f64);
     let name = format!("{} → {}", i18n::vertex_name(state.lang, &sim.topology, link.src), i18n::vertex_name(state.lang, &sim.topology, link.dst));
     match state.lang {
         Lang::En => format!(
@@ -1347,8 +1347,8 @@ fn paint_topology(
         return;
     };
     let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
-    let frame = sim.trace.sample(playhead);
-    let utilisation = sim.trace.utilisation(&sim.topology, &frame);
+    let frame = sim.sample(playhead);
+    let utilisation = sim.utilisation(&frame);
     let focus = focus_transfer(sim, playhead);
     let scene = Scene {
         topology: &sim.topology,
@@ -1455,7 +1455,7 @@ fn results(props: &Props) -> Html {
     // Hashing a large trace takes tens of ms: once per simulation, not once per frame.
     let hash = {
         let sim = sim.clone();
-        use_memo(Rc::as_ptr(&sim) as usize, move |_| sim.trace.hash_hex())
+        use_memo(Rc::as_ptr(&sim) as usize, move |_| sim.hash_hex())
     };
     let summary = &sim.summary;
     let bottleneck = summary.bottleneck.map(|id| {

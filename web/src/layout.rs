@@ -377,7 +377,7 @@ mod tests {
 
     #[test]
     fn a_point_on_a_path_is_the_point_along_its_polyline() {
-        let sim = fabricscope::simulate(&fabricscope::Scenario { nodes: 2, ..fabricscope::Scenario::default_demo() }.validate().unwrap());
+        let sim = fabricscope::simulate(&fabricscope::Scenario { nodes: 2, ..fabricscope::Scenario::default_demo() }.validate().unwrap()).unwrap();
         let layout = Layout::new(&sim.topology, 1100.0);
         for flow in sim.trace.flows.iter().step_by(37) {
             for f in [0.0, 0.13, 0.5, 0.77, 1.0] {

@@ -132,8 +132,8 @@ mod tests {
                     (Some(scenario), None) => {
                         let valid = scenario.validate().unwrap_or_else(|e| panic!("{at}: {e:?}"));
                         if let Some(s) = step.step {
-                            let sim = fabricscope::simulate(&valid);
-                            assert!(s < sim.schedule.n_steps, "{at}: step {s} of {}", sim.schedule.n_steps);
+                            let sim = fabricscope::simulate(&valid).unwrap();
+                            assert!(s < sim.n_steps(), "{at}: step {s} of {}", sim.n_steps());
                         }
                         assert!(scenario.nodes <= 8, "{at}: the collectives view offers up to 8 nodes");
                     }

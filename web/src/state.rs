@@ -109,7 +109,7 @@ pub enum Action {
 impl AppState {
     pub fn new(scenario: Scenario, lang: Lang, dark: bool) -> Result<AppState, String> {
         let valid = scenario.validate().map_err(|errors| join(&errors))?;
-        let sim = Rc::new(simulate(&valid));
+        let sim = Rc::new(simulate(&valid).map_err(|e| e.to_string())?);
         let curve_todo = Rc::new(chart_points(&scenario));
         Ok(AppState {
             scenario,
@@ -181,14 +181,14 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::SetScenario(scenario) => match scenario.validate() {
-                Err(errors) => next.error = Some(join(&errors)),
-                Ok(valid) => {
+            Action::SetScenario(scenario) => match scenario.validate().map_err(|errors| join(&errors)).and_then(|valid| simulate(&valid).map_err(|e| e.to_string())) {
+                Err(message) => next.error = Some(message),
+                Ok(sim) => {
                     if !same_hardware(&scenario, &self.scenario) {
                         next.curve = Rc::new(Vec::new());
                         next.curve_todo = Rc::new(chart_points(&scenario));
                     }
-                    next.sim = Rc::new(simulate(&valid));
+                    next.sim = Rc::new(sim);
                     next.scenario = scenario;
                     next.error = None;
                     next.notice = None;

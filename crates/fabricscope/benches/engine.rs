@@ -47,19 +47,34 @@ fn main() {
         ("ring-1GiB-64-gpus", 8, None, 3),
         ("ring-1GiB-512-gpus-1-channel", 64, Some(1), 1),
         ("ring-1GiB-1024-gpus", 128, None, 1),
+        ("ring-1GiB-1024-gpus-1-channel", 128, Some(1), 3),
+        ("ring-1GiB-1024-gpus-2-channels", 128, Some(2), 3),
         ("ring-1GiB-16384-gpus", 2048, None, 1),
+        ("ring-1GiB-16384-gpus-1-channel", 2048, Some(1), 1),
     ] {
         match ring(nodes, channels).validate() {
             Ok(valid) => {
                 let (seconds, sim) = time(runs, || simulate(&valid));
-                let detail = format!(
-                    "{} GPUs, {} flows, {} event batches, busbw {:.1} GB/s",
-                    valid.n_ranks(),
-                    sim.trace.flows.len(),
-                    sim.trace.batches,
-                    sim.summary.busbw_gbyte_per_s
-                );
-                report(name, Some(seconds), &detail);
+                match sim {
+                    Ok(sim) => {
+                        let how = match &sim.steady {
+                            Some(s) => format!(
+                                "steady state: {} of {} steps simulated ({} flows), period {} step(s) of {} ns proved at step {}, repeated {} times",
+                                s.simulated_steps, s.total_steps, s.simulated_transfers, s.period_steps, s.period_ns(), s.step_at_to, s.repeats
+                            ),
+                            None => format!("{} flows simulated", sim.trace.flows.len()),
+                        };
+                        let detail = format!(
+                            "{} GPUs, {} transfers, {} event batches, busbw {:.1} GB/s; {how}",
+                            valid.n_ranks(),
+                            sim.n_transfers(),
+                            sim.batches(),
+                            sim.summary.busbw_gbyte_per_s
+                        );
+                        report(name, Some(seconds), &detail);
+                    }
+                    Err(error) => report(name, None, &error.to_string().replace('"', "'")),
+                }
             }
             Err(errors) => report(name, None, &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'")),
         }

@@ -19,11 +19,11 @@ pub mod collective;
 pub mod engine;
 pub mod routing;
 pub mod scenario;
-mod simulation;
+pub mod simulation;
 pub mod topology;
 pub mod trace;
 pub mod train;
 pub mod units;
 
 pub use scenario::{Collective, Scenario, ScenarioError, ValidScenario};
-pub use simulation::{simulate, AlphaBeta, sweep, sweep_sizes, sweep_unhashed, Simulation, StepInfo, Summary, SweepPoint};
+pub use simulation::{simulate, simulate_as, Mode, Steady, AlphaBeta, sweep, sweep_sizes, sweep_unhashed, Simulation, StepInfo, Summary, SweepPoint};

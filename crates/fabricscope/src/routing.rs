@@ -40,13 +40,12 @@ pub fn cheapest_path_within(
     if src == dst {
         return Some(Vec::new());
     }
-    let n = topology.vertices().count();
-    let mut best: Vec<(u64, u32)> = vec![(u64::MAX, u32::MAX); n];
-    let mut via: Vec<Option<LinkId>> = vec![None; n];
-    best[src.0 as usize] = (0, 0);
+    // Sparse: a search inside one node touches a handful of vertices, not the cluster's.
+    let mut best: BTreeMap<u32, (u64, u32)> = BTreeMap::from([(src.0, (0, 0))]);
+    let mut via: BTreeMap<u32, LinkId> = BTreeMap::new();
     let mut heap = std::collections::BinaryHeap::from([std::cmp::Reverse((0u64, 0u32, src.0))]);
     while let Some(std::cmp::Reverse((cost, hops, v))) = heap.pop() {
-        if (cost, hops) > best[v as usize] {
+        if best.get(&v).is_some_and(|&b| (cost, hops) > b) {
             continue;
         }
         if v == dst.0 {
@@ -59,9 +58,9 @@ pub fn cheapest_path_within(
                 continue;
             }
             let candidate = (cost + link.latency_ns, hops + 1);
-            if candidate < best[next.0 as usize] {
-                best[next.0 as usize] = candidate;
-                via[next.0 as usize] = Some(link_id);
+            if best.get(&next.0).is_none_or(|&b| candidate < b) {
+                best.insert(next.0, candidate);
+                via.insert(next.0, link_id);
                 heap.push(std::cmp::Reverse((candidate.0, candidate.1, next.0)));
             }
         }
@@ -70,10 +69,10 @@ pub fn cheapest_path_within(
 }
 
 /// The path to `dst` that `via` (the link each vertex was reached by) records.
-fn walk_back(topology: &Topology, via: &[Option<LinkId>], dst: VertexId) -> Vec<LinkId> {
+fn walk_back(topology: &Topology, via: &BTreeMap<u32, LinkId>, dst: VertexId) -> Vec<LinkId> {
     let mut path = Vec::new();
     let mut at = dst;
-    while let Some(link_id) = via[at.0 as usize] {
+    while let Some(&link_id) = via.get(&at.0) {
         path.push(link_id);
         at = topology.link(link_id).src;
     }

@@ -30,6 +30,88 @@ pub struct Simulation {
     /// Per step: its transfer count, the followed transfer (channel 0) and the example the step
     /// text describes, found once so a frame never scans the schedule.
     step_index: Vec<StepIndex>,
+    /// Set when the collective ran as a steady state: `schedule` and `trace` then hold only its
+    /// first steps, and the rest is those steps' proved repetition (`Steady`).
+    pub steady: Option<Steady>,
+    /// Bytes each link carried over the whole collective.
+    pub link_bytes: Vec<f64>,
+}
+
+/// Collectives with more transfers than this run as a steady state where they can: a prefix of
+/// their steps is simulated until the run provably repeats (`engine::period`), and the rest is
+/// that repetition. Below it every transfer is simulated.
+pub const STEADY_ABOVE: u64 = 250_000;
+
+/// Steps of a ring the first steady-state attempt simulates; doubled while no steady state is
+/// found, up to `MAX_STEADY_PREFIX` transfers.
+pub const STEADY_FIRST_STEPS: u32 = 3 * crate::collective::NCCL_STEPS;
+
+/// Most steps searched for a steady state: rings that settle do so within a few dozen steps
+/// (`tests/steady.rs`); ones that have not by then are not waited for.
+pub const STEADY_SEARCH_STEPS: u32 = 12 * crate::collective::NCCL_STEPS;
+
+/// A collective run as a steady state (`engine::period`): the simulated prefix's state at
+/// `to_ns` was its state at `from_ns` shifted by `period_steps` steps, so the run from there
+/// repeats that period `repeats` more times than the prefix shows, then ends as the prefix ends.
+///
+/// ```text
+///   time   = prefix end + repeats × (to - from)
+///   bytes  = prefix bytes + repeats × bytes of the flows issued in (from, to]    (per link)
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Steady {
+    /// Steps of the whole collective, and of the simulated prefix.
+    pub total_steps: u32,
+    pub simulated_steps: u32,
+    /// Transfers of the whole collective, and of the simulated prefix.
+    pub total_transfers: u64,
+    pub simulated_transfers: u64,
+    pub from_ns: u64,
+    pub to_ns: u64,
+    pub period_steps: u32,
+    /// Periods the whole collective has beyond the prefix.
+    pub repeats: u64,
+    /// The highest step first issued at or before `to_ns`.
+    pub step_at_to: u32,
+    /// When the prefix ended (its trace's end).
+    pub prefix_end_ns: u64,
+    /// Event batches the whole collective would take, counted as the prefix's plus the repeats'.
+    pub batches: u64,
+}
+
+impl Steady {
+    pub fn period_ns(&self) -> u64 {
+        self.to_ns - self.from_ns
+    }
+
+    /// Time the repeats add.
+    pub fn shift_ns(&self) -> u64 {
+        self.repeats * self.period_ns()
+    }
+
+    /// A time of the whole collective as the time of the prefix that looks the same, and the
+    /// steps by which the whole collective is ahead of the prefix then.
+    pub fn fold(&self, t: SimTime) -> (SimTime, u32) {
+        let t = t.0;
+        if t <= self.to_ns {
+            (SimTime(t), 0)
+        } else if t > self.to_ns + self.shift_ns() {
+            (SimTime(t - self.shift_ns()), (self.repeats * self.period_steps as u64) as u32)
+        } else {
+            // In (to + (m-1)T, to + mT]: the prefix's (from, to], m periods on.
+            let m = (t - self.to_ns).div_ceil(self.period_ns());
+            (SimTime(t - m * self.period_ns()), (m * self.period_steps as u64) as u32)
+        }
+    }
+
+    /// The prefix step that step `step` of the whole collective repeats, and how many periods on.
+    pub fn prefix_step(&self, step: u32) -> (u32, u64) {
+        if step <= self.step_at_to {
+            return (step, 0);
+        }
+        let m = ((step - self.step_at_to).div_ceil(self.period_steps) as u64).min(self.repeats);
+        (step - (m * self.period_steps as u64) as u32, m)
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -98,12 +180,58 @@ pub struct StepInfo {
     pub hop: crate::collective::Hop,
 }
 
-/// Builds, schedules and runs a scenario.
-pub fn simulate(scenario: &ValidScenario) -> Simulation {
+/// Whether `scenario` runs as a steady state (`Steady`): a ring collective with more than
+/// `STEADY_ABOVE` transfers, regular steps and routing that does not depend on the order flows
+/// are issued in (not adaptive). Returns the whole collective's transfer count.
+pub fn runs_steady(scenario: &crate::Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
+    use crate::scenario::Collective;
+    let ring = matches!(scenario.collective, Collective::AllGather | Collective::ReduceScatter)
+        || (scenario.collective == Collective::AllReduce && scenario.algorithm.is_none_or(|a| a == crate::collective::Algorithm::Ring));
+    let ring_transfers = crate::collective::transfer_count(crate::scenario::Collective::AllGather, n_ranks, count, channels)
+        * if scenario.collective == Collective::AllReduce { 2 } else { 1 };
+    let equal = (0..channels).all(|c| crate::collective::ring_slice_len(count, channels, c) % n_ranks as u64 == 0);
+    let adaptive = scenario.fabric.routing == Some(crate::catalog::Routing::Adaptive);
+    (ring && equal && !adaptive && n_ranks > 1 && ring_transfers > STEADY_ABOVE).then_some(ring_transfers)
+}
+
+/// Builds, schedules and runs a scenario. Fails only when a collective too big to simulate
+/// transfer by transfer reaches no steady state within the engine's limit (`Steady`).
+pub fn simulate(scenario: &ValidScenario) -> Result<Simulation, ScenarioError> {
+    simulate_as(scenario, Mode::Auto)
+}
+
+/// How `simulate_as` runs a collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// As a steady state where `runs_steady` says so, else every transfer.
+    Auto,
+    /// Every transfer.
+    Exact,
+    /// As a steady state wherever the collective is a ring with more steps than the first
+    /// prefix (tests compare it with `Exact`).
+    Steady,
+}
+
+/// `simulate`, choosing how.
+pub fn simulate_as(scenario: &ValidScenario, mode: Mode) -> Result<Simulation, ScenarioError> {
     let topology = build(scenario);
     let s = scenario.scenario();
     let count = s.size_bytes / ELEM_BYTES;
     let rings = &scenario.preset().rings;
+    let (n, channels) = (scenario.n_ranks(), scenario.channels());
+    let ring_transfers = || crate::collective::transfer_count(crate::scenario::Collective::AllGather, n, count, channels) * if s.collective == crate::scenario::Collective::AllReduce { 2 } else { 1 };
+    let steady_total = match mode {
+        Mode::Auto => runs_steady(s, n, channels, count),
+        Mode::Exact => None,
+        Mode::Steady => Some(ring_transfers()),
+    };
+    if let Some(total) = steady_total {
+        match simulate_steady(scenario, topology.clone(), total, mode == Mode::Steady) {
+            // A ring the engine can simulate whole that does not settle runs whole.
+            Err(_) if mode == Mode::Auto && total <= crate::scenario::MAX_TRANSFERS => {}
+            result => return result,
+        }
+    }
     let ring = crate::collective::schedule(s.collective, s.nodes, rings, count, scenario.channels(), s.root);
     // The tuner's table, from each algorithm's bandwidth bound on this topology.
     let intra = match scenario.preset().gpu_fabric {
@@ -137,7 +265,175 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     let mut schedule = algorithms.swap_remove(chosen);
     schedule.protocol = s.protocol.unwrap_or(pick.protocol);
     let trace = engine::run(&topology, &schedule, scenario.routing(), s.seed);
-    let summary = summarise(scenario, &topology, &trace);
+    Ok(finish(scenario, topology, schedule, trace, None, tuning, bounds, intra))
+}
+
+/// Runs a ring collective too big to simulate transfer by transfer as a steady state: its first
+/// steps, doubled until the engine proves a period (`engine::period`), then the arithmetic of
+/// `Steady`. The tuner weighs the ring (its bound scales exactly with its identical steps) and
+/// Tree where Tree's schedule is within the engine's limit; if it picks Tree, Tree runs exactly.
+fn simulate_steady(scenario: &ValidScenario, topology: Topology, total_transfers: u64, forced: bool) -> Result<Simulation, ScenarioError> {
+    let s = scenario.scenario();
+    let count = s.size_bytes / ELEM_BYTES;
+    let rings = &scenario.preset().rings;
+    let channels = scenario.channels();
+    let intra = match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
+        _ => LinkKind::NvLink,
+    };
+    let prefix = |steps: u32| crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, steps);
+    let unit = scenario.n_ranks() as u64 * channels as u64;
+    let (total_steps, _) = prefix(STEADY_FIRST_STEPS)
+        .map(|(schedule, total, _)| (total, schedule.n_steps))
+        .ok_or_else(|| too_big(s, total_transfers, "its steps differ or are too few"))?;
+    let mut router = crate::routing::Router::new(&topology, crate::catalog::Routing::Static, s.seed);
+    let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels).ok_or_else(|| too_big(s, total_transfers, "it is not a ring"))?;
+    let ring_bound = crate::collective::tuner::bandwidth_bound_ns(&topology, &one_step, &mut router) * total_steps as f64;
+    let mut bounds = vec![(crate::collective::Algorithm::Ring, ring_bound)];
+    // Tree is weighed from a one-chunk-per-channel tree scaled to the size (a link's bytes
+    // grow with the size, not with how it is cut), and runs only within the engine's limit.
+    let tree_fits = 2 * (scenario.n_ranks() as u64 - 1) * crate::collective::chain_chunks(count.div_ceil(channels as u64)) as u64 * channels as u64
+        <= crate::scenario::MAX_TRANSFERS;
+    if s.collective == crate::scenario::Collective::AllReduce && s.nodes > 1 {
+        let small = count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * channels as u64).max(1);
+        let tree = crate::collective::schedule_with(s.collective, crate::collective::Algorithm::Tree, s.nodes, rings, small, channels, s.root);
+        let bound = crate::collective::tuner::bandwidth_bound_ns(&topology, &tree, &mut router) * count as f64 / small as f64;
+        bounds.push((crate::collective::Algorithm::Tree, bound));
+    }
+    let tuning = crate::collective::tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
+    let pick = crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let protocol = s.protocol.unwrap_or(pick.protocol);
+    if pick.algorithm == crate::collective::Algorithm::Tree && tree_fits {
+        let mut tree = crate::collective::schedule_with(s.collective, crate::collective::Algorithm::Tree, s.nodes, rings, count, channels, s.root);
+        tree.protocol = protocol;
+        let trace = engine::run(&topology, &tree, scenario.routing(), s.seed);
+        return Ok(finish(scenario, topology, tree, trace, None, tuning, bounds, intra));
+    }
+    // The search may simulate `MAX_STEADY_PREFIX` transfers; within the engine's limit, no more
+    // than half the run (a longer search would cost more than it saves).
+    let budget = match (total_transfers > crate::scenario::MAX_STEADY_PREFIX, forced) {
+        (true, _) => crate::scenario::MAX_STEADY_PREFIX,
+        (false, true) => total_transfers,
+        (false, false) => total_transfers / 2,
+    };
+    let longest = ((budget / unit) as u32).min(total_steps - 1).min(STEADY_SEARCH_STEPS);
+    let none = || too_big(s, total_transfers, &format!("this one did not within {longest} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"));
+    // A short prefix first, run to its end: where the ring settles early and a whole number of
+    // periods remain, it is the answer. Else find where the ring settles in the longest prefix
+    // the search allows, stopping there, and run the shortest prefix that holds that point.
+    let short = (4 * crate::collective::NCCL_STEPS).min(longest);
+    let (mut schedule, _, probe) = prefix(short).ok_or_else(none)?;
+    schedule.protocol = protocol;
+    let (trace, period) = engine::run_probed(&topology, &schedule, scenario.routing(), s.seed, Some(probe));
+    let found = match period {
+        Some(period) if (total_steps - schedule.n_steps) % period.steps == 0 => {
+            return steady_result(scenario, topology, schedule, trace, period, total_steps, total_transfers, unit, tuning, bounds, intra);
+        }
+        Some(period) => period,
+        None if short < longest => {
+            let (mut search, _, mut probe) = prefix(longest).ok_or_else(none)?;
+            search.protocol = protocol;
+            probe.stop = true;
+            engine::run_probed(&topology, &search, scenario.routing(), s.seed, Some(probe)).1.ok_or_else(none)?
+        }
+        None => return Err(none()),
+    };
+    // The frontier (the prefix's last NCCL_STEPS steps) must lie beyond every step issued by
+    // the period's end, and whole periods must remain.
+    let mut steps = (found.step + crate::collective::NCCL_STEPS + 1).max(STEADY_FIRST_STEPS);
+    steps += (total_steps - steps.min(total_steps)) % found.steps;
+    let (mut schedule, _, probe) = prefix(steps).ok_or_else(none)?;
+    schedule.protocol = protocol;
+    let (trace, period) = engine::run_probed(&topology, &schedule, scenario.routing(), s.seed, Some(probe));
+    match period {
+        Some(period) if (total_steps - schedule.n_steps) % period.steps == 0 => {
+            steady_result(scenario, topology, schedule, trace, period, total_steps, total_transfers, unit, tuning, bounds, intra)
+        }
+        _ => Err(none()),
+    }
+}
+
+/// The whole collective from a prefix run and its proved period (`Steady`).
+#[allow(clippy::too_many_arguments)]
+fn steady_result(
+    scenario: &ValidScenario,
+    topology: Topology,
+    schedule: Schedule,
+    trace: Trace,
+    period: engine::period::Period,
+    total_steps: u32,
+    total_transfers: u64,
+    unit: u64,
+    tuning: crate::collective::Tuning,
+    bounds: Vec<(crate::collective::Algorithm, f64)>,
+    intra: LinkKind,
+) -> Result<Simulation, ScenarioError> {
+    let repeats = ((total_steps - schedule.n_steps) / period.steps) as u64;
+    // The flows issued in (from, to] are one period's: each repeat adds their bytes.
+    let mut period_bytes = vec![0u64; topology.n_links()];
+    let mut in_period = 0u64;
+    let mut step_at_to = 0;
+    for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
+        if flow.issued.0 <= period.to {
+            step_at_to = step_at_to.max(transfer.step);
+        }
+        if flow.issued.0 > period.from && flow.issued.0 <= period.to {
+            in_period += 1;
+            for link in &flow.path {
+                period_bytes[link.index()] += flow.bytes;
+            }
+        }
+    }
+    if in_period != period.steps as u64 * unit {
+        return Err(too_big(scenario.scenario(), total_transfers, "its period was not whole steps"));
+    }
+    let steady = Steady {
+        total_steps,
+        simulated_steps: schedule.n_steps,
+        total_transfers,
+        simulated_transfers: schedule.transfers.len() as u64,
+        from_ns: period.from,
+        to_ns: period.to,
+        period_steps: period.steps,
+        repeats,
+        step_at_to,
+        prefix_end_ns: trace.end.0,
+        batches: trace.batches + repeats * period.batches,
+    };
+    let link_bytes = trace.link_bytes.iter().zip(&period_bytes).map(|(&b, &p)| (b as u64 + repeats * p) as f64).collect();
+    Ok(finish(scenario, topology, schedule, trace, Some((steady, link_bytes)), tuning, bounds, intra))
+}
+
+/// The error for a collective too big to simulate whole that cannot run as a steady state.
+fn too_big(s: &crate::Scenario, transfers: u64, why: &str) -> ScenarioError {
+    ScenarioError {
+        field: "nodes".into(),
+        problem: format!(
+            "{} is {transfers} transfers, more than the engine simulates one by one ({}); it runs as a steady state only once its steps repeat exactly, and {why}: use fewer nodes or fewer channels (NCCL_MAX_NCHANNELS)",
+            s.collective.nccl_name(),
+            crate::scenario::MAX_TRANSFERS
+        ),
+    }
+}
+
+/// The simulation around a run: step starts and index, summary.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    scenario: &ValidScenario,
+    topology: Topology,
+    schedule: Schedule,
+    trace: Trace,
+    steady: Option<(Steady, Vec<f64>)>,
+    tuning: crate::collective::Tuning,
+    bounds: Vec<(crate::collective::Algorithm, f64)>,
+    intra: LinkKind,
+) -> Simulation {
+    let (steady, link_bytes) = match steady {
+        Some((steady, bytes)) => (Some(steady), bytes),
+        None => (None, trace.link_bytes.clone()),
+    };
+    let end = SimTime(trace.end.0 + steady.map_or(0, |s: Steady| s.shift_ns()));
+    let summary = summarise(scenario, &topology, end, &link_bytes);
     let focus_rank = focus_rank(&topology, &scenario.preset().rings[0]);
     // A step's start is when the followed rank's channel-0 transfer was issued, or, in a step
     // where that rank sends nothing (a broadcast's chain), the step's first channel-0 transfer.
@@ -158,8 +454,19 @@ pub fn simulate(scenario: &ValidScenario) -> Simulation {
     for k in 1..step_starts.len() {
         step_starts[k] = step_starts[k].max(step_starts[k - 1]);
     }
+    if let Some(steady) = &steady {
+        // The whole collective's steps: each one a prefix step, whole periods later.
+        step_starts = (0..steady.total_steps)
+            .map(|step| {
+                let (prefix_step, m) = steady.prefix_step(step);
+                SimTime(step_starts[prefix_step as usize].0 + m * steady.period_ns())
+            })
+            .collect();
+    }
     let step_index = index_steps(&schedule, focus_rank);
     Simulation {
+        steady,
+        link_bytes,
         step_index,
         scenario: scenario.clone(),
         topology,
@@ -184,12 +491,12 @@ fn focus_rank(topology: &Topology, intra: &[u32]) -> u32 {
     }
 }
 
-fn summarise(scenario: &ValidScenario, topology: &Topology, trace: &Trace) -> Summary {
+fn summarise(scenario: &ValidScenario, topology: &Topology, end: SimTime, link_bytes: &[f64]) -> Summary {
     let size_bytes = scenario.scenario().size_bytes;
     let n_ranks = scenario.n_ranks();
-    let seconds_ns = trace.end.0.max(1) as f64;
+    let seconds_ns = end.0.max(1) as f64;
     let algbw = size_bytes as f64 / seconds_ns;
-    let mean = trace.mean_utilisation(topology);
+    let mean = mean_utilisation(topology, end, link_bytes);
     let bottleneck = mean
         .iter()
         .enumerate()
@@ -201,15 +508,87 @@ fn summarise(scenario: &ValidScenario, topology: &Topology, trace: &Trace) -> Su
     Summary {
         size_bytes,
         n_ranks,
-        time: trace.end,
-        algbw_gbyte_per_s: if trace.end.0 == 0 { 0.0 } else { algbw },
-        busbw_gbyte_per_s: if trace.end.0 == 0 { 0.0 } else { algbw * scenario.scenario().collective.busbw_factor(n_ranks) },
+        time: end,
+        algbw_gbyte_per_s: if end.0 == 0 { 0.0 } else { algbw },
+        busbw_gbyte_per_s: if end.0 == 0 { 0.0 } else { algbw * scenario.scenario().collective.busbw_factor(n_ranks) },
         bottleneck: bottleneck.map(|(i, _)| LinkId(i as u32)),
         bottleneck_utilisation: bottleneck.map(|(_, u)| u).unwrap_or(0.0),
     }
 }
 
+/// Mean utilisation of every link over `[0, end]`, in [0, 1].
+fn mean_utilisation(topology: &Topology, end: SimTime, link_bytes: &[f64]) -> Vec<f64> {
+    let span = end.0.max(1) as f64;
+    topology.links().map(|(id, link)| link_bytes[id.index()] / (link.capacity().bytes_per_ns() * span)).collect()
+}
+
 impl Simulation {
+    /// When the whole collective ends.
+    pub fn end(&self) -> SimTime {
+        match &self.steady {
+            Some(steady) => SimTime(self.trace.end.0 + steady.shift_ns()),
+            None => self.trace.end,
+        }
+    }
+
+    /// Steps of the whole collective.
+    pub fn n_steps(&self) -> u32 {
+        self.steady.map_or(self.schedule.n_steps, |s| s.total_steps)
+    }
+
+    /// Transfers of the whole collective.
+    pub fn n_transfers(&self) -> u64 {
+        self.steady.map_or(self.schedule.transfers.len() as u64, |s| s.total_transfers)
+    }
+
+    /// Event batches of the whole collective (counted, for a steady state, as the prefix's
+    /// plus each repeat's).
+    pub fn batches(&self) -> u64 {
+        self.steady.map_or(self.trace.batches, |s| s.batches)
+    }
+
+    /// The cluster at time `t` of the whole collective: for a steady state, the prefix's frame
+    /// that looks the same (`Steady::fold`).
+    pub fn sample(&self, t: SimTime) -> crate::trace::Frame {
+        let (prefix_t, _) = self.fold(t);
+        let mut frame = self.trace.sample(prefix_t);
+        frame.t = t;
+        frame
+    }
+
+    /// `t` as the prefix's time and the steps the whole collective is ahead then.
+    pub fn fold(&self, t: SimTime) -> (SimTime, u32) {
+        self.steady.map_or((t, 0), |s| s.fold(t))
+    }
+
+    /// Utilisation of every link in a frame, in [0, 1].
+    pub fn utilisation(&self, frame: &crate::trace::Frame) -> Vec<f64> {
+        self.trace.utilisation(&self.topology, frame)
+    }
+
+    /// Mean utilisation of every link over the whole collective, in [0, 1].
+    pub fn mean_utilisation(&self) -> Vec<f64> {
+        mean_utilisation(&self.topology, self.end(), &self.link_bytes)
+    }
+
+    /// The run's fingerprint: the trace's hash, and for a steady state also the figures that
+    /// extend it (`Trace::hash`).
+    pub fn hash_hex(&self) -> String {
+        match &self.steady {
+            None => self.trace.hash_hex(),
+            Some(steady) => {
+                let mut h = self.trace.hash();
+                for value in [steady.total_steps as u64, steady.from_ns, steady.to_ns, steady.period_steps as u64, steady.repeats] {
+                    h = (h ^ value).wrapping_mul(0x0000_0100_0000_01b3);
+                }
+                for &bytes in &self.link_bytes {
+                    h = (h ^ bytes.to_bits()).wrapping_mul(0x0000_0100_0000_01b3);
+                }
+                format!("{h:016x}")
+            }
+        }
+    }
+
     /// The tuner's table at another message size, on the same hardware: a bandwidth bound is
     /// the busiest link's bytes over its capacity, so it scales with the size.
     pub fn tuning_at(&self, size_bytes: u64) -> crate::collective::Tuning {
@@ -229,7 +608,7 @@ impl Simulation {
     /// and peak utilisation over the run.
     pub fn links_csv(&self) -> String {
         let mut out = String::from("link,from,to,kind,capacity_gbyte_per_s,latency_ns,bytes,mean_utilisation,peak_utilisation\n");
-        let mean = self.trace.mean_utilisation(&self.topology);
+        let mean = self.mean_utilisation();
         for (id, link) in self.topology.links() {
             let capacity = link.capacity().bytes_per_ns();
             out.push_str(&format!(
@@ -240,7 +619,7 @@ impl Simulation {
                 link.kind,
                 capacity,
                 link.latency_ns,
-                self.trace.link_bytes[id.index()],
+                self.link_bytes[id.index()],
                 mean[id.index()],
                 self.trace.link_peak[id.index()] / capacity
             ));
@@ -275,13 +654,35 @@ impl Simulation {
     }
 
     /// The followed transfer of `step`: `focus_rank`'s send on channel 0.
+    /// For a steady state, the prefix's transfer that step repeats.
     pub fn focus_transfer(&self, step: u32) -> Option<u32> {
+        let step = self.steady.map_or(step, |s| s.prefix_step(step).0);
         self.step_index.get(step as usize).and_then(|s| s.focus)
     }
 
     /// Describes `step`, using the transfer that `focus_rank` sends (the simulation's own
     /// `focus_rank` is indexed; another one is looked up).
     pub fn step_info(&self, step: u32, focus_rank: u32) -> Option<StepInfo> {
+        if let Some(steady) = self.steady.filter(|s| step < s.total_steps) {
+            // A later step of a steady state is a prefix step with the chunks moved on: every
+            // ring collective's position p handles chunk (p - step - shift) mod n.
+            let (prefix_step, _) = steady.prefix_step(step);
+            let mut info = self.prefix_step_info(prefix_step, focus_rank)?;
+            let n = self.schedule.n_ranks;
+            info.chunk = (info.chunk + n - (step - prefix_step) % n) % n;
+            info.step = step;
+            info.n_steps = steady.total_steps;
+            info.phase = self.schedule.phase(step);
+            info.op = match info.phase {
+                Phase::ReduceScatter => ChunkOp::Reduce,
+                _ => ChunkOp::Copy,
+            };
+            return Some(info);
+        }
+        self.prefix_step_info(step, focus_rank)
+    }
+
+    fn prefix_step_info(&self, step: u32, focus_rank: u32) -> Option<StepInfo> {
         let (transfers, index) = if focus_rank == self.focus_rank {
             let entry = self.step_index.get(step as usize)?;
             (entry.transfers, entry.example? as usize)
@@ -399,7 +800,7 @@ impl Simulation {
                 )
             })
             .collect();
-        let chain = self.schedule.n_steps as usize;
+        let chain = self.n_steps() as usize;
         let (mut worst, mut worst_inter) = (0u64, 0u32);
         for start in 0..hops.len() {
             let (sum, inter) = (0..chain).map(|k| hops[(start + k) % hops.len()]).fold((0u64, 0u32), |(s, c), (lat, net)| {
@@ -478,7 +879,7 @@ fn sweep_hashed(scenario: &ValidScenario, sizes: &[u64], hash: bool) -> Result<V
     sizes
         .iter()
         .map(|&size| {
-            let sim = simulate(&scenario.with_size(size)?);
+            let sim = simulate(&scenario.with_size(size)?).map_err(|e| vec![e])?;
             Ok(SweepPoint {
                 size_bytes: size,
                 count: size / ELEM_BYTES,
@@ -494,7 +895,7 @@ fn sweep_hashed(scenario: &ValidScenario, sizes: &[u64], hash: bool) -> Result<V
                     .find(|row| row.protocol == sim.schedule.protocol && row.algorithm == sim.schedule.algorithm)
                     .map(|row| row.predicted_ns / 1e3)
                     .unwrap_or(f64::NAN),
-                trace_hash: if hash { sim.trace.hash_hex() } else { String::new() },
+                trace_hash: if hash { sim.hash_hex() } else { String::new() },
             })
         })
         .collect()

@@ -33,7 +33,7 @@ const BASE: u64 = 8_400;
 fn one_node_matches_alpha_beta_exactly() {
     for channels in [1, 8] {
         for size in [256 << 20, 1 << 20, 64 << 10] {
-            let sim = simulate(&scenario(1, size, Some(channels)));
+            let sim = simulate(&scenario(1, size, Some(channels))).unwrap();
             let alpha = latency_between(&sim.topology, 0, 1);
             let bandwidth = 450.0 * 0.824; // NVLink 4: 18 × 25 GB/s at NCCL's 20.6 / 25.
             let want = BASE + ring_allreduce_rounded_ns(8, size, alpha, bandwidth);
@@ -51,7 +51,7 @@ fn one_node_matches_alpha_beta_exactly() {
 #[test]
 fn two_nodes_one_channel_is_bound_by_the_nic() {
     let size = 256 << 20;
-    let sim = simulate(&scenario(2, size, Some(1)));
+    let sim = simulate(&scenario(2, size, Some(1))).unwrap();
     let alpha_net = latency_between(&sim.topology, 7, 8);
     let alpha_nv = latency_between(&sim.topology, 0, 1);
     let nic = 50.0 * 0.96;
@@ -65,7 +65,7 @@ fn two_nodes_one_channel_is_bound_by_the_nic() {
     assert_eq!(bottleneck.kind, LinkKind::Network);
     assert!(sim.summary.bottleneck_utilisation > 0.95);
 
-    let tiny = simulate(&scenario(2, 8, Some(1)));
+    let tiny = simulate(&scenario(2, 8, Some(1))).unwrap();
     let latency_chain = 26 * alpha_nv + 4 * alpha_net;
     let time = tiny.summary.time.as_ns() - BASE;
     assert!(time >= latency_chain && time <= latency_chain + 30, "{time} vs {latency_chain}");
@@ -73,7 +73,7 @@ fn two_nodes_one_channel_is_bound_by_the_nic() {
 
 #[test]
 fn two_nodes_use_every_nic_and_the_network_is_the_bottleneck() {
-    let sim = simulate(&scenario(2, 256 << 20, None));
+    let sim = simulate(&scenario(2, 256 << 20, None)).unwrap();
     let mean = sim.trace.mean_utilisation(&sim.topology);
     let network: Vec<f64> = sim
         .topology
@@ -92,10 +92,10 @@ fn two_nodes_use_every_nic_and_the_network_is_the_bottleneck() {
 fn dgx_a100_two_nodes_match_the_measured_busbw() {
     // NCCL_ALGO=Ring, as the measurement ran (a tree on two nodes sends each byte across once).
     let one = Scenario { preset: "dgx-a100".into(), nodes: 1, size_bytes: 1 << 30, algorithm: Some(Algorithm::Ring), ..Scenario::default_demo() };
-    let busbw = simulate(&one.validate().unwrap()).summary.busbw_gbyte_per_s;
+    let busbw = simulate(&one.validate().unwrap()).unwrap().summary.busbw_gbyte_per_s;
     assert!((busbw - 240.0).abs() < 240.0 * 0.02, "one node: NVLink-bound {busbw}");
     let two = Scenario { nodes: 2, ..one };
-    let sim = simulate(&two.validate().unwrap());
+    let sim = simulate(&two.validate().unwrap()).unwrap();
     let busbw = sim.summary.busbw_gbyte_per_s;
     assert!((busbw - 192.0).abs() < 192.0 * 0.03, "two nodes: NIC-bound {busbw}");
     assert_eq!(sim.topology.link(sim.summary.bottleneck.unwrap()).kind, LinkKind::Network);
@@ -142,7 +142,7 @@ fn invariants_hold_on_every_scenario() {
         for size in [4, 1000, 1 << 20, 100 << 20] {
             for channels in [Some(1), Some(3), None] {
                 let valid = scenario(nodes, size, channels);
-                let sim = simulate(&valid);
+                let sim = simulate(&valid).unwrap();
                 let seed = format!("nodes={nodes} size={size} channels={channels:?}");
                 // Capacity, conservation, order of time, every flow finished (`Trace::check`).
                 assert_eq!(sim.trace.check(&sim.topology), Ok(()), "{seed}");
@@ -151,7 +151,7 @@ fn invariants_hold_on_every_scenario() {
                     assert!(peak <= link.capacity().bytes_per_ns() * (1.0 + 1e-9), "{seed}: link {id:?} peak {peak}");
                 }
                 // The same scenario gives the same trace.
-                assert_eq!(simulate(&valid).trace, sim.trace, "{seed}");
+                assert_eq!(simulate(&valid).unwrap().trace, sim.trace, "{seed}");
             }
         }
     }
@@ -159,7 +159,7 @@ fn invariants_hold_on_every_scenario() {
 
 #[test]
 fn the_invariant_check_catches_a_broken_trace() {
-    let sim = simulate(&scenario(2, 1 << 20, Some(2)));
+    let sim = simulate(&scenario(2, 1 << 20, Some(2))).unwrap();
     let mut trace = sim.trace.clone();
     let flow = trace.flows.iter_mut().find(|f| f.segments.len() >= 2).unwrap();
     flow.segments[0].rate_bytes_per_ns *= 3.0;
@@ -201,7 +201,7 @@ fn permuting_the_schedule_gives_the_same_trace() {
         }
         .validate()
         .unwrap();
-        let sim = simulate(&valid);
+        let sim = simulate(&valid).unwrap();
         let schedule = &sim.schedule;
         let n = schedule.transfers.len();
         // A random topological order (Kahn's algorithm with a seeded random pick).
@@ -267,7 +267,7 @@ fn schedules_verify_on_data_for_the_scenarios_the_page_offers() {
 
 #[test]
 fn sampling_shows_chunks_and_link_rates() {
-    let sim = simulate(&scenario(1, 256 << 20, None));
+    let sim = simulate(&scenario(1, 256 << 20, None)).unwrap();
     let flow = &sim.trace.flows[0];
     let middle = fabricscope::units::SimTime((flow.started.as_ns() + flow.finished.as_ns()) / 2);
     let frame = sim.trace.sample(middle);
@@ -285,19 +285,19 @@ fn sampling_shows_chunks_and_link_rates() {
 
 #[test]
 fn alpha_beta_prediction_is_exact_on_one_node_and_an_upper_bound_across_nodes() {
-    let one = simulate(&scenario(1, 256 << 20, None));
+    let one = simulate(&scenario(1, 256 << 20, None)).unwrap();
     let ab = one.alpha_beta().unwrap();
     assert_eq!((ab.intra_steps, ab.inter_steps), (14, 0));
     assert!((ab.bandwidth_bytes_per_ns - 370.8).abs() < 1e-9);
     // The engine rounds each step up to a whole ns.
     assert!((one.summary.time.as_ns() as f64 - ab.predicted_ns).abs() <= 14.0);
 
-    let two = simulate(&scenario(2, 256 << 20, None));
+    let two = simulate(&scenario(2, 256 << 20, None)).unwrap();
     let ab = two.alpha_beta().unwrap();
     assert_eq!((ab.intra_steps, ab.inter_steps), (26, 4));
     assert!((ab.bandwidth_bytes_per_ns - 8.0 * 48.0).abs() < 1e-9, "8 channels at one NIC's 48 GB/s");
     assert!((two.summary.time.as_ns() as f64) < ab.predicted_ns);
-    let tiny = simulate(&scenario(2, 8, Some(1)));
+    let tiny = simulate(&scenario(2, 8, Some(1))).unwrap();
     assert!((tiny.summary.time.as_ns() as f64 - tiny.alpha_beta().unwrap().predicted_ns).abs() <= 30.0);
 }
 
@@ -306,7 +306,7 @@ fn alpha_beta_prediction_is_exact_on_one_node_and_an_upper_bound_across_nodes() 
 #[test]
 fn dgx1_rings_run_at_one_nvlink_each() {
     let scenario = Scenario { preset: "dgx-1".into(), size_bytes: 1 << 30, ..Scenario::default_demo() };
-    let sim = simulate(&scenario.validate().unwrap());
+    let sim = simulate(&scenario.validate().unwrap()).unwrap();
     let ab = sim.alpha_beta().unwrap();
     assert!((ab.bandwidth_bytes_per_ns - 4.0 * 20.0).abs() < 1e-9, "4 channels × 20 GB/s: {ab:?}");
     assert!((sim.summary.time.as_ns() as f64 - ab.predicted_ns).abs() <= 14.0);
@@ -323,7 +323,7 @@ fn dgx1_rings_run_at_one_nvlink_each() {
 fn every_preset_runs_near_its_bound() {
     for preset in fabricscope::catalog::NODE_PRESETS {
         let scenario = Scenario { preset: preset.id.into(), size_bytes: 1 << 30, algorithm: Some(Algorithm::Ring), ..Scenario::default_demo() };
-        let sim = simulate(&scenario.validate().unwrap());
+        let sim = simulate(&scenario.validate().unwrap()).unwrap();
         let ab = sim.alpha_beta().unwrap();
         let busbw = sim.summary.busbw_gbyte_per_s;
         assert!(busbw > 0.9 * ab.bandwidth_bytes_per_ns && busbw <= ab.bandwidth_bytes_per_ns * 1.001, "{}: busbw {busbw} vs B {}", preset.id, ab.bandwidth_bytes_per_ns);
@@ -340,7 +340,7 @@ fn every_collective_lands_near_the_nvlink_bound() {
         // NCCL_ALGO=Ring where the tuner would pick NVLS (AllReduce): NVLS is tested below.
         let algorithm = (collective == Collective::AllReduce).then_some(Algorithm::Ring);
         let scenario = Scenario { collective, size_bytes: 1 << 30, algorithm, ..Scenario::default_demo() };
-        let sim = simulate(&scenario.validate().unwrap());
+        let sim = simulate(&scenario.validate().unwrap()).unwrap();
         let busbw = sim.summary.busbw_gbyte_per_s;
         assert!(busbw > 0.85 * 370.8 && busbw <= 370.8 * 1.0001, "{collective:?}: busbw {busbw}");
         if let Some(ab) = sim.alpha_beta() {
@@ -360,7 +360,7 @@ fn broadcast_pipelines_its_chunks() {
         protocol: Some(Protocol::Simple),
         ..Scenario::default_demo()
     };
-    let sim = simulate(&scenario.validate().unwrap());
+    let sim = simulate(&scenario.validate().unwrap()).unwrap();
     let alpha = latency_between(&sim.topology, 0, 1);
     let chunks = 16; // 8 MiB / 512 KiB
     let chunk_ns = transfer_ns(512 << 10, fabricscope::units::Bandwidth::from_gbyte_per_s(370.8));
@@ -374,7 +374,7 @@ fn broadcast_pipelines_its_chunks() {
 fn tree_beats_ring_for_small_messages_across_nodes_and_loses_for_large() {
     let run = |size: u64, algorithm: Option<Algorithm>| {
         let s = Scenario { nodes: 8, size_bytes: size, algorithm, protocol: Some(Protocol::Simple), ..Scenario::default_demo() };
-        simulate(&s.validate().unwrap())
+        simulate(&s.validate().unwrap()).unwrap()
     };
     let (ring, tree) = (run(8, Some(Algorithm::Ring)), run(8, Some(Algorithm::Tree)));
     assert!(tree.summary.time.as_ns() * 3 < ring.summary.time.as_ns(), "8 B: tree {} vs ring {}", tree.summary.time, ring.summary.time);
@@ -392,7 +392,7 @@ fn tree_beats_ring_for_small_messages_across_nodes_and_loses_for_large() {
 fn hierarchical_runs_and_is_comparable_to_the_ring() {
     let run = |algorithm| {
         let s = Scenario { nodes: 2, size_bytes: 1 << 30, algorithm: Some(algorithm), protocol: Some(Protocol::Simple), ..Scenario::default_demo() };
-        simulate(&s.validate().unwrap())
+        simulate(&s.validate().unwrap()).unwrap()
     };
     let (ring, hier) = (run(Algorithm::Ring), run(Algorithm::Hierarchical));
     assert_eq!(hier.schedule.algorithm, Algorithm::Hierarchical);
@@ -408,17 +408,17 @@ fn hierarchical_runs_and_is_comparable_to_the_ring() {
 /// H100, and Ring or LL below.
 #[test]
 fn nvls_busbw_exceeds_the_line_rate_on_h100() {
-    let sim = simulate(&Scenario { size_bytes: 1 << 30, in_network: true, ..Scenario::default_demo() }.validate().unwrap());
+    let sim = simulate(&Scenario { size_bytes: 1 << 30, in_network: true, ..Scenario::default_demo() }.validate().unwrap()).unwrap();
     assert_eq!(sim.schedule.algorithm, Algorithm::Nvls, "the tuner's pick at 1 GiB");
     let busbw = sim.summary.busbw_gbyte_per_s;
     assert!(busbw > 450.0 && (busbw - 480.0).abs() < 0.05 * 480.0, "NVLS busbw {busbw}");
-    assert!(busbw > 1.25 * simulate(&scenario(1, 1 << 30, None)).summary.busbw_gbyte_per_s);
+    assert!(busbw > 1.25 * simulate(&scenario(1, 1 << 30, None)).unwrap().summary.busbw_gbyte_per_s);
     assert_eq!(sim.trace.check(&sim.topology), Ok(()));
     // Small messages: NVLS's 25 µs latency loses.
-    let small = simulate(&Scenario { size_bytes: 64 << 10, in_network: true, ..Scenario::default_demo() }.validate().unwrap());
+    let small = simulate(&Scenario { size_bytes: 64 << 10, in_network: true, ..Scenario::default_demo() }.validate().unwrap()).unwrap();
     assert_ne!(small.schedule.algorithm, Algorithm::Nvls);
     // Without NCCL_NVLS_ENABLE the tuner keeps to Ring and Tree.
-    let off = simulate(&Scenario { size_bytes: 1 << 30, ..Scenario::default_demo() }.validate().unwrap());
+    let off = simulate(&Scenario { size_bytes: 1 << 30, ..Scenario::default_demo() }.validate().unwrap()).unwrap();
     assert_eq!(off.schedule.algorithm, Algorithm::Ring);
     // DGX A100's NVSwitch gen2 does not reduce: NVLS is refused by name.
     let a100 = Scenario { preset: "dgx-a100".into(), algorithm: Some(Algorithm::Nvls), ..Scenario::default_demo() }.validate().unwrap_err();
@@ -433,7 +433,7 @@ fn nvls_busbw_exceeds_the_line_rate_on_h100() {
 fn collnet_uses_the_switches_and_beats_the_ring_across_nodes() {
     let run = |algorithm| {
         let scenario = Scenario { nodes: 4, size_bytes: 1 << 30, algorithm: Some(algorithm), protocol: Some(Protocol::Simple), ..Scenario::default_demo() };
-        simulate(&scenario.validate().unwrap())
+        simulate(&scenario.validate().unwrap()).unwrap()
     };
     let (ring, sharp) = (run(Algorithm::Ring), run(Algorithm::CollNet));
     assert_eq!(sharp.trace.check(&sharp.topology), Ok(()));
@@ -457,7 +457,7 @@ fn collnet_uses_the_switches_and_beats_the_ring_across_nodes() {
 /// equal a scan of every flow, at any time.
 #[test]
 fn sampling_through_the_time_index_equals_a_full_scan() {
-    let sim = simulate(&scenario(3, 7 << 20, Some(3)));
+    let sim = simulate(&scenario(3, 7 << 20, Some(3))).unwrap();
     let end = sim.trace.end.as_ns();
     for i in 0..=97u64 {
         let t = fabricscope::units::SimTime(end * i / 97);
@@ -480,7 +480,7 @@ fn sampling_through_the_time_index_equals_a_full_scan() {
 /// The CSV exports hold one row per link and per transfer, with the run's own figures.
 #[test]
 fn csv_exports_hold_every_link_and_transfer() {
-    let sim = simulate(&scenario(2, 1 << 20, Some(2)));
+    let sim = simulate(&scenario(2, 1 << 20, Some(2))).unwrap();
     let links = sim.links_csv();
     assert_eq!(links.lines().count(), 1 + sim.topology.n_links());
     assert!(links.starts_with("link,from,to,kind,capacity_gbyte_per_s"));

@@ -6,7 +6,7 @@ fn load(name: &str) -> Simulation {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures").join(name);
     let text = std::fs::read_to_string(&path).unwrap();
     let scenario = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-    simulate(&scenario.validate().unwrap_or_else(|e| panic!("{name}: {e:?}")))
+    simulate(&scenario.validate().unwrap_or_else(|e| panic!("{name}: {e:?}"))).unwrap()
 }
 
 /// NCCL's Ring/Simple launch (8.4 µs), then 14 steps of the link's latency plus NCCL's
@@ -57,7 +57,7 @@ fn the_roce_fixture_is_deterministic_and_collides() {
 fn load_with_routing(routing: &str) -> Simulation {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/dgx-h100-2-nodes-roce-leaf-spine.json");
     let text = std::fs::read_to_string(path).unwrap().replace("\"ecmp\"", &format!("\"{routing}\""));
-    simulate(&Scenario::from_json(&text).unwrap().validate().unwrap())
+    simulate(&Scenario::from_json(&text).unwrap().validate().unwrap()).unwrap()
 }
 
 #[test]

@@ -265,7 +265,7 @@ fn exercise(text: &str, tally: &mut Tally) {
     if transfer_count(scenario.collective, n, count, valid.channels()) > ENGINE_TRANSFERS {
         return;
     }
-    let sim = simulate(&valid);
+    let sim = simulate(&valid).unwrap();
     tally.simulated += 1;
     if let Err(problem) = sim.trace.check(&sim.topology) {
         panic!("engine invariant: {problem}");

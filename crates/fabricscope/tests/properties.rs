@@ -77,7 +77,7 @@ proptest! {
             ..Scenario::default_demo()
         };
         let valid = scenario.validate().unwrap();
-        let sim = simulate(&valid);
+        let sim = simulate(&valid).unwrap();
         let mut want = vec![0.0; sim.topology.n_links()];
         for flow in &sim.trace.flows {
             prop_assert!(flow.issued <= flow.started && flow.started <= flow.finished);
@@ -91,6 +91,6 @@ proptest! {
             let got = sim.trace.link_bytes[id.index()];
             prop_assert!((got - want[id.index()]).abs() <= 1e-6 * want[id.index()].max(1.0));
         }
-        prop_assert_eq!(&simulate(&valid).trace, &sim.trace);
+        prop_assert_eq!(&simulate(&valid).unwrap().trace, &sim.trace);
     }
 }

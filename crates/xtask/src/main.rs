@@ -314,7 +314,7 @@ fn native_hashes(out: &Path) -> Result<PathBuf> {
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let scenario = fabricscope::Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let valid = scenario.validate().map_err(|e| format!("{}: {e:?}", path.display()))?;
-        let hash = fabricscope::simulate(&valid).trace.hash_hex();
+        let hash = fabricscope::simulate(&valid).map_err(|e| e.to_string())?.hash_hex();
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         list.push(serde_json::json!({ "name": name, "scenario": scenario, "hash": hash }));
     }

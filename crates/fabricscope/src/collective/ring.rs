@@ -48,7 +48,14 @@ pub fn identity_order(gpus_per_node: u32) -> Vec<u32> {
 /// Ring AllReduce of `count` elements on `nodes × GPUs per node` ranks over `n_channels` rings.
 pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
-    let transfers = ring_steps(nodes, rings, count, n_channels, 2 * (n - 1), |step, position| {
+    ring_allreduce_steps(nodes, rings, count, n_channels, 2 * (n - 1))
+}
+
+/// The first `steps` of the ring AllReduce's `2(n-1)` steps (all of them if fewer).
+fn ring_allreduce_steps<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, steps: u32) -> Schedule {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let steps = steps.min(2 * (n - 1));
+    let transfers = ring_steps(nodes, rings, count, n_channels, steps, |step, position| {
         if step + 1 < n {
             ((position + n - step % n) % n, ChunkOp::Reduce)
         } else {
@@ -56,7 +63,39 @@ pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
             ((position + 1 + n - s % n) % n, ChunkOp::Copy)
         }
     });
-    ring_schedule(Collective::AllReduce, n, n_channels, count, 2 * (n - 1), Vec::new(), transfers)
+    ring_schedule(Collective::AllReduce, n, n_channels, count, steps, Vec::new(), transfers)
+}
+
+/// A ring collective cut short for the steady-state run (`simulation::steady`): its first
+/// `steps` steps, the whole collective's step count, and where the engine may look for a steady
+/// state. `None` unless `collective` runs as a ring whose steps are all alike, which needs every
+/// channel's slice to cut into `n` equal chunks (else chunk sizes change from step to step).
+pub fn ring_prefix<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    steps: u32,
+) -> Option<(Schedule, u32, crate::engine::period::Probe)> {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let equal = (0..n_channels).all(|channel| slice(count, n_channels, channel).1 % n as u64 == 0);
+    let total = match collective {
+        Collective::AllReduce => 2 * (n - 1),
+        Collective::AllGather | Collective::ReduceScatter => n - 1,
+        _ => return None,
+    };
+    if !equal || n < 2 || steps < 3 * NCCL_STEPS || steps >= total {
+        return None;
+    }
+    let schedule = match collective {
+        Collective::AllReduce => ring_allreduce_steps(nodes, rings, count, n_channels, steps),
+        Collective::AllGather => ring_gather_or_scatter_steps(true, nodes, rings, count, n_channels, steps),
+        _ => ring_gather_or_scatter_steps(false, nodes, rings, count, n_channels, steps),
+    };
+    let unit = n * n_channels;
+    let probe = crate::engine::period::Probe { unit, regular_from: NCCL_STEPS * unit, frontier: (steps - NCCL_STEPS) * unit, stop: false };
+    Some((schedule, total, probe))
 }
 
 /// Ring AllGather (`gather`) or ReduceScatter: `n-1` steps of the ring. Chunk k of each
@@ -65,6 +104,13 @@ pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
 /// sum, position p adding chunk (p - s - 1) mod n into its successor's copy.
 pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
+    ring_gather_or_scatter_steps(gather, nodes, rings, count, n_channels, n - 1)
+}
+
+/// The first `steps` of a ring AllGather or ReduceScatter (all of them if fewer).
+fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: &[R], count: u64, n_channels: u32, steps: u32) -> Schedule {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let steps = steps.min(n - 1);
     let mut regions = Vec::new();
     for channel in 0..n_channels {
         let order = ring_order(nodes, rings, channel);
@@ -75,9 +121,9 @@ pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: 
         }
     }
     let (shift, op) = if gather { (0, ChunkOp::Copy) } else { (1, ChunkOp::Reduce) };
-    let transfers = ring_steps(nodes, rings, count, n_channels, n - 1, |step, position| ((position + 2 * n - step - shift) % n, op));
+    let transfers = ring_steps(nodes, rings, count, n_channels, steps, |step, position| ((position + 2 * n - step - shift) % n, op));
     let collective = if gather { Collective::AllGather } else { Collective::ReduceScatter };
-    ring_schedule(collective, n, n_channels, count, n - 1, regions, transfers)
+    ring_schedule(collective, n, n_channels, count, steps, regions, transfers)
 }
 
 /// The transfers of `n_steps` ring steps: at every step, every channel's position p sends the
@@ -202,6 +248,23 @@ pub fn ring_chain<R: AsRef<[u32]>>(reduce: bool, nodes: u32, rings: &[R], count:
     let collective = if reduce { Collective::Reduce } else { Collective::Broadcast };
     let n_steps = if hops == 0 { 0 } else { chunks + hops - 1 };
     Schedule { root, ..Schedule::new(collective, Algorithm::Ring, n, n_channels, count, n_steps, transfers) }
+}
+
+/// The first step of a ring collective alone: every step moves the same bytes between the same
+/// ranks when `ring_prefix` applies, so one step's link bytes times the step count are the
+/// whole collective's (the tuner's bound).
+pub fn ring_first_step<R: AsRef<[u32]>>(collective: Collective, nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Option<Schedule> {
+    match collective {
+        Collective::AllReduce => Some(ring_allreduce_steps(nodes, rings, count, n_channels, 1)),
+        Collective::AllGather => Some(ring_gather_or_scatter_steps(true, nodes, rings, count, n_channels, 1)),
+        Collective::ReduceScatter => Some(ring_gather_or_scatter_steps(false, nodes, rings, count, n_channels, 1)),
+        _ => None,
+    }
+}
+
+/// Elements of channel `channel`'s slice of a ring collective of `count` elements.
+pub fn ring_slice_len(count: u64, n_channels: u32, channel: u32) -> u64 {
+    slice(count, n_channels, channel).1
 }
 
 /// (start, length) of part `k` when `total` is cut into `parts` parts differing by at most one.

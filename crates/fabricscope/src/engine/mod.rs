@@ -33,6 +33,10 @@
 //! never goes backwards, every flow finishes, every flow's rate integrates to its bytes, and no
 //! link ever carries more than its capacity.
 //!
+//! Steady states (`period`): `run_probed` also watches a regular schedule (a ring's steps) for
+//! the moment its whole state recurs, shifted by whole steps; `simulation` then runs a prefix of
+//! a huge ring and extends it by that proved period.
+//!
 //! Cost: max-min shares decompose over connected components of the flow–link graph, so a batch
 //! re-solves only the moving flows connected (through shared links) to a flow that started or
 //! finished; every other flow keeps its rate and its queued finish. A flow's progress is brought
@@ -40,6 +44,7 @@
 //! with paths of p links and r bottleneck rounds, plus O(log F) heap work per event.
 
 mod maxmin;
+pub mod period;
 
 use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::catalog::Routing;
@@ -72,6 +77,13 @@ pub fn wire_bytes(schedule: &Schedule, transfer: &crate::collective::Transfer) -
 /// Runs `schedule` on `topology` to the end and returns the trace. Each flow is routed when
 /// it is issued, so adaptive routing sees the flows then in flight.
 pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64) -> Trace {
+    run_probed(topology, schedule, routing, seed, None).0
+}
+
+/// `run`, and where `probe` says the schedule repeats, the first steady state the run reaches
+/// (`period`). The trace is the same as `run`'s, unless the probe asks to stop at the period:
+/// then the run ends there and the trace is of no use (flows left unfinished).
+pub fn run_probed(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64, probe: Option<period::Probe>) -> (Trace, Option<period::Period>) {
     let transfers = &schedule.transfers;
     let n_flows = transfers.len();
     let capacity: Vec<f64> = topology.links().map(|(_, link)| link.capacity().bytes_per_ns()).collect();
@@ -105,10 +117,20 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
         batches: 0,
         moved: vec![false; n_flows],
         parked: vec![None; n_flows],
+        stage: vec![period::Stage::Waiting; n_flows],
+        start_at: vec![0; n_flows],
+        max_step: None,
+        max_step_changed: false,
     };
+    let mut detector = probe.filter(|p| period::is_regular(schedule, p)).map(period::Detector::new);
+    let mut lowest_unfinished = 0usize;
+    let mut highest_touched;
+    let mut frontier_crossed = false;
     // The collective's launch latency passes before its first transfers are issued.
     sim.now = schedule.protocol.base_latency_ns(schedule.algorithm);
     let mut released: Vec<u32> = (0..n_flows as u32).filter(|&f| deps_left[f as usize] == 0).collect();
+    // Every flow issued later is touched first by a dependency finishing.
+    highest_touched = released.iter().copied().max().unwrap_or(0) as usize;
     sim.issue_all(&mut flows, &mut issuer, &mut released);
     let mut solver = maxmin::Solver::new(n_links, topology.congested_efficiency);
     let mut component = Component::new(n_flows, n_links);
@@ -144,6 +166,7 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
         for &f in &done {
             let fi = f as usize;
             sim.moved[fi] = true;
+            sim.stage[fi] = period::Stage::Done;
             for &link in &flows[fi].path {
                 sim.on_link[link.index()].retain(|&g| g != f);
                 touched.push(link);
@@ -157,7 +180,10 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
             }
             sim.starts.pop();
             match transfers[f as usize].after {
-                Some(before) if !sim.moved[before as usize] => sim.parked[before as usize] = Some(f),
+                Some(before) if !sim.moved[before as usize] => {
+                    sim.parked[before as usize] = Some(f);
+                    sim.stage[f as usize] = period::Stage::Parked;
+                }
                 _ => sim.begin_moving(&mut flows, f, t, &mut done, &mut touched),
             }
         }
@@ -180,7 +206,9 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
                 issuer.load[link.index()] -= 1;
             }
             sim.rate[f as usize] = 0.0;
+            sim.stage[f as usize] = period::Stage::Done;
             for &next in &dependents[f as usize] {
+                highest_touched = highest_touched.max(next as usize);
                 deps_left[next as usize] -= 1;
                 if deps_left[next as usize] == 0 {
                     released.push(next);
@@ -212,6 +240,23 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
                 sim.link_peak[l] = sim.link_peak[l].max(solver.load(l));
             }
         }
+        if let Some(detector) = detector.as_mut() {
+            let probe = detector.probe;
+            while lowest_unfinished < n_flows && sim.stage[lowest_unfinished] == period::Stage::Done {
+                lowest_unfinished += 1;
+            }
+            frontier_crossed |= done.iter().any(|&f| f >= probe.frontier);
+            let new_step = sim.max_step.filter(|_| sim.max_step_changed);
+            sim.max_step_changed = false;
+            let base = (lowest_unfinished as u32 / probe.unit) * probe.unit;
+            if let (Some(step), false, true) = (new_step, frontier_crossed, base >= probe.regular_from && detector.found.is_none()) {
+                let snapshot = sim.snapshot(t, step, base, highest_touched + 1, &flows, &deps_left);
+                detector.observe(snapshot);
+                if detector.found.is_some() && probe.stop {
+                    break;
+                }
+            }
+        }
     }
     // Every byte of a flow crosses every link of its path: exact integer totals, in no
     // particular order, so they do not depend on the order flows finished in.
@@ -223,8 +268,10 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
     }
     let end = flows.iter().map(|flow| flow.finished).max().unwrap_or(SimTime::ZERO);
     let trace = Trace::new(flows, end, link_bytes.into_iter().map(|b| b as f64).collect(), sim.link_peak, sim.batches);
-    debug_assert_eq!(trace.check(topology), Ok(()), "the engine's invariants");
-    trace
+    let found = detector.and_then(|d| d.found);
+    let stopped = found.is_some() && probe.is_some_and(|p| p.stop);
+    debug_assert!(stopped || trace.check(topology).is_ok(), "the engine's invariants: {:?}", trace.check(topology));
+    (trace, found)
 }
 
 /// Finds the moving flows connected to a set of links through shared links.
@@ -302,12 +349,19 @@ struct State {
     moved: Vec<bool>,
     /// A flow whose latency is paid but whose connection is still busy with this flow's data.
     parked: Vec<Option<u32>>,
+    /// What each flow is doing, and when one paying its latency starts to move (for `period`).
+    stage: Vec<period::Stage>,
+    start_at: Vec<u64>,
+    /// The highest step issued so far, and whether this batch raised it.
+    max_step: Option<u32>,
+    max_step_changed: bool,
 }
 
 impl State {
     /// Data starts to move at `t`: the flow joins its links (or finishes at once if empty).
     fn begin_moving(&mut self, flows: &mut [FlowRecord], f: u32, t: u64, done: &mut Vec<u32>, touched: &mut Vec<LinkId>) {
         let fi = f as usize;
+        self.stage[fi] = period::Stage::Moving;
         flows[fi].started = SimTime(t);
         self.remaining[fi] = flows[fi].bytes as f64;
         self.updated[fi] = t;
@@ -350,6 +404,32 @@ impl State {
         flow.issued = SimTime(self.now);
         self.starts.push(Reverse((self.now + latency, self.seq, f)));
         self.seq += 1;
+        self.stage[f as usize] = period::Stage::Latency;
+        self.start_at[f as usize] = self.now + latency;
+        if self.max_step.is_none_or(|step| transfer.step > step) {
+            self.max_step = Some(transfer.step);
+            self.max_step_changed = true;
+        }
+    }
+
+    /// The state of flows `base..end` at `t` (`period`): every flow below `base` has finished
+    /// and every flow from `end` on is untouched.
+    fn snapshot(&self, t: u64, step: u32, base: u32, end: usize, flows: &[FlowRecord], deps_left: &[u32]) -> period::Snapshot {
+        use period::{FlowState, Stage};
+        let states: Vec<FlowState> = (base as usize..end.max(base as usize))
+            .map(|i| {
+                let stage = self.stage[i];
+                let (ticks, remaining_bits, rate_bits) = match stage {
+                    Stage::Waiting => (deps_left[i] as u64, 0, 0),
+                    Stage::Latency => (self.start_at[i] - t, 0, 0),
+                    Stage::Moving => (t - self.updated[i], self.remaining[i].to_bits(), self.rate[i].to_bits()),
+                    Stage::Parked | Stage::Done => (0, 0, 0),
+                };
+                let path = if matches!(stage, Stage::Waiting | Stage::Done) { Vec::new() } else { flows[i].path.clone() };
+                FlowState { stage, ticks, remaining_bits, rate_bits, path }
+            })
+            .collect();
+        period::Snapshot { t, step, base, batches: self.batches, hash: period::Snapshot::hash_of(&states), flows: states }
     }
 
 }

@@ -1,0 +1,109 @@
+//! Steady states: a ring run as a prefix plus its proved repetition gives, bit for bit, what
+//! simulating every transfer gives (`simulation::Steady`, `engine::period`).
+
+use fabricscope::catalog::{Routing, Technology};
+use fabricscope::collective::{Algorithm, Protocol};
+use fabricscope::scenario::{FabricConfig, FabricTopology, Wiring};
+use fabricscope::{simulate, simulate_as, Collective, Mode, Scenario};
+
+fn ring(nodes: u32, preset: &str, fabric: FabricConfig, collective: Collective, size_bytes: u64, channels: Option<u32>) -> Scenario {
+    Scenario {
+        nodes,
+        preset: preset.into(),
+        collective,
+        size_bytes,
+        channels,
+        algorithm: (collective == Collective::AllReduce).then_some(Algorithm::Ring),
+        protocol: Some(Protocol::Simple),
+        fabric,
+        ..Scenario::default_demo()
+    }
+}
+
+/// Exact and steady agree on everything the whole collective has: its end, every link's bytes,
+/// every step's start, and the event batches.
+fn agree(scenario: &Scenario) -> fabricscope::Steady {
+    let valid = scenario.validate().unwrap();
+    let exact = simulate_as(&valid, Mode::Exact).unwrap();
+    let steady = simulate_as(&valid, Mode::Steady).unwrap();
+    let period = steady.steady.unwrap_or_else(|| panic!("no steady state for {scenario:?}"));
+    assert!(period.simulated_steps < period.total_steps && period.repeats > 0, "{period:?}");
+    assert_eq!(steady.end(), exact.end(), "end of {scenario:?} ({period:?})");
+    assert_eq!(steady.link_bytes, exact.link_bytes, "link bytes");
+    assert_eq!(steady.step_starts, exact.step_starts, "step starts");
+    assert_eq!(steady.batches(), exact.batches(), "event batches");
+    assert_eq!(steady.n_transfers(), exact.schedule.transfers.len() as u64);
+    assert_eq!(steady.summary, exact.summary);
+    // Any time of the whole run looks like the exact run then: the same link rates.
+    let end = exact.end().0;
+    for k in 1..40u64 {
+        let t = fabricscope::units::SimTime(end * k / 40);
+        let (a, b) = (exact.sample(t), steady.sample(t));
+        assert_eq!(a.link_rate, b.link_rate, "link rates at {t:?}");
+        assert_eq!(a.in_flight.len(), b.in_flight.len(), "chunks in flight at {t:?}");
+        let (sa, sb) = (exact.step_at(t), steady.step_at(t));
+        assert_eq!(sa, sb);
+        if let Some(step) = sa {
+            assert_eq!(exact.step_info(step, exact.focus_rank), steady.step_info(step, steady.focus_rank), "step {step}");
+        }
+    }
+    period
+}
+
+#[test]
+fn a_ring_on_infiniband_repeats_exactly() {
+    let period = agree(&ring(4, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 64 << 20, Some(1)));
+    assert_eq!(period.total_steps, 62);
+    agree(&ring(4, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 64 << 20, Some(2)));
+}
+
+#[test]
+fn skewed_and_congested_rings_reach_their_own_steady_state() {
+    let fabrics = [
+        // RoCE with ECMP hashing on a leaf-spine: flows collide on up-links.
+        FabricConfig { technology: Technology::Roce, topology: FabricTopology::LeafSpine, wiring: Wiring::Node, radix: Some(16), ..FabricConfig::default() },
+        // 4:1 oversubscribed leaves, D-mod-K.
+        FabricConfig { topology: FabricTopology::LeafSpine, wiring: Wiring::Node, radix: Some(16), oversubscription: 4.0, routing: Some(Routing::Static), ..FabricConfig::default() },
+        // Kernel TCP.
+        FabricConfig { technology: Technology::Tcp, ..FabricConfig::default() },
+    ];
+    for fabric in fabrics {
+        agree(&ring(4, "dgx-h100", fabric, Collective::AllReduce, 32 << 20, Some(1)));
+    }
+}
+
+#[test]
+fn other_rings_and_nodes_repeat_exactly() {
+    agree(&ring(8, "dgx-h100", FabricConfig::default(), Collective::AllGather, 16 << 20, Some(1)));
+    agree(&ring(8, "dgx-h100", FabricConfig::default(), Collective::ReduceScatter, 16 << 20, Some(1)));
+    agree(&ring(3, "dgx-a100", FabricConfig::default(), Collective::AllReduce, 24 << 20, Some(1)));
+    agree(&ring(4, "dgx-1", FabricConfig::default(), Collective::AllReduce, 32 << 20, Some(1)));
+}
+
+#[test]
+fn steady_state_is_deterministic_and_needs_alike_steps() {
+    let scenario = ring(4, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 64 << 20, Some(1));
+    let valid = scenario.validate().unwrap();
+    let (a, b) = (simulate_as(&valid, Mode::Steady).unwrap(), simulate_as(&valid, Mode::Steady).unwrap());
+    assert_eq!(a.hash_hex(), b.hash_hex());
+    // Chunks of unequal size (a count not divisible by ranks × channels) make steps differ:
+    // no steady state is claimed, and the scenario runs exactly.
+    let odd = Scenario { size_bytes: (64 << 20) + 4, ..scenario };
+    let valid = odd.validate().unwrap();
+    assert!(simulate_as(&valid, Mode::Steady).is_err());
+    assert!(simulate(&valid).unwrap().steady.is_none());
+}
+
+#[test]
+fn a_thousand_gpus_run_as_a_steady_state() {
+    let scenario = Scenario {
+        fabric: FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() },
+        ..ring(128, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 1 << 30, Some(1))
+    };
+    let sim = simulate(&scenario.validate().unwrap()).unwrap();
+    let steady = sim.steady.expect("1,024 GPUs run as a steady state");
+    assert_eq!(sim.n_transfers(), 2 * 1023 * 1024);
+    assert!(steady.simulated_transfers <= fabricscope::scenario::MAX_TRANSFERS, "{steady:?}");
+    // One channel crosses each node boundary through one 400 Gb/s NIC: busbw below 50 GB/s.
+    assert!(sim.summary.busbw_gbyte_per_s > 35.0 && sim.summary.busbw_gbyte_per_s < 50.0, "{:?}", sim.summary);
+}
