@@ -33,7 +33,7 @@
 //! | `links.*.efficiency` | > 0 and ≤ 1 |
 //! | `links.*.latency_ns` | ≤ 10,000,000,000 (10 s) |
 //! | (engine) | simulated time ≤ 2^61 ns (73 years), bounded up front from the slowest link |
-//! | (engine) | at most 2,000,000 transfers per collective, except a ring whose steps all look alike (equal chunks, routing other than adaptive): it runs as a steady state (`simulation::Steady`) from a prefix of at most 600,000 transfers, at least 24 steps |
+//! | (engine) | at most 2,000,000 transfers per collective, except a ring whose steps all look alike (equal chunks, routing other than adaptive): it runs as a steady state (`simulation::Steady`) from a prefix of 32 steps of at most 600,000 transfers |
 
 use crate::catalog::{NodePreset, NodeSpec, Routing, Technology};
 use crate::topology::FabricPlan;
@@ -50,8 +50,8 @@ pub const MAX_NODES: u32 = 16_384;
 pub const MAX_TRANSFERS: u64 = 2_000_000;
 /// Most transfers of the prefix a ring runs as a steady state (`simulation::Steady`): a ring
 /// whose steps all look alike may have more than `MAX_TRANSFERS`, as long as this many cover the
-/// steps the engine needs to prove that they repeat (at least `simulation::STEADY_FIRST_STEPS`).
-/// It bounds the search's time and memory (about 1.5 s and 600 MB natively).
+/// steps the engine looks for a repeat in (`simulation::STEADY_SEARCH_STEPS`). It bounds the
+/// search's time and memory (about 1.5 s and 600 MB natively).
 pub const MAX_STEADY_PREFIX: u64 = 600_000;
 const MAX_BANDWIDTH_GBYTE_PER_S: f64 = 100_000.0;
 const MAX_LATENCY_NS: u64 = 10_000_000_000;
@@ -629,7 +629,7 @@ impl Scenario {
             // A ring too big to simulate transfer by transfer may run as a steady state, whose
             // first prefix is within `MAX_STEADY_PREFIX` (`simulation::Steady`).
             let steady = crate::simulation::runs_steady(self, n as u32, channels, self.size_bytes / 4)
-                .is_some_and(|_| crate::simulation::STEADY_FIRST_STEPS as u64 * n * channels as u64 <= MAX_STEADY_PREFIX);
+                .is_some_and(|_| crate::simulation::STEADY_SEARCH_STEPS as u64 * n * channels as u64 <= MAX_STEADY_PREFIX);
             if transfers > MAX_TRANSFERS && !steady {
                 errors.push(ScenarioError {
                     field: "nodes".into(),

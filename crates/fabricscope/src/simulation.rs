@@ -46,9 +46,9 @@ pub const STEADY_ABOVE: u64 = 250_000;
 /// found, up to `MAX_STEADY_PREFIX` transfers.
 pub const STEADY_FIRST_STEPS: u32 = 3 * crate::collective::NCCL_STEPS;
 
-/// Most steps searched for a steady state: rings that settle do so within a few dozen steps
-/// (`tests/steady.rs`); ones that have not by then are not waited for.
-pub const STEADY_SEARCH_STEPS: u32 = 12 * crate::collective::NCCL_STEPS;
+/// Steps of the prefix a steady state is looked for in: rings that settle do so within about
+/// 16 steps (`tests/steady.rs`); ones that have not by then are not waited for.
+pub const STEADY_SEARCH_STEPS: u32 = 4 * crate::collective::NCCL_STEPS;
 
 /// A collective run as a steady state (`engine::period`): the simulated prefix's state at
 /// `to_ns` was its state at `from_ns` shifted by `period_steps` steps, so the run from there
@@ -226,7 +226,7 @@ pub fn simulate_as(scenario: &ValidScenario, mode: Mode) -> Result<Simulation, S
         Mode::Steady => Some(ring_transfers()),
     };
     if let Some(total) = steady_total {
-        match simulate_steady(scenario, topology.clone(), total, mode == Mode::Steady) {
+        match simulate_steady(scenario, topology.clone(), total) {
             // A ring the engine can simulate whole that does not settle runs whole.
             Err(_) if mode == Mode::Auto && total <= crate::scenario::MAX_TRANSFERS => {}
             result => return result,
@@ -272,7 +272,7 @@ pub fn simulate_as(scenario: &ValidScenario, mode: Mode) -> Result<Simulation, S
 /// steps, doubled until the engine proves a period (`engine::period`), then the arithmetic of
 /// `Steady`. The tuner weighs the ring (its bound scales exactly with its identical steps) and
 /// Tree where Tree's schedule is within the engine's limit; if it picks Tree, Tree runs exactly.
-fn simulate_steady(scenario: &ValidScenario, topology: Topology, total_transfers: u64, forced: bool) -> Result<Simulation, ScenarioError> {
+fn simulate_steady(scenario: &ValidScenario, topology: Topology, total_transfers: u64) -> Result<Simulation, ScenarioError> {
     let s = scenario.scenario();
     let count = s.size_bytes / ELEM_BYTES;
     let rings = &scenario.preset().rings;
@@ -309,20 +309,12 @@ fn simulate_steady(scenario: &ValidScenario, topology: Topology, total_transfers
         let trace = engine::run(&topology, &tree, scenario.routing(), s.seed);
         return Ok(finish(scenario, topology, tree, trace, None, tuning, bounds, intra));
     }
-    // The search may simulate `MAX_STEADY_PREFIX` transfers; within the engine's limit, no more
-    // than half the run (a longer search would cost more than it saves).
-    let budget = match (total_transfers > crate::scenario::MAX_STEADY_PREFIX, forced) {
-        (true, _) => crate::scenario::MAX_STEADY_PREFIX,
-        (false, true) => total_transfers,
-        (false, false) => total_transfers / 2,
-    };
-    let longest = ((budget / unit) as u32).min(total_steps - 1).min(STEADY_SEARCH_STEPS);
-    let none = || too_big(s, total_transfers, &format!("this one did not within {longest} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"));
-    // A short prefix first, run to its end: where the ring settles early and a whole number of
-    // periods remain, it is the answer. Else find where the ring settles in the longest prefix
-    // the search allows, stopping there, and run the shortest prefix that holds that point.
-    let short = (4 * crate::collective::NCCL_STEPS).min(longest);
-    let (mut schedule, _, probe) = prefix(short).ok_or_else(none)?;
+    // A prefix of `STEADY_SEARCH_STEPS` steps, run to its end: where the ring settles in it and
+    // a whole number of periods remain, it is the answer; where it settles but the periods do
+    // not come out whole, a prefix a little longer is.
+    let search = STEADY_SEARCH_STEPS.min(total_steps - 1);
+    let none = || too_big(s, total_transfers, &format!("this one did not within {search} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"));
+    let (mut schedule, _, probe) = prefix(search).ok_or_else(none)?;
     schedule.protocol = protocol;
     let (trace, period) = engine::run_probed(&topology, &schedule, scenario.routing(), s.seed, Some(probe));
     let found = match period {
@@ -330,12 +322,6 @@ fn simulate_steady(scenario: &ValidScenario, topology: Topology, total_transfers
             return steady_result(scenario, topology, schedule, trace, period, total_steps, total_transfers, unit, tuning, bounds, intra);
         }
         Some(period) => period,
-        None if short < longest => {
-            let (mut search, _, mut probe) = prefix(longest).ok_or_else(none)?;
-            search.protocol = protocol;
-            probe.stop = true;
-            engine::run_probed(&topology, &search, scenario.routing(), s.seed, Some(probe)).1.ok_or_else(none)?
-        }
         None => return Err(none()),
     };
     // The frontier (the prefix's last NCCL_STEPS steps) must lie beyond every step issued by

@@ -74,8 +74,8 @@ fn skewed_and_congested_rings_reach_their_own_steady_state() {
 
 #[test]
 fn other_rings_and_nodes_repeat_exactly() {
-    agree(&ring(8, "dgx-h100", FabricConfig::default(), Collective::AllGather, 16 << 20, Some(1)));
-    agree(&ring(8, "dgx-h100", FabricConfig::default(), Collective::ReduceScatter, 16 << 20, Some(1)));
+    agree(&ring(8, "dgx-h100", FabricConfig::default(), Collective::AllGather, 64 << 20, Some(1)));
+    agree(&ring(6, "dgx-h100", FabricConfig::default(), Collective::ReduceScatter, 48 << 20, Some(1)));
     agree(&ring(3, "dgx-a100", FabricConfig::default(), Collective::AllReduce, 24 << 20, Some(1)));
     agree(&ring(4, "dgx-1", FabricConfig::default(), Collective::AllReduce, 32 << 20, Some(1)));
 }
@@ -106,4 +106,14 @@ fn a_thousand_gpus_run_as_a_steady_state() {
     assert!(steady.simulated_transfers <= fabricscope::scenario::MAX_TRANSFERS, "{steady:?}");
     // One channel crosses each node boundary through one 400 Gb/s NIC: busbw below 50 GB/s.
     assert!(sim.summary.busbw_gbyte_per_s > 35.0 && sim.summary.busbw_gbyte_per_s < 50.0, "{:?}", sim.summary);
+}
+
+#[test]
+fn a_ring_too_big_that_does_not_settle_is_refused_by_name() {
+    // 512 GPUs over 8 channels: 4,186,112 transfers, more than the engine simulates one by one,
+    // and its channels, sharing each GPU's NVLink, keep drifting against each other.
+    let scenario = ring(64, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 1 << 30, Some(8));
+    let error = simulate(&scenario.validate().unwrap()).map(|_| ()).unwrap_err();
+    assert_eq!(error.field, "nodes");
+    assert!(error.problem.contains("4186112 transfers") && error.problem.contains("NCCL_MAX_NCHANNELS"), "{}", error.problem);
 }
