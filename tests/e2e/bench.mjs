@@ -45,7 +45,7 @@ await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 1200
   const t0 = Date.now();
   await page.selectOption('#nodes', '8');
   await until(async () => (await gpuCount()) === '64');
-  report('wasm-ring-1GiB-64-gpus', { ms: Date.now() - t0 });
+  report('wasm-ring-1GiB-64-gpus', { ms: Date.now() - t0, sim_ms: parseFloat(await page.locator('#time').getAttribute('data-sim-ms')) });
 }
 
 // Frame times while playing at 64 GPUs: requestAnimationFrame intervals over ~3 s.
@@ -58,6 +58,35 @@ const stamps = await page.evaluate(() => new Promise((resolve) => {
 await page.click('#play');
 const deltas = stamps.slice(1).map((t, i) => t - stamps[i]).sort((a, b) => a - b);
 report('frame-64-gpus', { p50_ms: deltas[Math.floor(deltas.length * 0.5)], p95_ms: deltas[Math.floor(deltas.length * 0.95)], frames: deltas.length });
+
+// 1,024 GPUs (128 nodes, 1 channel, so the ring settles into a steady state): simulate and
+// draw in WASM, then frame times while playing the compact view.
+await page.selectOption('#channels', '1');
+await until(async () => (await page.locator('#channels').inputValue()) === '1');
+await page.waitForTimeout(500);
+{
+  const t0 = Date.now();
+  await page.selectOption('#nodes', '128');
+  await until(async () => (await gpuCount()) === '1024');
+  report('wasm-ring-1GiB-1024-gpus-1-channel', { ms: Date.now() - t0, sim_ms: parseFloat(await page.locator('#time').getAttribute('data-sim-ms')) });
+}
+await page.click('#play');
+const [stamps1024, costs1024] = await page.evaluate(() => new Promise((resolve) => {
+  const times = [];
+  const costs = [];
+  const canvas = document.querySelector('#topology');
+  const tick = (t) => {
+    times.push(t);
+    costs.push(canvas.getAttribute('data-frame-ms'));
+    if (times.length < 180) requestAnimationFrame(tick); else resolve([times, costs]);
+  };
+  requestAnimationFrame(tick);
+}));
+await page.click('#play');
+const paint1024 = costs1024.filter(Boolean).map((c) => c.split(' ').map(Number)).map(([a, b]) => a + b).sort((a, b) => a - b);
+report('paint-1024-gpus', { p50_ms: paint1024[Math.floor(paint1024.length * 0.5)], p95_ms: paint1024[Math.floor(paint1024.length * 0.95)] });
+const deltas1024 = stamps1024.slice(1).map((t, i) => t - stamps1024[i]).sort((a, b) => a - b);
+report('frame-1024-gpus', { p50_ms: deltas1024[Math.floor(deltas1024.length * 0.5)], p95_ms: deltas1024[Math.floor(deltas1024.length * 0.95)], frames: deltas1024.length });
 
 // The training view: GPT-3 175B on 256 GPUs simulated and drawn.
 {

@@ -321,6 +321,47 @@ await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, no
   await page.screenshot({ path: join(shots, 'eight-nodes.png'), fullPage: true });
 });
 
+await test('1,024 GPUs: a ring that settles runs as a steady state, drawn as tiles; a tile opens; 8 channels are refused by name', async () => {
+  const t0 = Date.now();
+  await page.selectOption('#channels', '1');
+  await page.selectOption('#algorithm', 'Ring');
+  await page.selectOption('#protocol', 'Simple');
+  await page.locator('#size').fill('30');
+  await page.selectOption('#nodes', '128');
+  await waitFor('1,024 GPUs', async () => (await gpuCount()) === '1024', 30000);
+  console.log(`     128 nodes, 1 channel, 1 GiB: simulated and drawn after ${Date.now() - t0} ms`);
+  const steady = await text('#steady');
+  expect(steady.includes('of 2046 steps') && steady.includes('bit for bit'), steady);
+  const busbw = parseFloat(await text('#busbw'));
+  expect(busbw > 40 && busbw < 50, `busbw ${busbw} GB/s: one 400 Gb/s NIC per node boundary`);
+  // Mid-run the step text counts the whole collective's steps.
+  await page.locator('#scrub').fill(String(Math.round(parseFloat(await page.locator('#scrub').getAttribute('max')) / 2)));
+  await waitFor('a late step', async () => /^Step (\d+) \/ 2046/.test(await text('#step-text')) && parseInt((await text('#step-text')).slice(5)) > 900);
+  // The first tile: hover names it, a click opens it in full, a second click closes it.
+  await page.locator('#topology').scrollIntoViewIfNeeded();
+  const box = await page.locator('#topology').boundingBox();
+  await page.mouse.move(box.x + 30, box.y + 40);
+  await waitFor('the tile named', async () => (await text('#link-info')).startsWith('Node 0 (ranks 0–7)'));
+  await page.mouse.click(box.x + 30, box.y + 40);
+  await waitFor('node 0 open', async () => (await page.locator('#topology').getAttribute('data-expanded')) === '0');
+  await page.screenshot({ path: join(shots, 'cluster-1024-gpus.png'), fullPage: true });
+  await page.mouse.click(box.x + 30, box.y + 40);
+  await waitFor('node 0 closed', async () => (await page.locator('#topology').getAttribute('data-expanded')) === '');
+  // Eight channels drift against each other through NVLink: no steady state, a named refusal,
+  // and the last good run stays.
+  await page.selectOption('#channels', 'auto');
+  await page.waitForSelector('#error', { timeout: 30000 });
+  const error = await text('#error');
+  expect(error.includes('transfers') && error.includes('NCCL_MAX_NCHANNELS'), error);
+  expect((await gpuCount()) === '1024' && (await text('#steady')).includes('of 2046 steps'), 'the last good run stays');
+  await page.click('#error button');
+  await page.selectOption('#nodes', '1');
+  await page.selectOption('#algorithm', 'auto');
+  await page.selectOption('#protocol', 'auto');
+  await page.locator('#size').fill('28');
+  await waitFor('8 GPUs', async () => (await gpuCount()) === '8');
+});
+
 await test('the URL carries the scenario: reload restores it, a bad link is reported', async () => {
   await page.selectOption('#nodes', '2');
   await page.selectOption('#collective', 'all_to_all');

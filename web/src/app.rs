@@ -5,7 +5,7 @@ use crate::layout::Layout;
 use crate::render::{self, Scene};
 use crate::state::{Action, AppState, Stage, SPEEDS};
 use fabricscope::catalog::NODE_PRESETS;
-use fabricscope::topology::LinkId;
+use fabricscope::topology::{LinkId, LinkKind};
 use fabricscope::units::{format_bytes, format_duration_ns, SimTime};
 use fabricscope::scenario::{CustomLink, CustomNode, CustomShape};
 use fabricscope::Scenario;
@@ -100,16 +100,23 @@ fn initial_state() -> Result<AppState, String> {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     let stored = if embed { None } else { stored_scenario().filter(|s| *s != Scenario::default_demo()) };
     let restored = stored.is_some();
+    let fallback = || stored.clone().unwrap_or_else(Scenario::default_demo);
     let (scenario, playhead, problem) = match crate::url::decode(&hash) {
         Ok(Some((scenario, t))) => (scenario, t, None),
-        Ok(None) => (stored.unwrap_or_else(Scenario::default_demo), None, None),
-        Err(message) => (stored.unwrap_or_else(Scenario::default_demo), None, Some(message)),
+        Ok(None) => (fallback(), None, None),
+        Err(message) => (fallback(), None, Some(message)),
     };
-    let mut state = AppState::new(scenario, lang, dark)?;
+    // A valid scenario the page cannot run (too big, or no steady state) is reported like a
+    // bad one, and the fallback shown.
+    let (mut state, playhead, problem) = match AppState::new(scenario, lang, dark) {
+        Ok(state) => (state, playhead, problem),
+        Err(message) if problem.is_none() => (AppState::new(fallback(), lang, dark)?, None, Some(message)),
+        Err(message) => return Err(message),
+    };
     state.embed = embed;
     // An A/B link: B beside A (A is edited first).
     if let Some(b) = crate::url::decode_b(&hash) {
-        if let Some(sim) = b.validate().ok().and_then(|valid| fabricscope::simulate(&valid).ok()) {
+        if let Some(sim) = b.validate().ok().and_then(|valid| crate::state::simulate_in_page(&valid).ok()) {
             state.other = Some((b, Rc::new(sim)));
         }
     }
@@ -1062,9 +1069,10 @@ fn custom_controls(props: &CustomProps) -> Html {
     }
 }
 
-/// Node counts the page offers (the CLI takes any the fabric holds).
-/// Up to 8 nodes (64 GPUs) the engine answers a change in well under a second in the page.
-const PAGE_NODES: [u32; 6] = [1, 2, 3, 4, 6, 8];
+/// Node counts the page offers (the CLI takes any the fabric holds). Up to 8 nodes every node is
+/// drawn in full; beyond, the cluster is drawn compact. What the page simulates is bounded by
+/// `state::PAGE_MAX_TRANSFERS` (rings that settle run as a steady state at any of these sizes).
+const PAGE_NODES: [u32; 11] = [1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256];
 
 /// The serde name of an enum value ("roce", "leaf_spine").
 /// The tuner's algorithms, each once, in its table's order.
@@ -1209,6 +1217,9 @@ fn topology_view(props: &TopologyProps) -> Html {
     };
     let canvas_ref = use_node_ref();
     let hovered = use_state(|| None::<LinkId>);
+    // A compact cluster's node drawn in full (clicked), and the tile under the pointer.
+    let expanded = use_state(|| None::<u32>);
+    let hovered_node = use_state(|| None::<u32>);
     let resized = use_state(|| 0u32);
     // The layout the canvas was last painted with: reused by every frame of one simulation at
     // one width, and by hover hit-testing, instead of being rebuilt each time.
@@ -1226,32 +1237,60 @@ fn topology_view(props: &TopologyProps) -> Html {
         let cache = layout_cache.clone();
         let focus = state.link_focus.clone();
         // The simulation is compared by identity: a new one is a new Rc.
-        let deps = (Rc::as_ptr(&sim) as usize, state.playhead, state.lang, state.dark, *resized, state.link_focus.clone());
-        use_effect_with(deps, move |&(_, playhead, lang, dark, _, _)| {
+        let deps = (Rc::as_ptr(&sim) as usize, state.playhead, state.lang, state.dark, *resized, state.link_focus.clone(), *expanded);
+        use_effect_with(deps, move |&(_, playhead, lang, dark, _, _, expanded)| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
-                paint_topology(&canvas, &sim, &cache, playhead, lang, dark, &focus);
+                paint_topology(&canvas, &sim, &cache, playhead, lang, dark, &focus, expanded);
             }
         });
     }
     let on_move = {
         let hovered = hovered.clone();
+        let hovered_node = hovered_node.clone();
         let canvas_ref = canvas_ref.clone();
         let cache = layout_cache.clone();
         Callback::from(move |e: MouseEvent| {
             let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
             let Some(layout) = cache.borrow().as_ref().map(|c| c.layout.clone()) else { return };
             let rect = canvas.get_bounding_client_rect();
-            let found = layout.link_at(e.client_x() as f64 - rect.left(), e.client_y() as f64 - rect.top());
+            let (x, y) = (e.client_x() as f64 - rect.left(), e.client_y() as f64 - rect.top());
+            let found = layout.link_at(x, y);
             if *hovered != found {
                 hovered.set(found);
+            }
+            let node = layout.node_at(x, y).filter(|&n| layout.is_tile(n));
+            if *hovered_node != node {
+                hovered_node.set(node);
             }
         })
     };
     let on_leave = {
         let hovered = hovered.clone();
-        Callback::from(move |_| hovered.set(None))
+        let hovered_node = hovered_node.clone();
+        Callback::from(move |_| {
+            hovered.set(None);
+            hovered_node.set(None);
+        })
     };
-    let info = hovered.map(|link| link_info(state, &shown, link));
+    // Clicking a tile opens that node in full; clicking the open node closes it.
+    let on_click = {
+        let expanded = expanded.clone();
+        let canvas_ref = canvas_ref.clone();
+        let cache = layout_cache.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
+            let Some(layout) = cache.borrow().as_ref().map(|c| c.layout.clone()) else { return };
+            let rect = canvas.get_bounding_client_rect();
+            if let (true, Some(node)) = (layout.compact, layout.node_at(e.client_x() as f64 - rect.left(), e.client_y() as f64 - rect.top())) {
+                expanded.set(if *expanded == Some(node) { None } else { Some(node) });
+            }
+        })
+    };
+    let info = match (*hovered, *hovered_node) {
+        (Some(link), _) => Some(link_info(state, &shown, link)),
+        (None, Some(node)) => Some(node_info(state, &shown, node)),
+        (None, None) => None,
+    };
     let (id, label) = match side {
         Side::B => ("topology-b", Some("B")),
         Side::A => ("topology", Some("A")),
@@ -1272,13 +1311,52 @@ fn topology_view(props: &TopologyProps) -> Html {
                         format_duration_ns(shown.summary.time.as_ns() as f64), shown.summary.busbw_gbyte_per_s) }
                 </p>
             }
-            <canvas id={id} ref={canvas_ref} onmousemove={on_move} onmouseleave={on_leave}
+            <canvas id={id} ref={canvas_ref} onmousemove={on_move} onmouseleave={on_leave} onclick={on_click}
+                data-expanded={expanded.map(|n| n.to_string()).unwrap_or_default()}
                 role="img" aria-label="cluster topology with live link utilisation"></canvas>
             <p id="link-info" class="link-info">{ info.unwrap_or_else(|| match state.lang {
                 Lang::En => "Hover a link to see its bandwidth, latency and load.".to_string(),
                 Lang::Zh => "将鼠标悬停在链路上，查看其带宽、时延与负载。".to_string(),
             }) }</p>
         </div>
+    }
+}
+
+/// How a steady state was run, in words.
+fn steady_text(lang: Lang, s: &fabricscope::Steady) -> String {
+    let period = format_duration_ns(s.period_ns() as f64);
+    let every = if s.period_steps == 1 { String::new() } else { format!(" {}", s.period_steps) };
+    match lang {
+        Lang::En => format!(
+            "Steady state: the engine simulated the first {} of {} steps ({} of {} transfers). By step {} the whole cluster's state (every flow's progress, rate and path) had become the state of{every} step(s) earlier, shifted by {period}, bit for bit; so the run repeats that period {} more times before it ends as the simulated steps end. Time, link loads and the animation come from that.",
+            s.simulated_steps, s.total_steps, s.simulated_transfers, s.total_transfers, s.step_at_to + 1, s.repeats
+        ),
+        Lang::Zh => format!(
+            "稳态：引擎只模拟了 {} 步中的前 {} 步（{} 个传输中的 {} 个）。到第 {} 步时，整个集群的状态（每条流的进度、速率与路径）与{every}步之前完全一致（逐位相同），只是时间推后 {period}；因此其余部分就是这一周期再重复 {} 次，最后与模拟的结尾相同。时间、链路负载和动画都由此得出。",
+            s.total_steps, s.simulated_steps, s.total_transfers, s.simulated_transfers, s.step_at_to + 1, s.repeats
+        ),
+    }
+}
+
+/// A compact cluster's tile under the pointer: its ranks and how busy its NICs and NVLinks are.
+fn node_info(state: &AppState, sim: &fabricscope::Simulation, node: u32) -> String {
+    let frame = sim.sample(state.playhead);
+    let utilisation = sim.utilisation(&frame);
+    let (mut nic, mut nvlink) = (0.0f64, 0.0f64);
+    for (id, link) in sim.topology.links() {
+        let (a, b) = (sim.topology.vertex(link.src).node, sim.topology.vertex(link.dst).node);
+        let u = utilisation[id.index()];
+        match (a == Some(node), b == Some(node), link.kind) {
+            (true, true, LinkKind::NvLink) => nvlink = nvlink.max(u),
+            (true, false, _) | (false, true, _) => nic = nic.max(u),
+            _ => {}
+        }
+    }
+    let g = sim.topology.gpus_per_node();
+    let (first, last) = (node * g, node * g + g - 1);
+    match state.lang {
+        Lang::En => format!("Node {node} (ranks {first}–{last}) · busiest network link now {:.0}% · busiest NVLink {:.0}% · click to open it", 100.0 * nic, 100.0 * nvlink),
+        Lang::Zh => format!("节点 {node}（rank {first}–{last}）· 当前最忙的网络链路 {:.0}% · 最忙的 NVLink {:.0}% · 点击展开", 100.0 * nic, 100.0 * nvlink),
     }
 }
 
@@ -1308,6 +1386,7 @@ fn link_info(state: &AppState, sim: &fabricscope::Simulation, id: LinkId) -> Str
 struct LayoutCache {
     sim: usize,
     width: f64,
+    expanded: Option<u32>,
     layout: Rc<Layout>,
 }
 
@@ -1319,23 +1398,28 @@ fn paint_topology(
     lang: Lang,
     dark: bool,
     link_focus: &[fabricscope::topology::LinkKind],
+    expanded: Option<u32>,
 ) {
     let width = canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(960.0).max(320.0);
     let key = Rc::as_ptr(sim) as usize;
     let layout = {
         let mut cached = cache.borrow_mut();
         match cached.as_ref() {
-            Some(c) if c.sim == key && c.width == width => c.layout.clone(),
+            Some(c) if c.sim == key && c.width == width && c.expanded == expanded => c.layout.clone(),
             _ => {
-                let layout = Rc::new(Layout::new(&sim.topology, width));
-                *cached = Some(LayoutCache { sim: key, width, layout: layout.clone() });
+                let layout = Rc::new(Layout::with_expanded(&sim.topology, width, expanded));
+                *cached = Some(LayoutCache { sim: key, width, expanded, layout: layout.clone() });
                 layout
             }
         }
     };
     let ratio = gloo::utils::window().device_pixel_ratio().max(1.0);
-    canvas.set_width((width * ratio) as u32);
-    canvas.set_height((layout.height * ratio) as u32);
+    // Resizing reallocates the canvas: only when its size changes.
+    let (w, h) = ((width * ratio) as u32, (layout.height * ratio) as u32);
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+    }
     // The stylesheet sizes the canvas to its container's width with height auto, so its aspect
     // ratio gives the layout's height: no inline style, which the page's CSP forbids.
     let Some(ctx) = canvas
@@ -1347,6 +1431,8 @@ fn paint_topology(
         return;
     };
     let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
+    let clock = gloo::utils::window().performance();
+    let started = clock.as_ref().map(|p| p.now());
     let frame = sim.sample(playhead);
     let utilisation = sim.utilisation(&frame);
     let focus = focus_transfer(sim, playhead);
@@ -1363,8 +1449,13 @@ fn paint_topology(
         palette: if dark { &render::DARK } else { &render::LIGHT },
         link_focus,
     };
+    let sampled = clock.as_ref().map(|p| p.now());
     let gpus = render::paint(&ctx, &scene);
     let _ = canvas.set_attribute("data-gpu-count", &gpus.to_string());
+    // What this frame cost, sampling and painting [ms], for the benchmark.
+    if let (Some(clock), Some(started), Some(sampled)) = (clock, started, sampled) {
+        let _ = canvas.set_attribute("data-frame-ms", &format!("{:.2} {:.2}", sampled - started, clock.now() - sampled));
+    }
 }
 
 /// The network's name: "InfiniBand", "RoCEv2", "TCP/IP Ethernet".
@@ -1480,7 +1571,7 @@ fn results(props: &Props) -> Html {
         <>
             <h2>{ t(lang, Text::Results) }</h2>
             <dl class="figures">
-                <div><dt>{ t(lang, Text::Time) }</dt><dd id="time">{ format_duration_ns(summary.time.as_ns() as f64) }</dd></div>
+                <div><dt>{ t(lang, Text::Time) }</dt><dd id="time" data-sim-ms={format!("{:.0}", state.sim_ms)}>{ format_duration_ns(summary.time.as_ns() as f64) }</dd></div>
                 <div><dt>{ t(lang, Text::AlgBw) }</dt><dd id="algbw">{ format!("{:.1} GB/s", summary.algbw_gbyte_per_s) }</dd></div>
                 <div><dt>{ t(lang, Text::BusBw) }</dt><dd id="busbw">{ format!("{:.1} GB/s", summary.busbw_gbyte_per_s) }</dd></div>
             </dl>
@@ -1496,6 +1587,9 @@ fn results(props: &Props) -> Html {
             }
             <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
             <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
+            if let Some(steady) = sim.steady {
+                <p id="steady" class="formula">{ steady_text(lang, &steady) }</p>
+            }
             <TunerTable state={state.clone()} />
             <HeatMap state={state.clone()} />
             if let Some(ab) = ab {

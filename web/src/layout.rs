@@ -46,6 +46,16 @@ pub struct Layout {
     pub nodes: Vec<Rect>,
     /// Whether boxes are wide enough for their labels.
     pub labels: bool,
+    /// More than `DETAILED_NODES` nodes: tiles, and at most one node in full.
+    pub compact: bool,
+    pub expanded: Option<u32>,
+    /// Indexed by link id: whether the link is drawn (not one that starts or ends in a tile).
+    pub drawn: Vec<bool>,
+    /// Indexed by link id: the tile a link starts or ends in, if any.
+    pub tile_of_link: Vec<Option<u32>>,
+    /// Compact: every node's tile, the open node's included (it stays in the grid, outlined,
+    /// so a second click on it closes it). Empty otherwise.
+    pub tiles: Vec<Rect>,
 }
 
 const MARGIN: f64 = 16.0;
@@ -64,20 +74,83 @@ const NODE_BOTTOM: f64 = 280.0;
 const SWITCH_Y: f64 = 326.0;
 /// Vertical distance between switch tiers.
 const TIER_GAP: f64 = 84.0;
+/// The mark of a vertex inside a node's tile: GPUs a row of blocks, the NVSwitch a line above
+/// them, NICs a row of small blocks at the bottom; PCIe switches and CPUs a point at the centre.
+fn tile_mark(tile: Rect, kind: VertexKind, local: f64, per_node: f64, nics: f64) -> Rect {
+    let inner = tile.w - 6.0;
+    match kind {
+        VertexKind::Gpu => {
+            let w = inner / per_node;
+            Rect { x: tile.x + 3.0 + w * local, y: tile.y + 9.0, w: (w - 1.0).max(1.0), h: 9.0 }
+        }
+        VertexKind::NvSwitch => Rect { x: tile.x + 3.0, y: tile.y + 4.0, w: inner, h: 2.0 },
+        VertexKind::Nic => {
+            let w = inner / nics.max(1.0);
+            Rect { x: tile.x + 3.0 + w * local, y: tile.y + tile.h - 6.0, w: (w - 1.0).max(1.0), h: 4.0 }
+        }
+        _ => Rect { x: tile.center_x(), y: tile.y + tile.h / 2.0, w: 0.0, h: 0.0 },
+    }
+}
+
 /// Offset of each direction's line from the link's centre line.
 const LANE: f64 = 3.0;
 /// Room under the last tier for the legend.
 const LEGEND_H: f64 = 60.0;
 
+/// Clusters of more nodes than this are drawn compact: every node a small tile (its GPUs and
+/// NICs as marks), the switches below, and one node expanded on request.
+pub const DETAILED_NODES: u32 = 8;
+
+const TILE_H: f64 = 34.0;
+const TILE_GAP: f64 = 6.0;
+
+/// Where a node is drawn: in full (left edge, width, and how far below the first row its
+/// rows are), or as a tile.
+#[derive(Clone, Copy)]
+enum Place {
+    Full { x: f64, w: f64, dy: f64 },
+    Tile(Rect),
+}
+
 impl Layout {
+    #[cfg(test)]
     pub fn new(topology: &Topology, width: f64) -> Layout {
-        let nodes = topology.n_nodes().max(1) as f64;
+        Layout::with_expanded(topology, width, None)
+    }
+
+    /// The layout with node `expanded` drawn in full when the cluster is compact.
+    pub fn with_expanded(topology: &Topology, width: f64, expanded: Option<u32>) -> Layout {
+        let n_nodes = topology.n_nodes().max(1);
+        let nodes = n_nodes as f64;
         let per_node = topology.gpus_per_node().max(1) as f64;
-        let node_w = ((width - 2.0 * MARGIN - (nodes - 1.0) * NODE_GAP) / nodes).max(8.0);
-        let slot = node_w / per_node;
-        let box_w = (slot * 0.78).min(64.0);
-        let node_x = |node: u32| MARGIN + node as f64 * (node_w + NODE_GAP);
-        let slot_x = |node: u32, i: f64| node_x(node) + slot * (i + 0.5);
+        let compact = n_nodes > DETAILED_NODES;
+        let expanded = expanded.filter(|&e| compact && e < n_nodes);
+        // Compact: tiles in rows, then the expanded node across the page, then the switches.
+        let tile_w = ((width - 2.0 * MARGIN) / nodes - TILE_GAP).clamp(26.0, 64.0);
+        let columns = (((width - 2.0 * MARGIN + TILE_GAP) / (tile_w + TILE_GAP)).floor() as u32).max(1);
+        let rows = n_nodes.div_ceil(columns);
+        let tiles_bottom = NODE_TOP + rows as f64 * (TILE_H + TILE_GAP);
+        let expanded_dy = tiles_bottom + 10.0 - NODE_TOP;
+        let band_bottom = match (compact, expanded) {
+            (false, _) => NODE_BOTTOM,
+            (true, Some(_)) => NODE_BOTTOM + expanded_dy,
+            (true, None) => tiles_bottom,
+        };
+        let switch_y = band_bottom + (SWITCH_Y - NODE_BOTTOM);
+        let full_w = ((width - 2.0 * MARGIN - (nodes - 1.0) * NODE_GAP) / nodes).max(8.0);
+        let tile = |node: u32| -> Rect {
+            let (row, column) = (node / columns, node % columns);
+            Rect { x: MARGIN + column as f64 * (tile_w + TILE_GAP), y: NODE_TOP + row as f64 * (TILE_H + TILE_GAP), w: tile_w, h: TILE_H }
+        };
+        let place = |node: u32| -> Place {
+            if !compact {
+                return Place::Full { x: MARGIN + node as f64 * (full_w + NODE_GAP), w: full_w, dy: 0.0 };
+            }
+            if expanded == Some(node) {
+                return Place::Full { x: MARGIN, w: width - 2.0 * MARGIN, dy: expanded_dy };
+            }
+            Place::Tile(tile(node))
+        };
         let count = |kind| topology.vertices().filter(|(_, v)| v.kind == kind).count() as f64;
         let tiers = [(VertexKind::Leaf, count(VertexKind::Leaf)), (VertexKind::Spine, count(VertexKind::Spine)), (VertexKind::Core, count(VertexKind::Core))];
         let n_tiers = tiers.iter().filter(|t| t.1 > 0.0).count().max(1) as f64;
@@ -87,7 +160,7 @@ impl Layout {
         let tier_rect = |kind: VertexKind, index: u32| -> Rect {
             let level = tiers.iter().position(|t| t.0 == kind).unwrap_or(0) as f64;
             let n = tiers.iter().find(|t| t.0 == kind).map(|t| t.1).unwrap_or(1.0);
-            let y = SWITCH_Y + level * TIER_GAP;
+            let y = switch_y + level * TIER_GAP;
             if n <= 1.0 {
                 return Rect { x: MARGIN, y, w: width - 2.0 * MARGIN, h: BAR_H };
             }
@@ -101,33 +174,46 @@ impl Layout {
         let mut vertices = vec![Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 }; topology.vertices().count()];
         for (id, vertex) in topology.vertices() {
             let local = vertex.local as f64;
-            let rect = match (vertex.kind, vertex.node) {
-                (kind, _) if kind.is_fabric_switch() => tier_rect(kind, vertex.local),
-                (VertexKind::NvSwitch, Some(node)) => Rect { x: node_x(node) + 8.0, y: NVSWITCH_Y, w: node_w - 16.0, h: BAR_H },
-                (VertexKind::Gpu, Some(node)) => Rect { x: slot_x(node, local) - box_w / 2.0, y: GPU_Y, w: box_w, h: GPU_H },
-                (VertexKind::PcieSwitch, Some(node)) => {
-                    let w = (switch_span * slot - 10.0).max(6.0);
-                    let cx = node_x(node) + slot * switch_span * (local + 0.5);
-                    Rect { x: cx - w / 2.0, y: PCIE_Y, w, h: SMALL_H }
+            let rect = match vertex.node.map(place) {
+                _ if vertex.kind.is_fabric_switch() => tier_rect(vertex.kind, vertex.local),
+                Some(Place::Tile(tile)) => tile_mark(tile, vertex.kind, local, per_node, nics),
+                Some(Place::Full { x: node_x, w: node_w, dy }) => {
+                    let slot = node_w / per_node;
+                    let box_w = (slot * 0.78).min(64.0);
+                    let slot_x = |i: f64| node_x + slot * (i + 0.5);
+                    match vertex.kind {
+                        VertexKind::NvSwitch => Rect { x: node_x + 8.0, y: NVSWITCH_Y + dy, w: node_w - 16.0, h: BAR_H },
+                        VertexKind::Gpu => Rect { x: slot_x(local) - box_w / 2.0, y: GPU_Y + dy, w: box_w, h: GPU_H },
+                        VertexKind::PcieSwitch => {
+                            let w = (switch_span * slot - 10.0).max(6.0);
+                            let cx = node_x + slot * switch_span * (local + 0.5);
+                            Rect { x: cx - w / 2.0, y: PCIE_Y + dy, w, h: SMALL_H }
+                        }
+                        VertexKind::Cpu => {
+                            let w = (node_w / cpus * 0.3).min(70.0);
+                            let cx = node_x + node_w / cpus * (local + 0.5);
+                            Rect { x: cx - w / 2.0, y: CPU_Y + dy, w, h: SMALL_H }
+                        }
+                        VertexKind::Nic => {
+                            let per_switch = (nics / switches).max(1.0);
+                            let s = (local / per_switch).floor();
+                            let span = switch_span * slot;
+                            let cx = node_x + span * s + span / per_switch * (local - s * per_switch + 0.5);
+                            let w = (box_w * 0.8).min(span / per_switch * 0.8);
+                            Rect { x: cx - w / 2.0, y: NIC_Y + dy, w, h: NIC_H }
+                        }
+                        _ => Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 },
+                    }
                 }
-                (VertexKind::Cpu, Some(node)) => {
-                    let w = (node_w / cpus * 0.3).min(70.0);
-                    let cx = node_x(node) + node_w / cpus * (local + 0.5);
-                    Rect { x: cx - w / 2.0, y: CPU_Y, w, h: SMALL_H }
-                }
-                (VertexKind::Nic, Some(node)) => {
-                    let per_switch = (nics / switches).max(1.0);
-                    let s = (local / per_switch).floor();
-                    let span = switch_span * slot;
-                    let cx = node_x(node) + span * s + span / per_switch * (local - s * per_switch + 0.5);
-                    let w = (box_w * 0.8).min(span / per_switch * 0.8);
-                    Rect { x: cx - w / 2.0, y: NIC_Y, w, h: NIC_H }
-                }
-                _ => Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 },
+                None => Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 },
             };
             vertices[id.0 as usize] = rect;
         }
-        let brackets = mesh_brackets(topology, &vertices);
+        let full_dy = |node: u32| match place(node) {
+            Place::Full { dy, .. } => Some(dy),
+            Place::Tile(_) => None,
+        };
+        let brackets = mesh_brackets(topology, &vertices, full_dy);
         let mut links = vec![Vec::new(); topology.n_links()];
         for (id, link) in topology.links() {
             let (src, dst) = (vertices[link.src.0 as usize], vertices[link.dst.0 as usize]);
@@ -143,23 +229,56 @@ impl Layout {
                 let going_up = src.y > dst.y;
                 let (y0, y1) = if going_up { (src.y, dst.y + dst.h) } else { (src.y + src.h, dst.y) };
                 // Into a bar (the NVSwitch, a lone switch) the link drops straight from the box;
-                // between two boxes it runs centre to centre.
-                let (x0, x1) = if dst.w > 3.0 * src.w {
+                // between two boxes it runs centre to centre. (Compact: a bar is what spans the
+                // other end's centre; a tile's marks are too small to tell otherwise.)
+                let within = |bar: &Rect, x: f64| !compact || (bar.x <= x && x <= bar.x + bar.w);
+                let (x0, x1) = if dst.w > 3.0 * src.w && within(&dst, src.center_x()) {
                     (src.center_x(), src.center_x())
-                } else if src.w > 3.0 * dst.w {
+                } else if src.w > 3.0 * dst.w && within(&src, dst.center_x()) {
                     (dst.center_x(), dst.center_x())
                 } else {
                     (src.center_x(), dst.center_x())
                 };
                 vec![(x0, y0), (x1, y1)]
             };
-            links[id.index()] = offset(&centre, LANE);
+            // Compact tiles are too small for two lanes.
+            let lane = if compact && (topology.vertex(link.src).node.is_some_and(|n| full_dy(n).is_none()) && topology.vertex(link.dst).node.is_some_and(|n| full_dy(n).is_none())) { 0.0 } else { LANE };
+            links[id.index()] = if lane > 0.0 { offset(&centre, lane) } else { centre };
         }
         let node_frames = (0..topology.n_nodes())
-            .map(|node| Rect { x: node_x(node), y: NODE_TOP, w: node_w, h: NODE_BOTTOM - NODE_TOP })
+            .map(|node| match place(node) {
+                Place::Full { x, w, dy } => Rect { x, y: NODE_TOP + dy, w, h: NODE_BOTTOM - NODE_TOP },
+                Place::Tile(tile) => tile,
+            })
             .collect();
-        let height = SWITCH_Y + (n_tiers - 1.0) * TIER_GAP + BAR_H + LEGEND_H;
-        Layout { width, height, vertices, links, nodes: node_frames, labels: box_w >= 40.0 }
+        // Compact: a line more under the legend says what a tile is.
+        let height = switch_y + (n_tiers - 1.0) * TIER_GAP + BAR_H + LEGEND_H + if compact { 36.0 } else { 0.0 };
+        let labels = match (compact, expanded) {
+            (false, _) => (full_w / per_node * 0.78).min(64.0) >= 40.0,
+            (true, Some(_)) => ((width - 2.0 * MARGIN) / per_node * 0.78).min(64.0) >= 40.0,
+            (true, None) => false,
+        };
+        let drawn = topology
+            .links()
+            .map(|(_, link)| [link.src, link.dst].iter().all(|&v| topology.vertex(v).node.is_none_or(|n| full_dy(n).is_some())))
+            .collect();
+        let tiles = if compact { (0..n_nodes).map(tile).collect() } else { Vec::new() };
+        let tile_of_link = topology
+            .links()
+            .map(|(_, link)| [link.src, link.dst].into_iter().filter_map(|v| topology.vertex(v).node).find(|&n| full_dy(n).is_none()))
+            .collect();
+        Layout { width, height, vertices, links, nodes: node_frames, labels, compact, expanded, drawn, tiles, tile_of_link }
+    }
+
+    /// Whether `node` is drawn as a tile.
+    pub fn is_tile(&self, node: u32) -> bool {
+        self.compact && self.expanded != Some(node)
+    }
+
+    /// The node whose tile (compact) or frame is under the pointer.
+    pub fn node_at(&self, x: f64, y: f64) -> Option<u32> {
+        let inside = |r: &Rect| r.x <= x && x <= r.x + r.w && r.y <= y && y <= r.y + r.h;
+        self.tiles.iter().position(inside).or_else(|| self.nodes.iter().position(inside)).map(|n| n as u32)
     }
 
     pub fn vertex(&self, id: VertexId) -> Rect {
@@ -228,6 +347,7 @@ impl Layout {
         self.links
             .iter()
             .enumerate()
+            .filter(|&(i, _)| self.drawn[i])
             .map(|(i, line)| {
                 let d = line.windows(2).map(|w| distance_to_segment((x, y), w[0], w[1])).fold(f64::INFINITY, f64::min);
                 (i, d)
@@ -242,7 +362,7 @@ impl Layout {
 /// (x at its first GPU, x at its second, height of its top). Each GPU's cables leave from
 /// separate points of its box, and cables whose spans overlap get separate heights (greedy
 /// interval colouring, shortest first), so no two brackets share a line.
-fn mesh_brackets(topology: &Topology, vertices: &[Rect]) -> std::collections::BTreeMap<u32, (f64, f64, f64)> {
+fn mesh_brackets(topology: &Topology, vertices: &[Rect], full_dy: impl Fn(u32) -> Option<f64>) -> std::collections::BTreeMap<u32, (f64, f64, f64)> {
     let mut cables: Vec<(u32, VertexId, VertexId)> = topology
         .links()
         .filter(|(id, link)| {
@@ -250,6 +370,7 @@ fn mesh_brackets(topology: &Topology, vertices: &[Rect]) -> std::collections::BT
                 && link.kind == LinkKind::NvLink
                 && topology.vertex(link.src).kind == VertexKind::Gpu
                 && topology.vertex(link.dst).kind == VertexKind::Gpu
+                && topology.vertex(link.src).node.and_then(&full_dy).is_some()
         })
         .map(|(id, link)| (id.0, link.src, link.dst))
         .collect();
@@ -283,7 +404,13 @@ fn mesh_brackets(topology: &Topology, vertices: &[Rect]) -> std::collections::BT
     // Fit every level between the GPU row and the node label.
     let top_level = levels.iter().map(|l| l.3).max().unwrap_or(0) as f64;
     let spacing = ((GPU_Y - NODE_TOP - 30.0) / (top_level + 1.0)).min(9.0);
-    levels.into_iter().map(|(id, xa, xb, level)| (id, (xa, xb, GPU_Y - 8.0 - spacing * level as f64))).collect()
+    levels
+        .into_iter()
+        .map(|(id, xa, xb, level)| {
+            let dy = topology.vertex(topology.link(fabricscope::topology::LinkId(id)).src).node.and_then(&full_dy).unwrap_or(0.0);
+            (id, (xa, xb, GPU_Y + dy - 8.0 - spacing * level as f64))
+        })
+        .collect()
 }
 
 /// The polyline moved `by` to the right of its direction of travel, so a link's two

@@ -91,27 +91,75 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
     ctx.set_fill_style_str(palette.background);
     ctx.fill_rect(0.0, 0.0, layout.width, layout.height);
 
+    // In a compact cluster a tile stands for a whole node: no link that starts or ends in a tile
+    // is drawn. The tile's tint shows how busy its busiest NVLink or PCIe link is, and each NIC
+    // mark is coloured by the load on its cables; the switches show theirs.
+    let mut heat = vec![0.0f64; layout.nodes.len()];
+    let mut vertex_heat = vec![0.0f64; layout.vertices.len()];
+    if layout.compact {
+        for (i, &u) in scene.utilisation.iter().enumerate().filter(|&(_, &u)| u > 1e-9) {
+            let link = topology.link(fabricscope::topology::LinkId(i as u32));
+            if link.kind == fabricscope::topology::LinkKind::Network {
+                for v in [link.src, link.dst] {
+                    vertex_heat[v.0 as usize] = vertex_heat[v.0 as usize].max(u);
+                }
+            } else if let Some(node) = layout.tile_of_link[i] {
+                heat[node as usize] = heat[node as usize].max(u);
+            }
+        }
+    }
+
+    // The open node's place in the grid: an outlined, empty tile.
+    if let Some(open) = layout.expanded {
+        if let Some(rect) = layout.tiles.get(open as usize) {
+            rounded(ctx, rect, 4.0);
+            ctx.set_stroke_style_str(palette.text);
+            ctx.set_line_width(2.0);
+            ctx.stroke();
+            ctx.set_fill_style_str(palette.text);
+            ctx.set_font("9px system-ui, sans-serif");
+            ctx.set_text_align("left");
+            ctx.set_text_baseline("alphabetic");
+            let _ = ctx.fill_text(&open.to_string(), rect.x + 3.0, rect.y + rect.h - 8.0);
+        }
+    }
+
     // Node frames.
     ctx.set_font("600 12px system-ui, sans-serif");
     ctx.set_text_align("left");
     ctx.set_text_baseline("alphabetic");
     for (node, rect) in layout.nodes.iter().enumerate() {
-        rounded(ctx, rect, 8.0);
+        let tile = layout.is_tile(node as u32);
+        rounded(ctx, rect, if tile { 4.0 } else { 8.0 });
         ctx.set_fill_style_str(palette.node_fill);
         ctx.fill();
-        ctx.set_stroke_style_str(palette.node_stroke);
+        if tile && heat[node] > 1e-9 {
+            ctx.set_global_alpha(0.25 + 0.5 * heat[node]);
+            ctx.set_fill_style_str(&utilisation_colour(heat[node]));
+            ctx.fill();
+            ctx.set_global_alpha(1.0);
+        }
+        ctx.set_stroke_style_str(if layout.expanded == Some(node as u32) { palette.text } else { palette.node_stroke });
         ctx.set_line_width(1.0);
         ctx.stroke();
         ctx.set_fill_style_str(palette.muted);
-        let label = match scene.lang {
-            Lang::En => format!("node {node} · {}", scene.node_name),
-            Lang::Zh => format!("节点 {node} · {}", scene.node_name),
+        if tile {
+            ctx.set_font("9px system-ui, sans-serif");
+            let _ = ctx.fill_text(&node.to_string(), rect.x + 3.0, rect.y + rect.h - 8.0);
+            ctx.set_font("600 12px system-ui, sans-serif");
+            continue;
+        }
+        let label = match (scene.lang, layout.compact) {
+            (Lang::En, false) => format!("node {node} · {}", scene.node_name),
+            (Lang::Zh, false) => format!("节点 {node} · {}", scene.node_name),
+            (Lang::En, true) => format!("node {node} · {} · click its outlined tile (or this frame) to close it", scene.node_name),
+            (Lang::Zh, true) => format!("节点 {node} · {} · 再次点击其方块（或本框）即可收起", scene.node_name),
         };
         let _ = ctx.fill_text(&label, rect.x + 8.0, rect.y + 14.0);
     }
 
     // Links, idle ones first so busy ones draw on top.
-    let mut order: Vec<usize> = (0..layout.links.len()).collect();
+    let mut order: Vec<usize> = (0..layout.links.len()).filter(|&i| layout.drawn[i]).collect();
     order.sort_by(|&a, &b| scene.utilisation[a].total_cmp(&scene.utilisation[b]));
     ctx.set_line_cap("round");
     for i in order {
@@ -126,13 +174,15 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
             }
         }
         let dimmed = !scene.link_focus.is_empty() && !scene.link_focus.contains(&topology.link(fabricscope::topology::LinkId(i as u32)).kind);
-        ctx.set_global_alpha(if dimmed { 0.2 } else { 1.0 });
+        // A compact cluster has thousands of cables: thin, and the idle ones faint.
+        let (busy_width, idle_width, idle_alpha) = if layout.compact { (1.0, 0.8, 0.35) } else { (2.0, 1.5, 1.0) };
+        ctx.set_global_alpha(if dimmed { 0.2 } else if u > 1e-9 { 1.0 } else { idle_alpha });
         if u > 1e-9 {
             ctx.set_stroke_style_str(&utilisation_colour(u));
-            ctx.set_line_width(2.0 + 3.0 * u);
+            ctx.set_line_width(busy_width + if layout.compact { 2.0 } else { 3.0 } * u);
         } else {
             ctx.set_stroke_style_str(palette.idle_link);
-            ctx.set_line_width(1.5);
+            ctx.set_line_width(idle_width);
         }
         ctx.stroke();
     }
@@ -140,27 +190,56 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
 
     // Vertices.
     let mut gpus = 0;
+    let mut last_fill: Option<String> = None;
     ctx.set_text_align("center");
     ctx.set_text_baseline("middle");
     for (id, vertex) in topology.vertices() {
         let rect = layout.vertex(id);
-        let (fill, label) = match vertex.kind {
-            VertexKind::Gpu => {
-                gpus += 1;
-                (palette.gpu, format!("GPU {}", vertex.local))
+        if rect.w <= 0.0 {
+            continue; // A tile's PCIe switches and CPUs are not drawn.
+        }
+        let fill = match vertex.kind {
+            VertexKind::Gpu => palette.gpu,
+            VertexKind::Nic => palette.nic,
+            VertexKind::NvSwitch | VertexKind::Leaf | VertexKind::Spine | VertexKind::Core => palette.switch,
+            VertexKind::PcieSwitch => palette.pcie,
+            VertexKind::Cpu => palette.cpu,
+        };
+        if vertex.kind == VertexKind::Gpu {
+            gpus += 1;
+        }
+        let tile = vertex.node.is_some_and(|n| layout.is_tile(n));
+        let busy = vertex_heat[id.0 as usize];
+        if tile {
+            // Marks of one colour go out in runs: the canvas keeps its fill style.
+            let colour = if busy > 1e-9 { utilisation_colour(busy) } else { fill.to_string() };
+            if last_fill.as_deref() != Some(colour.as_str()) {
+                ctx.set_fill_style_str(&colour);
+                last_fill = Some(colour);
             }
-            VertexKind::Nic => (palette.nic, match scene.lang {
+            ctx.fill_rect(rect.x, rect.y, rect.w, rect.h);
+            continue;
+        }
+        last_fill = None;
+        let label = match vertex.kind {
+            VertexKind::Gpu => format!("GPU {}", vertex.local),
+            VertexKind::Nic => match scene.lang {
                 Lang::En => format!("NIC {}", vertex.local),
                 Lang::Zh => format!("网卡 {}", vertex.local),
-            }),
-            VertexKind::NvSwitch => (palette.switch, "NVSwitch".to_string()),
-            VertexKind::PcieSwitch => (palette.pcie, "PCIe".to_string()),
-            VertexKind::Cpu => (palette.cpu, format!("CPU {}", vertex.local)),
-            VertexKind::Leaf | VertexKind::Spine | VertexKind::Core => (palette.switch, crate::i18n::vertex_name(scene.lang, topology, id)),
+            },
+            VertexKind::NvSwitch => "NVSwitch".to_string(),
+            VertexKind::PcieSwitch => "PCIe".to_string(),
+            VertexKind::Cpu => format!("CPU {}", vertex.local),
+            VertexKind::Leaf | VertexKind::Spine | VertexKind::Core => crate::i18n::vertex_name(scene.lang, topology, id),
         };
         rounded(ctx, &rect, 5.0);
         ctx.set_fill_style_str(fill);
         ctx.fill();
+        if layout.compact && vertex.kind.is_fabric_switch() && busy > 1e-9 {
+            ctx.set_stroke_style_str(&utilisation_colour(busy));
+            ctx.set_line_width(2.5);
+            ctx.stroke();
+        }
         let show = match vertex.kind {
             VertexKind::NvSwitch => true,
             VertexKind::PcieSwitch | VertexKind::Cpu => rect.w >= 34.0,
@@ -187,7 +266,14 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
         if !followed && !chunk.moving {
             continue;
         }
-        let (x, y) = layout.point_on_path(&scene.trace.flows[chunk.transfer as usize].path, chunk.progress);
+        let path = &scene.trace.flows[chunk.transfer as usize].path;
+        // In a compact cluster a chunk is drawn where its whole path is (inside the open node,
+        // between switches); one that starts or ends in a tile has no line to ride, and
+        // thousands of them would hide the cluster. The followed one is always drawn.
+        if layout.compact && scene.focus != Some(chunk.transfer) && !path.iter().all(|l| layout.drawn[l.index()]) {
+            continue;
+        }
+        let (x, y) = layout.point_on_path(path, chunk.progress);
         let reduce = transfer.op == ChunkOp::Reduce;
         if scene.focus == Some(chunk.transfer) {
             focused_dot = Some((x, y, reduce, chunk.moving, transfer.chunk));
@@ -201,7 +287,12 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
             (true, false, true) => 4,
             (true, false, false) => 5,
         };
-        groups[group].push((x, y, if followed { 5.0 } else { 2.5 }));
+        let radius = match (followed, layout.compact) {
+            (true, false) => 5.0,
+            (false, false) | (true, true) => 2.5,
+            (false, true) => 1.5,
+        };
+        groups[group].push((x, y, radius));
     }
     for (group, dots) in groups.iter().enumerate().filter(|(_, dots)| !dots.is_empty()) {
         let colour = if group % 2 == 0 { palette.reduce } else { palette.copy };
@@ -258,6 +349,31 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
 
 fn legend(ctx: &CanvasRenderingContext2d, scene: &Scene) {
     let palette = scene.palette;
+    if scene.layout.compact {
+        ctx.set_font("12px system-ui, sans-serif");
+        ctx.set_text_align("left");
+        ctx.set_text_baseline("middle");
+        ctx.set_fill_style_str(palette.muted);
+        let note = match scene.lang {
+            Lang::En => "Each tile is a node: its GPUs in green, its NICs as the small marks below, coloured by the load on their cables; the tile's tint is its busiest link inside (NVLink or PCIe). Click a tile to open it.",
+            Lang::Zh => "每个方块是一个节点：绿色为其 GPU，下方小块为其网卡，颜色表示网卡线缆的负载；方块底色表示其内部最忙的链路（NVLink 或 PCIe）。点击方块展开该节点。",
+        };
+        // Wrapped to the canvas: two lines at most.
+        let fits = |text: &str| ctx.measure_text(text).map(|m| m.width()).unwrap_or(0.0) <= scene.layout.width - 32.0;
+        let (mut first, mut rest) = (String::new(), String::new());
+        let separator = if scene.lang == Lang::Zh { "" } else { " " };
+        let words: Vec<String> = if scene.lang == Lang::Zh { note.chars().map(String::from).collect() } else { note.split(' ').map(String::from).collect() };
+        for word in words {
+            let candidate = if first.is_empty() { word.clone() } else { format!("{first}{separator}{word}") };
+            if rest.is_empty() && fits(&candidate) {
+                first = candidate;
+            } else {
+                rest = if rest.is_empty() { word } else { format!("{rest}{separator}{word}") };
+            }
+        }
+        let _ = ctx.fill_text(&first, 16.0, scene.layout.height - 70.0);
+        let _ = ctx.fill_text(&rest, 16.0, scene.layout.height - 54.0);
+    }
     let y = scene.layout.height - 22.0;
     let x = 16.0;
     ctx.set_font("12px system-ui, sans-serif");

@@ -7,7 +7,7 @@
 use crate::i18n::Lang;
 use fabricscope::units::SimTime;
 use fabricscope::collective::Algorithm;
-use fabricscope::{simulate, sweep_unhashed, sweep_sizes, Collective, Scenario, Simulation, SweepPoint};
+use fabricscope::{simulate, sweep_sizes, Collective, Scenario, Simulation, SweepPoint};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -22,6 +22,42 @@ pub fn chart_sizes() -> Vec<u64> {
 
 /// The chart's points to simulate: every size for every algorithm the collective runs with
 /// (AllReduce: Ring and Tree, each forced as NCCL_ALGO would), smallest sizes first.
+/// Wall-clock milliseconds (the page's; 0 natively, where the tests run).
+pub fn now_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
+    }
+}
+
+/// Most transfers the page simulates one by one (about 1.5 s in WebAssembly here); a ring that
+/// settles into a steady state (`fabricscope::Steady`) runs at any size whose 32-step prefix
+/// is within it.
+pub const PAGE_MAX_TRANSFERS: u64 = 300_000;
+
+/// `simulate`, within what the page can do without keeping the reader waiting.
+pub fn simulate_in_page(valid: &fabricscope::ValidScenario) -> Result<Simulation, String> {
+    let s = valid.scenario();
+    let (n, channels, count) = (valid.n_ranks(), valid.channels(), s.size_bytes / fabricscope::collective::ELEM_BYTES);
+    let total = fabricscope::collective::transfer_count(s.collective, n, count, channels);
+    if total <= PAGE_MAX_TRANSFERS {
+        return simulate(valid).map_err(|e| e.to_string());
+    }
+    let prefix = fabricscope::simulation::STEADY_SEARCH_STEPS as u64 * n as u64 * channels as u64;
+    if fabricscope::simulation::runs_steady(s, n, channels, count).is_some() && prefix <= PAGE_MAX_TRANSFERS {
+        return fabricscope::simulate_as(valid, fabricscope::Mode::Steady).map_err(|e| e.to_string());
+    }
+    Err(format!(
+        "nodes: {} on {n} GPUs over {channels} channels is {total} transfers; the page simulates up to {PAGE_MAX_TRANSFERS} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})",
+        s.collective.nccl_name(),
+        s.collective.nccl_name().to_lowercase()
+    ))
+}
+
 pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
     let algorithms: Vec<Option<Algorithm>> = if scenario.collective == Collective::AllReduce {
         // NVLS or CollNet too where they may run and in-network reduction is enabled.
@@ -78,6 +114,8 @@ pub struct AppState {
     /// are always the one the controls edit; `editing_b` says which of A and B that is.
     pub other: Option<(Scenario, Rc<Simulation>)>,
     pub editing_b: bool,
+    /// Wall time the last simulation took in the page [ms] (a benchmark reads it).
+    pub sim_ms: f64,
 }
 
 pub enum Action {
@@ -109,9 +147,12 @@ pub enum Action {
 impl AppState {
     pub fn new(scenario: Scenario, lang: Lang, dark: bool) -> Result<AppState, String> {
         let valid = scenario.validate().map_err(|errors| join(&errors))?;
-        let sim = Rc::new(simulate(&valid).map_err(|e| e.to_string())?);
+        let started = now_ms();
+        let sim = Rc::new(simulate_in_page(&valid)?);
+        let sim_ms = now_ms() - started;
         let curve_todo = Rc::new(chart_points(&scenario));
         Ok(AppState {
+            sim_ms,
             scenario,
             sim,
             curve: Rc::new(Vec::new()),
@@ -181,9 +222,13 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::SetScenario(scenario) => match scenario.validate().map_err(|errors| join(&errors)).and_then(|valid| simulate(&valid).map_err(|e| e.to_string())) {
+            Action::SetScenario(scenario) => match scenario.validate().map_err(|errors| join(&errors)).and_then(|valid| {
+                let started = now_ms();
+                simulate_in_page(&valid).map(|sim| (sim, now_ms() - started))
+            }) {
                 Err(message) => next.error = Some(message),
-                Ok(sim) => {
+                Ok((sim, ms)) => {
+                    next.sim_ms = ms;
                     if !same_hardware(&scenario, &self.scenario) {
                         next.curve = Rc::new(Vec::new());
                         next.curve_todo = Rc::new(chart_points(&scenario));
@@ -234,16 +279,20 @@ impl Reducible for AppState {
                 let Some((&(size, algorithm), rest)) = self.curve_todo.split_first() else { return self };
                 next.curve_todo = Rc::new(rest.to_vec());
                 let point = Scenario { size_bytes: size, algorithm: algorithm.or(self.scenario.algorithm), ..self.scenario.clone() };
-                match point.validate().and_then(|valid| sweep_unhashed(&valid, &[size])) {
-                    Ok(points) => {
+                match point.validate().map_err(|errors| join(&errors)).map(|valid| simulate_in_page(&valid)) {
+                    Ok(Ok(sim)) => {
                         let mut curve = (*self.curve).clone();
-                        curve.extend(points);
+                        curve.push(fabricscope::sweep_point(&sim, false));
                         next.curve = Rc::new(curve);
                     }
+                    // A point beyond what the page simulates is left off the chart.
+                    Ok(Err(_)) => {}
+                    // So is one beyond the engine's limit (a forced Tree on a huge cluster).
+                    Err(_) if point.validate().is_err_and(|errors| errors.iter().all(|e| e.field == "nodes")) => {}
                     // Sizes on the chart are all valid for a valid scenario; if one is not,
                     // the curve stops there and says why.
-                    Err(errors) => {
-                        next.error = Some(join(&errors));
+                    Err(message) => {
+                        next.error = Some(message);
                         next.curve_todo = Rc::new(Vec::new());
                     }
                 }

@@ -866,23 +866,28 @@ fn sweep_hashed(scenario: &ValidScenario, sizes: &[u64], hash: bool) -> Result<V
         .iter()
         .map(|&size| {
             let sim = simulate(&scenario.with_size(size)?).map_err(|e| vec![e])?;
-            Ok(SweepPoint {
-                size_bytes: size,
-                count: size / ELEM_BYTES,
-                time_us: sim.summary.time.as_us(),
-                algbw_gbyte_per_s: sim.summary.algbw_gbyte_per_s,
-                busbw_gbyte_per_s: sim.summary.busbw_gbyte_per_s,
-                algorithm: sim.schedule.algorithm,
-                protocol: sim.schedule.protocol,
-                tuner_time_us: sim
-                    .tuning
-                    .rows
-                    .iter()
-                    .find(|row| row.protocol == sim.schedule.protocol && row.algorithm == sim.schedule.algorithm)
-                    .map(|row| row.predicted_ns / 1e3)
-                    .unwrap_or(f64::NAN),
-                trace_hash: if hash { sim.hash_hex() } else { String::new() },
-            })
+            Ok(sweep_point(&sim, hash))
         })
         .collect()
+}
+
+/// A simulation's row of a sweep (`trace_hash` empty unless `hash`).
+pub fn sweep_point(sim: &Simulation, hash: bool) -> SweepPoint {
+    SweepPoint {
+        size_bytes: sim.summary.size_bytes,
+        count: sim.summary.size_bytes / ELEM_BYTES,
+        time_us: sim.summary.time.as_us(),
+        algbw_gbyte_per_s: sim.summary.algbw_gbyte_per_s,
+        busbw_gbyte_per_s: sim.summary.busbw_gbyte_per_s,
+        algorithm: sim.schedule.algorithm,
+        protocol: sim.schedule.protocol,
+        tuner_time_us: sim
+            .tuning
+            .rows
+            .iter()
+            .find(|row| row.protocol == sim.schedule.protocol && row.algorithm == sim.schedule.algorithm)
+            .map(|row| row.predicted_ns / 1e3)
+            .unwrap_or(f64::NAN),
+        trace_hash: if hash { sim.hash_hex() } else { String::new() },
+    }
 }

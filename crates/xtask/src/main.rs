@@ -243,17 +243,39 @@ fn bench() -> Result<()> {
     rows.push((
         "the same in the browser (WASM), 64 GPUs".into(),
         "< 2x native".into(),
-        match (wasm64, secs("ring-1GiB-64-gpus")) {
-            (Some(w), Some(n)) => format!("{:.3} s with the redraw ({:.1}x native)", w / 1e3, w / 1e3 / n),
+        match (wasm64, ms("wasm-ring-1GiB-64-gpus", "sim_ms"), secs("ring-1GiB-64-gpus")) {
+            (Some(w), Some(s), Some(n)) => format!("simulation {:.3} s ({:.1}x native); {:.3} s with layout and redraw", s / 1e3, s / 1e3 / n, w / 1e3),
+            _ => "not run".into(),
+        },
+    ));
+    rows.push(("the same at 1 channel (steady state), native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-1024-gpus-1-channel")), detail("ring-1GiB-1024-gpus-1-channel"))));
+    rows.push(("the same at 2 channels (steady state), native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-1024-gpus-2-channels")), detail("ring-1GiB-1024-gpus-2-channels"))));
+    let wasm1024 = ms("wasm-ring-1GiB-1024-gpus-1-channel", "ms");
+    rows.push((
+        "the same at 1 channel in the browser (WASM)".into(),
+        "< 2x native".into(),
+        match (wasm1024, ms("wasm-ring-1GiB-1024-gpus-1-channel", "sim_ms"), secs("ring-1GiB-1024-gpus-1-channel")) {
+            (Some(w), Some(s), Some(n)) => format!("simulation {:.3} s ({:.1}x native); {:.3} s with layout and redraw", s / 1e3, s / 1e3 / n, w / 1e3),
             _ => "not run".into(),
         },
     ));
     rows.push(("ring AllReduce 1 GiB, 16,384 GPUs, native".into(), "< 5 s".into(), format!("{} ({})", show(secs("ring-1GiB-16384-gpus")), detail("ring-1GiB-16384-gpus"))));
+    rows.push(("the same at 1 channel, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-16384-gpus-1-channel")), detail("ring-1GiB-16384-gpus-1-channel"))));
     rows.push(("GPT-3 175B training step, 1,024 GPUs, native".into(), "< 1 s".into(), format!("{} ({})", show(secs("train-gpt3-1024-gpus")), detail("train-gpt3-1024-gpus"))));
     rows.push((
-        "animation frame, 64 GPUs (the page's largest), headless Chromium".into(),
-        "p95 <= 16 ms at 1,024 GPUs".into(),
+        "animation frame, 64 GPUs (every node in full), headless Chromium".into(),
+        "(reference)".into(),
         format!("p95 {:.1} ms, p50 {:.1} ms between frames", ms("frame-64-gpus", "p95_ms").unwrap_or(f64::NAN), ms("frame-64-gpus", "p50_ms").unwrap_or(f64::NAN)),
+    ));
+    rows.push((
+        "animation frame, 1,024 GPUs (compact view, steady state), headless Chromium".into(),
+        "p95 <= 16 ms".into(),
+        format!("p95 {:.1} ms, p50 {:.1} ms between frames", ms("frame-1024-gpus", "p95_ms").unwrap_or(f64::NAN), ms("frame-1024-gpus", "p50_ms").unwrap_or(f64::NAN)),
+    ));
+    rows.push((
+        "  of which sampling the trace + painting the canvas".into(),
+        "".into(),
+        format!("p95 {:.1} ms, p50 {:.1} ms", ms("paint-1024-gpus", "p95_ms").unwrap_or(f64::NAN), ms("paint-1024-gpus", "p50_ms").unwrap_or(f64::NAN)),
     ));
     rows.push(("download: wasm + js + css, gzip -9".into(), "<= 600 KB".into(), format!("{:.0} KB", gzip as f64 / 1e3)));
     rows.push(("first interactive render, default scenario".into(), "<= 1.5 s".into(), format!("{:.0} ms (best of 3)", ms("first-render", "ms").unwrap_or(f64::NAN))));
