@@ -41,10 +41,25 @@ await page.goto('about:blank');
 await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 1, collective: 'all_reduce', size_bytes: 1 << 30, algorithm: 'Ring', protocol: 'Simple', fabric: { topology: 'leaf_spine' } })));
 await page.waitForSelector('#topology[data-gpu-count]');
 await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 120000 });
+// The longest gap between animation frames while `action` runs until `done`: how long the
+// page froze, at worst.
+async function longestFreeze(action, done) {
+  await page.evaluate(() => {
+    window.__gaps = [];
+    let last = performance.now();
+    window.__watch = true;
+    const tick = (t) => { window.__gaps.push(t - last); last = t; if (window.__watch) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  });
+  await action();
+  await until(done);
+  return page.evaluate(() => { window.__watch = false; return Math.max(...window.__gaps); });
+}
+
 {
   const t0 = Date.now();
-  await page.selectOption('#nodes', '8');
-  await until(async () => (await gpuCount()) === '64');
+  const freeze = await longestFreeze(() => page.selectOption('#nodes', '8'), async () => (await gpuCount()) === '64');
+  report('freeze-8-nodes', { ms: freeze });
   report('wasm-ring-1GiB-64-gpus', { ms: Date.now() - t0, sim_ms: parseFloat(await page.locator('#time').getAttribute('data-sim-ms')) });
 }
 
@@ -66,8 +81,8 @@ await until(async () => (await page.locator('#channels').inputValue()) === '1');
 await page.waitForTimeout(500);
 {
   const t0 = Date.now();
-  await page.selectOption('#nodes', '128');
-  await until(async () => (await gpuCount()) === '1024');
+  const freeze = await longestFreeze(() => page.selectOption('#nodes', '128'), async () => (await gpuCount()) === '1024');
+  report('freeze-1024-gpus', { ms: freeze });
   report('wasm-ring-1GiB-1024-gpus-1-channel', { ms: Date.now() - t0, sim_ms: parseFloat(await page.locator('#time').getAttribute('data-sim-ms')) });
 }
 await page.click('#play');

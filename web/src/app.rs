@@ -291,6 +291,12 @@ impl PartialEq for AppState {
             }
             && self.lang == other.lang
             && self.dark == other.dark
+            && self.work_tick == other.work_tick
+            && match (&self.pending, &other.pending) {
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
     }
 }
 
@@ -303,6 +309,15 @@ fn lab(props: &LabProps) -> Html {
     {
         let on_lang = props.on_lang.clone();
         use_effect_with(state.lang, move |&lang| on_lang.emit(lang));
+    }
+    // A pending simulation runs a slice per timeout, so frames, clicks and the cancel button
+    // get their turn between slices.
+    {
+        let s = state.clone();
+        use_effect_with((state.work_tick, state.pending.as_ref().map(|p| Rc::as_ptr(p) as usize)), move |&(_, pending)| {
+            let timer = pending.map(|_| gloo::timers::callback::Timeout::new(0, move || s.dispatch(Action::Work)));
+            move || drop(timer)
+        });
     }
 
     // The URL follows the scenario and, while paused, the time: a reload or a shared link
@@ -430,6 +445,18 @@ fn lab(props: &LabProps) -> Html {
                     <strong>{ message.clone() }</strong>
                     <span>{ " " }{ t(lang, Text::InvalidInput) }</span>
                     <button onclick={ let s = state.clone(); move |_| s.dispatch(Action::DismissError) }>{ t(lang, Text::DismissError) }</button>
+                </div>
+            }
+            if let Some(pending) = &state.pending {
+                <div id="progress" class="banner notice" role="status" aria-live="polite">
+                    <progress max="1" value={pending.job.borrow().progress().to_string()}></progress>
+                    <span>{ match lang {
+                        Lang::En => format!(" Simulating {} nodes… {:.0}% of this run, {:.1} s so far; the last result stays until it is done.",
+                            pending.scenario.nodes, 100.0 * pending.job.borrow().progress(), pending.spent_ms.get() / 1e3),
+                        Lang::Zh => format!(" 正在模拟 {} 个节点… 本轮已完成 {:.0}%，已用 {:.1} 秒；完成前仍显示上一次的结果。",
+                            pending.scenario.nodes, 100.0 * pending.job.borrow().progress(), pending.spent_ms.get() / 1e3),
+                    } }</span>
+                    <button id="cancel" onclick={ let s = state.clone(); move |_| s.dispatch(Action::Cancel) }>{ crate::i18n::pick(lang, "Cancel", "取消") }</button>
                 </div>
             }
             if let Some(message) = &state.notice {
@@ -1738,8 +1765,10 @@ fn chart(props: &Props) -> Html {
     // takes up to a few hundred ms).
     {
         let s = state.clone();
-        use_effect_with((state.curve_todo.len(), Rc::as_ptr(&state.curve_todo) as usize, state.playing), move |&(todo, _, playing)| {
-            let timer = (todo > 0 && !playing).then(|| gloo::timers::callback::Timeout::new(0, move || s.dispatch(Action::CurvePoint)));
+        // The chart waits while the animation plays and while a simulation is pending.
+        let deps = (state.curve_todo.len(), Rc::as_ptr(&state.curve_todo) as usize, state.playing, state.work_tick, state.pending.is_some());
+        use_effect_with(deps, move |&(todo, _, playing, _, pending)| {
+            let timer = (todo > 0 && !playing && !pending).then(|| gloo::timers::callback::Timeout::new(0, move || s.dispatch(Action::CurvePoint)));
             move || drop(timer)
         });
     }

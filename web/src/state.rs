@@ -7,7 +7,8 @@
 use crate::i18n::Lang;
 use fabricscope::units::SimTime;
 use fabricscope::collective::Algorithm;
-use fabricscope::{simulate, sweep_sizes, Collective, Scenario, Simulation, SweepPoint};
+use fabricscope::{sweep_sizes, Collective, Job, Scenario, Simulation, SweepPoint};
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -41,15 +42,36 @@ pub const PAGE_MAX_TRANSFERS: u64 = 300_000;
 
 /// `simulate`, within what the page can do without keeping the reader waiting.
 pub fn simulate_in_page(valid: &fabricscope::ValidScenario) -> Result<Simulation, String> {
+    finish_job(&mut page_job(valid)?)
+}
+
+/// A job run to its end.
+fn finish_job(job: &mut Job) -> Result<Simulation, String> {
+    loop {
+        if let Some(result) = job.poll(u64::MAX) {
+            return result.map_err(|e| e.to_string());
+        }
+    }
+}
+
+/// The transfers a scenario's collective has.
+fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
+    let s = valid.scenario();
+    fabricscope::collective::transfer_count(s.collective, valid.n_ranks(), s.size_bytes / fabricscope::collective::ELEM_BYTES, valid.channels())
+}
+
+/// The job that simulates a scenario in the page: up to `PAGE_MAX_TRANSFERS` one by one, a ring
+/// that settles at any size, else a named refusal.
+pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
     let s = valid.scenario();
     let (n, channels, count) = (valid.n_ranks(), valid.channels(), s.size_bytes / fabricscope::collective::ELEM_BYTES);
-    let total = fabricscope::collective::transfer_count(s.collective, n, count, channels);
+    let total = transfers_of(valid);
     if total <= PAGE_MAX_TRANSFERS {
-        return simulate(valid).map_err(|e| e.to_string());
+        return Ok(Job::new(valid, fabricscope::Mode::Auto));
     }
     let prefix = fabricscope::simulation::STEADY_SEARCH_STEPS as u64 * n as u64 * channels as u64;
     if fabricscope::simulation::runs_steady(s, n, channels, count).is_some() && prefix <= PAGE_MAX_TRANSFERS {
-        return fabricscope::simulate_as(valid, fabricscope::Mode::Steady).map_err(|e| e.to_string());
+        return Ok(Job::new(valid, fabricscope::Mode::Steady));
     }
     Err(format!(
         "nodes: {} on {n} GPUs over {channels} channels is {total} transfers; the page simulates up to {PAGE_MAX_TRANSFERS} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})",
@@ -116,13 +138,58 @@ pub struct AppState {
     pub editing_b: bool,
     /// Wall time the last simulation took in the page [ms] (a benchmark reads it).
     pub sim_ms: f64,
+    /// A simulation too long to run between two frames, run a slice per `Action::Work`; the
+    /// scenario shown stays until it is done.
+    pub pending: Option<Rc<Pending>>,
+    /// The job of the busbw curve's next point, run a slice per `Action::CurvePoint`.
+    pub curve_job: Option<Rc<RefCell<Job>>>,
+    /// Bumped by every slice, so the page re-renders (progress) and schedules the next one.
+    pub work_tick: u64,
+}
+
+/// A scenario being simulated in slices.
+#[derive(Debug)]
+pub struct Pending {
+    pub scenario: Scenario,
+    pub job: RefCell<Job>,
+    /// Wall time spent so far [ms].
+    pub spent_ms: Cell<f64>,
+    /// The result, once there is one, until the next slice shows it.
+    pub ready: RefCell<Option<Result<Simulation, fabricscope::ScenarioError>>>,
+}
+
+/// Longest the page works between two frames [ms]: the page never freezes longer than this
+/// plus one engine poll.
+pub const SLICE_MS: f64 = 30.0;
+
+/// Scenarios up to this many transfers run at once when changed (a few ms); bigger ones run
+/// in slices with a progress bar and a cancel button.
+pub const SYNC_TRANSFERS: u64 = 20_000;
+
+/// Polls `job` for up to `SLICE_MS` (natively, where there is no clock, until done or a fixed
+/// number of polls).
+fn work(job: &mut Job) -> Option<Result<Simulation, fabricscope::ScenarioError>> {
+    let started = now_ms();
+    for _ in 0..2_000 {
+        if let Some(result) = job.poll(64) {
+            return Some(result);
+        }
+        if now_ms() - started >= SLICE_MS {
+            break;
+        }
+    }
+    None
 }
 
 pub enum Action {
     /// Replace the scenario (validated first; on error nothing else changes).
     SetScenario(Scenario),
-    /// Simulate the next size of the busbw curve.
+    /// Work on the next size of the busbw curve for one slice.
     CurvePoint,
+    /// Work on the pending simulation for one slice.
+    Work,
+    /// Drop the pending simulation; the scenario shown stays.
+    Cancel,
     /// Start comparing (B starts as a copy of A, and is edited) or stop (A stays).
     Compare(bool),
     /// Edit B (true) or A (false) while comparing.
@@ -152,6 +219,9 @@ impl AppState {
         let sim_ms = now_ms() - started;
         let curve_todo = Rc::new(chart_points(&scenario));
         Ok(AppState {
+            pending: None,
+            curve_job: None,
+            work_tick: 0,
             sim_ms,
             scenario,
             sim,
@@ -195,6 +265,22 @@ impl AppState {
         }
     }
 
+    /// Shows `sim` of `scenario` (the change from `shown` that it simulates), from the start.
+    fn show(&mut self, shown: &Scenario, scenario: Scenario, sim: Simulation, ms: f64) {
+        self.sim_ms = ms;
+        if !same_hardware(&scenario, shown) {
+            self.curve = Rc::new(Vec::new());
+            self.curve_todo = Rc::new(chart_points(&scenario));
+            self.curve_job = None;
+        }
+        self.sim = Rc::new(sim);
+        self.scenario = scenario;
+        self.error = None;
+        self.notice = None;
+        self.playhead = SimTime::ZERO;
+        self.last_frame_ms = None;
+    }
+
     /// Where the playhead is: in the launch latency, in a step, or past the end.
     pub fn stage(&self) -> Stage {
         if self.playhead >= self.sim.summary.time {
@@ -222,25 +308,50 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::SetScenario(scenario) => match scenario.validate().map_err(|errors| join(&errors)).and_then(|valid| {
-                let started = now_ms();
-                simulate_in_page(&valid).map(|sim| (sim, now_ms() - started))
-            }) {
-                Err(message) => next.error = Some(message),
-                Ok((sim, ms)) => {
-                    next.sim_ms = ms;
-                    if !same_hardware(&scenario, &self.scenario) {
-                        next.curve = Rc::new(Vec::new());
-                        next.curve_todo = Rc::new(chart_points(&scenario));
+            Action::SetScenario(scenario) => {
+                // A newer change replaces a pending one.
+                next.pending = None;
+                match scenario.validate().map_err(|errors| join(&errors)).and_then(|valid| page_job(&valid).map(|job| (valid, job))) {
+                    Err(message) => next.error = Some(message),
+                    Ok((valid, job)) if transfers_of(&valid) <= SYNC_TRANSFERS => {
+                        let started = now_ms();
+                        let mut job = job;
+                        match finish_job(&mut job) {
+                            Ok(sim) => next.show(&self.scenario, scenario, sim, now_ms() - started),
+                            Err(message) => next.error = Some(message),
+                        }
                     }
-                    next.sim = Rc::new(sim);
-                    next.scenario = scenario;
-                    next.error = None;
-                    next.notice = None;
-                    next.playhead = SimTime::ZERO;
-                    next.last_frame_ms = None;
+                    Ok((_, job)) => {
+                        next.pending = Some(Rc::new(Pending { scenario, job: RefCell::new(job), spent_ms: Cell::new(0.0), ready: RefCell::new(None) }));
+                        next.error = None;
+                    }
                 }
-            },
+            }
+            Action::Work => {
+                let Some(pending) = self.pending.clone() else { return self };
+                next.work_tick += 1;
+                // A result is shown a slice after the one that finished it, so that slice's
+                // work and the redraw do not add up to one long freeze.
+                let ready = pending.ready.borrow_mut().take();
+                let Some(result) = ready else {
+                    let started = now_ms();
+                    let result = work(&mut pending.job.borrow_mut());
+                    pending.spent_ms.set(pending.spent_ms.get() + now_ms() - started);
+                    *pending.ready.borrow_mut() = result;
+                    return Rc::new(next);
+                };
+                match result {
+                    Ok(sim) => {
+                        next.pending = None;
+                        next.show(&self.scenario, pending.scenario.clone(), sim, pending.spent_ms.get());
+                    }
+                    Err(error) => {
+                        next.pending = None;
+                        next.error = Some(error.to_string());
+                    }
+                }
+            }
+            Action::Cancel => next.pending = None,
             Action::Compare(on) => {
                 match (on, &self.other) {
                     (true, None) => {
@@ -277,24 +388,45 @@ impl Reducible for AppState {
             }
             Action::CurvePoint => {
                 let Some((&(size, algorithm), rest)) = self.curve_todo.split_first() else { return self };
-                next.curve_todo = Rc::new(rest.to_vec());
                 let point = Scenario { size_bytes: size, algorithm: algorithm.or(self.scenario.algorithm), ..self.scenario.clone() };
-                match point.validate().map_err(|errors| join(&errors)).map(|valid| simulate_in_page(&valid)) {
-                    Ok(Ok(sim)) => {
-                        let mut curve = (*self.curve).clone();
-                        curve.push(fabricscope::sweep_point(&sim, false));
-                        next.curve = Rc::new(curve);
-                    }
+                let job = match &self.curve_job {
+                    Some(job) => Ok(Some(job.clone())),
+                    None => point.validate().map_err(|errors| join(&errors)).map(|valid| page_job(&valid).ok().map(|job| Rc::new(RefCell::new(job)))),
+                };
+                let done = match job {
                     // A point beyond what the page simulates is left off the chart.
-                    Ok(Err(_)) => {}
+                    Ok(None) => true,
+                    Ok(Some(job)) => {
+                        let result = work(&mut job.borrow_mut());
+                        match result {
+                            None => {
+                                next.curve_job = Some(job);
+                                next.work_tick += 1;
+                                false
+                            }
+                            Some(Ok(sim)) => {
+                                let mut curve = (*self.curve).clone();
+                                curve.push(fabricscope::sweep_point(&sim, false));
+                                next.curve = Rc::new(curve);
+                                true
+                            }
+                            Some(Err(_)) => true,
+                        }
+                    }
                     // So is one beyond the engine's limit (a forced Tree on a huge cluster).
-                    Err(_) if point.validate().is_err_and(|errors| errors.iter().all(|e| e.field == "nodes")) => {}
+                    Err(_) if point.validate().is_err_and(|errors| errors.iter().all(|e| e.field == "nodes")) => true,
                     // Sizes on the chart are all valid for a valid scenario; if one is not,
                     // the curve stops there and says why.
                     Err(message) => {
                         next.error = Some(message);
                         next.curve_todo = Rc::new(Vec::new());
+                        next.curve_job = None;
+                        return Rc::new(next);
                     }
+                };
+                if done {
+                    next.curve_job = None;
+                    next.curve_todo = Rc::new(rest.to_vec());
                 }
             }
             Action::Reject(message) => next.error = Some(message),
@@ -416,6 +548,28 @@ mod tests {
         let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
         assert_eq!(s.error, None);
         assert!(s.sim.summary.time < good_time);
+    }
+
+    #[test]
+    fn a_long_simulation_runs_in_slices_and_can_be_cancelled() {
+        let s = state();
+        let shown = s.sim.clone();
+        let big = Scenario { nodes: 8, ..Scenario::default_demo() };
+        let s = s.reduce(Action::SetScenario(big.clone()));
+        // 64,512 transfers: pending, and the last result still shown.
+        assert!(s.pending.is_some() && Rc::ptr_eq(&s.sim, &shown));
+        let cancelled = s.clone().reduce(Action::Cancel);
+        assert!(cancelled.pending.is_none() && Rc::ptr_eq(&cancelled.sim, &shown) && cancelled.scenario != big);
+        let mut s = s;
+        let mut slices = 0;
+        while s.pending.is_some() {
+            s = s.reduce(Action::Work);
+            slices += 1;
+            assert!(slices < 1_000, "a pending simulation ends");
+        }
+        assert_eq!(s.scenario, big);
+        assert_eq!(s.sim.summary.n_ranks, 64);
+        assert_eq!(s.sim.hash_hex(), fabricscope::simulate(&big.validate().unwrap()).unwrap().hash_hex(), "sliced as whole");
     }
 
     #[test]

@@ -91,11 +91,37 @@ pub struct Router<'t> {
     nic_of_gpu: Vec<u32>,
 }
 
+/// A router without its topology, to be kept between slices of a run (`engine::Run`) and
+/// resumed on the same topology.
+pub struct RouterState {
+    routing: Routing,
+    seed: u64,
+    intra: BTreeMap<(VertexId, VertexId, bool), Vec<LinkId>>,
+    nic_of_gpu: Vec<u32>,
+}
+
+/// An empty state, the placeholder while a run holds the router (`std::mem::take`).
+impl Default for RouterState {
+    fn default() -> RouterState {
+        RouterState { routing: Routing::Static, seed: 0, intra: BTreeMap::new(), nic_of_gpu: Vec::new() }
+    }
+}
+
 impl<'t> Router<'t> {
     pub fn new(topology: &'t Topology, routing: Routing, seed: u64) -> Router<'t> {
         let mut router = Router { topology, routing, seed, intra: BTreeMap::new(), nic_of_gpu: Vec::new() };
         router.nic_of_gpu = router.pick_nics();
         router
+    }
+
+    /// The router without its topology.
+    pub fn into_state(self) -> RouterState {
+        RouterState { routing: self.routing, seed: self.seed, intra: self.intra, nic_of_gpu: self.nic_of_gpu }
+    }
+
+    /// The router again, on the topology it was made for.
+    pub fn resume(topology: &'t Topology, state: RouterState) -> Router<'t> {
+        Router { topology, routing: state.routing, seed: state.seed, intra: state.intra, nic_of_gpu: state.nic_of_gpu }
     }
 
     /// Each GPU's NIC among the `nics_used` the job may use: the one with the cheapest path

@@ -214,32 +214,184 @@ pub enum Mode {
 
 /// `simulate`, choosing how.
 pub fn simulate_as(scenario: &ValidScenario, mode: Mode) -> Result<Simulation, ScenarioError> {
-    let topology = build(scenario);
-    let s = scenario.scenario();
-    let count = s.size_bytes / ELEM_BYTES;
-    let rings = &scenario.preset().rings;
-    let (n, channels) = (scenario.n_ranks(), scenario.channels());
-    let ring_transfers = || crate::collective::transfer_count(crate::scenario::Collective::AllGather, n, count, channels) * if s.collective == crate::scenario::Collective::AllReduce { 2 } else { 1 };
-    let steady_total = match mode {
-        Mode::Auto => runs_steady(s, n, channels, count),
-        Mode::Exact => None,
-        Mode::Steady => Some(ring_transfers()),
-    };
-    if let Some(total) = steady_total {
-        match simulate_steady(scenario, topology.clone(), total) {
-            // A ring the engine can simulate whole that does not settle runs whole.
-            Err(_) if mode == Mode::Auto && total <= crate::scenario::MAX_TRANSFERS => {}
-            result => return result,
+    let mut job = Job::new(scenario, mode);
+    loop {
+        if let Some(result) = job.poll(u64::MAX) {
+            return result;
         }
     }
-    let ring = crate::collective::schedule(s.collective, s.nodes, rings, count, scenario.channels(), s.root);
-    // The tuner's table, from each algorithm's bandwidth bound on this topology.
-    let intra = match scenario.preset().gpu_fabric {
-        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
-        _ => LinkKind::NvLink,
-    };
-    let mut algorithms = vec![ring];
-    if s.collective == crate::scenario::Collective::AllReduce && algorithms[0].n_ranks > 1 {
+}
+
+/// A simulation done a slice at a time: `poll` handles up to a number of the engine's event
+/// batches and returns the result once there is one, so a caller that must stay responsive
+/// (the page) can run a long simulation between frames, show `progress` and drop the job to
+/// cancel it. `simulate_as` polls one job to its end: the two give the same result.
+pub struct Job {
+    scenario: ValidScenario,
+    mode: Mode,
+    stage: Stage,
+}
+
+/// The planning a run's result is finished with.
+struct Plan {
+    tuning: crate::collective::Tuning,
+    bounds: Vec<(crate::collective::Algorithm, f64)>,
+    intra: LinkKind,
+}
+
+/// A steady-state attempt's figures (`Steady`).
+#[derive(Clone, Copy)]
+struct SteadyPlan {
+    total_steps: u32,
+    total_transfers: u64,
+    unit: u64,
+    protocol: crate::collective::Protocol,
+}
+
+/// What a finished engine run is for.
+#[derive(Clone, Copy)]
+enum Then {
+    /// The whole collective: finish it.
+    Finish,
+    /// The steady-state search (a prefix of `STEADY_SEARCH_STEPS` steps).
+    Search(SteadyPlan),
+    /// The prefix fitted to the period the search found.
+    Fitted(SteadyPlan),
+}
+
+enum Stage {
+    /// The exact plan, an algorithm at a time: those left, and each built one's schedule and bound.
+    Planning { topology: Topology, todo: Vec<crate::collective::Algorithm>, built: Vec<Schedule>, bounds: Vec<(crate::collective::Algorithm, f64)> },
+    Running { topology: Topology, schedule: Schedule, run: engine::Run, plan: Plan, then: Then },
+    Done(Option<Result<Simulation, ScenarioError>>),
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Job({:?}, {:.0}% of the current run)", self.mode, 100.0 * self.progress())
+    }
+}
+
+impl Job {
+    /// Plans the simulation (topology, the tuner's table, the schedule) and sets its first
+    /// engine run up; `poll` runs it.
+    pub fn new(scenario: &ValidScenario, mode: Mode) -> Job {
+        let s = scenario.scenario();
+        let count = s.size_bytes / ELEM_BYTES;
+        let (n, channels) = (scenario.n_ranks(), scenario.channels());
+        let ring_transfers = crate::collective::transfer_count(crate::scenario::Collective::AllGather, n, count, channels)
+            * if s.collective == crate::scenario::Collective::AllReduce { 2 } else { 1 };
+        let steady_total = match mode {
+            Mode::Auto => runs_steady(s, n, channels, count),
+            Mode::Exact => None,
+            Mode::Steady => Some(ring_transfers),
+        };
+        let topology = build(scenario);
+        let stage = match steady_total.map(|total| start_steady(scenario, topology.clone(), total)) {
+            Some(Ok(stage)) => stage,
+            // A ring the engine can simulate whole that does not settle runs whole.
+            Some(Err(_)) if mode == Mode::Auto && ring_transfers <= crate::scenario::MAX_TRANSFERS => start_exact(scenario, topology),
+            Some(Err(error)) => Stage::Done(Some(Err(error))),
+            None => start_exact(scenario, topology),
+        };
+        Job { scenario: scenario.clone(), mode, stage }
+    }
+
+    /// Runs up to `batches` event batches; the result once the simulation is done (once: a
+    /// later poll gives `None` again).
+    pub fn poll(&mut self, batches: u64) -> Option<Result<Simulation, ScenarioError>> {
+        let over = match &mut self.stage {
+            Stage::Done(result) => return result.take(),
+            Stage::Planning { .. } => {
+                let Stage::Planning { topology, todo, built, bounds } = std::mem::replace(&mut self.stage, Stage::Done(None)) else {
+                    return None;
+                };
+                self.stage = plan_step(&self.scenario, topology, todo, built, bounds);
+                return None;
+            }
+            Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
+        };
+        if !over {
+            return None;
+        }
+        let Stage::Running { topology, schedule, run, plan, then } = std::mem::replace(&mut self.stage, Stage::Done(None)) else {
+            return None;
+        };
+        let (trace, period) = run.finish(&topology);
+        let scenario = &self.scenario;
+        let s = scenario.scenario();
+        let Plan { tuning, bounds, intra } = plan;
+        self.stage = match then {
+            Then::Finish => Stage::Done(Some(Ok(finish(scenario, topology, schedule, trace, None, tuning, bounds, intra)))),
+            Then::Search(steady) | Then::Fitted(steady) => {
+                let whole = |p: &engine::period::Period| (steady.total_steps - schedule.n_steps) % p.steps == 0;
+                match (period, then) {
+                    (Some(period), _) if whole(&period) => Stage::Done(Some(steady_result(
+                        scenario,
+                        topology,
+                        schedule,
+                        trace,
+                        period,
+                        steady.total_steps,
+                        steady.total_transfers,
+                        steady.unit,
+                        tuning,
+                        bounds,
+                        intra,
+                    ))),
+                    // Settled, but the periods do not come out whole: a prefix whose frontier
+                    // (its last NCCL_STEPS steps) lies beyond every step issued by the period's
+                    // end, and that ends whole periods before the collective does.
+                    (Some(found), Then::Search(_)) => {
+                        let mut steps = (found.step + crate::collective::NCCL_STEPS + 1).max(STEADY_FIRST_STEPS);
+                        steps += (steady.total_steps - steps.min(steady.total_steps)) % found.steps;
+                        let count = s.size_bytes / ELEM_BYTES;
+                        match crate::collective::ring_prefix(s.collective, s.nodes, &scenario.preset().rings, count, scenario.channels(), steps) {
+                            Some((mut fitted, _, probe)) => {
+                                fitted.protocol = steady.protocol;
+                                let run = engine::Run::new(&topology, &fitted, scenario.routing(), s.seed, Some(probe));
+                                Stage::Running { topology, schedule: fitted, run, plan: Plan { tuning, bounds, intra }, then: Then::Fitted(steady) }
+                            }
+                            None => self.unsettled(steady, topology),
+                        }
+                    }
+                    _ => self.unsettled(steady, topology),
+                }
+            }
+        };
+        self.poll(0)
+    }
+
+    /// No steady state: the whole ring where the engine can run it (`Mode::Auto`), else the error.
+    fn unsettled(&self, steady: SteadyPlan, topology: Topology) -> Stage {
+        if self.mode == Mode::Auto && steady.total_transfers <= crate::scenario::MAX_TRANSFERS {
+            return start_exact(&self.scenario, topology);
+        }
+        Stage::Done(Some(Err(too_big(self.scenario.scenario(), steady.total_transfers, &format!(
+            "this one did not within {STEADY_SEARCH_STEPS} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"
+        )))))
+    }
+
+    /// The share of the current engine run's flows finished, in [0, 1] (a steady state may take
+    /// a second run, and a ring that does not settle a whole one after its search).
+    pub fn progress(&self) -> f64 {
+        match &self.stage {
+            Stage::Done(_) => 1.0,
+            Stage::Planning { .. } => 0.0,
+            Stage::Running { run, .. } => {
+                let (done, all) = run.progress();
+                done as f64 / all.max(1) as f64
+            }
+        }
+    }
+}
+
+/// Plans the exact run: every algorithm the tuner weighs (one schedule and its routed bound per
+/// poll, `Stage::Planning`), then its pick, set up on the engine.
+fn start_exact(scenario: &ValidScenario, topology: Topology) -> Stage {
+    let s = scenario.scenario();
+    let mut algorithms = vec![crate::collective::Algorithm::Ring];
+    if s.collective == crate::scenario::Collective::AllReduce && scenario.n_ranks() > 1 {
         use crate::collective::Algorithm::{Hierarchical, Tree};
         // NVLS is weighed where the NVSwitch reduces and it is enabled, or forced.
         let nvls = crate::collective::nvls::supported(scenario) && (s.in_network || s.algorithm == Some(crate::collective::Algorithm::Nvls));
@@ -250,29 +402,56 @@ pub fn simulate_as(scenario: &ValidScenario, mode: Mode) -> Result<Simulation, S
             (false, true, _) => &[Tree, crate::collective::Algorithm::Nvls],
             (false, false, _) => &[Tree],
         };
-        for &algorithm in more {
-            algorithms.push(crate::collective::schedule_with(s.collective, algorithm, s.nodes, rings, count, scenario.channels(), s.root));
-        }
+        algorithms.extend_from_slice(more);
     }
-    let bounds: Vec<(crate::collective::Algorithm, f64)> = {
-        let mut router = crate::routing::Router::new(&topology, crate::catalog::Routing::Static, s.seed);
-        algorithms.iter().map(|a| (a.algorithm, crate::collective::tuner::bandwidth_bound_ns(&topology, a, &mut router))).collect()
-    };
-    let tuning = crate::collective::tune(s.collective, algorithms[0].n_ranks, s.nodes, s.size_bytes, &bounds, intra);
-    // NCCL_ALGO and NCCL_PROTO narrow the tuner's choice; it picks among what is left.
-    let pick = crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
-    let chosen = algorithms.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
-    let mut schedule = algorithms.swap_remove(chosen);
-    schedule.protocol = s.protocol.unwrap_or(pick.protocol);
-    let trace = engine::run(&topology, &schedule, scenario.routing(), s.seed);
-    Ok(finish(scenario, topology, schedule, trace, None, tuning, bounds, intra))
+    algorithms.reverse();
+    Stage::Planning { topology, todo: algorithms, built: Vec::new(), bounds: Vec::new() }
 }
 
-/// Runs a ring collective too big to simulate transfer by transfer as a steady state: its first
-/// steps, doubled until the engine proves a period (`engine::period`), then the arithmetic of
-/// `Steady`. The tuner weighs the ring (its bound scales exactly with its identical steps) and
-/// Tree where Tree's schedule is within the engine's limit; if it picks Tree, Tree runs exactly.
-fn simulate_steady(scenario: &ValidScenario, topology: Topology, total_transfers: u64) -> Result<Simulation, ScenarioError> {
+/// One more algorithm of the exact plan: its schedule and its bound; with the last, the tuner's
+/// pick set up on the engine.
+fn plan_step(
+    scenario: &ValidScenario,
+    topology: Topology,
+    mut todo: Vec<crate::collective::Algorithm>,
+    mut built: Vec<Schedule>,
+    mut bounds: Vec<(crate::collective::Algorithm, f64)>,
+) -> Stage {
+    let s = scenario.scenario();
+    let count = s.size_bytes / ELEM_BYTES;
+    let rings = &scenario.preset().rings;
+    // The tuner's table, from each algorithm's bandwidth bound on this topology: a schedule is
+    // built in one poll and routed for its bound in the next.
+    if built.len() > bounds.len() {
+        let schedule = &built[bounds.len()];
+        let mut router = crate::routing::Router::new(&topology, crate::catalog::Routing::Static, s.seed);
+        bounds.push((schedule.algorithm, crate::collective::tuner::bandwidth_bound_ns(&topology, schedule, &mut router)));
+        return Stage::Planning { topology, todo, built, bounds };
+    }
+    if let Some(algorithm) = todo.pop() {
+        built.push(crate::collective::schedule_with(s.collective, algorithm, s.nodes, rings, count, scenario.channels(), s.root));
+        return Stage::Planning { topology, todo, built, bounds };
+    }
+    let intra = match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
+        _ => LinkKind::NvLink,
+    };
+    let tuning = crate::collective::tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
+    // NCCL_ALGO and NCCL_PROTO narrow the tuner's choice; it picks among what is left.
+    let pick = crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let chosen = built.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
+    let mut schedule = built.swap_remove(chosen);
+    schedule.protocol = s.protocol.unwrap_or(pick.protocol);
+    let run = engine::Run::new(&topology, &schedule, scenario.routing(), s.seed, None);
+    Stage::Running { topology, schedule, run, plan: Plan { tuning, bounds, intra }, then: Then::Finish }
+}
+
+/// Plans a ring collective too big to simulate transfer by transfer as a steady state: a prefix
+/// of `STEADY_SEARCH_STEPS` steps in which the engine looks for a proved period
+/// (`engine::period`); the rest is the arithmetic of `Steady`. The tuner weighs the ring (its
+/// bound scales exactly with its identical steps) and Tree; if it picks Tree and Tree is within
+/// the engine's limit, Tree runs exactly.
+fn start_steady(scenario: &ValidScenario, topology: Topology, total_transfers: u64) -> Result<Stage, ScenarioError> {
     let s = scenario.scenario();
     let count = s.size_bytes / ELEM_BYTES;
     let rings = &scenario.preset().rings;
@@ -281,13 +460,11 @@ fn simulate_steady(scenario: &ValidScenario, topology: Topology, total_transfers
         crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
         _ => LinkKind::NvLink,
     };
-    let prefix = |steps: u32| crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, steps);
     let unit = scenario.n_ranks() as u64 * channels as u64;
-    let (total_steps, _) = prefix(STEADY_FIRST_STEPS)
-        .map(|(schedule, total, _)| (total, schedule.n_steps))
-        .ok_or_else(|| too_big(s, total_transfers, "its steps differ or are too few"))?;
+    let steps_differ = || too_big(s, total_transfers, "its steps differ or are too few");
+    let total_steps = crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, STEADY_FIRST_STEPS).ok_or_else(steps_differ)?.1;
     let mut router = crate::routing::Router::new(&topology, crate::catalog::Routing::Static, s.seed);
-    let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels).ok_or_else(|| too_big(s, total_transfers, "it is not a ring"))?;
+    let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels).ok_or_else(steps_differ)?;
     let ring_bound = crate::collective::tuner::bandwidth_bound_ns(&topology, &one_step, &mut router) * total_steps as f64;
     let mut bounds = vec![(crate::collective::Algorithm::Ring, ring_bound)];
     // Tree is weighed from a one-chunk-per-channel tree scaled to the size (a link's bytes
@@ -303,40 +480,19 @@ fn simulate_steady(scenario: &ValidScenario, topology: Topology, total_transfers
     let tuning = crate::collective::tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
     let pick = crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
     let protocol = s.protocol.unwrap_or(pick.protocol);
+    let plan = Plan { tuning, bounds, intra };
     if pick.algorithm == crate::collective::Algorithm::Tree && tree_fits {
         let mut tree = crate::collective::schedule_with(s.collective, crate::collective::Algorithm::Tree, s.nodes, rings, count, channels, s.root);
         tree.protocol = protocol;
-        let trace = engine::run(&topology, &tree, scenario.routing(), s.seed);
-        return Ok(finish(scenario, topology, tree, trace, None, tuning, bounds, intra));
+        let run = engine::Run::new(&topology, &tree, scenario.routing(), s.seed, None);
+        return Ok(Stage::Running { topology, schedule: tree, run, plan, then: Then::Finish });
     }
-    // A prefix of `STEADY_SEARCH_STEPS` steps, run to its end: where the ring settles in it and
-    // a whole number of periods remain, it is the answer; where it settles but the periods do
-    // not come out whole, a prefix a little longer is.
     let search = STEADY_SEARCH_STEPS.min(total_steps - 1);
-    let none = || too_big(s, total_transfers, &format!("this one did not within {search} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"));
-    let (mut schedule, _, probe) = prefix(search).ok_or_else(none)?;
+    let (mut schedule, _, probe) = crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, search).ok_or_else(steps_differ)?;
     schedule.protocol = protocol;
-    let (trace, period) = engine::run_probed(&topology, &schedule, scenario.routing(), s.seed, Some(probe));
-    let found = match period {
-        Some(period) if (total_steps - schedule.n_steps) % period.steps == 0 => {
-            return steady_result(scenario, topology, schedule, trace, period, total_steps, total_transfers, unit, tuning, bounds, intra);
-        }
-        Some(period) => period,
-        None => return Err(none()),
-    };
-    // The frontier (the prefix's last NCCL_STEPS steps) must lie beyond every step issued by
-    // the period's end, and whole periods must remain.
-    let mut steps = (found.step + crate::collective::NCCL_STEPS + 1).max(STEADY_FIRST_STEPS);
-    steps += (total_steps - steps.min(total_steps)) % found.steps;
-    let (mut schedule, _, probe) = prefix(steps).ok_or_else(none)?;
-    schedule.protocol = protocol;
-    let (trace, period) = engine::run_probed(&topology, &schedule, scenario.routing(), s.seed, Some(probe));
-    match period {
-        Some(period) if (total_steps - schedule.n_steps) % period.steps == 0 => {
-            steady_result(scenario, topology, schedule, trace, period, total_steps, total_transfers, unit, tuning, bounds, intra)
-        }
-        _ => Err(none()),
-    }
+    let run = engine::Run::new(&topology, &schedule, scenario.routing(), s.seed, Some(probe));
+    let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
+    Ok(Stage::Running { topology, schedule, run, plan, then: Then::Search(steady) })
 }
 
 /// The whole collective from a prefix run and its proved period (`Steady`).

@@ -117,3 +117,35 @@ fn a_ring_too_big_that_does_not_settle_is_refused_by_name() {
     assert_eq!(error.field, "nodes");
     assert!(error.problem.contains("4186112 transfers") && error.problem.contains("NCCL_MAX_NCHANNELS"), "{}", error.problem);
 }
+
+#[test]
+fn a_job_polled_in_slices_gives_what_one_call_gives() {
+    // An exact run, a steady state, and a ring that settles only in the fitted prefix path
+    // are all the same sliced or not: slicing only pauses between event batches.
+    let cases = [
+        Scenario { nodes: 2, ..Scenario::default_demo() },
+        ring(4, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 64 << 20, Some(1)),
+        ring(128, "dgx-h100", FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() }, Collective::AllReduce, 1 << 30, Some(1)),
+    ];
+    for (scenario, mode) in cases.iter().zip([Mode::Auto, Mode::Steady, Mode::Auto]) {
+        let valid = scenario.validate().unwrap();
+        let whole = simulate_as(&valid, mode).unwrap();
+        let mut job = fabricscope::Job::new(&valid, mode);
+        let mut polls = 0;
+        let mut last = 0.0;
+        let sliced = loop {
+            polls += 1;
+            if let Some(result) = job.poll(7) {
+                break result.unwrap();
+            }
+            let progress = job.progress();
+            assert!((0.0..=1.0).contains(&progress), "{progress}");
+            last = progress;
+        };
+        assert!(polls > 10 && last > 0.0, "{polls} polls");
+        assert_eq!(sliced.hash_hex(), whole.hash_hex());
+        assert_eq!(sliced.summary, whole.summary);
+        assert_eq!(sliced.steady, whole.steady);
+        assert!(job.poll(7).is_none(), "the result is given once");
+    }
+}

@@ -48,7 +48,7 @@ pub mod period;
 
 use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::catalog::Routing;
-use crate::routing::Router;
+use crate::routing::{Router, RouterState};
 use crate::topology::{LinkId, LinkKind, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
@@ -84,59 +84,126 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
 /// (`period`). The trace is the same as `run`'s, unless the probe asks to stop at the period:
 /// then the run ends there and the trace is of no use (flows left unfinished).
 pub fn run_probed(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64, probe: Option<period::Probe>) -> (Trace, Option<period::Period>) {
-    let transfers = &schedule.transfers;
-    let n_flows = transfers.len();
-    let capacity: Vec<f64> = topology.links().map(|(_, link)| link.capacity().bytes_per_ns()).collect();
-    let network: Vec<bool> = topology.links().map(|(_, link)| link.kind == LinkKind::Network).collect();
+    let mut run = Run::new(topology, schedule, routing, seed, probe);
+    while !run.advance(topology, schedule, u64::MAX) {}
+    run.finish(topology)
+}
 
-    let mut flows: Vec<FlowRecord> = Vec::with_capacity(n_flows);
-    let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); n_flows];
-    let mut deps_left: Vec<u32> = Vec::with_capacity(n_flows);
-    for (index, transfer) in transfers.iter().enumerate() {
-        flows.push(FlowRecord::new(index as u32, Vec::new(), wire_bytes(schedule, transfer)));
-        for &dep in &transfer.deps {
-            dependents[dep as usize].push(index as u32);
+/// A run that can be advanced a number of event batches at a time (`advance`), so a caller
+/// that must stay responsive (the page) can do it in slices; `run_probed` runs it in one.
+/// Sliced or not, the same schedule gives the same trace: slicing only pauses the loop between
+/// batches.
+pub struct Run {
+    capacity: Vec<f64>,
+    network: Vec<bool>,
+    flows: Vec<FlowRecord>,
+    dependents: Vec<Vec<u32>>,
+    deps_left: Vec<u32>,
+    router: RouterState,
+    load: Vec<u32>,
+    sim: State,
+    probe: Option<period::Probe>,
+    detector: Option<period::Detector>,
+    lowest_unfinished: usize,
+    highest_touched: usize,
+    frontier_crossed: bool,
+    solver: maxmin::Solver,
+    component: Component,
+    done: Vec<u32>,
+    touched: Vec<LinkId>,
+    released: Vec<u32>,
+    finished_flows: usize,
+    over: bool,
+}
+
+impl Run {
+    /// Sets `schedule` up on `topology` and issues the transfers that wait for nothing. Each
+    /// later call gets the same topology and schedule.
+    pub fn new(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64, probe: Option<period::Probe>) -> Run {
+        let transfers = &schedule.transfers;
+        let n_flows = transfers.len();
+        let capacity: Vec<f64> = topology.links().map(|(_, link)| link.capacity().bytes_per_ns()).collect();
+        let network: Vec<bool> = topology.links().map(|(_, link)| link.kind == LinkKind::Network).collect();
+        let mut flows: Vec<FlowRecord> = Vec::with_capacity(n_flows);
+        let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); n_flows];
+        let mut deps_left: Vec<u32> = Vec::with_capacity(n_flows);
+        for (index, transfer) in transfers.iter().enumerate() {
+            flows.push(FlowRecord::new(index as u32, Vec::new(), wire_bytes(schedule, transfer)));
+            for &dep in &transfer.deps {
+                dependents[dep as usize].push(index as u32);
+            }
+            deps_left.push(transfer.deps.len() as u32);
         }
-        deps_left.push(transfer.deps.len() as u32);
+        let n_links = capacity.len();
+        let mut sim = State {
+            now: 0,
+            starts: BinaryHeap::new(),
+            finishes: BinaryHeap::new(),
+            seq: 0,
+            on_link: vec![Vec::new(); n_links],
+            remaining: vec![0.0; n_flows],
+            rate: vec![0.0; n_flows],
+            updated: vec![0; n_flows],
+            version: vec![0; n_flows],
+            link_peak: vec![0.0; n_links],
+            batches: 0,
+            moved: vec![false; n_flows],
+            parked: vec![None; n_flows],
+            stage: vec![period::Stage::Waiting; n_flows],
+            start_at: vec![0; n_flows],
+            max_step: None,
+            max_step_changed: false,
+        };
+        let detector = probe.filter(|p| period::is_regular(schedule, p)).map(period::Detector::new);
+        // The collective's launch latency passes before its first transfers are issued.
+        sim.now = schedule.protocol.base_latency_ns(schedule.algorithm);
+        let mut released: Vec<u32> = (0..n_flows as u32).filter(|&f| deps_left[f as usize] == 0).collect();
+        // Every flow issued later is touched first by a dependency finishing.
+        let highest_touched = released.iter().copied().max().unwrap_or(0) as usize;
+        let mut router = Router::new(topology, routing, seed);
+        let mut issuer = Issuer { router: &mut router, schedule, topology, load: vec![0; n_links] };
+        sim.issue_all(&mut flows, &mut issuer, &mut released);
+        let load = issuer.load;
+        Run {
+            capacity,
+            network,
+            flows,
+            dependents,
+            deps_left,
+            router: router.into_state(),
+            load,
+            sim,
+            probe,
+            detector,
+            lowest_unfinished: 0,
+            highest_touched,
+            frontier_crossed: false,
+            solver: maxmin::Solver::new(n_links, topology.congested_efficiency),
+            component: Component::new(n_flows, n_links),
+            done: Vec::new(),
+            touched: Vec::new(),
+            released,
+            finished_flows: 0,
+            over: n_flows == 0,
+        }
     }
-    let mut router = Router::new(topology, routing, seed);
-    let mut issuer = Issuer { router: &mut router, schedule, topology, load: vec![0; capacity.len()] };
 
-    let n_links = capacity.len();
-    let mut sim = State {
-        now: 0,
-        starts: BinaryHeap::new(),
-        finishes: BinaryHeap::new(),
-        seq: 0,
-        on_link: vec![Vec::new(); n_links],
-        remaining: vec![0.0; n_flows],
-        rate: vec![0.0; n_flows],
-        updated: vec![0; n_flows],
-        version: vec![0; n_flows],
-        link_peak: vec![0.0; n_links],
-        batches: 0,
-        moved: vec![false; n_flows],
-        parked: vec![None; n_flows],
-        stage: vec![period::Stage::Waiting; n_flows],
-        start_at: vec![0; n_flows],
-        max_step: None,
-        max_step_changed: false,
-    };
-    let mut detector = probe.filter(|p| period::is_regular(schedule, p)).map(period::Detector::new);
-    let mut lowest_unfinished = 0usize;
-    let mut highest_touched;
-    let mut frontier_crossed = false;
-    // The collective's launch latency passes before its first transfers are issued.
-    sim.now = schedule.protocol.base_latency_ns(schedule.algorithm);
-    let mut released: Vec<u32> = (0..n_flows as u32).filter(|&f| deps_left[f as usize] == 0).collect();
-    // Every flow issued later is touched first by a dependency finishing.
-    highest_touched = released.iter().copied().max().unwrap_or(0) as usize;
-    sim.issue_all(&mut flows, &mut issuer, &mut released);
-    let mut solver = maxmin::Solver::new(n_links, topology.congested_efficiency);
-    let mut component = Component::new(n_flows, n_links);
-    let mut done = Vec::new();
-    let mut touched: Vec<LinkId> = Vec::new();
-    loop {
+    /// Handles up to `batches` event batches; true once the run is over.
+    pub fn advance(&mut self, topology: &Topology, schedule: &Schedule, batches: u64) -> bool {
+        if self.over {
+            return true;
+        }
+        let transfers = &schedule.transfers;
+        let n_flows = transfers.len();
+        let mut router = Router::resume(topology, std::mem::take(&mut self.router));
+        let mut issuer = Issuer { router: &mut router, schedule, topology, load: std::mem::take(&mut self.load) };
+        let Run { capacity, network, flows, dependents, deps_left, sim, detector, solver, component, done, touched, released, .. } = self;
+        let (mut lowest_unfinished, mut highest_touched, mut frontier_crossed) = (self.lowest_unfinished, self.highest_touched, self.frontier_crossed);
+        let mut over = false;
+        let mut finished = 0usize;
+        let mut budget = batches;
+    while budget > 0 {
+        budget -= 1;
         // Drop finish entries made stale by a later rate change.
         while let Some(&Reverse((_, f, version))) = sim.finishes.peek() {
             if version == sim.version[f as usize] {
@@ -146,7 +213,10 @@ pub fn run_probed(topology: &Topology, schedule: &Schedule, routing: Routing, se
         }
         let next_start = sim.starts.peek().map(|Reverse((at, _, _))| *at);
         let next_finish = sim.finishes.peek().map(|Reverse((at, _, _))| *at);
-        let Some(t) = [next_start, next_finish].into_iter().flatten().min() else { break };
+        let Some(t) = [next_start, next_finish].into_iter().flatten().min() else {
+            over = true;
+            break;
+        };
         debug_assert!(t >= sim.now, "time never goes backwards");
         sim.now = t;
         sim.batches += 1;
@@ -163,7 +233,7 @@ pub fn run_probed(topology: &Topology, schedule: &Schedule, routing: Routing, se
                 done.push(f);
             }
         }
-        for &f in &done {
+        for &f in done.iter() {
             let fi = f as usize;
             sim.moved[fi] = true;
             sim.stage[fi] = period::Stage::Done;
@@ -184,7 +254,7 @@ pub fn run_probed(topology: &Topology, schedule: &Schedule, routing: Routing, se
                     sim.parked[before as usize] = Some(f);
                     sim.stage[f as usize] = period::Stage::Parked;
                 }
-                _ => sim.begin_moving(&mut flows, f, t, &mut done, &mut touched),
+                _ => sim.begin_moving(flows, f, t, done, touched),
             }
         }
         // Connections freed at t let their next flow move: after the starts, so that an empty
@@ -193,12 +263,13 @@ pub fn run_probed(topology: &Topology, schedule: &Schedule, routing: Routing, se
         let mut i = 0;
         while i < done.len() {
             if let Some(next) = sim.parked[done[i] as usize].take() {
-                sim.begin_moving(&mut flows, next, t, &mut done, &mut touched);
+                sim.begin_moving(flows, next, t, done, touched);
             }
             i += 1;
         }
         done.sort_unstable();
-        for &f in &done {
+        finished += done.len();
+        for &f in done.iter() {
             let flow = &mut flows[f as usize];
             flow.finished = SimTime(t);
             flow.set_rate(SimTime(t), 0.0);
@@ -215,11 +286,11 @@ pub fn run_probed(topology: &Topology, schedule: &Schedule, routing: Routing, se
                 }
             }
         }
-        sim.issue_all(&mut flows, &mut issuer, &mut released);
+        sim.issue_all(flows, &mut issuer, released);
         // New rates for the moving flows that share a link, directly or through each other,
         // with a flow that started or finished: max-min shares decompose over such components.
-        let affected = component.collect(&touched, &sim.on_link, &flows);
-        let rates = solver.solve(affected, &flows, &capacity, &network, transfers);
+        let affected = component.collect(touched, &sim.on_link, flows);
+        let rates = solver.solve(affected, flows, capacity, network, transfers);
         for (&f, rate) in affected.iter().zip(rates) {
             let fi = f as usize;
             if rate == sim.rate[fi] {
@@ -250,28 +321,49 @@ pub fn run_probed(topology: &Topology, schedule: &Schedule, routing: Routing, se
             sim.max_step_changed = false;
             let base = (lowest_unfinished as u32 / probe.unit) * probe.unit;
             if let (Some(step), false, true) = (new_step, frontier_crossed, base >= probe.regular_from && detector.found.is_none()) {
-                let snapshot = sim.snapshot(t, step, base, highest_touched + 1, &flows, &deps_left);
+                let snapshot = sim.snapshot(t, step, base, highest_touched + 1, flows, deps_left);
                 detector.observe(snapshot);
                 if detector.found.is_some() && probe.stop {
+                    over = true;
                     break;
                 }
             }
         }
     }
-    // Every byte of a flow crosses every link of its path: exact integer totals, in no
-    // particular order, so they do not depend on the order flows finished in.
-    let mut link_bytes = vec![0u64; n_links];
-    for flow in &flows {
-        for &link in &flow.path {
-            link_bytes[link.index()] += flow.bytes;
-        }
+        self.lowest_unfinished = lowest_unfinished;
+        self.highest_touched = highest_touched;
+        self.frontier_crossed = frontier_crossed;
+        self.finished_flows += finished;
+        self.over = over;
+        self.load = issuer.load;
+        self.router = router.into_state();
+        over
     }
-    let end = flows.iter().map(|flow| flow.finished).max().unwrap_or(SimTime::ZERO);
-    let trace = Trace::new(flows, end, link_bytes.into_iter().map(|b| b as f64).collect(), sim.link_peak, sim.batches);
-    let found = detector.and_then(|d| d.found);
-    let stopped = found.is_some() && probe.is_some_and(|p| p.stop);
-    debug_assert!(stopped || trace.check(topology).is_ok(), "the engine's invariants: {:?}", trace.check(topology));
-    (trace, found)
+
+    /// Flows finished so far, of how many.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.finished_flows, self.flows.len())
+    }
+
+    /// The trace, and the steady state found if any. A run stopped at its period by the probe
+    /// gives a trace of no use (flows left unfinished).
+    pub fn finish(self, topology: &Topology) -> (Trace, Option<period::Period>) {
+        let n_links = self.capacity.len();
+        // Every byte of a flow crosses every link of its path: exact integer totals, in no
+        // particular order, so they do not depend on the order flows finished in.
+        let mut link_bytes = vec![0u64; n_links];
+        for flow in &self.flows {
+            for &link in &flow.path {
+                link_bytes[link.index()] += flow.bytes;
+            }
+        }
+        let end = self.flows.iter().map(|flow| flow.finished).max().unwrap_or(SimTime::ZERO);
+        let trace = Trace::new(self.flows, end, link_bytes.into_iter().map(|b| b as f64).collect(), self.sim.link_peak, self.sim.batches);
+        let found = self.detector.and_then(|d| d.found);
+        let stopped = found.is_some() && self.probe.is_some_and(|p| p.stop);
+        debug_assert!(stopped || trace.check(topology).is_ok(), "the engine's invariants: {:?}", trace.check(topology));
+        (trace, found)
+    }
 }
 
 /// Finds the moving flows connected to a set of links through shared links.
