@@ -942,12 +942,21 @@ impl Simulation {
                 )
             })
             .collect();
+        // The chain from each start: whole turns of the ring plus a partial one, from prefix
+        // sums over the ring twice (linear in the ranks; a frame redraws this).
         let chain = self.n_steps() as usize;
+        let n_hops = hops.len();
+        let (turns, rest) = (chain / n_hops, chain % n_hops);
+        let mut prefix = vec![(0u64, 0u32); 2 * n_hops + 1];
+        for k in 0..2 * n_hops {
+            let (lat, net) = hops[k % n_hops];
+            prefix[k + 1] = (prefix[k].0 + lat, prefix[k].1 + net as u32);
+        }
+        let (round, round_inter) = prefix[n_hops];
         let (mut worst, mut worst_inter) = (0u64, 0u32);
-        for start in 0..hops.len() {
-            let (sum, inter) = (0..chain).map(|k| hops[(start + k) % hops.len()]).fold((0u64, 0u32), |(s, c), (lat, net)| {
-                (s + lat, c + net as u32)
-            });
+        for start in 0..n_hops {
+            let sum = turns as u64 * round + prefix[start + rest].0 - prefix[start].0;
+            let inter = turns as u32 * round_inter + prefix[start + rest].1 - prefix[start].1;
             if sum > worst {
                 (worst, worst_inter) = (sum, inter);
             }
