@@ -606,7 +606,7 @@ await test('lessons: pick one, walk its steps, reveal an answer, in both languag
   await page.goto(base + '#');
 });
 
-await test('share and export: copy link and embed code, download JSON, CSV and PNG of the run', async () => {
+await test('share and export: copy link and embed code, download JSON, CSV, PNG and SVG of the run', async () => {
   await page.goto('about:blank');
   await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 2, collective: 'all_reduce', size_bytes: 1 << 24 })));
   await page.waitForSelector('#topology[data-gpu-count]');
@@ -631,6 +631,9 @@ await test('share and export: copy link and embed code, download JSON, CSV and P
   expect(transfers.text.startsWith('rank,peer,step'), transfers.text.slice(0, 80));
   const png = await downloadOf('#export-png');
   expect(png.name === 'fabricscope-topology.png' && png.text.length > 1000, png.name);
+  const topology = await downloadOf('#export-topology-svg');
+  expect(topology.name === 'fabricscope-topology.svg' && topology.text.startsWith('<svg') && (topology.text.match(/>GPU 7<\/text>/g) || []).length === 2,
+    topology.text.slice(0, 200));
   await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
   const svg = await downloadOf('#export-svg');
   expect(svg.name === 'fabricscope-busbw.svg' && svg.text.includes('<svg') && svg.text.includes('Ring'), svg.text.slice(0, 120));

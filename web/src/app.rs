@@ -590,6 +590,18 @@ fn share_export(props: &ShareProps) -> Html {
             click_link("fabricscope-topology.png", &url);
         }
     });
+    // The topology as SVG: the same painter as the canvas, at the canvas's width and time, with
+    // the node it has open, in the light theme (for documents).
+    let export_svg = {
+        let s = state.clone();
+        Callback::from(move |_| {
+            let canvas = gloo::utils::document().get_element_by_id("topology");
+            let width = canvas.as_ref().and_then(|c| c.parent_element()).map(|p| p.client_width() as f64).unwrap_or(1100.0).max(320.0);
+            let expanded = canvas.and_then(|c| c.get_attribute("data-expanded")).and_then(|e| e.parse().ok());
+            let svg = topology_svg(&s.sim, width, expanded, s.playhead, s.lang, &s.link_focus);
+            download("fabricscope-topology.svg", "image/svg+xml", &svg);
+        })
+    };
     html! {
         <>
             <h2>{ crate::i18n::pick(lang, "Share and export", "分享与导出") }</h2>
@@ -606,6 +618,7 @@ fn share_export(props: &ShareProps) -> Html {
                 <button id="export-links" onclick={export_links}>{ crate::i18n::pick(lang, "Links CSV", "链路 CSV") }</button>
                 <button id="export-transfers" onclick={export_transfers}>{ crate::i18n::pick(lang, "Per-rank timeline CSV", "各 rank 时间线 CSV") }</button>
                 <button id="export-png" onclick={export_png}>{ crate::i18n::pick(lang, "Topology PNG", "拓扑 PNG") }</button>
+                <button id="export-topology-svg" onclick={export_svg}>{ crate::i18n::pick(lang, "Topology SVG", "拓扑 SVG") }</button>
             </div>
         </>
     }
@@ -1483,6 +1496,36 @@ fn paint_topology(
     if let (Some(clock), Some(started), Some(sampled)) = (clock, started, sampled) {
         let _ = canvas.set_attribute("data-frame-ms", &format!("{:.2} {:.2}", sampled - started, clock.now() - sampled));
     }
+}
+
+/// The topology at `playhead` as an SVG document, painted like the canvas (light theme).
+pub fn topology_svg(
+    sim: &fabricscope::Simulation,
+    width: f64,
+    expanded: Option<u32>,
+    playhead: SimTime,
+    lang: Lang,
+    link_focus: &[fabricscope::topology::LinkKind],
+) -> String {
+    let layout = Layout::with_expanded(&sim.topology, width, expanded);
+    let frame = sim.sample(playhead);
+    let utilisation = sim.utilisation(&frame);
+    let scene = Scene {
+        topology: &sim.topology,
+        schedule: &sim.schedule,
+        layout: &layout,
+        trace: &sim.trace,
+        frame: &frame,
+        utilisation: &utilisation,
+        focus: focus_transfer(sim, playhead),
+        node_name: &sim.scenario.preset().name,
+        lang,
+        palette: &render::LIGHT,
+        link_focus,
+    };
+    let svg = crate::surface::Svg::new();
+    render::paint(&svg, &scene);
+    svg.finish(layout.width, layout.height)
 }
 
 /// The network's name: "InfiniBand", "RoCEv2", "TCP/IP Ethernet".

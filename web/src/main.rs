@@ -7,6 +7,7 @@ mod lessons;
 mod lesson_view;
 mod render;
 mod state;
+mod surface;
 mod train;
 mod train_paint;
 mod train_state;

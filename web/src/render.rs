@@ -5,7 +5,7 @@ use crate::layout::{Layout, Rect};
 use fabricscope::collective::{ChunkOp, Schedule};
 use fabricscope::topology::{Topology, VertexKind};
 use fabricscope::trace::{Frame, Trace};
-use web_sys::CanvasRenderingContext2d;
+use crate::surface::Surface;
 
 /// Colours of one theme.
 pub struct Palette {
@@ -86,7 +86,7 @@ pub struct Scene<'a> {
 }
 
 /// Paints the scene; returns how many GPUs were drawn.
-pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
+pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
     let (layout, palette, topology) = (scene.layout, scene.palette, scene.topology);
     ctx.set_fill_style_str(palette.background);
     ctx.fill_rect(0.0, 0.0, layout.width, layout.height);
@@ -120,7 +120,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
             ctx.set_font("9px system-ui, sans-serif");
             ctx.set_text_align("left");
             ctx.set_text_baseline("alphabetic");
-            let _ = ctx.fill_text(&open.to_string(), rect.x + 3.0, rect.y + rect.h - 8.0);
+            ctx.fill_text(&open.to_string(), rect.x + 3.0, rect.y + rect.h - 8.0);
         }
     }
 
@@ -145,7 +145,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
         ctx.set_fill_style_str(palette.muted);
         if tile {
             ctx.set_font("9px system-ui, sans-serif");
-            let _ = ctx.fill_text(&node.to_string(), rect.x + 3.0, rect.y + rect.h - 8.0);
+            ctx.fill_text(&node.to_string(), rect.x + 3.0, rect.y + rect.h - 8.0);
             ctx.set_font("600 12px system-ui, sans-serif");
             continue;
         }
@@ -155,7 +155,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
             (Lang::En, true) => format!("node {node} · {} · click its outlined tile (or this frame) to close it", scene.node_name),
             (Lang::Zh, true) => format!("节点 {node} · {} · 再次点击其方块（或本框）即可收起", scene.node_name),
         };
-        let _ = ctx.fill_text(&label, rect.x + 8.0, rect.y + 14.0);
+        ctx.fill_text(&label, rect.x + 8.0, rect.y + 14.0);
     }
 
     // Links, idle ones first so busy ones draw on top.
@@ -249,7 +249,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
         if show {
             ctx.set_fill_style_str("#ffffff");
             ctx.set_font(if vertex.kind == VertexKind::Gpu { "600 12px system-ui, sans-serif" } else { "11px system-ui, sans-serif" });
-            let _ = ctx.fill_text(&label, rect.center_x(), rect.y + rect.h / 2.0 + 0.5);
+            ctx.fill_text(&label, rect.center_x(), rect.y + rect.h / 2.0 + 0.5);
         }
     }
 
@@ -299,8 +299,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
         ctx.set_global_alpha(if group < 2 { 0.35 } else { 1.0 });
         ctx.begin_path();
         for &(x, y, r) in dots {
-            ctx.move_to(x + r, y);
-            let _ = ctx.arc(x, y, r, 0.0, std::f64::consts::TAU);
+            ctx.circle(x, y, r);
         }
         if group < 4 {
             ctx.set_fill_style_str(colour);
@@ -318,7 +317,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
         let colour = if reduce { palette.reduce } else { palette.copy };
         let radius = 8.0;
         ctx.begin_path();
-        let _ = ctx.arc(x, y, radius, 0.0, std::f64::consts::TAU);
+        ctx.circle(x, y, radius);
         if moving {
             ctx.set_fill_style_str(colour);
             ctx.fill();
@@ -328,7 +327,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
             ctx.stroke();
         }
         ctx.begin_path();
-        let _ = ctx.arc(x, y, radius + 4.0, 0.0, std::f64::consts::TAU);
+        ctx.circle(x, y, radius + 4.0);
         ctx.set_stroke_style_str(palette.text);
         ctx.set_line_width(2.0);
         ctx.stroke();
@@ -339,7 +338,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
             Lang::En => format!("chunk {chunk}"),
             Lang::Zh => format!("第 {chunk} 块"),
         };
-        let _ = ctx.fill_text(&label, x + radius + 7.0, y);
+        ctx.fill_text(&label, x + radius + 7.0, y);
         ctx.set_text_align("center");
     }
 
@@ -347,7 +346,7 @@ pub fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene) -> u32 {
     gpus
 }
 
-fn legend(ctx: &CanvasRenderingContext2d, scene: &Scene) {
+fn legend<S: Surface>(ctx: &S, scene: &Scene) {
     let palette = scene.palette;
     if scene.layout.compact {
         ctx.set_font("12px system-ui, sans-serif");
@@ -359,7 +358,7 @@ fn legend(ctx: &CanvasRenderingContext2d, scene: &Scene) {
             Lang::Zh => "每个方块是一个节点：绿色为其 GPU，下方小块为其网卡，颜色表示网卡线缆的负载；方块底色表示其内部最忙的链路（NVLink 或 PCIe）。点击方块展开该节点。",
         };
         // Wrapped to the canvas: two lines at most.
-        let fits = |text: &str| ctx.measure_text(text).map(|m| m.width()).unwrap_or(0.0) <= scene.layout.width - 32.0;
+        let fits = |text: &str| ctx.text_width(text) <= scene.layout.width - 32.0;
         let (mut first, mut rest) = (String::new(), String::new());
         let separator = if scene.lang == Lang::Zh { "" } else { " " };
         let words: Vec<String> = if scene.lang == Lang::Zh { note.chars().map(String::from).collect() } else { note.split(' ').map(String::from).collect() };
@@ -371,8 +370,8 @@ fn legend(ctx: &CanvasRenderingContext2d, scene: &Scene) {
                 rest = if rest.is_empty() { word } else { format!("{rest}{separator}{word}") };
             }
         }
-        let _ = ctx.fill_text(&first, 16.0, scene.layout.height - 70.0);
-        let _ = ctx.fill_text(&rest, 16.0, scene.layout.height - 54.0);
+        ctx.fill_text(&first, 16.0, scene.layout.height - 70.0);
+        ctx.fill_text(&rest, 16.0, scene.layout.height - 54.0);
     }
     let y = scene.layout.height - 22.0;
     let x = 16.0;
@@ -381,21 +380,21 @@ fn legend(ctx: &CanvasRenderingContext2d, scene: &Scene) {
     ctx.set_text_baseline("middle");
     ctx.set_fill_style_str(palette.muted);
     let label = t(scene.lang, Text::Legend);
-    let _ = ctx.fill_text(label, x, y);
-    let bar_x = x + 8.0 + ctx.measure_text(label).map(|m| m.width()).unwrap_or(90.0);
+    ctx.fill_text(label, x, y);
+    let bar_x = x + 8.0 + ctx.text_width(label);
     for i in 0..=40 {
         let u = i as f64 / 40.0;
         ctx.set_fill_style_str(&utilisation_colour(u));
         ctx.fill_rect(bar_x + i as f64 * 3.0, y - 5.0, 3.0, 10.0);
     }
     ctx.set_fill_style_str(palette.muted);
-    let _ = ctx.fill_text("0%", bar_x - 2.0 + 0.0, y + 15.0);
-    let _ = ctx.fill_text("100%", bar_x + 108.0, y + 15.0);
+    ctx.fill_text("0%", bar_x - 2.0 + 0.0, y + 15.0);
+    ctx.fill_text("100%", bar_x + 108.0, y + 15.0);
     let mut x = bar_x + 150.0;
     let mut y = y;
     for (colour, text) in [(palette.reduce, Text::LegendReduce), (palette.copy, Text::LegendCopy)] {
         let label = t(scene.lang, text);
-        let width = 10.0 + ctx.measure_text(label).map(|m| m.width()).unwrap_or(100.0);
+        let width = 10.0 + ctx.text_width(label);
         // A narrow view (A/B side by side) wraps the chunk keys onto the line above.
         if x + width > scene.layout.width - 8.0 && y == scene.layout.height - 22.0 {
             (x, y) = (bar_x + 150.0, y - 20.0);
@@ -404,23 +403,23 @@ fn legend(ctx: &CanvasRenderingContext2d, scene: &Scene) {
             }
         }
         ctx.begin_path();
-        let _ = ctx.arc(x, y, 5.0, 0.0, std::f64::consts::TAU);
+        ctx.circle(x, y, 5.0);
         ctx.set_fill_style_str(colour);
         ctx.fill();
         ctx.set_fill_style_str(palette.muted);
-        let _ = ctx.fill_text(label, x + 10.0, y);
+        ctx.fill_text(label, x + 10.0, y);
         x += 14.0 + width;
     }
 }
 
-fn rounded(ctx: &CanvasRenderingContext2d, rect: &Rect, radius: f64) {
+fn rounded<S: Surface>(ctx: &S, rect: &Rect, radius: f64) {
     let r = radius.min(rect.w / 2.0).min(rect.h / 2.0);
     let (x, y, w, h) = (rect.x, rect.y, rect.w, rect.h);
     ctx.begin_path();
     ctx.move_to(x + r, y);
-    let _ = ctx.arc_to(x + w, y, x + w, y + h, r);
-    let _ = ctx.arc_to(x + w, y + h, x, y + h, r);
-    let _ = ctx.arc_to(x, y + h, x, y, r);
-    let _ = ctx.arc_to(x, y, x + w, y, r);
+    ctx.arc_to(x + w, y, x + w, y + h, r);
+    ctx.arc_to(x + w, y + h, x, y + h, r);
+    ctx.arc_to(x, y + h, x, y, r);
+    ctx.arc_to(x, y, x + w, y, r);
     ctx.close_path();
 }
