@@ -82,7 +82,7 @@ fn embed_mode() -> bool {
 fn lesson_state(step: &crate::lessons::Step, scenario: &Scenario) -> Result<AppState, String> {
     let mut state = AppState::new(scenario.clone(), initial_lang(), initial_dark())?;
     state.embed = embed_mode();
-    state.link_focus = step.focus_kinds();
+    state.focus = crate::render::Focus { kinds: step.focus_kinds(), ranks: step.focus_ranks() };
     if let Some(k) = step.step {
         let start = state.sim.step_starts.get(k as usize).copied().unwrap_or_default();
         state.playhead = SimTime(start.0 + 1).min(state.end());
@@ -598,7 +598,7 @@ fn share_export(props: &ShareProps) -> Html {
             let canvas = gloo::utils::document().get_element_by_id("topology");
             let width = canvas.as_ref().and_then(|c| c.parent_element()).map(|p| p.client_width() as f64).unwrap_or(1100.0).max(320.0);
             let expanded = canvas.and_then(|c| c.get_attribute("data-expanded")).and_then(|e| e.parse().ok());
-            let svg = topology_svg(&s.sim, width, expanded, s.playhead, s.lang, &s.link_focus);
+            let svg = topology_svg(&s.sim, width, expanded, s.playhead, s.lang, &s.focus);
             download("fabricscope-topology.svg", "image/svg+xml", &svg);
         })
     };
@@ -1275,9 +1275,9 @@ fn topology_view(props: &TopologyProps) -> Html {
         let canvas_ref = canvas_ref.clone();
         let sim = shown.clone();
         let cache = layout_cache.clone();
-        let focus = state.link_focus.clone();
+        let focus = state.focus.clone();
         // The simulation is compared by identity: a new one is a new Rc.
-        let deps = (Rc::as_ptr(&sim) as usize, state.playhead, state.lang, state.dark, *resized, state.link_focus.clone(), *expanded);
+        let deps = (Rc::as_ptr(&sim) as usize, state.playhead, state.lang, state.dark, *resized, state.focus.clone(), *expanded);
         use_effect_with(deps, move |&(_, playhead, lang, dark, _, _, expanded)| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
                 paint_topology(&canvas, &sim, &cache, playhead, lang, dark, &focus, expanded);
@@ -1437,7 +1437,7 @@ fn paint_topology(
     playhead: SimTime,
     lang: Lang,
     dark: bool,
-    link_focus: &[fabricscope::topology::LinkKind],
+    pointed: &crate::render::Focus,
     expanded: Option<u32>,
 ) {
     let width = canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(960.0).max(320.0);
@@ -1487,7 +1487,7 @@ fn paint_topology(
         node_name: &sim.scenario.preset().name,
         lang,
         palette: if dark { &render::DARK } else { &render::LIGHT },
-        link_focus,
+        pointed,
     };
     let sampled = clock.as_ref().map(|p| p.now());
     let gpus = render::paint(&ctx, &scene);
@@ -1505,7 +1505,7 @@ pub fn topology_svg(
     expanded: Option<u32>,
     playhead: SimTime,
     lang: Lang,
-    link_focus: &[fabricscope::topology::LinkKind],
+    pointed: &crate::render::Focus,
 ) -> String {
     let layout = Layout::with_expanded(&sim.topology, width, expanded);
     let frame = sim.sample(playhead);
@@ -1521,7 +1521,7 @@ pub fn topology_svg(
         node_name: &sim.scenario.preset().name,
         lang,
         palette: &render::LIGHT,
-        link_focus,
+        pointed,
     };
     let svg = crate::surface::Svg::new();
     render::paint(&svg, &scene);

@@ -39,7 +39,8 @@ pub struct Step {
     /// The collective's step to open at (0-based).
     #[serde(default)]
     pub step: Option<u32>,
-    /// Link kinds to keep bright; the others are dimmed.
+    /// What to point at: link kinds to keep bright (the others are dimmed), and `gpu:<rank>`
+    /// for a GPU to ring.
     #[serde(default)]
     pub focus: Vec<String>,
     pub text: Text,
@@ -55,6 +56,11 @@ impl Step {
     /// The focused link kinds.
     pub fn focus_kinds(&self) -> Vec<LinkKind> {
         self.focus.iter().filter_map(|name| link_kind(name)).collect()
+    }
+
+    /// The ranks whose GPUs are ringed (`gpu:<rank>`).
+    pub fn focus_ranks(&self) -> Vec<u32> {
+        self.focus.iter().filter_map(|name| name.strip_prefix("gpu:")?.parse().ok()).collect()
     }
 }
 
@@ -127,7 +133,11 @@ mod tests {
                     assert!(!text.en.trim().is_empty() && !text.zh.trim().is_empty(), "{at}: a text misses a language");
                 }
                 assert_eq!(step.question.is_some(), step.answer.is_some(), "{at}: a question needs its answer");
-                assert_eq!(step.focus.len(), step.focus_kinds().len(), "{at}: unknown focus in {:?}", step.focus);
+                assert_eq!(step.focus.len(), step.focus_kinds().len() + step.focus_ranks().len(), "{at}: unknown focus in {:?}", step.focus);
+                if let Some(scenario) = &step.scenario {
+                    let n = scenario.validate().map(|v| v.n_ranks()).unwrap_or(0);
+                    assert!(step.focus_ranks().iter().all(|&r| r < n), "{at}: a ringed GPU beyond rank {n}");
+                }
                 match (&step.scenario, &step.train) {
                     (Some(scenario), None) => {
                         let valid = scenario.validate().unwrap_or_else(|e| panic!("{at}: {e:?}"));

@@ -81,8 +81,17 @@ pub struct Scene<'a> {
     pub node_name: &'a str,
     pub lang: Lang,
     pub palette: &'a Palette,
-    /// Link kinds a lesson points at; the others are dimmed. Empty: nothing dimmed.
-    pub link_focus: &'a [fabricscope::topology::LinkKind],
+    /// What a lesson points at: link kinds (the others are dimmed) and GPUs (ringed).
+    pub pointed: &'a Focus,
+}
+
+/// What a lesson step points at in the topology.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Focus {
+    /// Link kinds kept bright; the others are dimmed. Empty: nothing dimmed.
+    pub kinds: Vec<fabricscope::topology::LinkKind>,
+    /// Ranks whose GPUs are ringed.
+    pub ranks: Vec<u32>,
 }
 
 /// Paints the scene; returns how many GPUs were drawn.
@@ -173,7 +182,7 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
                 ctx.line_to(x, y);
             }
         }
-        let dimmed = !scene.link_focus.is_empty() && !scene.link_focus.contains(&topology.link(fabricscope::topology::LinkId(i as u32)).kind);
+        let dimmed = !scene.pointed.kinds.is_empty() && !scene.pointed.kinds.contains(&topology.link(fabricscope::topology::LinkId(i as u32)).kind);
         // A compact cluster has thousands of cables: thin, and the idle ones faint.
         let (busy_width, idle_width, idle_alpha) = if layout.compact { (1.0, 0.8, 0.35) } else { (2.0, 1.5, 1.0) };
         ctx.set_global_alpha(if dimmed { 0.2 } else if u > 1e-9 { 1.0 } else { idle_alpha });
@@ -251,6 +260,20 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
             ctx.set_font(if vertex.kind == VertexKind::Gpu { "600 12px system-ui, sans-serif" } else { "11px system-ui, sans-serif" });
             ctx.fill_text(&label, rect.center_x(), rect.y + rect.h / 2.0 + 0.5);
         }
+    }
+
+    // The GPUs a lesson points at: a ring around each.
+    for (id, vertex) in topology.vertices() {
+        let rank = vertex.node.map(|node| node * topology.gpus_per_node() + vertex.local);
+        if vertex.kind != VertexKind::Gpu || !rank.is_some_and(|r| scene.pointed.ranks.contains(&r)) {
+            continue;
+        }
+        let rect = layout.vertex(id);
+        let ring = Rect { x: rect.x - 4.0, y: rect.y - 4.0, w: rect.w + 8.0, h: rect.h + 8.0 };
+        rounded(ctx, &ring, 8.0);
+        ctx.set_stroke_style_str(palette.text);
+        ctx.set_line_width(2.5);
+        ctx.stroke();
     }
 
     // Chunks in flight: a dot per transfer, orange while reducing, blue while copying; filled

@@ -281,7 +281,7 @@ mod tests {
         let scenario = fabricscope::Scenario { nodes: 2, ..fabricscope::Scenario::default_demo() };
         let sim = fabricscope::simulate(&scenario.validate().unwrap()).unwrap();
         let t = SimTime(sim.end().0 / 3);
-        let svg = crate::app::topology_svg(&sim, 1100.0, None, t, crate::i18n::Lang::En, &[]);
+        let svg = crate::app::topology_svg(&sim, 1100.0, None, t, crate::i18n::Lang::En, &crate::render::Focus { kinds: Vec::new(), ranks: vec![3] });
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"") && svg.trim_end().ends_with("</svg>"));
         // Every GPU is labelled, both node frames are there, and chunks are in flight.
         for gpu in 0..8 {
@@ -289,12 +289,14 @@ mod tests {
         }
         assert!(svg.contains(">node 0 · DGX H100</text>") && svg.contains(">node 1 · DGX H100</text>"));
         assert!(svg.matches("A").count() > 10, "dots and rounded corners are arcs");
+        // The GPU a lesson points at is ringed: one stroke of the text colour, 2.5 wide.
+        assert_eq!(svg.matches("stroke=\"#1f2430\" stroke-width=\"2.50\"").count(), 1, "one ringed GPU");
         // Balanced elements: every opened text closes.
         assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
         // A compact cluster exports too, with its open node.
         let big = fabricscope::Scenario { nodes: 16, channels: Some(1), ..fabricscope::Scenario::default_demo() };
         let sim = fabricscope::simulate(&big.validate().unwrap()).unwrap();
-        let svg = crate::app::topology_svg(&sim, 1100.0, Some(3), SimTime(sim.end().0 / 2), crate::i18n::Lang::Zh, &[]);
+        let svg = crate::app::topology_svg(&sim, 1100.0, Some(3), SimTime(sim.end().0 / 2), crate::i18n::Lang::Zh, &crate::render::Focus::default());
         assert!(svg.contains("节点 3 · DGX H100"), "the open node's frame");
     }
 }
