@@ -639,7 +639,7 @@ await test('share and export: copy link and embed code, download JSON, CSV, PNG 
   expect(svg.name === 'fabricscope-busbw.svg' && svg.text.includes('<svg') && svg.text.includes('Ring'), svg.text.slice(0, 120));
 });
 
-await test('the sample wiki page embeds two live figures', async () => {
+await test('the sample wiki page embeds two live figures in iframes, one as a custom element, and calls the JS API', async () => {
   await page.goto('about:blank');
   await page.goto(base + 'embed-example.html');
   for (const [id, gpus] of [['#figure-ring', '8'], ['#figure-tree', '32']]) {
@@ -648,6 +648,16 @@ await test('the sample wiki page embeds two live figures', async () => {
     const count = await frame.locator('#topology').getAttribute('data-gpu-count');
     expect(count === gpus, `${id}: ${count} GPUs`);
   }
+  // Without an iframe: the custom element draws from the wasm-pack package, and the JS API
+  // answers (and names a bad scenario's problem).
+  const element = page.locator('#element-ring');
+  await waitFor('the custom element drawing', async () => Number(await element.getAttribute('data-frames')) > 10, 30000);
+  const caption = await element.locator('.fabricscope-caption').innerText();
+  expect(caption.startsWith('AllReduce of 256 MiB on 16 GPUs') && caption.includes('busbw'), caption);
+  const api = page.locator('#api-output');
+  await waitFor('the API answer', async () => (await api.innerText()).startsWith('AllGather of 64 MiB on 2 DGX A100'));
+  const apiError = await api.getAttribute('data-error');
+  expect(apiError && apiError.includes('nodes'), `the bad scenario's error: ${apiError}`);
   await page.screenshot({ path: join(shots, 'embed-example.png'), fullPage: true });
   await page.goto(base + '#');
 });

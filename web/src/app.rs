@@ -1488,6 +1488,7 @@ fn paint_topology(
         lang,
         palette: if dark { &render::DARK } else { &render::LIGHT },
         pointed,
+        steps_ahead: sim.fold(playhead).1,
     };
     let sampled = clock.as_ref().map(|p| p.now());
     let gpus = render::paint(&ctx, &scene);
@@ -1522,6 +1523,7 @@ pub fn topology_svg(
         lang,
         palette: &render::LIGHT,
         pointed,
+        steps_ahead: sim.fold(playhead).1,
     };
     let svg = crate::surface::Svg::new();
     render::paint(&svg, &scene);

@@ -83,6 +83,9 @@ pub struct Scene<'a> {
     pub palette: &'a Palette,
     /// What a lesson points at: link kinds (the others are dimmed) and GPUs (ringed).
     pub pointed: &'a Focus,
+    /// Steps the whole collective is ahead of the prefix this frame comes from (a steady
+    /// state's repeats, `Simulation::fold`); 0 otherwise.
+    pub steps_ahead: u32,
 }
 
 /// What a lesson step points at in the topology.
@@ -297,9 +300,18 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
             continue;
         }
         let (x, y) = layout.point_on_path(path, chunk.progress);
-        let reduce = transfer.op == ChunkOp::Reduce;
+        // Ahead of the prefix, a ring's step is later: its phase says add or copy, and every
+        // position handles the chunk `steps_ahead` further back.
+        let (reduce, chunk_index) = match scene.steps_ahead {
+            0 => (transfer.op == ChunkOp::Reduce, transfer.chunk),
+            ahead => {
+                let n = scene.schedule.n_ranks.max(1);
+                let phase = scene.schedule.phase(transfer.step + ahead);
+                (phase == fabricscope::collective::Phase::ReduceScatter, (transfer.chunk + n - ahead % n) % n)
+            }
+        };
         if scene.focus == Some(chunk.transfer) {
-            focused_dot = Some((x, y, reduce, chunk.moving, transfer.chunk));
+            focused_dot = Some((x, y, reduce, chunk.moving, chunk_index));
             continue;
         }
         let group = match (followed, chunk.moving, reduce) {

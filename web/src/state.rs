@@ -309,11 +309,12 @@ impl Reducible for AppState {
         let mut next = (*self).clone();
         match action {
             Action::SetScenario(scenario) => {
-                // A newer change replaces a pending one.
-                next.pending = None;
                 match scenario.validate().map_err(|errors| join(&errors)).and_then(|valid| page_job(&valid).map(|job| (valid, job))) {
+                    // A rejected change leaves a pending one running.
                     Err(message) => next.error = Some(message),
                     Ok((valid, job)) if transfers_of(&valid) <= SYNC_TRANSFERS => {
+                        // A newer change replaces a pending one.
+                        next.pending = None;
                         let started = now_ms();
                         let mut job = job;
                         match finish_job(&mut job) {
@@ -353,6 +354,8 @@ impl Reducible for AppState {
             }
             Action::Cancel => next.pending = None,
             Action::Compare(on) => {
+                // A pending run belongs to the side being edited: switching drops it.
+                next.pending = None;
                 match (on, &self.other) {
                     (true, None) => {
                         next.other = Some((self.scenario.clone(), self.sim.clone()));
@@ -362,6 +365,7 @@ impl Reducible for AppState {
                         if self.editing_b {
                             next.curve = Rc::new(Vec::new());
                             next.curve_todo = Rc::new(chart_points(scenario));
+                            next.curve_job = None;
                             next.scenario = scenario.clone();
                             next.sim = sim.clone();
                         }
@@ -377,9 +381,11 @@ impl Reducible for AppState {
                 if b == self.editing_b {
                     return self;
                 }
+                next.pending = None;
                 if !same_hardware(scenario, &self.scenario) {
                     next.curve = Rc::new(Vec::new());
                     next.curve_todo = Rc::new(chart_points(scenario));
+                    next.curve_job = None;
                 }
                 next.other = Some((self.scenario.clone(), self.sim.clone()));
                 next.scenario = scenario.clone();

@@ -181,8 +181,9 @@ pub struct StepInfo {
 }
 
 /// Whether `scenario` runs as a steady state (`Steady`): a ring collective with more than
-/// `STEADY_ABOVE` transfers, regular steps and routing that does not depend on the order flows
-/// are issued in (not adaptive). Returns the whole collective's transfer count.
+/// `STEADY_ABOVE` transfers, regular steps, routing that does not depend on the order flows
+/// are issued in (not adaptive) and no in-network reduction to weigh. Returns the whole
+/// collective's transfer count.
 pub fn runs_steady(scenario: &crate::Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
     use crate::scenario::Collective;
     let ring = matches!(scenario.collective, Collective::AllGather | Collective::ReduceScatter)
@@ -191,7 +192,8 @@ pub fn runs_steady(scenario: &crate::Scenario, n_ranks: u32, channels: u32, coun
         * if scenario.collective == Collective::AllReduce { 2 } else { 1 };
     let equal = (0..channels).all(|c| crate::collective::ring_slice_len(count, channels, c) % n_ranks as u64 == 0);
     let adaptive = scenario.fabric.routing == Some(crate::catalog::Routing::Adaptive);
-    (ring && equal && !adaptive && n_ranks > 1 && ring_transfers > STEADY_ABOVE).then_some(ring_transfers)
+    // In-network reduction (NVLS, CollNet) may win the tuner's choice: weighed only exactly.
+    (ring && equal && !adaptive && !scenario.in_network && n_ranks > 1 && ring_transfers > STEADY_ABOVE).then_some(ring_transfers)
 }
 
 /// Builds, schedules and runs a scenario. Fails only when a collective too big to simulate
@@ -346,7 +348,8 @@ impl Job {
                         let mut steps = (found.step + crate::collective::NCCL_STEPS + 1).max(STEADY_FIRST_STEPS);
                         steps += (steady.total_steps - steps.min(steady.total_steps)) % found.steps;
                         let count = s.size_bytes / ELEM_BYTES;
-                        match crate::collective::ring_prefix(s.collective, s.nodes, &scenario.preset().rings, count, scenario.channels(), steps) {
+                        let fits = steps as u64 * steady.unit <= crate::scenario::MAX_STEADY_PREFIX.max(STEADY_SEARCH_STEPS as u64 * steady.unit);
+                        match crate::collective::ring_prefix(s.collective, s.nodes, &scenario.preset().rings, count, scenario.channels(), steps).filter(|_| fits) {
                             Some((mut fitted, _, probe)) => {
                                 fitted.protocol = steady.protocol;
                                 let run = engine::Run::new(&topology, &fitted, scenario.routing(), s.seed, Some(probe));
@@ -478,7 +481,11 @@ fn start_steady(scenario: &ValidScenario, topology: Topology, total_transfers: u
         bounds.push((crate::collective::Algorithm::Tree, bound));
     }
     let tuning = crate::collective::tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
-    let pick = crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let mut pick = crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    if pick.algorithm == crate::collective::Algorithm::Tree && !tree_fits {
+        // Tree wins but is too big to simulate: the best ring row runs.
+        pick = crate::collective::tuner::pick(&tuning, Some(crate::collective::Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
+    }
     let protocol = s.protocol.unwrap_or(pick.protocol);
     let plan = Plan { tuning, bounds, intra };
     if pick.algorithm == crate::collective::Algorithm::Tree && tree_fits {
@@ -770,7 +777,8 @@ impl Simulation {
     }
 
     /// Every transfer as CSV, sorted by sending rank then time: each rank's timeline of sends
-    /// (issued: dependencies done; started: data moving; finished) with what it moved.
+    /// (issued: dependencies done; started: data moving; finished) with what it moved. For a
+    /// steady state, the simulated prefix's transfers (the rest repeat them, `Steady`).
     pub fn transfers_csv(&self) -> String {
         let mut out = String::from("rank,peer,step,channel,chunk,op,bytes,issued_ns,started_ns,finished_ns,links\n");
         let mut order: Vec<usize> = (0..self.schedule.transfers.len()).collect();

@@ -5,6 +5,8 @@
 //! - the `wasm32-unknown-unknown` target (rustup);
 //! - `wasm-bindgen-cli` at exactly the version Cargo.lock pins (`cargo install`, not `--locked`);
 //! - trunk 0.21.14 (`cargo install --locked`; 0.22 needs a newer rustc);
+//! - wasm-pack 0.15.1 (`cargo install --locked`), run with `--mode no-install` so it uses the
+//!   wasm-bindgen above and downloads nothing (wasm-opt is off in `web/Cargo.toml`);
 //! - node packages from `package-lock.json`: binaryen (wasm-opt 132) and playwright-core;
 //! - Debian's chromium (apt, when root) for the browser tests.
 
@@ -15,6 +17,7 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 const TRUNK_VERSION: &str = "0.21.14";
+const WASM_PACK_VERSION: &str = "0.15.1";
 const CHROMIUM: &str = "/usr/bin/chromium";
 
 type Result<T> = std::result::Result<T, String>;
@@ -109,6 +112,9 @@ fn ensure_build_tools() -> Result<()> {
     if !version_of("trunk").ends_with(&format!(" {TRUNK_VERSION}")) {
         run(cmd("cargo").args(["install", "--locked", "trunk", "--version", TRUNK_VERSION]))?;
     }
+    if !version_of("wasm-pack").ends_with(&format!(" {WASM_PACK_VERSION}")) {
+        run(cmd("cargo").args(["install", "--locked", "wasm-pack", "--version", WASM_PACK_VERSION]))?;
+    }
     let stamp = root().join("node_modules/.package-lock.json");
     let fresh = match (std::fs::metadata(&stamp), std::fs::metadata(root().join("package-lock.json"))) {
         (Ok(installed), Ok(lock)) => installed.modified().ok() >= lock.modified().ok(),
@@ -146,7 +152,11 @@ fn ensure_browser() -> Result<()> {
 
 fn trunk_build() -> Result<()> {
     run(cmd("trunk").args(["build", "--release", "--offline"]))?;
-    add_content_security_policy(&root().join("dist/index.html"))
+    add_content_security_policy(&root().join("dist/index.html"))?;
+    // The embeddable package (`simulate`, `Figure`) beside the page, for `<fabricscope-figure>`.
+    let pkg = root().join("dist/pkg");
+    let pkg_arg = pkg.to_string_lossy().into_owned();
+    run(cmd("wasm-pack").args(["build", "web", "--target", "web", "--release", "--mode", "no-install", "--out-name", "fabricscope", "--out-dir", pkg_arg.as_str()]))
 }
 
 /// Adds a Content-Security-Policy to the built page. Trunk starts the app with one inline
@@ -306,9 +316,13 @@ fn serve(args: &[String]) -> Result<()> {
         [flag, port] if flag == "--port" => port.clone(),
         _ => return Err("usage: cargo xtask serve [--port N]".into()),
     };
-    ensure_build_tools()?;
-    eprintln!("xtask: serving on http://127.0.0.1:{port}/ (rebuilds on change; Ctrl-C stops)");
-    run(cmd("trunk").args(["serve", "--release", "--offline", "--address", "127.0.0.1", "--port", &port]))
+    // The page as the tests see it: its Content-Security-Policy and the embeddable package
+    // beside it (`embed-example.html`). For live reload while editing, `trunk serve`.
+    let dist = dist()?;
+    let listener = TcpListener::bind(format!("127.0.0.1:{port}")).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    eprintln!("xtask: serving {} on http://127.0.0.1:{port}/ (Ctrl-C stops)", dist.display());
+    serve_static(listener, dist);
+    Ok(())
 }
 
 fn test() -> Result<()> {
