@@ -591,7 +591,16 @@ await test('lessons: pick one, walk its steps, reveal an answer, in both languag
   expect((await text('#lesson-answer')).includes('2(n-1)/n'), await text('#lesson-answer'));
   await page.click('#lang-zh');
   await waitFor('Chinese lesson text', async () => (await text('#lesson-text')).includes('all-gather') && (await text('#lesson-text')).includes('第 8 到 14 步'));
+  // A lesson in both languages and both themes (looked at, not compared).
+  await page.screenshot({ path: join(shots, 'lesson-zh-light.png') });
+  await page.click('#theme');
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: join(shots, 'lesson-zh-dark.png') });
   await page.click('#lang-en');
+  await page.waitForTimeout(200);
+  await page.screenshot({ path: join(shots, 'lesson-en-dark.png') });
+  await page.click('#theme');
+  await page.waitForTimeout(200);
   await page.screenshot({ path: join(shots, 'lesson.png') });
   await page.goto('about:blank');
   await page.goto(base + '?lesson=tp-inside-node&step=1');
@@ -637,6 +646,10 @@ await test('share and export: copy link and embed code, download JSON, CSV, PNG 
   await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
   const svg = await downloadOf('#export-svg');
   expect(svg.name === 'fabricscope-busbw.svg' && svg.text.includes('<svg') && svg.text.includes('Ring'), svg.text.slice(0, 120));
+  const chartPng = await downloadOf('#export-chart-png');
+  expect(chartPng.name === 'fabricscope-busbw.png' && chartPng.text.length > 1000, chartPng.name);
+  // The link carries the view (language and theme) too.
+  expect(page.url().includes('&lang=en&theme='), page.url());
 });
 
 await test('the sample wiki page embeds two live figures in iframes, one as a custom element, and calls the JS API', async () => {

@@ -35,7 +35,8 @@ type State = UseReducerHandle<AppState>;
 
 /// The language chosen before, or the browser's.
 pub fn initial_lang() -> Lang {
-    LocalStorage::get::<String>(LANG_KEY).ok().and_then(|code| Lang::from_code(&code)).unwrap_or_else(|| {
+    let linked = crate::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default()).0;
+    linked.or_else(|| LocalStorage::get::<String>(LANG_KEY).ok().and_then(|code| Lang::from_code(&code))).unwrap_or_else(|| {
         let browser = gloo::utils::window().navigator().language().unwrap_or_default();
         if browser.starts_with("zh") {
             Lang::Zh
@@ -47,6 +48,9 @@ pub fn initial_lang() -> Lang {
 
 /// The theme chosen before, or the system's.
 pub fn initial_dark() -> bool {
+    if let (_, Some(dark)) = crate::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default()) {
+        return dark;
+    }
     match LocalStorage::get::<String>(THEME_KEY).ok().as_deref() {
         Some("dark") => true,
         Some("light") => false,
@@ -325,12 +329,14 @@ fn lab(props: &LabProps) -> Html {
     {
         let (scenario, playing, playhead) = (state.scenario.clone(), state.playing, state.playhead);
         let ab = state.ab().map(|((a, _), (b, _))| (a.clone(), b.clone()));
-        use_effect_with((scenario, playing, playhead, ab), move |(scenario, playing, playhead, ab)| {
+        use_effect_with((scenario, playing, playhead, ab, state.lang, state.dark), move |(scenario, playing, playhead, ab, lang, dark)| {
             if !*playing {
                 let fragment = match &ab {
                     Some((a, b)) => crate::url::encode_ab(a, Some(b), Some(*playhead)),
                     None => crate::url::encode(scenario, Some(*playhead)),
                 };
+                // The view too: a shared link opens in the sender's language and theme.
+                let fragment = crate::url::with_view(fragment, *lang, *dark);
                 if let Ok(history) = gloo::utils::window().history() {
                     let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
                 }
@@ -523,6 +529,14 @@ fn js_sys_array(text: &str) -> wasm_bindgen::JsValue {
     array.into()
 }
 
+/// Downloads the canvas `id` as a PNG file `name`.
+pub fn export_canvas_png(id: &str, name: &str) {
+    let canvas = gloo::utils::document().get_element_by_id(id).and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok());
+    if let Some(url) = canvas.and_then(|c| c.to_data_url_with_type("image/png").ok()) {
+        click_link(name, &url);
+    }
+}
+
 fn click_link(name: &str, href: &str) {
     let document = gloo::utils::document();
     let Ok(element) = document.create_element("a") else { return };
@@ -584,12 +598,7 @@ fn share_export(props: &ShareProps) -> Html {
         let s = state.clone();
         Callback::from(move |_| download("fabricscope-transfers.csv", "text/csv", &s.sim.transfers_csv()))
     };
-    let export_png = Callback::from(move |_| {
-        let canvas = gloo::utils::document().get_element_by_id("topology").and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok());
-        if let Some(url) = canvas.and_then(|c| c.to_data_url_with_type("image/png").ok()) {
-            click_link("fabricscope-topology.png", &url);
-        }
-    });
+    let export_png = Callback::from(move |_| export_canvas_png("topology", "fabricscope-topology.png"));
     // The topology as SVG: the same painter as the canvas, at the canvas's width and time, with
     // the node it has open, in the light theme (for documents).
     let export_svg = {
@@ -1853,7 +1862,8 @@ fn chart(props: &Props) -> Html {
         <>
             <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}
                 data-points={state.curve.len().to_string()} data-complete={state.curve_todo.is_empty().to_string()}></canvas>
-            <div class="buttons"><button id="export-svg" onclick={export_svg}>{ crate::i18n::pick(state.lang, "Chart SVG", "图表 SVG") }</button></div>
+            <div class="buttons"><button id="export-svg" onclick={export_svg}>{ crate::i18n::pick(state.lang, "Chart SVG", "图表 SVG") }</button>
+                <button id="export-chart-png" onclick={Callback::from(|_| export_canvas_png("busbw-chart", "fabricscope-busbw.png"))}>{ crate::i18n::pick(state.lang, "Chart PNG", "图表 PNG") }</button></div>
         </>
     }
 }

@@ -168,3 +168,61 @@ mod tests {
         assert_eq!(query(lesson, 1), "?lesson=ring-step-by-step&step=1");
     }
 }
+
+/// What each lesson makes the reader find, computed from its own scenarios: the figures the
+/// closing notes quote, and the claims the lessons make, checked.
+#[cfg(test)]
+mod figures {
+    use super::*;
+
+    fn collective(step: &Step) -> fabricscope::Simulation {
+        fabricscope::simulate(&step.scenario.as_ref().unwrap().validate().unwrap()).unwrap()
+    }
+
+    fn train(step: &Step) -> fabricscope::train::TrainReport {
+        step.train.as_ref().unwrap().validate().unwrap().run()
+    }
+
+    #[test]
+    fn every_lesson_has_its_number() {
+        let lessons = all();
+        let find = |id: &str| lessons.iter().find(|l| l.id == id).unwrap_or_else(|| panic!("{id}"));
+        let mut out = Vec::new();
+        for lesson in lessons.iter() {
+            let mut line = format!("{}:", lesson.id);
+            for step in &lesson.steps {
+                if step.scenario.is_some() {
+                    let sim = collective(step);
+                    let bottleneck = sim.summary.bottleneck.map(|id| {
+                        let link = sim.topology.link(id);
+                        format!("{} -> {}", sim.topology.vertex_name(link.src), sim.topology.vertex_name(link.dst))
+                    });
+                    line += &format!(
+                        " [{} {} {}/{}: {:.3} us, busbw {:.1} GB/s, bottleneck {:?}]",
+                        sim.summary.n_ranks,
+                        fabricscope::units::format_bytes(sim.summary.size_bytes),
+                        sim.schedule.algorithm.nccl_name(),
+                        sim.schedule.protocol.nccl_name(),
+                        sim.summary.time.as_us(),
+                        sim.summary.busbw_gbyte_per_s,
+                        bottleneck
+                    );
+                } else {
+                    let r = train(step);
+                    line += &format!(" [step {:.3} s, exposed comm {:.1}%, MFU {:.1}%]", r.step_ns / 1e9, 100.0 * r.comm_exposed_share, 100.0 * r.mfu);
+                }
+            }
+            out.push(line);
+        }
+        eprintln!("{}", out.join("\n"));
+        // The claims the lessons make, in the model.
+        let pcie = collective(&find("nvlink-vs-pcie").steps[0]).summary.busbw_gbyte_per_s;
+        let nvlink = collective(&find("nvlink-vs-pcie").steps[1]).summary.busbw_gbyte_per_s;
+        assert!(nvlink > 5.0 * pcie, "NVLink {nvlink} vs PCIe {pcie}");
+        let nvls = collective(&find("nvswitch").steps[1]).summary.busbw_gbyte_per_s;
+        assert!(nvls > 450.0, "NVLS busbw {nvls} above the line rate");
+        let tp = find("tp-inside-node");
+        assert!(train(&tp.steps[1]).step_ns > train(&tp.steps[0]).step_ns, "TP 16 across nodes is slower");
+        assert_eq!(lessons.len(), 15);
+    }
+}

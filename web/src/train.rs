@@ -516,6 +516,8 @@ fn figures(props: &Props) -> Html {
                     let value = serde_json::json!({ "job": h.job, "report": *h.report, "fabrics": *h.fabrics, "scaling": *h.scaling });
                     crate::app::download("fabricscope-training.json", "application/json", &serde_json::to_string_pretty(&value).unwrap_or_default());
                 }) }>{ pick(lang, "Export JSON", "导出 JSON") }</button>
+                <button id="export-gantt" onclick={ Callback::from(|_| crate::app::export_canvas_png("gantt", "fabricscope-1f1b.png")) }>{ pick(lang, "1F1B chart PNG", "1F1B 图 PNG") }</button>
+                <button id="export-placement" onclick={ Callback::from(|_| crate::app::export_canvas_png("placement", "fabricscope-placement.png")) }>{ pick(lang, "Placement PNG", "放置图 PNG") }</button>
                 <button id="pin-a" aria-pressed={s.pinned.is_some().to_string()} onclick={ let h = s.clone(); let on = s.pinned.is_none(); Callback::from(move |_| h.dispatch(TrainAction::Pin(on))) }>
                     { if s.pinned.is_some() { pick(lang, "Forget A", "清除 A") } else { pick(lang, "Keep this job as A, to compare", "把此作业记为 A，用于对比") } }
                 </button>

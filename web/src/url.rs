@@ -49,6 +49,26 @@ pub fn decode(fragment: &str) -> Result<Option<(Scenario, Option<SimTime>)>, Str
     Ok(scenario.map(|s| (s, t)))
 }
 
+/// The view a link asks for: `&lang=en|zh` and `&theme=light|dark` (`None` where it says
+/// nothing or something else; the page then keeps the reader's own).
+pub fn view_options(fragment: &str) -> (Option<crate::i18n::Lang>, Option<bool>) {
+    let (mut lang, mut dark) = (None, None);
+    for part in fragment.trim_start_matches('#').split('&').take(64) {
+        match part.split_once('=') {
+            Some(("lang", code)) => lang = crate::i18n::Lang::from_code(code),
+            Some(("theme", "dark")) => dark = Some(true),
+            Some(("theme", "light")) => dark = Some(false),
+            _ => {}
+        }
+    }
+    (lang, dark)
+}
+
+/// `fragment` with the view appended (`view_options` reads it back).
+pub fn with_view(fragment: String, lang: crate::i18n::Lang, dark: bool) -> String {
+    format!("{fragment}&lang={}&theme={}", lang.code(), if dark { "dark" } else { "light" })
+}
+
 /// `#s=A&b=B&t=…`: an A/B comparison (A first, as `decode` reads it).
 pub fn encode_ab(a: &Scenario, b: Option<&Scenario>, t: Option<SimTime>) -> String {
     let mut fragment = encode(a, t);
@@ -127,6 +147,16 @@ fn decode_component(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_carries_the_view() {
+        let fragment = with_view(encode(&Scenario::default_demo(), Some(SimTime(42))), crate::i18n::Lang::Zh, true);
+        assert!(fragment.ends_with("&t=42&lang=zh-CN&theme=dark"), "{fragment}");
+        assert_eq!(view_options(&fragment), (Some(crate::i18n::Lang::Zh), Some(true)));
+        // The scenario and time still read the same, the view keys aside.
+        assert_eq!(decode(&fragment).unwrap(), Some((Scenario::default_demo(), Some(SimTime(42)))));
+        assert_eq!(view_options("#s=x&lang=fr&theme=sepia"), (None, None));
+    }
 
     #[test]
     fn round_trip() {
