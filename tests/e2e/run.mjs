@@ -520,6 +520,12 @@ await test('training view: the step animates, the URL keeps the job, Chinese, ba
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-train')]);
   const exported = JSON.parse(readFileSync(await download.path(), 'utf8'));
   expect(exported.job.tp === 8 && exported.report.step_ns > 0 && exported.report.blocks.length > 0, JSON.stringify(exported).slice(0, 200));
+  // Each training chart as PNG and SVG.
+  for (const [id, name] of [['#export-gantt', 'fabricscope-1f1b.png'], ['#export-placement', 'fabricscope-placement.png'], ['#export-gantt-svg', 'fabricscope-1f1b.svg'], ['#export-placement-svg', 'fabricscope-placement.svg']]) {
+    const [file] = await Promise.all([page.waitForEvent('download'), page.click(id)]);
+    const body = readFileSync(await file.path(), 'utf8');
+    expect(file.suggestedFilename() === name && body.length > 1000 && (!name.endsWith('.svg') || (body.startsWith('<svg') && body.includes('</text>'))), `${name}: ${body.slice(0, 80)}`);
+  }
   await page.selectOption('#pp', '8');
   await waitFor('PP 8', async () => (await page.locator('#gantt').getAttribute('data-stages')) === '8');
   const url = page.url();

@@ -26,6 +26,8 @@ pub trait Surface {
     fn fill(&self);
     fn stroke(&self);
     fn fill_rect(&self, x: f64, y: f64, w: f64, h: f64);
+    fn stroke_rect(&self, x: f64, y: f64, w: f64, h: f64);
+    fn quadratic_curve_to(&self, cpx: f64, cpy: f64, x: f64, y: f64);
     fn fill_text(&self, text: &str, x: f64, y: f64);
     fn text_width(&self, text: &str) -> f64;
 }
@@ -82,6 +84,12 @@ impl Surface for CanvasRenderingContext2d {
     }
     fn fill_rect(&self, x: f64, y: f64, w: f64, h: f64) {
         CanvasRenderingContext2d::fill_rect(self, x, y, w, h);
+    }
+    fn stroke_rect(&self, x: f64, y: f64, w: f64, h: f64) {
+        CanvasRenderingContext2d::stroke_rect(self, x, y, w, h);
+    }
+    fn quadratic_curve_to(&self, cpx: f64, cpy: f64, x: f64, y: f64) {
+        CanvasRenderingContext2d::quadratic_curve_to(self, cpx, cpy, x, y);
     }
     fn fill_text(&self, text: &str, x: f64, y: f64) {
         let _ = CanvasRenderingContext2d::fill_text(self, text, x, y);
@@ -247,6 +255,21 @@ impl Surface for Svg {
         let mut s = self.state.borrow_mut();
         let element = format!("<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" fill=\"{}\"{}/>\n", s.fill, Svg::opacity(s.alpha, "fill"));
         s.body.push_str(&element);
+    }
+    fn stroke_rect(&self, x: f64, y: f64, w: f64, h: f64) {
+        let mut s = self.state.borrow_mut();
+        let element = format!(
+            "<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{:.2}\"{}/>\n",
+            s.stroke,
+            s.line_width,
+            Svg::opacity(s.alpha, "stroke")
+        );
+        s.body.push_str(&element);
+    }
+    fn quadratic_curve_to(&self, cpx: f64, cpy: f64, x: f64, y: f64) {
+        let mut s = self.state.borrow_mut();
+        let _ = write!(s.path, "Q{cpx:.2} {cpy:.2} {x:.2} {y:.2}");
+        s.at = (x, y);
     }
     fn fill_text(&self, text: &str, x: f64, y: f64) {
         let mut s = self.state.borrow_mut();

@@ -517,7 +517,9 @@ fn figures(props: &Props) -> Html {
                     crate::app::download("fabricscope-training.json", "application/json", &serde_json::to_string_pretty(&value).unwrap_or_default());
                 }) }>{ pick(lang, "Export JSON", "导出 JSON") }</button>
                 <button id="export-gantt" onclick={ Callback::from(|_| crate::app::export_canvas_png("gantt", "fabricscope-1f1b.png")) }>{ pick(lang, "1F1B chart PNG", "1F1B 图 PNG") }</button>
+                <button id="export-gantt-svg" onclick={ let h = s.clone(); Callback::from(move |_| crate::app::download("fabricscope-1f1b.svg", "image/svg+xml", &gantt_svg(&h))) }>{ pick(lang, "1F1B chart SVG", "1F1B 图 SVG") }</button>
                 <button id="export-placement" onclick={ Callback::from(|_| crate::app::export_canvas_png("placement", "fabricscope-placement.png")) }>{ pick(lang, "Placement PNG", "放置图 PNG") }</button>
+                <button id="export-placement-svg" onclick={ let h = s.clone(); Callback::from(move |_| crate::app::download("fabricscope-placement.svg", "image/svg+xml", &placement_svg(&h))) }>{ pick(lang, "Placement SVG", "放置图 SVG") }</button>
                 <button id="pin-a" aria-pressed={s.pinned.is_some().to_string()} onclick={ let h = s.clone(); let on = s.pinned.is_none(); Callback::from(move |_| h.dispatch(TrainAction::Pin(on))) }>
                     { if s.pinned.is_some() { pick(lang, "Forget A", "清除 A") } else { pick(lang, "Keep this job as A, to compare", "把此作业记为 A，用于对比") } }
                 </button>
@@ -597,6 +599,36 @@ fn context(canvas: &HtmlCanvasElement, width: f64, height: f64) -> Option<web_sy
     let ctx = canvas.get_context("2d").ok()??.dyn_into::<web_sys::CanvasRenderingContext2d>().ok()?;
     let _ = ctx.scale(ratio, ratio);
     Some(ctx)
+}
+
+/// The width a training canvas is drawn at, from the page (960 px where there is none).
+fn drawn_width(id: &str) -> f64 {
+    gloo::utils::document()
+        .get_element_by_id(id)
+        .and_then(|e| e.parent_element())
+        .map(|p| p.client_width() as f64)
+        .unwrap_or(960.0)
+        .max(320.0)
+}
+
+/// The 1F1B chart as SVG, as the canvas shows it now (light theme).
+pub fn gantt_svg(s: &TrainState) -> String {
+    let width = drawn_width("gantt");
+    let stages = s.report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
+    let svg = crate::surface::Svg::new();
+    train_paint::paint_gantt(&svg, width, &s.report, s.valid.shape().layers / s.job.pp, s.playhead, s.lang, theme(false));
+    svg.finish(width, train_paint::gantt_height(stages))
+}
+
+/// The placement grid as SVG, as the canvas shows it now (light theme).
+pub fn placement_svg(s: &TrainState) -> String {
+    let width = drawn_width("placement");
+    let nodes = s.valid.cluster().scenario().nodes;
+    let place = Placement::new(width, nodes, s.valid.cluster().preset().gpus_per_node);
+    let svg = crate::surface::Svg::new();
+    let layers = s.valid.shape().layers / s.valid.grid().pp;
+    train_paint::paint_placement(&svg, &place, s.valid.grid(), nodes, &s.report, layers, s.playhead, s.groups, s.lang, theme(false));
+    svg.finish(place.width, place.height)
 }
 
 #[function_component(Gantt)]

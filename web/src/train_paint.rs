@@ -7,7 +7,7 @@ use crate::i18n::Lang;
 use fabricscope::train::layout::{Dim, Grid};
 use fabricscope::train::pipeline::Phase;
 use fabricscope::train::{Activity, TrainReport};
-use web_sys::CanvasRenderingContext2d;
+use crate::surface::Surface;
 
 /// Colours of the activities (colour-blind-safe Okabe-Ito hues) and of the chrome.
 pub struct TrainPalette {
@@ -84,7 +84,7 @@ pub fn gantt_height(stages: u32) -> f64 {
 
 /// The 1F1B Gantt: every block split into its parts, DP and the optimizer after the pipeline,
 /// the idle time left as background (the bubble), and the playhead.
-pub fn paint_gantt(ctx: &CanvasRenderingContext2d, width: f64, report: &TrainReport, layers: u32, playhead: f64, lang: Lang, palette: &TrainPalette) {
+pub fn paint_gantt<S: Surface>(ctx: &S, width: f64, report: &TrainReport, layers: u32, playhead: f64, lang: Lang, palette: &TrainPalette) {
     let stages = report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
     let rows = gantt_rows(stages);
     let height = gantt_height(stages);
@@ -104,7 +104,7 @@ pub fn paint_gantt(ctx: &CanvasRenderingContext2d, width: f64, report: &TrainRep
             Lang::En => format!("stage {stage}"),
             Lang::Zh => format!("阶段 {stage}"),
         };
-        let _ = ctx.fill_text(&label, LEFT - 6.0, y + ROW_H / 2.0 - 1.0);
+        ctx.fill_text(&label, LEFT - 6.0, y + ROW_H / 2.0 - 1.0);
         // Sample the stage's activity along the row, one sample per pixel column: the parts
         // of a block (compute, TP, sends) at their true proportions.
         // Runs of one activity are painted as one rectangle.
@@ -126,16 +126,16 @@ pub fn paint_gantt(ctx: &CanvasRenderingContext2d, width: f64, report: &TrainRep
         if rows.len() < stages as usize && row + 1 == rows.len() / 2 {
             ctx.set_fill_style_str(palette.muted);
             ctx.set_text_align("left");
-            let _ = ctx.fill_text("⋮", 8.0, y + ROW_H);
+            ctx.fill_text("⋮", 8.0, y + ROW_H);
         }
     }
     // Time axis and the playhead.
     let axis_y = 4.0 + rows.len() as f64 * ROW_H + 12.0;
     ctx.set_fill_style_str(palette.muted);
     ctx.set_text_align("left");
-    let _ = ctx.fill_text("0", LEFT, axis_y);
+    ctx.fill_text("0", LEFT, axis_y);
     ctx.set_text_align("right");
-    let _ = ctx.fill_text(&fabricscope::units::format_duration_ns(step), width - 8.0, axis_y);
+    ctx.fill_text(&fabricscope::units::format_duration_ns(step), width - 8.0, axis_y);
     let px = x_of(playhead.min(step));
     ctx.set_stroke_style_str(palette.text);
     ctx.set_line_width(1.5);
@@ -198,8 +198,8 @@ fn group_colour(i: u32, n: u32) -> String {
 /// group's colour (groups along `groups`), and arrows between nodes for the traffic that
 /// crosses them at `t` (pipeline sends, data-parallel reduction, TP collectives that span nodes).
 #[allow(clippy::too_many_arguments)]
-pub fn paint_placement(
-    ctx: &CanvasRenderingContext2d,
+pub fn paint_placement<S: Surface>(
+    ctx: &S,
     place: &Placement,
     grid: Grid,
     nodes: u32,
@@ -225,7 +225,7 @@ pub fn paint_placement(
             Lang::En => format!("node {node}"),
             Lang::Zh => format!("节点 {node}"),
         };
-        let _ = ctx.fill_text(&label, x + 6.0, y + 13.0);
+        ctx.fill_text(&label, x + 6.0, y + 13.0);
     }
     let all_groups = grid.groups(groups);
     let mut group_of = vec![0u32; grid.ranks() as usize];
@@ -247,7 +247,7 @@ pub fn paint_placement(
         ctx.fill_rect(x, y + h - 4.0, w, 4.0);
         if w >= 18.0 {
             ctx.set_fill_style_str(palette.text);
-            let _ = ctx.fill_text(&format!("{}", grid.coord(rank, groups)), x + w / 2.0, y + h / 2.0 + 1.0);
+            ctx.fill_text(&format!("{}", grid.coord(rank, groups)), x + w / 2.0, y + h / 2.0 + 1.0);
         }
     }
     // Traffic between nodes at t, at node level (one arrow per pair of nodes and kind).
