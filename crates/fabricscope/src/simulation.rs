@@ -186,14 +186,18 @@ pub struct StepInfo {
 /// collective's transfer count.
 pub fn runs_steady(scenario: &crate::Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
     use crate::scenario::Collective;
-    let ring = matches!(scenario.collective, Collective::AllGather | Collective::ReduceScatter)
-        || (scenario.collective == Collective::AllReduce && scenario.algorithm.is_none_or(|a| a == crate::collective::Algorithm::Ring));
-    let ring_transfers = crate::collective::transfer_count(crate::scenario::Collective::AllGather, n_ranks, count, channels)
-        * if scenario.collective == Collective::AllReduce { 2 } else { 1 };
-    let equal = (0..channels).all(|c| crate::collective::ring_slice_len(count, channels, c) % n_ranks as u64 == 0);
+    let ring = scenario.collective != Collective::AllReduce || scenario.algorithm.is_none_or(|a| a == crate::collective::Algorithm::Ring);
+    let alike = crate::collective::ring_steady_steps(scenario.collective, n_ranks, count, channels).is_some();
+    let transfers = ring_transfers(scenario.collective, n_ranks, count, channels);
     let adaptive = scenario.fabric.routing == Some(crate::catalog::Routing::Adaptive);
     // In-network reduction (NVLS, CollNet) may win the tuner's choice: weighed only exactly.
-    (ring && equal && !adaptive && !scenario.in_network && n_ranks > 1 && ring_transfers > STEADY_ABOVE).then_some(ring_transfers)
+    (ring && alike && !adaptive && !scenario.in_network && transfers > STEADY_ABOVE).then_some(transfers)
+}
+
+/// Transfers of `collective` run as a ring: (n-1) steps of n per channel, twice for AllReduce.
+fn ring_transfers(collective: crate::scenario::Collective, n: u32, count: u64, channels: u32) -> u64 {
+    crate::collective::transfer_count(crate::scenario::Collective::AllGather, n, count, channels)
+        * if collective == crate::scenario::Collective::AllReduce { 2 } else { 1 }
 }
 
 /// Builds, schedules and runs a scenario. Fails only when a collective too big to simulate
@@ -281,8 +285,7 @@ impl Job {
         let s = scenario.scenario();
         let count = s.size_bytes / ELEM_BYTES;
         let (n, channels) = (scenario.n_ranks(), scenario.channels());
-        let ring_transfers = crate::collective::transfer_count(crate::scenario::Collective::AllGather, n, count, channels)
-            * if s.collective == crate::scenario::Collective::AllReduce { 2 } else { 1 };
+        let ring_transfers = ring_transfers(s.collective, n, count, channels);
         let steady_total = match mode {
             Mode::Auto => runs_steady(s, n, channels, count),
             Mode::Exact => None,
@@ -465,7 +468,9 @@ fn start_steady(scenario: &ValidScenario, topology: Topology, total_transfers: u
     };
     let unit = scenario.n_ranks() as u64 * channels as u64;
     let steps_differ = || too_big(s, total_transfers, "its steps differ or are too few");
-    let total_steps = crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, STEADY_FIRST_STEPS).ok_or_else(steps_differ)?.1;
+    let total_steps = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
+        .filter(|&total| total > STEADY_FIRST_STEPS)
+        .ok_or_else(steps_differ)?;
     let mut router = crate::routing::Router::new(&topology, crate::catalog::Routing::Static, s.seed);
     let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels).ok_or_else(steps_differ)?;
     let ring_bound = crate::collective::tuner::bandwidth_bound_ns(&topology, &one_step, &mut router) * total_steps as f64;

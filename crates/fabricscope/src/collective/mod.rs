@@ -18,7 +18,7 @@ pub use hierarchical::{collnet_allreduce, hierarchical_allreduce};
 pub use protocol::Protocol;
 pub use tree::tree_allreduce;
 pub use tuner::{pick, tune, TunerRow, Tuning};
-pub use ring::{chain_chunks, identity_order, CHAIN_CHUNK_BYTES, ring_allreduce, ring_chain, ring_first_step, ring_gather_or_scatter, ring_order, ring_prefix, ring_slice_len, NCCL_STEPS};
+pub use ring::{chain_chunks, identity_order, CHAIN_CHUNK_BYTES, ring_allreduce, ring_chain, ring_first_step, ring_gather_or_scatter, ring_order, ring_prefix, ring_steady_steps, NCCL_STEPS};
 pub use schedule::{Algorithm, ChunkOp, Hop, Phase, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};
 

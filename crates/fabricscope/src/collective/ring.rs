@@ -66,10 +66,24 @@ fn ring_allreduce_steps<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_
     ring_schedule(Collective::AllReduce, n, n_channels, count, steps, Vec::new(), transfers)
 }
 
-/// A ring collective cut short for the steady-state run (`simulation::steady`): its first
+/// The step count of a ring collective on `n` ranks whose steps are all alike, what
+/// `ring_prefix` cuts short: `None` for other collectives, fewer than 2 ranks, or a channel's
+/// slice that does not cut into `n` equal chunks (chunk sizes would then change from step to
+/// step).
+pub fn ring_steady_steps(collective: Collective, n: u32, count: u64, n_channels: u32) -> Option<u32> {
+    let total = match collective {
+        Collective::AllReduce => 2 * n.checked_sub(1)?,
+        Collective::AllGather | Collective::ReduceScatter => n.checked_sub(1)?,
+        _ => return None,
+    };
+    let equal = (0..n_channels).all(|channel| slice(count, n_channels, channel).1 % n as u64 == 0);
+    (equal && n >= 2).then_some(total)
+}
+
+/// A ring collective cut short for the steady-state run (`simulation::Steady`): its first
 /// `steps` steps, the whole collective's step count, and where the engine may look for a steady
-/// state. `None` unless `collective` runs as a ring whose steps are all alike, which needs every
-/// channel's slice to cut into `n` equal chunks (else chunk sizes change from step to step).
+/// state. `None` unless its steps are all alike (`ring_steady_steps`) and `steps` is at least
+/// 3 × `NCCL_STEPS` and short of the whole.
 pub fn ring_prefix<R: AsRef<[u32]>>(
     collective: Collective,
     nodes: u32,
@@ -79,13 +93,8 @@ pub fn ring_prefix<R: AsRef<[u32]>>(
     steps: u32,
 ) -> Option<(Schedule, u32, crate::engine::period::Probe)> {
     let n = nodes * rings[0].as_ref().len() as u32;
-    let equal = (0..n_channels).all(|channel| slice(count, n_channels, channel).1 % n as u64 == 0);
-    let total = match collective {
-        Collective::AllReduce => 2 * (n - 1),
-        Collective::AllGather | Collective::ReduceScatter => n - 1,
-        _ => return None,
-    };
-    if !equal || n < 2 || steps < 3 * NCCL_STEPS || steps >= total {
+    let total = ring_steady_steps(collective, n, count, n_channels)?;
+    if steps < 3 * NCCL_STEPS || steps >= total {
         return None;
     }
     let schedule = match collective {
@@ -260,11 +269,6 @@ pub fn ring_first_step<R: AsRef<[u32]>>(collective: Collective, nodes: u32, ring
         Collective::ReduceScatter => Some(ring_gather_or_scatter_steps(false, nodes, rings, count, n_channels, 1)),
         _ => None,
     }
-}
-
-/// Elements of channel `channel`'s slice of a ring collective of `count` elements.
-pub fn ring_slice_len(count: u64, n_channels: u32, channel: u32) -> u64 {
-    slice(count, n_channels, channel).1
 }
 
 /// (start, length) of part `k` when `total` is cut into `parts` parts differing by at most one.
