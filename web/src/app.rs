@@ -2,7 +2,7 @@
 
 use crate::i18n::{self, t, Lang, Text};
 use crate::layout::Layout;
-use crate::render::{self, Scene};
+use crate::render;
 use crate::state::{Action, AppState, Stage, SPEEDS};
 use fabricscope::catalog::NODE_PRESETS;
 use fabricscope::topology::{LinkId, LinkKind};
@@ -1299,10 +1299,7 @@ fn topology_view(props: &TopologyProps) -> Html {
         let canvas_ref = canvas_ref.clone();
         let cache = layout_cache.clone();
         Callback::from(move |e: MouseEvent| {
-            let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
-            let Some(layout) = cache.borrow().as_ref().map(|c| c.layout.clone()) else { return };
-            let rect = canvas.get_bounding_client_rect();
-            let (x, y) = (e.client_x() as f64 - rect.left(), e.client_y() as f64 - rect.top());
+            let Some((layout, x, y)) = pointer(&canvas_ref, &cache, &e) else { return };
             let found = layout.link_at(x, y);
             if *hovered != found {
                 hovered.set(found);
@@ -1327,10 +1324,8 @@ fn topology_view(props: &TopologyProps) -> Html {
         let canvas_ref = canvas_ref.clone();
         let cache = layout_cache.clone();
         Callback::from(move |e: MouseEvent| {
-            let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
-            let Some(layout) = cache.borrow().as_ref().map(|c| c.layout.clone()) else { return };
-            let rect = canvas.get_bounding_client_rect();
-            if let (true, Some(node)) = (layout.compact, layout.node_at(e.client_x() as f64 - rect.left(), e.client_y() as f64 - rect.top())) {
+            let Some((layout, x, y)) = pointer(&canvas_ref, &cache, &e) else { return };
+            if let (true, Some(node)) = (layout.compact, layout.node_at(x, y)) {
                 expanded.set(if *expanded == Some(node) { None } else { Some(node) });
             }
         })
@@ -1431,6 +1426,14 @@ fn link_info(state: &AppState, sim: &fabricscope::Simulation, id: LinkId) -> Str
     }
 }
 
+/// The layout the canvas was last painted with, and the pointer's place on it.
+fn pointer(canvas_ref: &NodeRef, cache: &std::cell::RefCell<Option<LayoutCache>>, e: &MouseEvent) -> Option<(Rc<Layout>, f64, f64)> {
+    let canvas = canvas_ref.cast::<HtmlCanvasElement>()?;
+    let layout = cache.borrow().as_ref().map(|c| c.layout.clone())?;
+    let rect = canvas.get_bounding_client_rect();
+    Some((layout, e.client_x() as f64 - rect.left(), e.client_y() as f64 - rect.top()))
+}
+
 /// A layout and what it was built for.
 struct LayoutCache {
     sim: usize,
@@ -1482,29 +1485,12 @@ fn paint_topology(
     let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
     let clock = gloo::utils::window().performance();
     let started = clock.as_ref().map(|p| p.now());
-    let frame = sim.sample(playhead);
-    let utilisation = sim.utilisation(&frame);
-    let focus = focus_transfer(sim, playhead);
-    let scene = Scene {
-        topology: &sim.topology,
-        schedule: &sim.schedule,
-        layout: &layout,
-        trace: &sim.trace,
-        frame: &frame,
-        utilisation: &utilisation,
-        focus,
-        node_name: &sim.scenario.preset().name,
-        lang,
-        palette: if dark { &render::DARK } else { &render::LIGHT },
-        pointed,
-        steps_ahead: sim.fold(playhead).1,
-    };
-    let sampled = clock.as_ref().map(|p| p.now());
-    let gpus = render::paint(&ctx, &scene);
+    let palette = if dark { &render::DARK } else { &render::LIGHT };
+    let gpus = render::paint_at(&ctx, sim, &layout, playhead, lang, palette, pointed);
     let _ = canvas.set_attribute("data-gpu-count", &gpus.to_string());
     // What this frame cost, sampling and painting [ms], for the benchmark.
-    if let (Some(clock), Some(started), Some(sampled)) = (clock, started, sampled) {
-        let _ = canvas.set_attribute("data-frame-ms", &format!("{:.2} {:.2}", sampled - started, clock.now() - sampled));
+    if let (Some(clock), Some(started)) = (clock, started) {
+        let _ = canvas.set_attribute("data-frame-ms", &format!("{:.2}", clock.now() - started));
     }
 }
 
@@ -1518,35 +1504,14 @@ pub fn topology_svg(
     pointed: &crate::render::Focus,
 ) -> String {
     let layout = Layout::with_expanded(&sim.topology, width, expanded);
-    let frame = sim.sample(playhead);
-    let utilisation = sim.utilisation(&frame);
-    let scene = Scene {
-        topology: &sim.topology,
-        schedule: &sim.schedule,
-        layout: &layout,
-        trace: &sim.trace,
-        frame: &frame,
-        utilisation: &utilisation,
-        focus: focus_transfer(sim, playhead),
-        node_name: &sim.scenario.preset().name,
-        lang,
-        palette: &render::LIGHT,
-        pointed,
-        steps_ahead: sim.fold(playhead).1,
-    };
     let svg = crate::surface::Svg::new();
-    render::paint(&svg, &scene);
+    render::paint_at(&svg, sim, &layout, playhead, lang, &render::LIGHT, pointed);
     svg.finish(layout.width, layout.height)
 }
 
 /// The network's name: "InfiniBand", "RoCEv2", "TCP/IP Ethernet".
 fn network_name(sim: &fabricscope::Simulation) -> &'static str {
     sim.topology.technology.spec().name
-}
-
-/// The transfer the step text describes at `t`.
-fn focus_transfer(sim: &fabricscope::Simulation, t: SimTime) -> Option<u32> {
-    sim.focus_transfer(sim.step_at(t)?)
 }
 
 #[function_component(Timeline)]

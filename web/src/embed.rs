@@ -14,7 +14,7 @@
 
 use crate::i18n::Lang;
 use crate::layout::Layout;
-use crate::render::{self, Focus, Scene};
+use crate::render::{self, Focus};
 use fabricscope::units::SimTime;
 use fabricscope::{Scenario, Simulation};
 use wasm_bindgen::prelude::*;
@@ -107,23 +107,7 @@ impl Figure {
             .and_then(|ctx| ctx.dyn_into::<CanvasRenderingContext2d>().ok())
             .ok_or_else(|| JsError::new("the canvas has no 2D context"))?;
         let t = SimTime(t_ns.clamp(0.0, self.end_ns()) as u64);
-        let frame = self.sim.sample(t);
-        let utilisation = self.sim.utilisation(&frame);
-        let scene = Scene {
-            topology: &self.sim.topology,
-            schedule: &self.sim.schedule,
-            layout: &self.layout,
-            trace: &self.sim.trace,
-            frame: &frame,
-            utilisation: &utilisation,
-            focus: self.sim.step_at(t).and_then(|step| self.sim.focus_transfer(step)),
-            node_name: &self.sim.scenario.preset().name,
-            lang: self.lang,
-            palette: &render::LIGHT,
-            pointed: &self.focus,
-            steps_ahead: self.sim.fold(t).1,
-        };
-        render::paint(&ctx, &scene);
+        render::paint_at(&ctx, &self.sim, &self.layout, t, self.lang, &render::LIGHT, &self.focus);
         Ok(())
     }
 }

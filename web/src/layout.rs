@@ -49,9 +49,8 @@ pub struct Layout {
     /// More than `DETAILED_NODES` nodes: tiles, and at most one node in full.
     pub compact: bool,
     pub expanded: Option<u32>,
-    /// Indexed by link id: whether the link is drawn (not one that starts or ends in a tile).
-    pub drawn: Vec<bool>,
-    /// Indexed by link id: the tile a link starts or ends in, if any.
+    /// Indexed by link id: the tile a link starts or ends in, if any (such a link is not drawn,
+    /// `is_drawn`).
     pub tile_of_link: Vec<Option<u32>>,
     /// Compact: every node's tile, the open node's included (it stays in the grid, outlined,
     /// so a second click on it closes it). Empty otherwise.
@@ -258,16 +257,17 @@ impl Layout {
             (true, Some(_)) => ((width - 2.0 * MARGIN) / per_node * 0.78).min(64.0) >= 40.0,
             (true, None) => false,
         };
-        let drawn = topology
-            .links()
-            .map(|(_, link)| [link.src, link.dst].iter().all(|&v| topology.vertex(v).node.is_none_or(|n| full_dy(n).is_some())))
-            .collect();
         let tiles = if compact { (0..n_nodes).map(tile).collect() } else { Vec::new() };
         let tile_of_link = topology
             .links()
             .map(|(_, link)| [link.src, link.dst].into_iter().filter_map(|v| topology.vertex(v).node).find(|&n| full_dy(n).is_none()))
             .collect();
-        Layout { width, height, vertices, links, nodes: node_frames, labels, compact, expanded, drawn, tiles, tile_of_link }
+        Layout { width, height, vertices, links, nodes: node_frames, labels, compact, expanded, tiles, tile_of_link }
+    }
+
+    /// Whether link `link` is drawn: not one that starts or ends in a tile.
+    pub fn is_drawn(&self, link: usize) -> bool {
+        self.tile_of_link[link].is_none()
     }
 
     /// Whether `node` is drawn as a tile.
@@ -347,7 +347,7 @@ impl Layout {
         self.links
             .iter()
             .enumerate()
-            .filter(|&(i, _)| self.drawn[i])
+            .filter(|&(i, _)| self.is_drawn(i))
             .map(|(i, line)| {
                 let d = line.windows(2).map(|w| distance_to_segment((x, y), w[0], w[1])).fold(f64::INFINITY, f64::min);
                 (i, d)

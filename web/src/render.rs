@@ -97,6 +97,30 @@ pub struct Focus {
     pub ranks: Vec<u32>,
 }
 
+/// Paints `sim` at time `t` with `layout`: its frame there, the transfer the step text
+/// follows, and what a lesson points at; returns how many GPUs were drawn. The page's canvas,
+/// the SVG export and embedded figures all paint through this.
+#[allow(clippy::too_many_arguments)]
+pub fn paint_at<S: Surface>(ctx: &S, sim: &fabricscope::Simulation, layout: &Layout, t: fabricscope::units::SimTime, lang: Lang, palette: &Palette, pointed: &Focus) -> u32 {
+    let frame = sim.sample(t);
+    let utilisation = sim.utilisation(&frame);
+    let scene = Scene {
+        topology: &sim.topology,
+        schedule: &sim.schedule,
+        layout,
+        trace: &sim.trace,
+        frame: &frame,
+        utilisation: &utilisation,
+        focus: sim.step_at(t).and_then(|step| sim.focus_transfer(step)),
+        node_name: &sim.scenario.preset().name,
+        lang,
+        palette,
+        pointed,
+        steps_ahead: sim.fold(t).1,
+    };
+    paint(ctx, &scene)
+}
+
 /// Paints the scene; returns how many GPUs were drawn.
 pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
     let (layout, palette, topology) = (scene.layout, scene.palette, scene.topology);
@@ -171,7 +195,7 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
     }
 
     // Links, idle ones first so busy ones draw on top.
-    let mut order: Vec<usize> = (0..layout.links.len()).filter(|&i| layout.drawn[i]).collect();
+    let mut order: Vec<usize> = (0..layout.links.len()).filter(|&i| layout.is_drawn(i)).collect();
     order.sort_by(|&a, &b| scene.utilisation[a].total_cmp(&scene.utilisation[b]));
     ctx.set_line_cap("round");
     for i in order {
@@ -296,7 +320,7 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         // In a compact cluster a chunk is drawn where its whole path is (inside the open node,
         // between switches); one that starts or ends in a tile has no line to ride, and
         // thousands of them would hide the cluster. The followed one is always drawn.
-        if layout.compact && scene.focus != Some(chunk.transfer) && !path.iter().all(|l| layout.drawn[l.index()]) {
+        if layout.compact && scene.focus != Some(chunk.transfer) && !path.iter().all(|l| layout.is_drawn(l.index())) {
             continue;
         }
         let (x, y) = layout.point_on_path(path, chunk.progress);

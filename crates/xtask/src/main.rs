@@ -249,25 +249,18 @@ fn bench() -> Result<()> {
     rows.push(("ring AllReduce 1 GiB, 64 GPUs, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-64-gpus")), detail("ring-1GiB-64-gpus"))));
     rows.push(("ring AllReduce 1 GiB, 512 GPUs, 1 channel, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-512-gpus-1-channel")), detail("ring-1GiB-512-gpus-1-channel"))));
     rows.push(("ring AllReduce 1 GiB, 1,024 GPUs, native".into(), "< 0.2 s".into(), format!("{} ({})", show(secs("ring-1GiB-1024-gpus")), detail("ring-1GiB-1024-gpus"))));
-    let wasm64 = ms("wasm-ring-1GiB-64-gpus", "ms");
-    rows.push((
-        "the same in the browser (WASM), 64 GPUs".into(),
-        "< 2x native".into(),
-        match (wasm64, ms("wasm-ring-1GiB-64-gpus", "sim_ms"), secs("ring-1GiB-64-gpus")) {
-            (Some(w), Some(s), Some(n)) => format!("simulation {:.3} s ({:.1}x native); {:.3} s with layout and redraw", s / 1e3, s / 1e3 / n, w / 1e3),
-            _ => "not run".into(),
-        },
-    ));
+    // A page run against its native twin: the simulation alone, then with layout and redraw.
+    let wasm = |page: &str, native: &str| match (ms(page, "ms"), ms(page, "sim_ms"), secs(native)) {
+        (Some(w), Some(s), Some(n)) => format!("simulation {:.3} s ({:.1}x native); {:.3} s with layout and redraw", s / 1e3, s / 1e3 / n, w / 1e3),
+        _ => "not run".into(),
+    };
+    rows.push(("the same in the browser (WASM), 64 GPUs".into(), "< 2x native".into(), wasm("wasm-ring-1GiB-64-gpus", "ring-1GiB-64-gpus")));
     rows.push(("the same at 1 channel (steady state), native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-1024-gpus-1-channel")), detail("ring-1GiB-1024-gpus-1-channel"))));
     rows.push(("the same at 2 channels (steady state), native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-1024-gpus-2-channels")), detail("ring-1GiB-1024-gpus-2-channels"))));
-    let wasm1024 = ms("wasm-ring-1GiB-1024-gpus-1-channel", "ms");
     rows.push((
         "the same at 1 channel in the browser (WASM)".into(),
         "< 2x native".into(),
-        match (wasm1024, ms("wasm-ring-1GiB-1024-gpus-1-channel", "sim_ms"), secs("ring-1GiB-1024-gpus-1-channel")) {
-            (Some(w), Some(s), Some(n)) => format!("simulation {:.3} s ({:.1}x native); {:.3} s with layout and redraw", s / 1e3, s / 1e3 / n, w / 1e3),
-            _ => "not run".into(),
-        },
+        wasm("wasm-ring-1GiB-1024-gpus-1-channel", "ring-1GiB-1024-gpus-1-channel"),
     ));
     rows.push(("ring AllReduce 1 GiB, 16,384 GPUs, native".into(), "< 5 s".into(), format!("{} ({})", show(secs("ring-1GiB-16384-gpus")), detail("ring-1GiB-16384-gpus"))));
     rows.push(("the same at 1 channel, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-16384-gpus-1-channel")), detail("ring-1GiB-16384-gpus-1-channel"))));
