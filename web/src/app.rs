@@ -5,9 +5,9 @@ use crate::layout::Layout;
 use crate::render;
 use crate::state::{Action, AppState, Stage, SPEEDS};
 use fabricscope::catalog::NODE_PRESETS;
+use fabricscope::scenario::{CustomLink, CustomNode, CustomShape};
 use fabricscope::topology::{LinkId, LinkKind};
 use fabricscope::units::{format_bytes, format_duration_ns, SimTime};
-use fabricscope::scenario::{CustomLink, CustomNode, CustomShape};
 use fabricscope::Scenario;
 use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels, Marker};
 use gloo::storage::{LocalStorage, Storage};
@@ -36,19 +36,23 @@ type State = UseReducerHandle<AppState>;
 /// The language chosen before, or the browser's.
 pub fn initial_lang() -> Lang {
     let linked = crate::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default()).0;
-    linked.or_else(|| LocalStorage::get::<String>(LANG_KEY).ok().and_then(|code| Lang::from_code(&code))).unwrap_or_else(|| {
-        let browser = gloo::utils::window().navigator().language().unwrap_or_default();
-        if browser.starts_with("zh") {
-            Lang::Zh
-        } else {
-            Lang::En
-        }
-    })
+    linked
+        .or_else(|| LocalStorage::get::<String>(LANG_KEY).ok().and_then(|code| Lang::from_code(&code)))
+        .unwrap_or_else(|| {
+            let browser = gloo::utils::window().navigator().language().unwrap_or_default();
+            if browser.starts_with("zh") {
+                Lang::Zh
+            } else {
+                Lang::En
+            }
+        })
 }
 
 /// The theme chosen before, or the system's.
 pub fn initial_dark() -> bool {
-    if let (_, Some(dark)) = crate::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default()) {
+    if let (_, Some(dark)) =
+        crate::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default())
+    {
         return dark;
     }
     match LocalStorage::get::<String>(THEME_KEY).ok().as_deref() {
@@ -174,7 +178,8 @@ impl LessonAt {
 pub fn app() -> Html {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     let search = gloo::utils::window().location().search().unwrap_or_default();
-    let lesson = use_state(|| crate::lessons::from_query(&search).map(|(lesson, step)| LessonAt { lesson, step }));
+    let lesson =
+        use_state(|| crate::lessons::from_query(&search).map(|(lesson, step)| LessonAt { lesson, step }));
     let lang = use_state(initial_lang);
     let mode = use_state(|| match *lesson {
         Some(at) if at.step().train.is_some() => Mode::Training,
@@ -223,7 +228,9 @@ pub fn app() -> Html {
             }
             let fragment = match next {
                 Mode::Training => crate::url::encode_train(&crate::train::initial_job_stored()),
-                Mode::Collectives => crate::url::encode(&stored_scenario().unwrap_or_else(Scenario::default_demo), None),
+                Mode::Collectives => {
+                    crate::url::encode(&stored_scenario().unwrap_or_else(Scenario::default_demo), None)
+                }
             };
             if let Ok(history) = gloo::utils::window().history() {
                 let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
@@ -235,9 +242,15 @@ pub fn app() -> Html {
     let key = lesson.map(|at| format!("{}-{}", at.lesson.id, at.step)).unwrap_or_default();
     let embed = embed_mode();
     // The lesson bar sits under the top bar of whichever view is open.
-    let bar = if embed { html! {} } else { html! { <crate::lesson_view::LessonBar lang={*lang} at={*lesson} on_lesson={on_lesson} /> } };
+    let bar = if embed {
+        html! {}
+    } else {
+        html! { <crate::lesson_view::LessonBar lang={*lang} at={*lesson} on_lesson={on_lesson} /> }
+    };
     match *mode {
-        Mode::Collectives => html! { <Collectives key={key} on_mode={on_mode} lesson={*lesson} on_lang={on_lang} lesson_bar={bar} /> },
+        Mode::Collectives => {
+            html! { <Collectives key={key} on_mode={on_mode} lesson={*lesson} on_lang={on_lang} lesson_bar={bar} /> }
+        }
         Mode::Training => html! {
             <crate::train::TrainLab key={key} lang={initial_lang()} dark={initial_dark()} on_mode={on_mode}
                 job={lesson.and_then(|at| at.step().train.clone())} on_lang={on_lang} lesson_bar={bar} />
@@ -263,7 +276,9 @@ fn collectives(props: &ModeProps) -> Html {
         _ => initial_state(),
     });
     match &*initial {
-        Ok(state) => html! { <Lab initial={Rc::new(state.clone())} on_mode={props.on_mode.clone()} on_lang={props.on_lang.clone()} lesson_bar={props.lesson_bar.clone()} /> },
+        Ok(state) => {
+            html! { <Lab initial={Rc::new(state.clone())} on_mode={props.on_mode.clone()} on_lang={props.on_lang.clone()} lesson_bar={props.lesson_bar.clone()} /> }
+        }
         Err(message) => html! { <div id="error" class="banner error" role="alert">{ message }</div> },
     }
 }
@@ -318,10 +333,14 @@ fn lab(props: &LabProps) -> Html {
     // get their turn between slices.
     {
         let s = state.clone();
-        use_effect_with((state.work_tick, state.pending.as_ref().map(|p| Rc::as_ptr(p) as usize)), move |&(_, pending)| {
-            let timer = pending.map(|_| gloo::timers::callback::Timeout::new(0, move || s.dispatch(Action::Work)));
-            move || drop(timer)
-        });
+        use_effect_with(
+            (state.work_tick, state.pending.as_ref().map(|p| Rc::as_ptr(p) as usize)),
+            move |&(_, pending)| {
+                let timer = pending
+                    .map(|_| gloo::timers::callback::Timeout::new(0, move || s.dispatch(Action::Work)));
+                move || drop(timer)
+            },
+        );
     }
 
     // The URL follows the scenario and, while paused, the time: a reload or a shared link
@@ -329,19 +348,23 @@ fn lab(props: &LabProps) -> Html {
     {
         let (scenario, playing, playhead) = (state.scenario.clone(), state.playing, state.playhead);
         let ab = state.ab().map(|((a, _), (b, _))| (a.clone(), b.clone()));
-        use_effect_with((scenario, playing, playhead, ab, state.lang, state.dark), move |(scenario, playing, playhead, ab, lang, dark)| {
-            if !*playing {
-                let fragment = match &ab {
-                    Some((a, b)) => crate::url::encode_ab(a, Some(b), Some(*playhead)),
-                    None => crate::url::encode(scenario, Some(*playhead)),
-                };
-                // The view too: a shared link opens in the sender's language and theme.
-                let fragment = crate::url::with_view(fragment, *lang, *dark);
-                if let Ok(history) = gloo::utils::window().history() {
-                    let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
+        use_effect_with(
+            (scenario, playing, playhead, ab, state.lang, state.dark),
+            move |(scenario, playing, playhead, ab, lang, dark)| {
+                if !*playing {
+                    let fragment = match &ab {
+                        Some((a, b)) => crate::url::encode_ab(a, Some(b), Some(*playhead)),
+                        None => crate::url::encode(scenario, Some(*playhead)),
+                    };
+                    // The view too: a shared link opens in the sender's language and theme.
+                    let fragment = crate::url::with_view(fragment, *lang, *dark);
+                    if let Ok(history) = gloo::utils::window().history() {
+                        let _ =
+                            history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
+                    }
                 }
-            }
-        });
+            },
+        );
     }
 
     // Every scenario that validated is remembered in this browser (not by embedded figures).
@@ -360,9 +383,12 @@ fn lab(props: &LabProps) -> Html {
     {
         let hash_state = state.clone();
         use_effect_with((), move |_| {
-            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
-                let hash = gloo::utils::window().location().hash().unwrap_or_default();
-                match crate::url::decode(&hash) {
+            let listener = gloo::events::EventListener::new(
+                &gloo::utils::window(),
+                "hashchange",
+                move |_| {
+                    let hash = gloo::utils::window().location().hash().unwrap_or_default();
+                    match crate::url::decode(&hash) {
                     Ok(Some((scenario, t))) => {
                         hash_state.dispatch(Action::SetScenario(scenario));
                         if let Some(t) = t {
@@ -372,7 +398,8 @@ fn lab(props: &LabProps) -> Html {
                     Ok(None) => {}
                     Err(message) => hash_state.dispatch(Action::Reject(format!("The link's scenario could not be used ({message}); the last good scenario stays."))),
                 }
-            });
+                },
+            );
             move || drop(listener)
         });
     }
@@ -384,7 +411,9 @@ fn lab(props: &LabProps) -> Html {
         // The first frame of a play only records its timestamp, so the deps include it too.
         use_effect_with((state.playing, state.playhead, state.last_frame_ms), move |&(playing, _, _)| {
             let frame = playing.then(|| {
-                gloo::render::request_animation_frame(move |now_ms| handle_state.dispatch(Action::Frame { now_ms }))
+                gloo::render::request_animation_frame(move |now_ms| {
+                    handle_state.dispatch(Action::Frame { now_ms })
+                })
             });
             move || drop(frame)
         });
@@ -395,36 +424,41 @@ fn lab(props: &LabProps) -> Html {
         let key_state = state.clone();
         use_effect_with((), move |_| {
             let options = gloo::events::EventListenerOptions::enable_prevent_default();
-            let listener = gloo::events::EventListener::new_with_options(&gloo::utils::document(), "keydown", options, move |event| {
-                let Some(event) = event.dyn_ref::<web_sys::KeyboardEvent>() else { return };
-                let in_field = event
-                    .target()
-                    .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
-                    .map(|element| matches!(element.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
-                    .unwrap_or(false);
-                if in_field || event.ctrl_key() || event.meta_key() || event.alt_key() {
-                    return;
-                }
-                // Space on a focused button presses that button, as everywhere else.
-                let on_button = event
-                    .target()
-                    .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
-                    .map(|element| element.tag_name() == "BUTTON")
-                    .unwrap_or(false);
-                if on_button && event.key() == " " {
-                    return;
-                }
-                let action = match event.key().as_str() {
-                    " " => Action::TogglePlay,
-                    "ArrowRight" => Action::StepForward,
-                    "ArrowLeft" => Action::StepBack,
-                    "Home" => Action::ToStart,
-                    "End" => Action::ToEnd,
-                    _ => return,
-                };
-                event.prevent_default();
-                key_state.dispatch(action);
-            });
+            let listener = gloo::events::EventListener::new_with_options(
+                &gloo::utils::document(),
+                "keydown",
+                options,
+                move |event| {
+                    let Some(event) = event.dyn_ref::<web_sys::KeyboardEvent>() else { return };
+                    let in_field = event
+                        .target()
+                        .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
+                        .map(|element| matches!(element.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
+                        .unwrap_or(false);
+                    if in_field || event.ctrl_key() || event.meta_key() || event.alt_key() {
+                        return;
+                    }
+                    // Space on a focused button presses that button, as everywhere else.
+                    let on_button = event
+                        .target()
+                        .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
+                        .map(|element| element.tag_name() == "BUTTON")
+                        .unwrap_or(false);
+                    if on_button && event.key() == " " {
+                        return;
+                    }
+                    let action = match event.key().as_str() {
+                        " " => Action::TogglePlay,
+                        "ArrowRight" => Action::StepForward,
+                        "ArrowLeft" => Action::StepBack,
+                        "Home" => Action::ToStart,
+                        "End" => Action::ToEnd,
+                        _ => return,
+                    };
+                    event.prevent_default();
+                    key_state.dispatch(action);
+                },
+            );
             move || drop(listener)
         });
     }
@@ -531,7 +565,8 @@ fn js_sys_array(text: &str) -> wasm_bindgen::JsValue {
 
 /// Downloads the canvas `id` as a PNG file `name`.
 pub fn export_canvas_png(id: &str, name: &str) {
-    let canvas = gloo::utils::document().get_element_by_id(id).and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok());
+    let canvas =
+        gloo::utils::document().get_element_by_id(id).and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok());
     if let Some(url) = canvas.and_then(|c| c.to_data_url_with_type("image/png").ok()) {
         click_link(name, &url);
     }
@@ -587,7 +622,11 @@ fn share_export(props: &ShareProps) -> Html {
                 "alpha_beta": sim.alpha_beta(),
                 "trace_hash": sim.hash_hex(),
             });
-            download("fabricscope-run.json", "application/json", &serde_json::to_string_pretty(&value).unwrap_or_default());
+            download(
+                "fabricscope-run.json",
+                "application/json",
+                &serde_json::to_string_pretty(&value).unwrap_or_default(),
+            );
         })
     };
     let export_links = {
@@ -605,7 +644,12 @@ fn share_export(props: &ShareProps) -> Html {
         let s = state.clone();
         Callback::from(move |_| {
             let canvas = gloo::utils::document().get_element_by_id("topology");
-            let width = canvas.as_ref().and_then(|c| c.parent_element()).map(|p| p.client_width() as f64).unwrap_or(1100.0).max(320.0);
+            let width = canvas
+                .as_ref()
+                .and_then(|c| c.parent_element())
+                .map(|p| p.client_width() as f64)
+                .unwrap_or(1100.0)
+                .max(320.0);
             let expanded = canvas.and_then(|c| c.get_attribute("data-expanded")).and_then(|e| e.parse().ok());
             let svg = topology_svg(&s.sim, width, expanded, s.playhead, s.lang, &s.focus);
             download("fabricscope-topology.svg", "image/svg+xml", &svg);
@@ -755,7 +799,12 @@ fn input_value(event: &Event) -> String {
 }
 
 /// An optional number field: empty means "the preset's value"; anything else must parse.
-fn number_field(state: &State, field: &'static str, raw: String, apply: impl Fn(&mut Scenario, Option<f64>) + 'static) {
+fn number_field(
+    state: &State,
+    field: &'static str,
+    raw: String,
+    apply: impl Fn(&mut Scenario, Option<f64>) + 'static,
+) {
     let text = raw.trim().to_string();
     let value = if text.is_empty() {
         None
@@ -821,7 +870,9 @@ fn controls(props: &ControlsProps) -> Html {
     let on_nvlink = {
         let s = state.clone();
         Callback::from(move |e: Event| {
-            number_field(&s, "links.nvlink.bandwidth_gbyte_per_s", input_value(&e), |sc, v| sc.links.nvlink.bandwidth_gbyte_per_s = v)
+            number_field(&s, "links.nvlink.bandwidth_gbyte_per_s", input_value(&e), |sc, v| {
+                sc.links.nvlink.bandwidth_gbyte_per_s = v
+            })
         })
     };
     let on_nic = {
@@ -843,7 +894,9 @@ fn controls(props: &ControlsProps) -> Html {
             }
             match text.parse::<u64>() {
                 Ok(ns) => edit(&s, move |sc| sc.links.nic.latency_ns = Some(ns))(s.scenario.clone()),
-                Err(_) => s.dispatch(Action::Reject(format!("links.nic.latency_ns: '{text}' is not a whole number of ns"))),
+                Err(_) => s.dispatch(Action::Reject(format!(
+                    "links.nic.latency_ns: '{text}' is not a whole number of ns"
+                ))),
             }
         })
     };
@@ -852,7 +905,8 @@ fn controls(props: &ControlsProps) -> Html {
     let size_exp = 63 - scenario.size_bytes.max(1).leading_zeros();
     let nvlink_per_gpu = preset.nvlink.line_rate_gbyte_per_s * preset.gpu.nvlink_links as f64;
     let nvlink_value = scenario.links.nvlink.bandwidth_gbyte_per_s.unwrap_or(nvlink_per_gpu);
-    let nic_value = scenario.links.nic.bandwidth_gbyte_per_s.unwrap_or(preset.nic.line_rate_gbyte_per_s) * 8.0;
+    let nic_value =
+        scenario.links.nic.bandwidth_gbyte_per_s.unwrap_or(preset.nic.line_rate_gbyte_per_s) * 8.0;
     let nic_latency = scenario.links.nic.latency_ns.unwrap_or(preset.nic.latency_ns);
     let compare = {
         let s = state.clone();
@@ -1063,7 +1117,11 @@ fn controls(props: &ControlsProps) -> Html {
 }
 
 fn default_custom() -> CustomNode {
-    CustomNode { shape: CustomShape::Ring, gpus: 8, link: CustomLink { bandwidth_gbyte_per_s: 100.0, latency_ns: 250, efficiency: 1.0 } }
+    CustomNode {
+        shape: CustomShape::Ring,
+        gpus: 8,
+        link: CustomLink { bandwidth_gbyte_per_s: 100.0, latency_ns: 250, efficiency: 1.0 },
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -1090,12 +1148,22 @@ fn custom_controls(props: &CustomProps) -> Html {
             }
         })
     };
-    let on_shape = change(|c, v| parse_id(v).map(|shape| c.shape = shape).ok_or_else(|| format!("custom.shape: '{v}' is not a shape")));
-    let on_gpus = change(|c, v| v.parse().map(|n| c.gpus = n).map_err(|_| format!("custom.gpus: '{v}' is not a whole number")));
-    let on_bandwidth = change(|c, v| {
-        v.parse().map(|b| c.link.bandwidth_gbyte_per_s = b).map_err(|_| format!("custom.link.bandwidth_gbyte_per_s: '{v}' is not a number"))
+    let on_shape = change(|c, v| {
+        parse_id(v).map(|shape| c.shape = shape).ok_or_else(|| format!("custom.shape: '{v}' is not a shape"))
     });
-    let on_latency = change(|c, v| v.parse().map(|l| c.link.latency_ns = l).map_err(|_| format!("custom.link.latency_ns: '{v}' is not a whole number")));
+    let on_gpus = change(|c, v| {
+        v.parse().map(|n| c.gpus = n).map_err(|_| format!("custom.gpus: '{v}' is not a whole number"))
+    });
+    let on_bandwidth = change(|c, v| {
+        v.parse()
+            .map(|b| c.link.bandwidth_gbyte_per_s = b)
+            .map_err(|_| format!("custom.link.bandwidth_gbyte_per_s: '{v}' is not a number"))
+    });
+    let on_latency = change(|c, v| {
+        v.parse()
+            .map(|l| c.link.latency_ns = l)
+            .map_err(|_| format!("custom.link.latency_ns: '{v}' is not a whole number"))
+    });
     html! {
         <div class="custom">
             <label>{ t(lang, Text::Shape) }
@@ -1224,7 +1292,11 @@ fn ab_diff(state: &AppState) -> String {
             .bottleneck
             .map(|id| {
                 let link = sim.topology.link(id);
-                format!("{} ({:.0}%)", i18n::link_kind(lang, link.kind, network_name(sim)), 100.0 * sim.summary.bottleneck_utilisation)
+                format!(
+                    "{} ({:.0}%)",
+                    i18n::link_kind(lang, link.kind, network_name(sim)),
+                    100.0 * sim.summary.bottleneck_utilisation
+                )
             })
             .unwrap_or_else(|| "—".into())
     };
@@ -1232,7 +1304,11 @@ fn ab_diff(state: &AppState) -> String {
     match lang {
         Lang::En => format!(
             "B takes {} {} A ({} vs {}); busbw {:.1} vs {:.1} GB/s; A is bound by {}, B by {}.",
-            if change.abs() < 10.0 { format!("{:.1}%", change.abs()) } else { format!("{:.0}%", change.abs()) },
+            if change.abs() < 10.0 {
+                format!("{:.1}%", change.abs())
+            } else {
+                format!("{:.0}%", change.abs())
+            },
             if change >= 0.0 { "longer than" } else { "less time than" },
             format_duration_ns(tb),
             format_duration_ns(ta),
@@ -1244,7 +1320,11 @@ fn ab_diff(state: &AppState) -> String {
         Lang::Zh => format!(
             "B 比 A {} {}（{} 对 {}）；busbw {:.1} 对 {:.1} GB/s；A 的瓶颈是 {}，B 的是 {}。",
             if change >= 0.0 { "慢" } else { "快" },
-            if change.abs() < 10.0 { format!("{:.1}%", change.abs()) } else { format!("{:.0}%", change.abs()) },
+            if change.abs() < 10.0 {
+                format!("{:.1}%", change.abs())
+            } else {
+                format!("{:.0}%", change.abs())
+            },
             format_duration_ns(tb),
             format_duration_ns(ta),
             b.summary.busbw_gbyte_per_s,
@@ -1276,7 +1356,9 @@ fn topology_view(props: &TopologyProps) -> Html {
     {
         let resized = resized.clone();
         use_effect_with((), move |_| {
-            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| resized.set(*resized + 1));
+            let listener = gloo::events::EventListener::new(&gloo::utils::window(), "resize", move |_| {
+                resized.set(*resized + 1)
+            });
             move || drop(listener)
         });
     }
@@ -1286,7 +1368,15 @@ fn topology_view(props: &TopologyProps) -> Html {
         let cache = layout_cache.clone();
         let focus = state.focus.clone();
         // The simulation is compared by identity: a new one is a new Rc.
-        let deps = (Rc::as_ptr(&sim) as usize, state.playhead, state.lang, state.dark, *resized, state.focus.clone(), *expanded);
+        let deps = (
+            Rc::as_ptr(&sim) as usize,
+            state.playhead,
+            state.lang,
+            state.dark,
+            *resized,
+            state.focus.clone(),
+            *expanded,
+        );
         use_effect_with(deps, move |&(_, playhead, lang, dark, _, _, expanded)| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
                 paint_topology(&canvas, &sim, &cache, playhead, lang, dark, &focus, expanded);
@@ -1408,10 +1498,18 @@ fn link_info(state: &AppState, sim: &fabricscope::Simulation, id: LinkId) -> Str
     let link = sim.topology.link(id);
     let frame = sim.sample(state.playhead);
     let rate = frame.link_rate[id.index()];
-    let flows = frame.in_flight.iter().filter(|c| c.moving && sim.trace.flows[c.transfer as usize].path.contains(&id)).count();
+    let flows = frame
+        .in_flight
+        .iter()
+        .filter(|c| c.moving && sim.trace.flows[c.transfer as usize].path.contains(&id))
+        .count();
     let capacity = link.capacity().gbyte_per_s();
     let mean = sim.link_bytes[id.index()] / (capacity * sim.summary.time.as_ns().max(1) as f64);
-    let name = format!("{} → {}", i18n::vertex_name(state.lang, &sim.topology, link.src), i18n::vertex_name(state.lang, &sim.topology, link.dst));
+    let name = format!(
+        "{} → {}",
+        i18n::vertex_name(state.lang, &sim.topology, link.src),
+        i18n::vertex_name(state.lang, &sim.topology, link.dst)
+    );
     match state.lang {
         Lang::En => format!(
             "{name} · {} · line rate {:.1} GB/s ({:.0} Gb/s) × efficiency {:.3} = {capacity:.1} GB/s · latency {} · now {rate:.1} GB/s = {:.0}% with {flows} flows · mean over the run {:.0}%",
@@ -1427,7 +1525,11 @@ fn link_info(state: &AppState, sim: &fabricscope::Simulation, id: LinkId) -> Str
 }
 
 /// The layout the canvas was last painted with, and the pointer's place on it.
-fn pointer(canvas_ref: &NodeRef, cache: &std::cell::RefCell<Option<LayoutCache>>, e: &MouseEvent) -> Option<(Rc<Layout>, f64, f64)> {
+fn pointer(
+    canvas_ref: &NodeRef,
+    cache: &std::cell::RefCell<Option<LayoutCache>>,
+    e: &MouseEvent,
+) -> Option<(Rc<Layout>, f64, f64)> {
     let canvas = canvas_ref.cast::<HtmlCanvasElement>()?;
     let layout = cache.borrow().as_ref().map(|c| c.layout.clone())?;
     let rect = canvas.get_bounding_client_rect();
@@ -1610,7 +1712,9 @@ fn results(props: &Props) -> Html {
     let factor = collective.busbw_factor(summary.n_ranks);
     let factor_formula = match collective {
         fabricscope::Collective::AllReduce => "2(n−1)/n",
-        fabricscope::Collective::AllGather | fabricscope::Collective::ReduceScatter | fabricscope::Collective::AllToAll => "(n−1)/n",
+        fabricscope::Collective::AllGather
+        | fabricscope::Collective::ReduceScatter
+        | fabricscope::Collective::AllToAll => "(n−1)/n",
         _ => "1",
     };
     html! {
@@ -1650,7 +1754,13 @@ fn results(props: &Props) -> Html {
 /// Why NVLS's busbw is above the NVLink line rate (nccl-tests#312), in the run's own figures.
 fn nvls_note(lang: Lang, n: u32, busbw: f64, sim: &fabricscope::Simulation) -> String {
     let preset = sim.scenario.preset();
-    let line = sim.scenario.scenario().links.nvlink.bandwidth_gbyte_per_s.unwrap_or(preset.nvlink.line_rate_gbyte_per_s * preset.gpu.nvlink_links as f64);
+    let line = sim
+        .scenario
+        .scenario()
+        .links
+        .nvlink
+        .bandwidth_gbyte_per_s
+        .unwrap_or(preset.nvlink.line_rate_gbyte_per_s * preset.gpu.nvlink_links as f64);
     let (ring, nvls) = (2.0 * (n as f64 - 1.0) / n as f64, 1.0 + 1.0 / n as f64);
     match lang {
         Lang::En => format!(
@@ -1681,7 +1791,11 @@ fn crossover(curve: &[fabricscope::SweepPoint]) -> Option<u64> {
     let mut sizes: Vec<u64> = curve.iter().map(|p| p.size_bytes).collect();
     sizes.dedup();
     let best = |size: u64| {
-        curve.iter().filter(|p| p.size_bytes == size).max_by(|a, b| a.busbw_gbyte_per_s.total_cmp(&b.busbw_gbyte_per_s)).map(|p| p.algorithm)
+        curve
+            .iter()
+            .filter(|p| p.size_bytes == size)
+            .max_by(|a, b| a.busbw_gbyte_per_s.total_cmp(&b.busbw_gbyte_per_s))
+            .map(|p| p.algorithm)
     };
     let first = best(*sizes.first()?)?;
     let algorithms = curve.iter().filter(|p| p.size_bytes == sizes[0]).count();
@@ -1785,15 +1899,28 @@ fn chart(props: &Props) -> Html {
     {
         let s = state.clone();
         // The chart waits while the animation plays and while a simulation is pending.
-        let deps = (state.curve_todo.len(), Rc::as_ptr(&state.curve_todo) as usize, state.playing, state.work_tick, state.pending.is_some());
+        let deps = (
+            state.curve_todo.len(),
+            Rc::as_ptr(&state.curve_todo) as usize,
+            state.playing,
+            state.work_tick,
+            state.pending.is_some(),
+        );
         use_effect_with(deps, move |&(todo, _, playing, _, pending)| {
-            let timer = (todo > 0 && !playing && !pending).then(|| gloo::timers::callback::Timeout::new(0, move || s.dispatch(Action::CurvePoint)));
+            let timer = (todo > 0 && !playing && !pending)
+                .then(|| gloo::timers::callback::Timeout::new(0, move || s.dispatch(Action::CurvePoint)));
             move || drop(timer)
         });
     }
     {
         let canvas_ref = canvas_ref.clone();
-        let deps = (state.curve.clone(), state.scenario.size_bytes, state.lang, state.dark, state.scenario.collective);
+        let deps = (
+            state.curve.clone(),
+            state.scenario.size_bytes,
+            state.lang,
+            state.dark,
+            state.scenario.collective,
+        );
         use_effect_with(deps, move |(curve, size, lang, dark, collective)| {
             let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
             let width = canvas.parent_element().map(|p| p.client_width()).unwrap_or(560).max(320) as u32;
@@ -1802,20 +1929,29 @@ fn chart(props: &Props) -> Html {
             let Some(backend) = CanvasBackend::with_canvas_object(canvas) else { return };
             let (series, markers, labels) = chart_parts(curve, *size, *lang, *collective);
             let theme = if *dark { fabricscope_charts::DARK } else { fabricscope_charts::LIGHT };
-            if let Err(error) = draw_busbw_curve(&backend.into_drawing_area(), &series, &markers, &labels, &theme) {
+            if let Err(error) =
+                draw_busbw_curve(&backend.into_drawing_area(), &series, &markers, &labels, &theme)
+            {
                 gloo::console::error!(format!("chart: {error:?}"));
             }
         });
     }
     // The same chart as an SVG file (light theme, for documents).
     let export_svg = {
-        let (curve, size, lang, collective) = (state.curve.clone(), state.scenario.size_bytes, state.lang, state.scenario.collective);
+        let (curve, size, lang, collective) =
+            (state.curve.clone(), state.scenario.size_bytes, state.lang, state.scenario.collective);
         Callback::from(move |_| {
             let (series, markers, labels) = chart_parts(&curve, size, lang, collective);
             let mut svg = String::new();
             {
                 let backend = plotters::prelude::SVGBackend::with_string(&mut svg, (800, 420));
-                if let Err(error) = draw_busbw_curve(&backend.into_drawing_area(), &series, &markers, &labels, &fabricscope_charts::LIGHT) {
+                if let Err(error) = draw_busbw_curve(
+                    &backend.into_drawing_area(),
+                    &series,
+                    &markers,
+                    &labels,
+                    &fabricscope_charts::LIGHT,
+                ) {
                     gloo::console::error!(format!("chart: {error:?}"));
                     return;
                 }
@@ -1834,14 +1970,21 @@ fn chart(props: &Props) -> Html {
 }
 
 /// The busbw chart's curves (one per algorithm), markers (this size, the crossover) and labels.
-fn chart_parts(curve: &[fabricscope::SweepPoint], size: u64, lang: Lang, collective: fabricscope::Collective) -> (Vec<BusbwSeries>, Vec<Marker>, Labels) {
+fn chart_parts(
+    curve: &[fabricscope::SweepPoint],
+    size: u64,
+    lang: Lang,
+    collective: fabricscope::Collective,
+) -> (Vec<BusbwSeries>, Vec<Marker>, Labels) {
     // One curve per algorithm; the crossover is where the best algorithm changes.
     let mut series: Vec<BusbwSeries> = Vec::new();
     for point in curve.iter() {
         let label = point.algorithm.nccl_name().to_string();
         match series.iter_mut().find(|s| s.label == label) {
             Some(s) => s.points.push((point.size_bytes, point.busbw_gbyte_per_s)),
-            None => series.push(BusbwSeries { label, points: vec![(point.size_bytes, point.busbw_gbyte_per_s)] }),
+            None => {
+                series.push(BusbwSeries { label, points: vec![(point.size_bytes, point.busbw_gbyte_per_s)] })
+            }
         }
     }
     let mut markers = vec![Marker { size, label: format_bytes(size) }];

@@ -24,7 +24,9 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 /// Validates and simulates a scenario.
 fn run(scenario_json: &str) -> Result<Simulation, String> {
     let scenario = Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
-    let valid = scenario.validate().map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+    let valid = scenario
+        .validate()
+        .map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
     crate::state::simulate_in_page(&valid)
 }
 
@@ -63,7 +65,11 @@ pub struct Figure {
 impl Figure {
     /// Simulates `scenario_json` and lays it out at the canvas's width (`lang`: "en" or "zh").
     #[wasm_bindgen(constructor)]
-    pub fn new(canvas: HtmlCanvasElement, scenario_json: &str, lang: Option<String>) -> Result<Figure, JsError> {
+    pub fn new(
+        canvas: HtmlCanvasElement,
+        scenario_json: &str,
+        lang: Option<String>,
+    ) -> Result<Figure, JsError> {
         let sim = run(scenario_json).map_err(|e| JsError::new(&e))?;
         let width = (canvas.width() as f64).max(320.0);
         let layout = Layout::with_expanded(&sim.topology, width, None);

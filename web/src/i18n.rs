@@ -312,8 +312,12 @@ pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, 
     let ph = phase(lang, info.phase);
     // Through a switch that reduces (NVLS, SHARP): up to it, or down from it.
     let switch = match (lang, info.hop) {
-        (Lang::En, Hop::ToSwitch(SwitchRef::Rail { rail }) | Hop::FromSwitch(SwitchRef::Rail { rail })) => format!("InfiniBand switch of rail {rail} (SHARP)"),
-        (Lang::Zh, Hop::ToSwitch(SwitchRef::Rail { rail }) | Hop::FromSwitch(SwitchRef::Rail { rail })) => format!(" {rail} 号轨道的 InfiniBand 交换机（SHARP）"),
+        (Lang::En, Hop::ToSwitch(SwitchRef::Rail { rail }) | Hop::FromSwitch(SwitchRef::Rail { rail })) => {
+            format!("InfiniBand switch of rail {rail} (SHARP)")
+        }
+        (Lang::Zh, Hop::ToSwitch(SwitchRef::Rail { rail }) | Hop::FromSwitch(SwitchRef::Rail { rail })) => {
+            format!(" {rail} 号轨道的 InfiniBand 交换机（SHARP）")
+        }
         (Lang::En, _) => "NVSwitch".to_string(),
         (Lang::Zh, _) => " NVSwitch ".to_string(),
     };
@@ -380,7 +384,14 @@ pub fn gpu_name(lang: Lang, node: Option<u32>, local: u32, multi_node: bool) -> 
 }
 
 /// The α-β line with every term: "14 × 3.900 µs + 1.750 × 256 MiB / 370.8 GB/s = 1.321 ms".
-pub fn alpha_beta_line(lang: Lang, collective: fabricscope::Collective, n: u32, size: u64, ab: &fabricscope::AlphaBeta, engine_ns: f64) -> String {
+pub fn alpha_beta_line(
+    lang: Lang,
+    collective: fabricscope::Collective,
+    n: u32,
+    size: u64,
+    ab: &fabricscope::AlphaBeta,
+    engine_ns: f64,
+) -> String {
     use fabricscope::units::format_duration_ns as d;
     let factor = collective.busbw_factor(n.max(1));
     let steps = if collective == fabricscope::Collective::AllReduce { "2(n−1)" } else { "(n−1)" };
@@ -397,9 +408,14 @@ pub fn alpha_beta_line(lang: Lang, collective: fabricscope::Collective, n: u32, 
     let overlap = ab.inter_steps > 0 && engine_ns < ab.predicted_ns - 1.0;
     match (lang, overlap) {
         (Lang::En, false) => format!("{body}. α: one step's latency; B: the slowest hop per GPU."),
-        (Lang::En, true) => format!("{body}. The engine's {} is lower: it overlaps network latency with other steps' data.", d(engine_ns)),
+        (Lang::En, true) => format!(
+            "{body}. The engine's {} is lower: it overlaps network latency with other steps' data.",
+            d(engine_ns)
+        ),
         (Lang::Zh, false) => format!("{body}。α：单步时延；B：每块 GPU 最慢一跳的带宽。"),
-        (Lang::Zh, true) => format!("{body}。引擎结果 {} 更短：网络时延与其他步骤的数据传输相互重叠。", d(engine_ns)),
+        (Lang::Zh, true) => {
+            format!("{body}。引擎结果 {} 更短：网络时延与其他步骤的数据传输相互重叠。", d(engine_ns))
+        }
     }
 }
 
@@ -445,7 +461,11 @@ pub fn choice(lang: Lang, id: &str) -> &'static str {
 }
 
 /// A vertex's name in the page's language: "node 1 GPU 3" / "节点 1 的 GPU 3", "leaf 2" / "叶交换机 2".
-pub fn vertex_name(lang: Lang, topology: &fabricscope::topology::Topology, id: fabricscope::topology::VertexId) -> String {
+pub fn vertex_name(
+    lang: Lang,
+    topology: &fabricscope::topology::Topology,
+    id: fabricscope::topology::VertexId,
+) -> String {
     use fabricscope::topology::VertexKind;
     if lang == Lang::En {
         return topology.vertex_name(id);

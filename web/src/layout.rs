@@ -139,7 +139,12 @@ impl Layout {
         let full_w = ((width - 2.0 * MARGIN - (nodes - 1.0) * NODE_GAP) / nodes).max(8.0);
         let tile = |node: u32| -> Rect {
             let (row, column) = (node / columns, node % columns);
-            Rect { x: MARGIN + column as f64 * (tile_w + TILE_GAP), y: NODE_TOP + row as f64 * (TILE_H + TILE_GAP), w: tile_w, h: TILE_H }
+            Rect {
+                x: MARGIN + column as f64 * (tile_w + TILE_GAP),
+                y: NODE_TOP + row as f64 * (TILE_H + TILE_GAP),
+                w: tile_w,
+                h: TILE_H,
+            }
         };
         let place = |node: u32| -> Place {
             if !compact {
@@ -151,10 +156,15 @@ impl Layout {
             Place::Tile(tile(node))
         };
         let count = |kind| topology.vertices().filter(|(_, v)| v.kind == kind).count() as f64;
-        let tiers = [(VertexKind::Leaf, count(VertexKind::Leaf)), (VertexKind::Spine, count(VertexKind::Spine)), (VertexKind::Core, count(VertexKind::Core))];
+        let tiers = [
+            (VertexKind::Leaf, count(VertexKind::Leaf)),
+            (VertexKind::Spine, count(VertexKind::Spine)),
+            (VertexKind::Core, count(VertexKind::Core)),
+        ];
         let n_tiers = tiers.iter().filter(|t| t.1 > 0.0).count().max(1) as f64;
         let per = |kind| (count(kind) / nodes).max(1.0);
-        let (switches, cpus, nics) = (per(VertexKind::PcieSwitch), per(VertexKind::Cpu), per(VertexKind::Nic));
+        let (switches, cpus, nics) =
+            (per(VertexKind::PcieSwitch), per(VertexKind::Cpu), per(VertexKind::Nic));
         // A tier of one switch is a bar across the page; otherwise a row of boxes.
         let tier_rect = |kind: VertexKind, index: u32| -> Rect {
             let level = tiers.iter().position(|t| t.0 == kind).unwrap_or(0) as f64;
@@ -181,8 +191,12 @@ impl Layout {
                     let box_w = (slot * 0.78).min(64.0);
                     let slot_x = |i: f64| node_x + slot * (i + 0.5);
                     match vertex.kind {
-                        VertexKind::NvSwitch => Rect { x: node_x + 8.0, y: NVSWITCH_Y + dy, w: node_w - 16.0, h: BAR_H },
-                        VertexKind::Gpu => Rect { x: slot_x(local) - box_w / 2.0, y: GPU_Y + dy, w: box_w, h: GPU_H },
+                        VertexKind::NvSwitch => {
+                            Rect { x: node_x + 8.0, y: NVSWITCH_Y + dy, w: node_w - 16.0, h: BAR_H }
+                        }
+                        VertexKind::Gpu => {
+                            Rect { x: slot_x(local) - box_w / 2.0, y: GPU_Y + dy, w: box_w, h: GPU_H }
+                        }
                         VertexKind::PcieSwitch => {
                             let w = (switch_span * slot - 10.0).max(6.0);
                             let cx = node_x + slot * switch_span * (local + 0.5);
@@ -241,7 +255,14 @@ impl Layout {
                 vec![(x0, y0), (x1, y1)]
             };
             // Compact tiles are too small for two lanes.
-            let lane = if compact && (topology.vertex(link.src).node.is_some_and(|n| full_dy(n).is_none()) && topology.vertex(link.dst).node.is_some_and(|n| full_dy(n).is_none())) { 0.0 } else { LANE };
+            let lane = if compact
+                && (topology.vertex(link.src).node.is_some_and(|n| full_dy(n).is_none())
+                    && topology.vertex(link.dst).node.is_some_and(|n| full_dy(n).is_none()))
+            {
+                0.0
+            } else {
+                LANE
+            };
             links[id.index()] = if lane > 0.0 { offset(&centre, lane) } else { centre };
         }
         let node_frames = (0..topology.n_nodes())
@@ -251,7 +272,8 @@ impl Layout {
             })
             .collect();
         // Compact: a line more under the legend says what a tile is.
-        let height = switch_y + (n_tiers - 1.0) * TIER_GAP + BAR_H + LEGEND_H + if compact { 36.0 } else { 0.0 };
+        let height =
+            switch_y + (n_tiers - 1.0) * TIER_GAP + BAR_H + LEGEND_H + if compact { 36.0 } else { 0.0 };
         let labels = match (compact, expanded) {
             (false, _) => (full_w / per_node * 0.78).min(64.0) >= 40.0,
             (true, Some(_)) => ((width - 2.0 * MARGIN) / per_node * 0.78).min(64.0) >= 40.0,
@@ -260,9 +282,25 @@ impl Layout {
         let tiles = if compact { (0..n_nodes).map(tile).collect() } else { Vec::new() };
         let tile_of_link = topology
             .links()
-            .map(|(_, link)| [link.src, link.dst].into_iter().filter_map(|v| topology.vertex(v).node).find(|&n| full_dy(n).is_none()))
+            .map(|(_, link)| {
+                [link.src, link.dst]
+                    .into_iter()
+                    .filter_map(|v| topology.vertex(v).node)
+                    .find(|&n| full_dy(n).is_none())
+            })
             .collect();
-        Layout { width, height, vertices, links, nodes: node_frames, labels, compact, expanded, tiles, tile_of_link }
+        Layout {
+            width,
+            height,
+            vertices,
+            links,
+            nodes: node_frames,
+            labels,
+            compact,
+            expanded,
+            tiles,
+            tile_of_link,
+        }
     }
 
     /// Whether link `link` is drawn: not one that starts or ends in a tile.
@@ -335,7 +373,10 @@ impl Layout {
         for (segment, length) in points.windows(2).zip(&lengths) {
             if left <= *length {
                 let f = if *length > 0.0 { left / length } else { 0.0 };
-                return (segment[0].0 + (segment[1].0 - segment[0].0) * f, segment[0].1 + (segment[1].1 - segment[0].1) * f);
+                return (
+                    segment[0].0 + (segment[1].0 - segment[0].0) * f,
+                    segment[0].1 + (segment[1].1 - segment[0].1) * f,
+                );
             }
             left -= length;
         }
@@ -349,7 +390,10 @@ impl Layout {
             .enumerate()
             .filter(|&(i, _)| self.is_drawn(i))
             .map(|(i, line)| {
-                let d = line.windows(2).map(|w| distance_to_segment((x, y), w[0], w[1])).fold(f64::INFINITY, f64::min);
+                let d = line
+                    .windows(2)
+                    .map(|w| distance_to_segment((x, y), w[0], w[1]))
+                    .fold(f64::INFINITY, f64::min);
                 (i, d)
             })
             .filter(|&(_, d)| d <= 6.0)
@@ -362,7 +406,11 @@ impl Layout {
 /// (x at its first GPU, x at its second, height of its top). Each GPU's cables leave from
 /// separate points of its box, and cables whose spans overlap get separate heights (greedy
 /// interval colouring, shortest first), so no two brackets share a line.
-fn mesh_brackets(topology: &Topology, vertices: &[Rect], full_dy: impl Fn(u32) -> Option<f64>) -> std::collections::BTreeMap<u32, (f64, f64, f64)> {
+fn mesh_brackets(
+    topology: &Topology,
+    vertices: &[Rect],
+    full_dy: impl Fn(u32) -> Option<f64>,
+) -> std::collections::BTreeMap<u32, (f64, f64, f64)> {
     let mut cables: Vec<(u32, VertexId, VertexId)> = topology
         .links()
         .filter(|(id, link)| {
@@ -389,7 +437,9 @@ fn mesh_brackets(topology: &Topology, vertices: &[Rect], full_dy: impl Fn(u32) -
         r.x + r.w * (k + 1.0) / (sorted.len() as f64 + 1.0)
     };
     cables.sort_by(|p, q| {
-        let span = |c: &(u32, VertexId, VertexId)| (vertices[c.1 .0 as usize].center_x() - vertices[c.2 .0 as usize].center_x()).abs();
+        let span = |c: &(u32, VertexId, VertexId)| {
+            (vertices[c.1 .0 as usize].center_x() - vertices[c.2 .0 as usize].center_x()).abs()
+        };
         span(p).total_cmp(&span(q)).then(p.0.cmp(&q.0))
     });
     let mut placed: Vec<(f64, f64, u32)> = Vec::new();
@@ -397,7 +447,9 @@ fn mesh_brackets(topology: &Topology, vertices: &[Rect], full_dy: impl Fn(u32) -
     for &(id, a, b) in &cables {
         let (xa, xb) = (attach(a, id), attach(b, id));
         let (lo, hi) = (xa.min(xb) - 4.0, xa.max(xb) + 4.0);
-        let level = (0..).find(|&l| !placed.iter().any(|&(plo, phi, pl)| pl == l && plo < hi && lo < phi)).unwrap_or(0);
+        let level = (0..)
+            .find(|&l| !placed.iter().any(|&(plo, phi, pl)| pl == l && plo < hi && lo < phi))
+            .unwrap_or(0);
         placed.push((lo, hi, level));
         levels.push((id, xa, xb, level));
     }
@@ -407,7 +459,11 @@ fn mesh_brackets(topology: &Topology, vertices: &[Rect], full_dy: impl Fn(u32) -
     levels
         .into_iter()
         .map(|(id, xa, xb, level)| {
-            let dy = topology.vertex(topology.link(fabricscope::topology::LinkId(id)).src).node.and_then(&full_dy).unwrap_or(0.0);
+            let dy = topology
+                .vertex(topology.link(fabricscope::topology::LinkId(id)).src)
+                .node
+                .and_then(&full_dy)
+                .unwrap_or(0.0);
             (id, (xa, xb, GPU_Y + dy - 8.0 - spacing * level as f64))
         })
         .collect()
@@ -480,15 +536,26 @@ mod tests {
     #[test]
     fn every_preset_fits_inside_its_node_frame() {
         for preset in fabricscope::catalog::NODE_PRESETS {
-            let scenario = Scenario { preset: preset.id.into(), ..Scenario::default_demo() }.validate().unwrap();
+            let scenario =
+                Scenario { preset: preset.id.into(), ..Scenario::default_demo() }.validate().unwrap();
             let topology = build(&scenario);
             let layout = Layout::new(&topology, 1100.0);
             let frame = layout.nodes[0];
             for (id, vertex) in topology.vertices() {
                 if vertex.node.is_some() {
                     let r = layout.vertex(id);
-                    assert!(r.x >= frame.x && r.x + r.w <= frame.x + frame.w + 0.01, "{}: {:?} {r:?}", preset.id, vertex.kind);
-                    assert!(r.y >= frame.y && r.y + r.h <= frame.y + frame.h, "{}: {:?}", preset.id, vertex.kind);
+                    assert!(
+                        r.x >= frame.x && r.x + r.w <= frame.x + frame.w + 0.01,
+                        "{}: {:?} {r:?}",
+                        preset.id,
+                        vertex.kind
+                    );
+                    assert!(
+                        r.y >= frame.y && r.y + r.h <= frame.y + frame.h,
+                        "{}: {:?}",
+                        preset.id,
+                        vertex.kind
+                    );
                 }
             }
         }
@@ -504,11 +571,17 @@ mod tests {
 
     #[test]
     fn a_point_on_a_path_is_the_point_along_its_polyline() {
-        let sim = fabricscope::simulate(&fabricscope::Scenario { nodes: 2, ..fabricscope::Scenario::default_demo() }.validate().unwrap()).unwrap();
+        let sim = fabricscope::simulate(
+            &fabricscope::Scenario { nodes: 2, ..fabricscope::Scenario::default_demo() }.validate().unwrap(),
+        )
+        .unwrap();
         let layout = Layout::new(&sim.topology, 1100.0);
         for flow in sim.trace.flows.iter().step_by(37) {
             for f in [0.0, 0.13, 0.5, 0.77, 1.0] {
-                let (a, b) = (layout.point_on_path(&flow.path, f), Layout::point_along(&layout.polyline(&flow.path), f));
+                let (a, b) = (
+                    layout.point_on_path(&flow.path, f),
+                    Layout::point_along(&layout.polyline(&flow.path), f),
+                );
                 assert!((a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9, "{a:?} vs {b:?}");
             }
         }

@@ -120,7 +120,8 @@ mod tests {
     /// page), and every string exists in both languages.
     #[test]
     fn every_lesson_is_complete_and_valid() {
-        let lessons: Vec<Lesson> = serde_json::from_str(include_str!("../lessons.json")).expect("lessons.json parses");
+        let lessons: Vec<Lesson> =
+            serde_json::from_str(include_str!("../lessons.json")).expect("lessons.json parses");
         assert!(lessons.len() >= 10, "{} lessons", lessons.len());
         let mut ids = std::collections::BTreeSet::new();
         for lesson in &lessons {
@@ -128,12 +129,30 @@ mod tests {
             assert!(!lesson.steps.is_empty(), "{}", lesson.id);
             for (k, step) in lesson.steps.iter().enumerate() {
                 let at = format!("{} step {k}", lesson.id);
-                let texts = [Some(&lesson.title), Some(&step.text), step.try_this.as_ref(), step.question.as_ref(), step.answer.as_ref()];
+                let texts = [
+                    Some(&lesson.title),
+                    Some(&step.text),
+                    step.try_this.as_ref(),
+                    step.question.as_ref(),
+                    step.answer.as_ref(),
+                ];
                 for text in texts.into_iter().flatten() {
-                    assert!(!text.en.trim().is_empty() && !text.zh.trim().is_empty(), "{at}: a text misses a language");
+                    assert!(
+                        !text.en.trim().is_empty() && !text.zh.trim().is_empty(),
+                        "{at}: a text misses a language"
+                    );
                 }
-                assert_eq!(step.question.is_some(), step.answer.is_some(), "{at}: a question needs its answer");
-                assert_eq!(step.focus.len(), step.focus_kinds().len() + step.focus_ranks().len(), "{at}: unknown focus in {:?}", step.focus);
+                assert_eq!(
+                    step.question.is_some(),
+                    step.answer.is_some(),
+                    "{at}: a question needs its answer"
+                );
+                assert_eq!(
+                    step.focus.len(),
+                    step.focus_kinds().len() + step.focus_ranks().len(),
+                    "{at}: unknown focus in {:?}",
+                    step.focus
+                );
                 if let Some(scenario) = &step.scenario {
                     let n = scenario.validate().map(|v| v.n_ranks()).unwrap_or(0);
                     assert!(step.focus_ranks().iter().all(|&r| r < n), "{at}: a ringed GPU beyond rank {n}");
@@ -195,7 +214,11 @@ mod figures {
                     let sim = collective(step);
                     let bottleneck = sim.summary.bottleneck.map(|id| {
                         let link = sim.topology.link(id);
-                        format!("{} -> {}", sim.topology.vertex_name(link.src), sim.topology.vertex_name(link.dst))
+                        format!(
+                            "{} -> {}",
+                            sim.topology.vertex_name(link.src),
+                            sim.topology.vertex_name(link.dst)
+                        )
                     });
                     line += &format!(
                         " [{} {} {}/{}: {:.3} us, busbw {:.1} GB/s, bottleneck {:?}]",
@@ -209,7 +232,12 @@ mod figures {
                     );
                 } else {
                     let r = train(step);
-                    line += &format!(" [step {:.3} s, exposed comm {:.1}%, MFU {:.1}%]", r.step_ns / 1e9, 100.0 * r.comm_exposed_share, 100.0 * r.mfu);
+                    line += &format!(
+                        " [step {:.3} s, exposed comm {:.1}%, MFU {:.1}%]",
+                        r.step_ns / 1e9,
+                        100.0 * r.comm_exposed_share,
+                        100.0 * r.mfu
+                    );
                 }
             }
             out.push(line);

@@ -2,12 +2,12 @@
 //! `embed` module's JS API (`simulate`, `Figure`) that `wasm-pack build --target web` packages
 //! and `public/fabricscope-figure.js` wraps in a custom element.
 
-pub mod embed;
 mod app;
+pub mod embed;
 mod i18n;
 mod layout;
-mod lessons;
 mod lesson_view;
+mod lessons;
 mod render;
 mod state;
 mod surface;

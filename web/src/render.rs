@@ -2,10 +2,10 @@
 
 use crate::i18n::{t, Lang, Text};
 use crate::layout::{Layout, Rect};
+use crate::surface::Surface;
 use fabricscope::collective::{ChunkOp, Schedule};
 use fabricscope::topology::{Topology, VertexKind};
 use fabricscope::trace::{Frame, Trace};
-use crate::surface::Surface;
 
 /// Colours of one theme.
 pub struct Palette {
@@ -59,7 +59,8 @@ pub const DARK: Palette = Palette {
 /// Link colour for a utilisation in [0, 1]: a colour-blind-safe ramp from blue through purple
 /// to orange, so "how busy" reads from hue and from brightness.
 pub fn utilisation_colour(u: f64) -> String {
-    const STOPS: [(f64, [f64; 3]); 3] = [(0.0, [86.0, 180.0, 233.0]), (0.5, [124.0, 83.0, 196.0]), (1.0, [230.0, 97.0, 1.0])];
+    const STOPS: [(f64, [f64; 3]); 3] =
+        [(0.0, [86.0, 180.0, 233.0]), (0.5, [124.0, 83.0, 196.0]), (1.0, [230.0, 97.0, 1.0])];
     let u = u.clamp(0.0, 1.0);
     let (a, b) = if u <= 0.5 { (STOPS[0], STOPS[1]) } else { (STOPS[1], STOPS[2]) };
     let f = (u - a.0) / (b.0 - a.0);
@@ -101,7 +102,15 @@ pub struct Focus {
 /// follows, and what a lesson points at; returns how many GPUs were drawn. The page's canvas,
 /// the SVG export and embedded figures all paint through this.
 #[allow(clippy::too_many_arguments)]
-pub fn paint_at<S: Surface>(ctx: &S, sim: &fabricscope::Simulation, layout: &Layout, t: fabricscope::units::SimTime, lang: Lang, palette: &Palette, pointed: &Focus) -> u32 {
+pub fn paint_at<S: Surface>(
+    ctx: &S,
+    sim: &fabricscope::Simulation,
+    layout: &Layout,
+    t: fabricscope::units::SimTime,
+    lang: Lang,
+    palette: &Palette,
+    pointed: &Focus,
+) -> u32 {
     let frame = sim.sample(t);
     let utilisation = sim.utilisation(&frame);
     let scene = Scene {
@@ -175,7 +184,11 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
             ctx.fill();
             ctx.set_global_alpha(1.0);
         }
-        ctx.set_stroke_style_str(if layout.expanded == Some(node as u32) { palette.text } else { palette.node_stroke });
+        ctx.set_stroke_style_str(if layout.expanded == Some(node as u32) {
+            palette.text
+        } else {
+            palette.node_stroke
+        });
         ctx.set_line_width(1.0);
         ctx.stroke();
         ctx.set_fill_style_str(palette.muted);
@@ -188,8 +201,13 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         let label = match (scene.lang, layout.compact) {
             (Lang::En, false) => format!("node {node} · {}", scene.node_name),
             (Lang::Zh, false) => format!("节点 {node} · {}", scene.node_name),
-            (Lang::En, true) => format!("node {node} · {} · click its outlined tile (or this frame) to close it", scene.node_name),
-            (Lang::Zh, true) => format!("节点 {node} · {} · 再次点击其方块（或本框）即可收起", scene.node_name),
+            (Lang::En, true) => format!(
+                "node {node} · {} · click its outlined tile (or this frame) to close it",
+                scene.node_name
+            ),
+            (Lang::Zh, true) => {
+                format!("节点 {node} · {} · 再次点击其方块（或本框）即可收起", scene.node_name)
+            }
         };
         ctx.fill_text(&label, rect.x + 8.0, rect.y + 14.0);
     }
@@ -209,10 +227,18 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
                 ctx.line_to(x, y);
             }
         }
-        let dimmed = !scene.pointed.kinds.is_empty() && !scene.pointed.kinds.contains(&topology.link(fabricscope::topology::LinkId(i as u32)).kind);
+        let dimmed = !scene.pointed.kinds.is_empty()
+            && !scene.pointed.kinds.contains(&topology.link(fabricscope::topology::LinkId(i as u32)).kind);
         // A compact cluster has thousands of cables: thin, and the idle ones faint.
-        let (busy_width, idle_width, idle_alpha) = if layout.compact { (1.0, 0.8, 0.35) } else { (2.0, 1.5, 1.0) };
-        ctx.set_global_alpha(if dimmed { 0.2 } else if u > 1e-9 { 1.0 } else { idle_alpha });
+        let (busy_width, idle_width, idle_alpha) =
+            if layout.compact { (1.0, 0.8, 0.35) } else { (2.0, 1.5, 1.0) };
+        ctx.set_global_alpha(if dimmed {
+            0.2
+        } else if u > 1e-9 {
+            1.0
+        } else {
+            idle_alpha
+        });
         if u > 1e-9 {
             ctx.set_stroke_style_str(&utilisation_colour(u));
             ctx.set_line_width(busy_width + if layout.compact { 2.0 } else { 3.0 } * u);
@@ -266,7 +292,9 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
             VertexKind::NvSwitch => "NVSwitch".to_string(),
             VertexKind::PcieSwitch => "PCIe".to_string(),
             VertexKind::Cpu => format!("CPU {}", vertex.local),
-            VertexKind::Leaf | VertexKind::Spine | VertexKind::Core => crate::i18n::vertex_name(scene.lang, topology, id),
+            VertexKind::Leaf | VertexKind::Spine | VertexKind::Core => {
+                crate::i18n::vertex_name(scene.lang, topology, id)
+            }
         };
         rounded(ctx, &rect, 5.0);
         ctx.set_fill_style_str(fill);
@@ -284,7 +312,11 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         };
         if show {
             ctx.set_fill_style_str("#ffffff");
-            ctx.set_font(if vertex.kind == VertexKind::Gpu { "600 12px system-ui, sans-serif" } else { "11px system-ui, sans-serif" });
+            ctx.set_font(if vertex.kind == VertexKind::Gpu {
+                "600 12px system-ui, sans-serif"
+            } else {
+                "11px system-ui, sans-serif"
+            });
             ctx.fill_text(&label, rect.center_x(), rect.y + rect.h / 2.0 + 0.5);
         }
     }
@@ -320,7 +352,10 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         // In a compact cluster a chunk is drawn where its whole path is (inside the open node,
         // between switches); one that starts or ends in a tile has no line to ride, and
         // thousands of them would hide the cluster. The followed one is always drawn.
-        if layout.compact && scene.focus != Some(chunk.transfer) && !path.iter().all(|l| layout.is_drawn(l.index())) {
+        if layout.compact
+            && scene.focus != Some(chunk.transfer)
+            && !path.iter().all(|l| layout.is_drawn(l.index()))
+        {
             continue;
         }
         let (x, y) = layout.point_on_path(path, chunk.progress);
@@ -420,7 +455,11 @@ fn legend<S: Surface>(ctx: &S, scene: &Scene) {
         let fits = |text: &str| ctx.text_width(text) <= scene.layout.width - 32.0;
         let (mut first, mut rest) = (String::new(), String::new());
         let separator = if scene.lang == Lang::Zh { "" } else { " " };
-        let words: Vec<String> = if scene.lang == Lang::Zh { note.chars().map(String::from).collect() } else { note.split(' ').map(String::from).collect() };
+        let words: Vec<String> = if scene.lang == Lang::Zh {
+            note.chars().map(String::from).collect()
+        } else {
+            note.split(' ').map(String::from).collect()
+        };
         for word in words {
             let candidate = if first.is_empty() { word.clone() } else { format!("{first}{separator}{word}") };
             if rest.is_empty() && fits(&candidate) {

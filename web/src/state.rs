@@ -5,8 +5,8 @@
 //! move the playhead; the physics was done once, by the core, when the scenario changed.
 
 use crate::i18n::Lang;
-use fabricscope::units::SimTime;
 use fabricscope::collective::Algorithm;
+use fabricscope::units::SimTime;
 use fabricscope::{sweep_sizes, Collective, Job, Scenario, Simulation, SweepPoint};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -57,14 +57,20 @@ fn finish_job(job: &mut Job) -> Result<Simulation, String> {
 /// The transfers a scenario's collective has.
 fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
     let s = valid.scenario();
-    fabricscope::collective::transfer_count(s.collective, valid.n_ranks(), s.size_bytes / fabricscope::collective::ELEM_BYTES, valid.channels())
+    fabricscope::collective::transfer_count(
+        s.collective,
+        valid.n_ranks(),
+        s.size_bytes / fabricscope::collective::ELEM_BYTES,
+        valid.channels(),
+    )
 }
 
 /// The job that simulates a scenario in the page: up to `PAGE_MAX_TRANSFERS` one by one, a ring
 /// that settles at any size, else a named refusal.
 pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
     let s = valid.scenario();
-    let (n, channels, count) = (valid.n_ranks(), valid.channels(), s.size_bytes / fabricscope::collective::ELEM_BYTES);
+    let (n, channels, count) =
+        (valid.n_ranks(), valid.channels(), s.size_bytes / fabricscope::collective::ELEM_BYTES);
     let total = transfers_of(valid);
     if total <= PAGE_MAX_TRANSFERS {
         return Ok(Job::new(valid, fabricscope::Mode::Auto));
@@ -206,7 +212,9 @@ pub enum Action {
     Seek(SimTime),
     SetSpeed(f64),
     /// An animation frame at `now_ms` (requestAnimationFrame's timestamp).
-    Frame { now_ms: f64 },
+    Frame {
+        now_ms: f64,
+    },
     SetLang(Lang),
     SetDark(bool),
 }
@@ -309,7 +317,11 @@ impl Reducible for AppState {
         let mut next = (*self).clone();
         match action {
             Action::SetScenario(scenario) => {
-                match scenario.validate().map_err(|errors| join(&errors)).and_then(|valid| page_job(&valid).map(|job| (valid, job))) {
+                match scenario
+                    .validate()
+                    .map_err(|errors| join(&errors))
+                    .and_then(|valid| page_job(&valid).map(|job| (valid, job)))
+                {
                     // A rejected change leaves a pending one running.
                     Err(message) => next.error = Some(message),
                     Ok((valid, job)) if transfers_of(&valid) <= SYNC_TRANSFERS => {
@@ -323,7 +335,12 @@ impl Reducible for AppState {
                         }
                     }
                     Ok((_, job)) => {
-                        next.pending = Some(Rc::new(Pending { scenario, job: RefCell::new(job), spent_ms: Cell::new(0.0), ready: RefCell::new(None) }));
+                        next.pending = Some(Rc::new(Pending {
+                            scenario,
+                            job: RefCell::new(job),
+                            spent_ms: Cell::new(0.0),
+                            ready: RefCell::new(None),
+                        }));
                         next.error = None;
                     }
                 }
@@ -394,10 +411,17 @@ impl Reducible for AppState {
             }
             Action::CurvePoint => {
                 let Some((&(size, algorithm), rest)) = self.curve_todo.split_first() else { return self };
-                let point = Scenario { size_bytes: size, algorithm: algorithm.or(self.scenario.algorithm), ..self.scenario.clone() };
+                let point = Scenario {
+                    size_bytes: size,
+                    algorithm: algorithm.or(self.scenario.algorithm),
+                    ..self.scenario.clone()
+                };
                 let job = match &self.curve_job {
                     Some(job) => Ok(Some(job.clone())),
-                    None => point.validate().map_err(|errors| join(&errors)).map(|valid| page_job(&valid).ok().map(|job| Rc::new(RefCell::new(job)))),
+                    None => point
+                        .validate()
+                        .map_err(|errors| join(&errors))
+                        .map(|valid| page_job(&valid).ok().map(|job| Rc::new(RefCell::new(job)))),
                 };
                 let done = match job {
                     // A point beyond what the page simulates is left off the chart.
@@ -420,7 +444,13 @@ impl Reducible for AppState {
                         }
                     }
                     // So is one beyond the engine's limit (a forced Tree on a huge cluster).
-                    Err(_) if point.validate().is_err_and(|errors| errors.iter().all(|e| e.field == "nodes")) => true,
+                    Err(_)
+                        if point
+                            .validate()
+                            .is_err_and(|errors| errors.iter().all(|e| e.field == "nodes")) =>
+                    {
+                        true
+                    }
                     // Sizes on the chart are all valid for a valid scenario; if one is not,
                     // the curve stops there and says why.
                     Err(message) => {
@@ -565,7 +595,9 @@ mod tests {
         // 64,512 transfers: pending, and the last result still shown.
         assert!(s.pending.is_some() && Rc::ptr_eq(&s.sim, &shown));
         let cancelled = s.clone().reduce(Action::Cancel);
-        assert!(cancelled.pending.is_none() && Rc::ptr_eq(&cancelled.sim, &shown) && cancelled.scenario != big);
+        assert!(
+            cancelled.pending.is_none() && Rc::ptr_eq(&cancelled.sim, &shown) && cancelled.scenario != big
+        );
         let mut s = s;
         let mut slices = 0;
         while s.pending.is_some() {
@@ -575,7 +607,11 @@ mod tests {
         }
         assert_eq!(s.scenario, big);
         assert_eq!(s.sim.summary.n_ranks, 64);
-        assert_eq!(s.sim.hash_hex(), fabricscope::simulate(&big.validate().unwrap()).unwrap().hash_hex(), "sliced as whole");
+        assert_eq!(
+            s.sim.hash_hex(),
+            fabricscope::simulate(&big.validate().unwrap()).unwrap().hash_hex(),
+            "sliced as whole"
+        );
     }
 
     #[test]
@@ -602,7 +638,10 @@ mod tests {
         let s = state();
         let s = s.reduce(Action::Frame { now_ms: 0.0 });
         assert_eq!(s.playhead, SimTime::ZERO);
-        let s = s.reduce(Action::TogglePlay).reduce(Action::Frame { now_ms: 1000.0 }).reduce(Action::Frame { now_ms: 1100.0 });
+        let s = s
+            .reduce(Action::TogglePlay)
+            .reduce(Action::Frame { now_ms: 1000.0 })
+            .reduce(Action::Frame { now_ms: 1100.0 });
         // 100 ms of a 12 s run.
         let want = (s.end().as_ns() as f64 * 0.1 / SECONDS_PER_RUN).round() as u64;
         assert_eq!(s.playhead.as_ns(), want);

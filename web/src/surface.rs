@@ -168,7 +168,10 @@ fn escape(text: &str) -> String {
 
 /// A font size in px from a canvas font string ("600 12px system-ui, sans-serif").
 fn font_px(font: &str) -> f64 {
-    font.split_whitespace().find_map(|part| part.strip_suffix("px")).and_then(|px| px.parse().ok()).unwrap_or(10.0)
+    font.split_whitespace()
+        .find_map(|part| part.strip_suffix("px"))
+        .and_then(|px| px.parse().ok())
+        .unwrap_or(10.0)
 }
 
 impl Surface for Svg {
@@ -211,7 +214,13 @@ impl Surface for Svg {
     }
     fn circle(&self, x: f64, y: f64, r: f64) {
         let mut s = self.state.borrow_mut();
-        let _ = write!(s.path, "M{:.2} {y:.2}A{r:.2} {r:.2} 0 1 0 {:.2} {y:.2}A{r:.2} {r:.2} 0 1 0 {:.2} {y:.2}", x + r, x - r, x + r);
+        let _ = write!(
+            s.path,
+            "M{:.2} {y:.2}A{r:.2} {r:.2} 0 1 0 {:.2} {y:.2}A{r:.2} {r:.2} 0 1 0 {:.2} {y:.2}",
+            x + r,
+            x - r,
+            x + r
+        );
         s.at = (x + r, y);
     }
     fn arc_to(&self, x1: f64, y1: f64, x2: f64, y2: f64, r: f64) {
@@ -236,7 +245,8 @@ impl Surface for Svg {
     }
     fn fill(&self) {
         let mut s = self.state.borrow_mut();
-        let element = format!("<path d=\"{}\" fill=\"{}\"{}/>\n", s.path, s.fill, Svg::opacity(s.alpha, "fill"));
+        let element =
+            format!("<path d=\"{}\" fill=\"{}\"{}/>\n", s.path, s.fill, Svg::opacity(s.alpha, "fill"));
         s.body.push_str(&element);
     }
     fn stroke(&self) {
@@ -253,7 +263,11 @@ impl Surface for Svg {
     }
     fn fill_rect(&self, x: f64, y: f64, w: f64, h: f64) {
         let mut s = self.state.borrow_mut();
-        let element = format!("<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" fill=\"{}\"{}/>\n", s.fill, Svg::opacity(s.alpha, "fill"));
+        let element = format!(
+            "<rect x=\"{x:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{h:.2}\" fill=\"{}\"{}/>\n",
+            s.fill,
+            Svg::opacity(s.alpha, "fill")
+        );
         s.body.push_str(&element);
     }
     fn stroke_rect(&self, x: f64, y: f64, w: f64, h: f64) {
@@ -304,8 +318,18 @@ mod tests {
         let scenario = fabricscope::Scenario { nodes: 2, ..fabricscope::Scenario::default_demo() };
         let sim = fabricscope::simulate(&scenario.validate().unwrap()).unwrap();
         let t = SimTime(sim.end().0 / 3);
-        let svg = crate::app::topology_svg(&sim, 1100.0, None, t, crate::i18n::Lang::En, &crate::render::Focus { kinds: Vec::new(), ranks: vec![3] });
-        assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"") && svg.trim_end().ends_with("</svg>"));
+        let svg = crate::app::topology_svg(
+            &sim,
+            1100.0,
+            None,
+            t,
+            crate::i18n::Lang::En,
+            &crate::render::Focus { kinds: Vec::new(), ranks: vec![3] },
+        );
+        assert!(
+            svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"")
+                && svg.trim_end().ends_with("</svg>")
+        );
         // Every GPU is labelled, both node frames are there, and chunks are in flight.
         for gpu in 0..8 {
             assert_eq!(svg.matches(&format!(">GPU {gpu}</text>")).count(), 2, "GPU {gpu}");
@@ -317,9 +341,17 @@ mod tests {
         // Balanced elements: every opened text closes.
         assert_eq!(svg.matches("<text").count(), svg.matches("</text>").count());
         // A compact cluster exports too, with its open node.
-        let big = fabricscope::Scenario { nodes: 16, channels: Some(1), ..fabricscope::Scenario::default_demo() };
+        let big =
+            fabricscope::Scenario { nodes: 16, channels: Some(1), ..fabricscope::Scenario::default_demo() };
         let sim = fabricscope::simulate(&big.validate().unwrap()).unwrap();
-        let svg = crate::app::topology_svg(&sim, 1100.0, Some(3), SimTime(sim.end().0 / 2), crate::i18n::Lang::Zh, &crate::render::Focus::default());
+        let svg = crate::app::topology_svg(
+            &sim,
+            1100.0,
+            Some(3),
+            SimTime(sim.end().0 / 2),
+            crate::i18n::Lang::Zh,
+            &crate::render::Focus::default(),
+        );
         assert!(svg.contains("节点 3 · DGX H100"), "the open node's frame");
     }
 }

@@ -48,7 +48,9 @@ pub fn initial_job() -> (TrainScenario, Option<String>) {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     match crate::url::decode_train(&hash) {
         Ok(Some(job)) if job.cluster.nodes <= MAX_PAGE_NODES => (job, None),
-        Ok(Some(_)) => (initial_job_stored(), Some(format!("the page simulates up to {MAX_PAGE_NODES} nodes"))),
+        Ok(Some(_)) => {
+            (initial_job_stored(), Some(format!("the page simulates up to {MAX_PAGE_NODES} nodes")))
+        }
         Ok(None) => (initial_job_stored(), None),
         Err(message) => (initial_job_stored(), Some(message)),
     }
@@ -76,10 +78,14 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
             Some(job) => (job, None),
             None => initial_job(),
         };
-        let mut state = TrainState::new(job, lang, dark).unwrap_or_else(|_| TrainState::new(TrainScenario::default_demo(), lang, dark).expect("the default job is valid"));
+        let mut state = TrainState::new(job, lang, dark).unwrap_or_else(|_| {
+            TrainState::new(TrainScenario::default_demo(), lang, dark).expect("the default job is valid")
+        });
         if let Some(problem) = problem {
             state.error = Some(match lang {
-                Lang::En => format!("The link's training job could not be used ({problem}); showing another."),
+                Lang::En => {
+                    format!("The link's training job could not be used ({problem}); showing another.")
+                }
                 Lang::Zh => format!("链接中的训练作业无法使用（{problem}），已显示其他作业。"),
             });
         }
@@ -107,10 +113,17 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
     // Animation frames while playing.
     {
         let s = state.clone();
-        use_effect_with((state.playing, state.playhead.to_bits(), state.last_frame_ms.map(f64::to_bits)), move |&(playing, _, _)| {
-            let frame = playing.then(|| gloo::render::request_animation_frame(move |now_ms| s.dispatch(TrainAction::Frame { now_ms })));
-            move || drop(frame)
-        });
+        use_effect_with(
+            (state.playing, state.playhead.to_bits(), state.last_frame_ms.map(f64::to_bits)),
+            move |&(playing, _, _)| {
+                let frame = playing.then(|| {
+                    gloo::render::request_animation_frame(move |now_ms| {
+                        s.dispatch(TrainAction::Frame { now_ms })
+                    })
+                });
+                move || drop(frame)
+            },
+        );
     }
     // The comparisons, one simulation per idle tick so the page stays responsive.
     {
@@ -118,7 +131,8 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
         let pending = state.extras_pending();
         let key = (Rc::as_ptr(&state.fabrics) as usize, state.scaling.len(), state.scaling_todo.len());
         use_effect_with(key, move |_| {
-            let timer = pending.then(|| gloo::timers::callback::Timeout::new(30, move || s.dispatch(TrainAction::Extra)));
+            let timer = pending
+                .then(|| gloo::timers::callback::Timeout::new(30, move || s.dispatch(TrainAction::Extra)));
             move || drop(timer)
         });
     }
@@ -239,7 +253,9 @@ fn train_controls(props: &ControlsProps) -> Html {
             let text = select_value(&e);
             match text.parse::<u32>() {
                 Ok(nodes) => relayout(&s, s.job.tp, s.job.pp, nodes),
-                Err(_) => s.dispatch(TrainAction::Reject(format!("cluster.nodes: '{text}' is not a whole number"))),
+                Err(_) => {
+                    s.dispatch(TrainAction::Reject(format!("cluster.nodes: '{text}' is not a whole number")))
+                }
             }
         })
     };
@@ -252,7 +268,9 @@ fn train_controls(props: &ControlsProps) -> Html {
                     j.cluster.fabric.technology = t;
                     j.cluster.fabric.routing = None;
                 }),
-                Err(_) => s.dispatch(TrainAction::Reject(format!("cluster.fabric.technology: '{id}' is not a fabric"))),
+                Err(_) => s.dispatch(TrainAction::Reject(format!(
+                    "cluster.fabric.technology: '{id}' is not a fabric"
+                ))),
             }
         })
     };
@@ -304,7 +322,10 @@ fn train_controls(props: &ControlsProps) -> Html {
             let text = input_value(&e);
             match text.trim().parse::<u32>() {
                 Ok(v) => edit(&s, |j| j.global_batch = v),
-                Err(_) => s.dispatch(TrainAction::Reject(format!("global_batch: '{}' is not a whole number", text.trim()))),
+                Err(_) => s.dispatch(TrainAction::Reject(format!(
+                    "global_batch: '{}' is not a whole number",
+                    text.trim()
+                ))),
             }
         })
     };
@@ -362,9 +383,13 @@ fn train_controls(props: &ControlsProps) -> Html {
     let on_interval = float_field("storage.interval_min", 1.0, |j, v| j.storage.interval_min = v);
 
     let preset = valid.cluster().preset();
-    let nic_gbit = job.cluster.links.nic.bandwidth_gbyte_per_s.unwrap_or(preset.nic.line_rate_gbyte_per_s) * 8.0;
+    let nic_gbit =
+        job.cluster.links.nic.bandwidth_gbyte_per_s.unwrap_or(preset.nic.line_rate_gbyte_per_s) * 8.0;
     let options = |values: Vec<u32>, current: u32| -> Html {
-        values.into_iter().map(|v| html! { <option value={v.to_string()} selected={v == current}>{ v }</option> }).collect()
+        values
+            .into_iter()
+            .map(|v| html! { <option value={v.to_string()} selected={v == current}>{ v }</option> })
+            .collect()
     };
     html! {
         <>
@@ -539,7 +564,13 @@ fn figures(props: &Props) -> Html {
 
 /// A/B for training jobs in words: how much slower or faster this job's step is than A's, in
 /// which part most, and whether TP left (or came back into) the nodes.
-fn train_difference(lang: Lang, a_job: &TrainScenario, a: &fabricscope::train::TrainReport, b_job: &TrainScenario, b: &fabricscope::train::TrainReport) -> String {
+fn train_difference(
+    lang: Lang,
+    a_job: &TrainScenario,
+    a: &fabricscope::train::TrainReport,
+    b_job: &TrainScenario,
+    b: &fabricscope::train::TrainReport,
+) -> String {
     let d = fabricscope::train::difference(a, b);
     let part = match (lang, d.part) {
         (Lang::En, "compute") => "compute",
@@ -587,7 +618,11 @@ fn theme(dark: bool) -> &'static train_paint::TrainPalette {
 }
 
 fn canvas_width(node: &NodeRef) -> f64 {
-    node.cast::<HtmlCanvasElement>().and_then(|c| c.parent_element()).map(|p| p.client_width() as f64).unwrap_or(900.0).max(320.0)
+    node.cast::<HtmlCanvasElement>()
+        .and_then(|c| c.parent_element())
+        .map(|p| p.client_width() as f64)
+        .unwrap_or(900.0)
+        .max(320.0)
 }
 
 fn context(canvas: &HtmlCanvasElement, width: f64, height: f64) -> Option<web_sys::CanvasRenderingContext2d> {
@@ -616,7 +651,15 @@ pub fn gantt_svg(s: &TrainState) -> String {
     let width = drawn_width("gantt");
     let stages = s.report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
     let svg = crate::surface::Svg::new();
-    train_paint::paint_gantt(&svg, width, &s.report, s.valid.shape().layers / s.job.pp, s.playhead, s.lang, theme(false));
+    train_paint::paint_gantt(
+        &svg,
+        width,
+        &s.report,
+        s.valid.shape().layers / s.job.pp,
+        s.playhead,
+        s.lang,
+        theme(false),
+    );
     svg.finish(width, train_paint::gantt_height(stages))
 }
 
@@ -627,7 +670,18 @@ pub fn placement_svg(s: &TrainState) -> String {
     let place = Placement::new(width, nodes, s.valid.cluster().preset().gpus_per_node);
     let svg = crate::surface::Svg::new();
     let layers = s.valid.shape().layers / s.valid.grid().pp;
-    train_paint::paint_placement(&svg, &place, s.valid.grid(), nodes, &s.report, layers, s.playhead, s.groups, s.lang, theme(false));
+    train_paint::paint_placement(
+        &svg,
+        &place,
+        s.valid.grid(),
+        nodes,
+        &s.report,
+        layers,
+        s.playhead,
+        s.groups,
+        s.lang,
+        theme(false),
+    );
     svg.finish(place.width, place.height)
 }
 
@@ -638,7 +692,8 @@ fn gantt(props: &Props) -> Html {
     let canvas = use_node_ref();
     {
         let canvas = canvas.clone();
-        let (report, playhead, dark, layers) = (s.report.clone(), s.playhead, s.dark, s.valid.shape().layers / s.job.pp);
+        let (report, playhead, dark, layers) =
+            (s.report.clone(), s.playhead, s.dark, s.valid.shape().layers / s.job.pp);
         use_effect_with((Rc::as_ptr(&report) as usize, playhead.to_bits(), dark, lang), move |_| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
                 let width = canvas_width(&canvas);
@@ -699,7 +754,8 @@ fn placement_view(props: &Props) -> Html {
     let canvas = use_node_ref();
     {
         let canvas = canvas.clone();
-        let (report, valid, playhead, dark, groups) = (s.report.clone(), s.valid.clone(), s.playhead, s.dark, s.groups);
+        let (report, valid, playhead, dark, groups) =
+            (s.report.clone(), s.valid.clone(), s.playhead, s.dark, s.groups);
         use_effect_with((Rc::as_ptr(&report) as usize, playhead.to_bits(), dark, lang, groups), move |_| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
                 let width = canvas_width(&canvas);
@@ -707,7 +763,18 @@ fn placement_view(props: &Props) -> Html {
                 let place = Placement::new(width, nodes, valid.cluster().preset().gpus_per_node);
                 if let Some(ctx) = context(&element, width, place.height) {
                     let layers = valid.shape().layers / valid.grid().pp;
-                    train_paint::paint_placement(&ctx, &place, valid.grid(), nodes, &report, layers, playhead, groups, lang, theme(dark));
+                    train_paint::paint_placement(
+                        &ctx,
+                        &place,
+                        valid.grid(),
+                        nodes,
+                        &report,
+                        layers,
+                        playhead,
+                        groups,
+                        lang,
+                        theme(dark),
+                    );
                 }
             }
         });
@@ -816,7 +883,9 @@ fn cost_panel(props: &Props) -> Html {
     let st = &r.storage;
     let assumed = s.job.cost.gpu_hour_usd.is_none();
     let fabrics = match s.fabrics.as_ref() {
-        None => html! { <p class="hint">{ pick(lang, "simulating the other fabrics…", "正在模拟其他网络…") }</p> },
+        None => {
+            html! { <p class="hint">{ pick(lang, "simulating the other fabrics…", "正在模拟其他网络…") }</p> }
+        }
         Some(Err(message)) => html! { <p class="bad">{ message.clone() }</p> },
         Some(Ok(rows)) => {
             let tcp = rows.iter().find(|row| row.technology == Technology::Tcp).cloned();

@@ -4,10 +4,10 @@
 //! arrows coloured by kind. Pure functions of the report, the layout and the time.
 
 use crate::i18n::Lang;
+use crate::surface::Surface;
 use fabricscope::train::layout::{Dim, Grid};
 use fabricscope::train::pipeline::Phase;
 use fabricscope::train::{Activity, TrainReport};
-use crate::surface::Surface;
 
 /// Colours of the activities (colour-blind-safe Okabe-Ito hues) and of the chrome.
 pub struct TrainPalette {
@@ -84,7 +84,15 @@ pub fn gantt_height(stages: u32) -> f64 {
 
 /// The 1F1B Gantt: every block split into its parts, DP and the optimizer after the pipeline,
 /// the idle time left as background (the bubble), and the playhead.
-pub fn paint_gantt<S: Surface>(ctx: &S, width: f64, report: &TrainReport, layers: u32, playhead: f64, lang: Lang, palette: &TrainPalette) {
+pub fn paint_gantt<S: Surface>(
+    ctx: &S,
+    width: f64,
+    report: &TrainReport,
+    layers: u32,
+    playhead: f64,
+    lang: Lang,
+    palette: &TrainPalette,
+) {
     let stages = report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
     let rows = gantt_rows(stages);
     let height = gantt_height(stages);
@@ -165,7 +173,14 @@ impl Placement {
         let node_w = (width - GAP) / cols as f64 - GAP;
         let rows = nodes.div_ceil(cols);
         let node_h = CELL_H + 30.0;
-        Placement { width, height: GAP + rows as f64 * (node_h + GAP) + 4.0, cols, node_w, node_h, gpus_per_node }
+        Placement {
+            width,
+            height: GAP + rows as f64 * (node_h + GAP) + 4.0,
+            cols,
+            node_w,
+            node_h,
+            gpus_per_node,
+        }
     }
 
     fn node_origin(&self, node: u32) -> (f64, f64) {
@@ -263,8 +278,12 @@ pub fn paint_placement<S: Surface>(
         let stage = grid.coord(rank, Dim::Pp);
         let (tp, dp) = (grid.coord(rank, Dim::Tp), grid.coord(rank, Dim::Dp));
         match stage_activity[stage as usize] {
-            Activity::PipelineSend if stage + 1 < grid.pp => add(rank, grid.rank(tp, stage + 1, dp), palette.pp),
-            Activity::DataParallel if grid.dp > 1 => add(rank, grid.rank(tp, stage, (dp + 1) % grid.dp), palette.dp),
+            Activity::PipelineSend if stage + 1 < grid.pp => {
+                add(rank, grid.rank(tp, stage + 1, dp), palette.pp)
+            }
+            Activity::DataParallel if grid.dp > 1 => {
+                add(rank, grid.rank(tp, stage, (dp + 1) % grid.dp), palette.dp)
+            }
             Activity::Tp if grid.tp > 1 => add(rank, grid.rank((tp + 1) % grid.tp, stage, dp), palette.tp),
             _ => {}
         }

@@ -48,7 +48,9 @@ pub enum TrainAction {
     DismissError,
     TogglePlay,
     Seek(f64),
-    Frame { now_ms: f64 },
+    Frame {
+        now_ms: f64,
+    },
     SetGroups(Dim),
     /// Compute the next missing comparison (fabrics first, then one scaling point).
     Extra,
@@ -129,7 +131,9 @@ impl Reducible for TrainState {
         match action {
             TrainAction::SetJob(job) => {
                 if job.cluster.nodes > MAX_PAGE_NODES {
-                    next.error = Some(format!("cluster.nodes: the page simulates up to {MAX_PAGE_NODES} nodes (the CLI takes more)"));
+                    next.error = Some(format!(
+                        "cluster.nodes: the page simulates up to {MAX_PAGE_NODES} nodes (the CLI takes more)"
+                    ));
                     return Rc::new(next);
                 }
                 match job.validate() {
@@ -167,7 +171,8 @@ impl Reducible for TrainState {
                 }
                 if let Some(last) = self.last_frame_ms {
                     let step = self.report.step_ns();
-                    next.playhead = (self.playhead + (now_ms - last).clamp(0.0, 100.0) / STEP_MS * step).min(step);
+                    next.playhead =
+                        (self.playhead + (now_ms - last).clamp(0.0, 100.0) / STEP_MS * step).min(step);
                     if next.playhead >= step {
                         next.playing = false;
                     }
@@ -197,7 +202,9 @@ impl Reducible for TrainState {
                     return self;
                 }
             }
-            TrainAction::Pin(on) => next.pinned = on.then(|| Rc::new((self.job.clone(), (*self.report).clone()))),
+            TrainAction::Pin(on) => {
+                next.pinned = on.then(|| Rc::new((self.job.clone(), (*self.report).clone())))
+            }
             TrainAction::SetLang(lang) => next.lang = lang,
             TrainAction::SetDark(dark) => next.dark = dark,
         }

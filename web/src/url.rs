@@ -105,7 +105,11 @@ pub fn decode_train(fragment: &str) -> Result<Option<fabricscope::train::TrainSc
     if fragment.len() > MAX_FRAGMENT {
         return Err(format!("the link is {} characters long, more than {MAX_FRAGMENT}", fragment.len()));
     }
-    let Some(value) = fragment.split('&').find_map(|part| part.strip_prefix("train=")).filter(|v| !v.is_empty()) else { return Ok(None) };
+    let Some(value) =
+        fragment.split('&').find_map(|part| part.strip_prefix("train=")).filter(|v| !v.is_empty())
+    else {
+        return Ok(None);
+    };
     let json = decode_component(value).ok_or("the training job is not valid URI-encoded text")?;
     let job = fabricscope::train::TrainScenario::from_json(&json).map_err(|e| e.to_string())?;
     job.validate().map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
@@ -150,7 +154,8 @@ mod tests {
 
     #[test]
     fn a_link_carries_the_view() {
-        let fragment = with_view(encode(&Scenario::default_demo(), Some(SimTime(42))), crate::i18n::Lang::Zh, true);
+        let fragment =
+            with_view(encode(&Scenario::default_demo(), Some(SimTime(42))), crate::i18n::Lang::Zh, true);
         assert!(fragment.ends_with("&t=42&lang=zh-CN&theme=dark"), "{fragment}");
         assert_eq!(view_options(&fragment), (Some(crate::i18n::Lang::Zh), Some(true)));
         // The scenario and time still read the same, the view keys aside.
@@ -175,7 +180,9 @@ mod tests {
         let bad_nodes = encode(&Scenario { nodes: 0, ..Scenario::default_demo() }, None);
         assert!(decode(&bad_nodes).unwrap_err().starts_with("nodes: 0 is out of range"));
         assert!(decode("#s=%ZZ").unwrap_err().contains("URI-encoded"));
-        assert!(decode(&format!("#s={}", "a".repeat(MAX_FRAGMENT + 1))).unwrap_err().contains("characters long"));
+        assert!(decode(&format!("#s={}", "a".repeat(MAX_FRAGMENT + 1)))
+            .unwrap_err()
+            .contains("characters long"));
         let fragment = encode(&Scenario::default_demo(), None) + "&t=soon";
         assert!(decode(&fragment).unwrap_err().starts_with("t: 'soon'"));
         assert!(decode("#s=%+1").unwrap_err().contains("URI-encoded"));
@@ -207,7 +214,8 @@ mod tests {
     /// generator; `FABRICSCOPE_FUZZ_CASES` sets the count (default 20,000).
     #[test]
     fn fuzz_fragments() {
-        let cases: u64 = std::env::var("FABRICSCOPE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+        let cases: u64 =
+            std::env::var("FABRICSCOPE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
         let mut state = 0x5EED_u64;
         let mut next = move || {
             state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -225,7 +233,8 @@ mod tests {
         for case in 0..cases {
             let mut bytes = seeds[(next() % seeds.len() as u64) as usize].clone().into_bytes();
             if next() % 4 == 0 {
-                bytes = (0..next() % 40).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+                bytes =
+                    (0..next() % 40).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
             }
             // Zero to two changes: some fragments arrive intact, or changed only in `t`.
             for _ in 0..next() % 3 {
@@ -247,7 +256,11 @@ mod tests {
                 Ok(Ok(Some((scenario, t)))) => {
                     decoded += 1;
                     assert!(scenario.validate().is_ok(), "case {case}: {fragment}");
-                    assert_eq!(decode(&encode(&scenario, t)).unwrap(), Some((scenario, t.filter(|t| t.as_ns() > 0))), "case {case}");
+                    assert_eq!(
+                        decode(&encode(&scenario, t)).unwrap(),
+                        Some((scenario, t.filter(|t| t.as_ns() > 0))),
+                        "case {case}"
+                    );
                 }
                 Ok(Ok(None)) => {}
                 Ok(Err(message)) => {

@@ -62,7 +62,8 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&theme.background)?;
     let min_size = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).min().unwrap_or(1).max(1);
-    let max_size = series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).max().unwrap_or(2).max(min_size + 1);
+    let max_size =
+        series.iter().flat_map(|s| s.points.iter().map(|p| p.0)).max().unwrap_or(2).max(min_size + 1);
     let max_busbw = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(0.0f64, f64::max);
     let y_top = nice_ceiling(max_busbw * 1.08);
 
@@ -72,7 +73,10 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(52)
-        .build_cartesian_2d((min_size..max_size).log_scale().with_key_points(size_ticks(min_size, max_size)), 0f64..y_top)?;
+        .build_cartesian_2d(
+            (min_size..max_size).log_scale().with_key_points(size_ticks(min_size, max_size)),
+            0f64..y_top,
+        )?;
     chart
         .configure_mesh()
         .light_line_style(theme.grid)
@@ -87,7 +91,10 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
 
     for (i, marker) in markers.iter().enumerate() {
         let colour = theme.text.mix(0.4);
-        chart.draw_series(LineSeries::new([(marker.size, 0.0), (marker.size, y_top)], colour.stroke_width(1)))?;
+        chart.draw_series(LineSeries::new(
+            [(marker.size, 0.0), (marker.size, y_top)],
+            colour.stroke_width(1),
+        ))?;
         // Labels stack from the top so two markers never overprint.
         let y = y_top * (0.97 - 0.08 * i as f64);
         chart.draw_series([Text::new(marker.label.clone(), (marker.size, y), text(11))])?;
@@ -118,7 +125,11 @@ pub fn short_size(bytes: u64) -> String {
     for (scale, unit) in UNITS {
         if bytes >= scale {
             let value = bytes as f64 / scale as f64;
-            return if value.fract() == 0.0 { format!("{value:.0}{unit}") } else { format!("{value:.1}{unit}") };
+            return if value.fract() == 0.0 {
+                format!("{value:.0}{unit}")
+            } else {
+                format!("{value:.1}{unit}")
+            };
         }
     }
     format!("{bytes}")

@@ -188,11 +188,17 @@ fn choice<T: serde::de::DeserializeOwned>(flag: &str, field: &str, value: &str) 
 }
 
 fn read_file(path: &str) -> Result<String, Vec<ScenarioError>> {
-    std::fs::read_to_string(path)
-        .map_err(|error| vec![ScenarioError { field: "--scenario".into(), problem: format!("cannot read {path}: {error}") }])
+    std::fs::read_to_string(path).map_err(|error| {
+        vec![ScenarioError { field: "--scenario".into(), problem: format!("cannot read {path}: {error}") }]
+    })
 }
 
-fn scenario_from(args: &HardwareArgs, size_bytes: u64, channels: Option<u32>, engine: bool) -> Result<ValidScenario, Vec<ScenarioError>> {
+fn scenario_from(
+    args: &HardwareArgs,
+    size_bytes: u64,
+    channels: Option<u32>,
+    engine: bool,
+) -> Result<ValidScenario, Vec<ScenarioError>> {
     let mut scenario = match &args.scenario {
         Some(path) => Scenario::from_json(&read_file(path)?).map_err(|error| {
             vec![ScenarioError { field: error.field, problem: format!("{} (in {path})", error.problem) }]
@@ -226,16 +232,24 @@ fn apply_hardware(args: &HardwareArgs, scenario: &mut Scenario) -> Vec<ScenarioE
     }
     let fabric = &mut scenario.fabric;
     if let Some(value) = &args.fabric {
-        choice("--fabric", "fabric.technology", value).map(|v| fabric.technology = v).unwrap_or_else(|e| errors.push(e));
+        choice("--fabric", "fabric.technology", value)
+            .map(|v| fabric.technology = v)
+            .unwrap_or_else(|e| errors.push(e));
     }
     if let Some(value) = &args.topology {
-        choice("--topology", "fabric.topology", value).map(|v| fabric.topology = v).unwrap_or_else(|e| errors.push(e));
+        choice("--topology", "fabric.topology", value)
+            .map(|v| fabric.topology = v)
+            .unwrap_or_else(|e| errors.push(e));
     }
     if let Some(value) = &args.wiring {
-        choice("--wiring", "fabric.wiring", value).map(|v| fabric.wiring = v).unwrap_or_else(|e| errors.push(e));
+        choice("--wiring", "fabric.wiring", value)
+            .map(|v| fabric.wiring = v)
+            .unwrap_or_else(|e| errors.push(e));
     }
     if let Some(value) = &args.routing {
-        choice("--routing", "fabric.routing", value).map(|v| fabric.routing = Some(v)).unwrap_or_else(|e| errors.push(e));
+        choice("--routing", "fabric.routing", value)
+            .map(|v| fabric.routing = Some(v))
+            .unwrap_or_else(|e| errors.push(e));
     }
     if args.radix.is_some() {
         fabric.radix = args.radix;
@@ -270,7 +284,9 @@ fn topo(args: &TopoArgs) -> Result<String, Vec<ScenarioError>> {
     }
     if args.json {
         let plan = scenario.fabric_plan();
-        return Ok(serde_json::to_string_pretty(&serde_json::json!({ "summary": summary, "plan": plan })).expect("serialises") + "\n");
+        return Ok(serde_json::to_string_pretty(&serde_json::json!({ "summary": summary, "plan": plan }))
+            .expect("serialises")
+            + "\n");
     }
     let plan = scenario.fabric_plan();
     let tech = scenario.scenario().fabric.technology.spec();
@@ -287,9 +303,15 @@ fn topo(args: &TopoArgs) -> Result<String, Vec<ScenarioError>> {
         plan.radix,
         scenario.scenario().fabric.oversubscription
     ));
-    out.push_str(&format!("switches     {} ({} leaves, {} spines or aggregation, {} cores)\n", summary.switches, plan.leaves, plan.spines, plan.cores));
+    out.push_str(&format!(
+        "switches     {} ({} leaves, {} spines or aggregation, {} cores)\n",
+        summary.switches, plan.leaves, plan.spines, plan.cores
+    ));
     out.push_str(&format!("cables       {} (NIC to leaf and between switches)\n", summary.cables));
-    out.push_str(&format!("bisection    {:.0} GB/s per direction at line rate\n", summary.bisection_gbyte_per_s));
+    out.push_str(&format!(
+        "bisection    {:.0} GB/s per direction at line rate\n",
+        summary.bisection_gbyte_per_s
+    ));
     out.push_str(&format!("diameter     {} switch hops\n", summary.diameter));
     out.push_str(&format!(
         "routing      {}; NIC latency {} ns, switch hop {} ns, NIC efficiency {}, congested-link efficiency {}\n",
@@ -383,7 +405,14 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             size_bytes: point.size_bytes,
             count: point.count,
             data_type: "float",
-            redop: if matches!(s.collective, Collective::AllReduce | Collective::ReduceScatter | Collective::Reduce) { "sum" } else { "none" },
+            redop: if matches!(
+                s.collective,
+                Collective::AllReduce | Collective::ReduceScatter | Collective::Reduce
+            ) {
+                "sum"
+            } else {
+                "none"
+            },
             root: if s.collective.has_root() { s.root as i32 } else { -1 },
             algorithm: point.algorithm.nccl_name(),
             protocol: point.protocol.nccl_name(),
@@ -394,13 +423,27 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,
             // A schedule too big to build (a ring run as a steady state) is not checked, as
             // nccl-tests prints N/A when it does not check.
-            wrong: match fabricscope::collective::transfer_count(s.collective, scenario.n_ranks(), point.count, scenario.channels()) > fabricscope::scenario::MAX_TRANSFERS {
+            wrong: match fabricscope::collective::transfer_count(
+                s.collective,
+                scenario.n_ranks(),
+                point.count,
+                scenario.channels(),
+            ) > fabricscope::scenario::MAX_TRANSFERS
+            {
                 true => None,
-                false => match verify(&schedule_with(s.collective, point.algorithm, s.nodes, &scenario.preset().rings, point.count, scenario.channels(), s.root)) {
-                Ok(()) => Some(0),
-                Err(VerifyError::TooLarge { .. }) => None,
-                Err(VerifyError::Wrong { wrong, .. }) => Some(wrong),
-                Err(_) => Some(point.count * scenario.n_ranks() as u64),
+                false => match verify(&schedule_with(
+                    s.collective,
+                    point.algorithm,
+                    s.nodes,
+                    &scenario.preset().rings,
+                    point.count,
+                    scenario.channels(),
+                    s.root,
+                )) {
+                    Ok(()) => Some(0),
+                    Err(VerifyError::TooLarge { .. }) => None,
+                    Err(VerifyError::Wrong { wrong, .. }) => Some(wrong),
+                    Err(_) => Some(point.count * scenario.n_ranks() as u64),
                 },
             },
         })
@@ -466,7 +509,10 @@ fn table(scenario: &ValidScenario, report: &Report) -> String {
             format_time(row.tuner_time_us)
         ));
     }
-    out.push_str(&format!("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4}\n#\n", report.avg_busbw_gbyte_per_s));
+    out.push_str(&format!(
+        "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4}\n#\n",
+        report.avg_busbw_gbyte_per_s
+    ));
     // The page prints the same fingerprint under its results for the same scenario and size.
     for row in &report.rows {
         out.push_str(&format!("# Trace hash {:>12} B : {}\n", row.size_bytes, row.trace_hash));

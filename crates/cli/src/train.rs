@@ -71,16 +71,23 @@ pub struct TrainArgs {
 
 fn job_from(args: &TrainArgs) -> Result<ValidTrain, Vec<ScenarioError>> {
     let mut job = match &args.job {
-        Some(path) => TrainScenario::from_json(&read_file(path)?)
-            .map_err(|e| vec![ScenarioError { field: e.field, problem: format!("{} (in {path})", e.problem) }])?,
+        Some(path) => TrainScenario::from_json(&read_file(path)?).map_err(|e| {
+            vec![ScenarioError { field: e.field, problem: format!("{} (in {path})", e.problem) }]
+        })?,
         None => TrainScenario::default_demo(),
     };
     if let Some(path) = &args.hardware.scenario {
-        job.cluster = fabricscope::Scenario::from_json(&read_file(path)?)
-            .map_err(|e| vec![ScenarioError { field: format!("cluster.{}", e.field), problem: format!("{} (in {path})", e.problem) }])?;
+        job.cluster = fabricscope::Scenario::from_json(&read_file(path)?).map_err(|e| {
+            vec![ScenarioError {
+                field: format!("cluster.{}", e.field),
+                problem: format!("{} (in {path})", e.problem),
+            }]
+        })?;
     }
-    let mut errors: Vec<ScenarioError> =
-        apply_hardware(&args.hardware, &mut job.cluster).into_iter().map(|e| ScenarioError { field: format!("cluster.{}", e.field), ..e }).collect();
+    let mut errors: Vec<ScenarioError> = apply_hardware(&args.hardware, &mut job.cluster)
+        .into_iter()
+        .map(|e| ScenarioError { field: format!("cluster.{}", e.field), ..e })
+        .collect();
     if let Some(model) = &args.model {
         job.model = model.clone();
         job.custom_model = None;
@@ -108,7 +115,9 @@ fn job_from(args: &TrainArgs) -> Result<ValidTrain, Vec<ScenarioError>> {
         choice("--order", "order", order).map(|v| job.order = v).unwrap_or_else(|e| errors.push(e));
     }
     if let Some(recompute) = &args.recompute {
-        choice("--recompute", "recompute", recompute).map(|v| job.recompute = v).unwrap_or_else(|e| errors.push(e));
+        choice("--recompute", "recompute", recompute)
+            .map(|v| job.recompute = v)
+            .unwrap_or_else(|e| errors.push(e));
     }
     job.compute_efficiency = args.efficiency.unwrap_or(job.compute_efficiency);
     if args.gpu_hour_usd.is_some() {
@@ -173,7 +182,12 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
         s.recompute,
         100.0 * s.compute_efficiency
     ));
-    out.push_str(&format!("step            {:>10}   tokens/s {:.0}   MFU {}\n", secs(r.step_ns), r.tokens_per_s, pct(r.mfu)));
+    out.push_str(&format!(
+        "step            {:>10}   tokens/s {:.0}   MFU {}\n",
+        secs(r.step_ns),
+        r.tokens_per_s,
+        pct(r.mfu)
+    ));
     let b = &r.breakdown;
     for (name, ns) in [
         ("compute", b.compute_ns),

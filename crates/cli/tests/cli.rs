@@ -70,7 +70,11 @@ fn topo_prints_the_fabric_and_dot() {
     let (code, out, _) = fabricscope(&["topo", "--nodes", "2", "--dot"]);
     assert_eq!(code, 0);
     assert!(out.starts_with("graph fabricscope {"));
-    assert_eq!(out.matches(" -- ").count(), 74, "per node: 1 UPI, 4 switch-CPU, 8 NVLink, 8 GPU and 8 NIC PCIe, 8 network");
+    assert_eq!(
+        out.matches(" -- ").count(),
+        74,
+        "per node: 1 UPI, 4 switch-CPU, 8 NVLink, 8 GPU and 8 NIC PCIe, 8 network"
+    );
     let (code, _, err) = fabricscope(&["topo", "--fabric", "token-ring"]);
     assert_eq!(code, 2);
     assert!(err.contains("fabric.technology: --fabric token-ring: unknown variant"), "{err}");
@@ -79,7 +83,8 @@ fn topo_prints_the_fabric_and_dot() {
 #[test]
 fn technologies_differ_in_the_sweep() {
     let busbw = |fabric: &str| -> f64 {
-        let (code, out, err) = fabricscope(&["allreduce", "--nodes", "2", "--fabric", fabric, "-b", "1G", "-e", "1G", "--json"]);
+        let (code, out, err) =
+            fabricscope(&["allreduce", "--nodes", "2", "--fabric", fabric, "-b", "1G", "-e", "1G", "--json"]);
         assert_eq!(code, 0, "{err}");
         let report: serde_json::Value = serde_json::from_str(&out).unwrap();
         report["rows"][0]["busbw_gbyte_per_s"].as_f64().unwrap()
@@ -103,10 +108,30 @@ fn scenario_files_run_and_flags_override_them() {
 
 #[test]
 fn train_prints_the_step_breakdown_memory_and_cost() {
-    let (code, out, err) = fabricscope(&["train", "--nodes", "2", "--model", "llama2-7b", "--tp", "8", "--pp", "1", "--global-batch", "16"]);
+    let (code, out, err) = fabricscope(&[
+        "train",
+        "--nodes",
+        "2",
+        "--model",
+        "llama2-7b",
+        "--tp",
+        "8",
+        "--pp",
+        "1",
+        "--global-batch",
+        "16",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Llama-2 7B (6.7 B parameters) on 16 GPUs"), "{out}");
-    for part in ["compute", "TP exposed", "DP/ZeRO exposed", "pipeline bubble", "memory per GPU", "cost", "checkpoints"] {
+    for part in [
+        "compute",
+        "TP exposed",
+        "DP/ZeRO exposed",
+        "pipeline bubble",
+        "memory per GPU",
+        "cost",
+        "checkpoints",
+    ] {
         assert!(out.contains(part), "{part}: {out}");
     }
     // TP 8 stays in each node; DP 2 crosses the network.
@@ -116,13 +141,17 @@ fn train_prints_the_step_breakdown_memory_and_cost() {
 
 #[test]
 fn train_job_files_and_json() {
-    let (code, out, err) = fabricscope(&["train", "--job", "../../tests/fixtures/train/llama2-70b-4-nodes-roce.json", "--json"]);
+    let (code, out, err) =
+        fabricscope(&["train", "--job", "../../tests/fixtures/train/llama2-70b-4-nodes-roce.json", "--json"]);
     assert_eq!(code, 0, "{err}");
     let value: serde_json::Value = serde_json::from_str(&out).unwrap();
     let report = &value["report"];
     assert_eq!(report["gpus"], 32);
     let b = &report["breakdown"];
-    let sum: f64 = ["compute_ns", "tp_ns", "pp_ns", "dp_ns", "bubble_ns", "optimizer_ns"].iter().map(|k| b[k].as_f64().unwrap()).sum();
+    let sum: f64 = ["compute_ns", "tp_ns", "pp_ns", "dp_ns", "bubble_ns", "optimizer_ns"]
+        .iter()
+        .map(|k| b[k].as_f64().unwrap())
+        .sum();
     assert!((sum - report["step_ns"].as_f64().unwrap()).abs() < 1.0);
     // The file's price and discount are used: money = GPU-hours × 2.5 × 0.7.
     let cost = &report["cost"];
@@ -146,7 +175,12 @@ fn in_network_reduction_is_an_option_the_tuner_then_takes() {
     let row = |args: &[&str]| {
         let (code, out, err) = fabricscope(args);
         assert_eq!(code, 0, "{err}");
-        out.lines().find(|l| !l.starts_with('#')).unwrap().split_whitespace().map(str::to_string).collect::<Vec<_>>()
+        out.lines()
+            .find(|l| !l.starts_with('#'))
+            .unwrap()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
     };
     let plain = row(&["allreduce", "-b", "1G", "-e", "1G"]);
     assert_eq!(plain[9], "Ring");

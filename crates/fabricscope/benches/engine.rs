@@ -36,7 +36,14 @@ fn ring(nodes: u32, channels: Option<u32>) -> Scenario {
         algorithm: Some(fabricscope::collective::Algorithm::Ring),
         protocol: Some(fabricscope::collective::Protocol::Simple),
         // Two tiers where they hold the cluster (the issue's case), three beyond.
-        fabric: FabricConfig { topology: if (2..=512).contains(&nodes) { FabricTopology::LeafSpine } else { FabricTopology::Auto }, ..FabricConfig::default() },
+        fabric: FabricConfig {
+            topology: if (2..=512).contains(&nodes) {
+                FabricTopology::LeafSpine
+            } else {
+                FabricTopology::Auto
+            },
+            ..FabricConfig::default()
+        },
         ..Scenario::default_demo()
     }
 }
@@ -76,7 +83,11 @@ fn main() {
                     Err(error) => report(name, None, &error.to_string().replace('"', "'")),
                 }
             }
-            Err(errors) => report(name, None, &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'")),
+            Err(errors) => report(
+                name,
+                None,
+                &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'"),
+            ),
         }
     }
     // A GPT-3 175B training step on 1,024 GPUs (TP 8 × PP 16 × DP 8): every collective kind
@@ -90,10 +101,20 @@ fn main() {
     let valid = job.validate().expect("the benchmark's job is valid");
     let (seconds, report_) = time(3, || valid.run());
     let flows: u64 = report_.ops.iter().map(|op| op.transfers).sum();
-    report("train-gpt3-1024-gpus", Some(seconds), &format!("step {:.3} s simulated, {} ops, {flows} flows", report_.step_ns / 1e9, report_.ops.len()));
+    report(
+        "train-gpt3-1024-gpus",
+        Some(seconds),
+        &format!("step {:.3} s simulated, {} ops, {flows} flows", report_.step_ns / 1e9, report_.ops.len()),
+    );
     // Peak memory of this process over all of the above (VmHWM, Linux).
-    let peak_kb = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse::<u64>().ok()));
-    println!("{{\"bench\": \"peak-memory\", \"kib\": {}}}", peak_kb.map(|k| k.to_string()).unwrap_or_else(|| "null".into()));
+    let peak_kb = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+        s.lines()
+            .find(|l| l.starts_with("VmHWM:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+    });
+    println!(
+        "{{\"bench\": \"peak-memory\", \"kib\": {}}}",
+        peak_kb.map(|k| k.to_string()).unwrap_or_else(|| "null".into())
+    );
 }

@@ -26,4 +26,7 @@ pub mod train;
 pub mod units;
 
 pub use scenario::{Collective, Scenario, ScenarioError, ValidScenario};
-pub use simulation::{simulate, simulate_as, sweep_point, Job, Mode, Steady, AlphaBeta, sweep, sweep_sizes, sweep_unhashed, Simulation, StepInfo, Summary, SweepPoint};
+pub use simulation::{
+    simulate, simulate_as, sweep, sweep_point, sweep_sizes, sweep_unhashed, AlphaBeta, Job, Mode, Simulation,
+    Steady, StepInfo, Summary, SweepPoint,
+};

@@ -121,7 +121,13 @@ impl<'t> Router<'t> {
 
     /// The router again, on the topology it was made for.
     pub fn resume(topology: &'t Topology, state: RouterState) -> Router<'t> {
-        Router { topology, routing: state.routing, seed: state.seed, intra: state.intra, nic_of_gpu: state.nic_of_gpu }
+        Router {
+            topology,
+            routing: state.routing,
+            seed: state.seed,
+            intra: state.intra,
+            nic_of_gpu: state.nic_of_gpu,
+        }
     }
 
     /// Each GPU's NIC among the `nics_used` the job may use: the one with the cheapest path
@@ -140,7 +146,11 @@ impl<'t> Router<'t> {
                         let path = self.intra(gpu, t.fabric.nics[nic as usize].vertex, true);
                         // Ties go to the GPU's own index modulo the NICs in use, so GPUs spread
                         // over the NICs the way NCCL spreads them.
-                        (path.iter().map(|&l| t.link(l).latency_ns).sum::<u64>(), path.len(), (nic + used - local % used) % used)
+                        (
+                            path.iter().map(|&l| t.link(l).latency_ns).sum::<u64>(),
+                            path.len(),
+                            (nic + used - local % used) % used,
+                        )
                     })
                     .unwrap_or(0);
                 match t.pinning {
@@ -166,16 +176,25 @@ impl<'t> Router<'t> {
         let plan = t.fabric.plan.as_ref().expect("a multi-node topology has a fabric");
         let aligned = t.pinning == Pinning::Aligned;
         let rail_aligned = aligned && plan.wiring == Wiring::Rail && plan.leaves > 1;
-        let src_local = if rail_aligned { dst_local } else { self.nic_of_gpu[t.vertex(src_gpu).local as usize] };
+        let src_local =
+            if rail_aligned { dst_local } else { self.nic_of_gpu[t.vertex(src_gpu).local as usize] };
         let src_nic = t.fabric.nics[(src_node * nics + src_local) as usize];
         let dst_nic = t.fabric.nics[(dst_node * nics + dst_local) as usize];
 
         // Aligned jobs reach another GPU's NIC the way NCCL's PXN does: over NVLink to the GPU
         // that NIC belongs to, then down its PCIe link; misaligned ones go the way the process
         // is bound: over PCIe and the CPUs.
-        let relay = self.nic_of_gpu.iter().position(|&nic| nic == src_local).map(|g| t.gpu(src_node * t.gpus_per_node() + g as u32));
+        let relay = self
+            .nic_of_gpu
+            .iter()
+            .position(|&nic| nic == src_local)
+            .map(|g| t.gpu(src_node * t.gpus_per_node() + g as u32));
         let mut path = match relay {
-            Some(relay) if aligned && relay != src_gpu && self.nic_of_gpu[t.vertex(src_gpu).local as usize] != src_local => {
+            Some(relay)
+                if aligned
+                    && relay != src_gpu
+                    && self.nic_of_gpu[t.vertex(src_gpu).local as usize] != src_local =>
+            {
                 let mut path = self.intra(src_gpu, relay, false);
                 path.extend(self.intra(relay, src_nic.vertex, false));
                 path
@@ -183,7 +202,13 @@ impl<'t> Router<'t> {
             _ => self.intra(src_gpu, src_nic.vertex, aligned),
         };
         path.push(src_nic.up);
-        path.extend(self.fabric(src_nic.leaf, dst_nic.leaf, dst_nic.address, (src_nic.address, dst_nic.address, key), load));
+        path.extend(self.fabric(
+            src_nic.leaf,
+            dst_nic.leaf,
+            dst_nic.address,
+            (src_nic.address, dst_nic.address, key),
+            load,
+        ));
         path.push(dst_nic.up.reverse());
         path.extend(self.intra(dst_nic.vertex, dst_gpu, aligned));
         path
@@ -229,7 +254,8 @@ impl<'t> Router<'t> {
         let t = self.topology;
         let gpu = t.gpu(rank);
         let vertex = t.vertex(gpu);
-        let nic = t.fabric.nics[(vertex.node.unwrap_or(0) * t.nics_per_node() + self.nic_of_gpu[vertex.local as usize]) as usize];
+        let nic = t.fabric.nics[(vertex.node.unwrap_or(0) * t.nics_per_node()
+            + self.nic_of_gpu[vertex.local as usize]) as usize];
         self.intra(gpu, nic.vertex, true)
     }
 
@@ -241,9 +267,11 @@ impl<'t> Router<'t> {
         let index = &t.fabric;
         let nics = t.nics_per_node();
         let vertex = t.vertex(t.gpu(rank));
-        let nic = index.nics[(vertex.node.unwrap_or(0) * nics + self.nic_of_gpu[vertex.local as usize]) as usize];
+        let nic =
+            index.nics[(vertex.node.unwrap_or(0) * nics + self.nic_of_gpu[vertex.local as usize]) as usize];
         let rail_nic = self.nic_of_gpu[rail as usize % self.nic_of_gpu.len()];
-        let leaves: Vec<u32> = (0..t.n_nodes()).map(|node| index.nics[(node * nics + rail_nic) as usize].leaf).collect();
+        let leaves: Vec<u32> =
+            (0..t.n_nodes()).map(|node| index.nics[(node * nics + rail_nic) as usize].leaf).collect();
         if leaves.iter().all(|&leaf| leaf == leaves[0]) && nic.leaf == leaves[0] {
             return (nic.up, Vec::new());
         }
@@ -273,15 +301,22 @@ impl<'t> Router<'t> {
                         vertex.node == node && (through_gpus || vertex.kind != VertexKind::Gpu)
                     })
                 };
-                within(through_gpus)
-                    .or_else(|| within(true))
-                    .expect("every vertex of a node reaches every other inside the node (the builder joins them)")
+                within(through_gpus).or_else(|| within(true)).expect(
+                    "every vertex of a node reaches every other inside the node (the builder joins them)",
+                )
             })
             .clone()
     }
 
     /// Leaf to leaf, up only as far as needed.
-    fn fabric(&self, src_leaf: u32, dst_leaf: u32, address: u32, flow: (u32, u32, u32), load: &[u32]) -> Vec<LinkId> {
+    fn fabric(
+        &self,
+        src_leaf: u32,
+        dst_leaf: u32,
+        address: u32,
+        flow: (u32, u32, u32),
+        load: &[u32],
+    ) -> Vec<LinkId> {
         if src_leaf == dst_leaf {
             return Vec::new();
         }
@@ -304,21 +339,35 @@ impl<'t> Router<'t> {
         let i = self.choose(1, core_ups, address, plan.up.max(1), flow, load);
         let core = j * (plan.radix / 2) as usize + i;
         let dst_mid = (dst_pod * plan.up) as usize + j;
-        vec![leaf_up, core_ups[i], index.core_down[core][dst_pod as usize], index.mid_down[dst_mid][dst_in_pod]]
+        vec![
+            leaf_up,
+            core_ups[i],
+            index.core_down[core][dst_pod as usize],
+            index.mid_down[dst_mid][dst_in_pod],
+        ]
     }
 
-    fn choose(&self, tier: u64, candidates: &[LinkId], address: u32, divisor: u32, flow: (u32, u32, u32), load: &[u32]) -> usize {
+    fn choose(
+        &self,
+        tier: u64,
+        candidates: &[LinkId],
+        address: u32,
+        divisor: u32,
+        flow: (u32, u32, u32),
+        load: &[u32],
+    ) -> usize {
         let n = candidates.len();
         debug_assert!(n > 0, "a switch with something above it has up-links");
         match self.routing {
             Routing::Static => ((address / divisor) as usize) % n,
             Routing::Ecmp => {
-                let key = mix(mix(mix(mix(self.seed ^ tier) ^ flow.0 as u64) ^ flow.1 as u64) ^ flow.2 as u64);
+                let key =
+                    mix(mix(mix(mix(self.seed ^ tier) ^ flow.0 as u64) ^ flow.1 as u64) ^ flow.2 as u64);
                 (key % n as u64) as usize
             }
-            Routing::Adaptive => {
-                (0..n).min_by_key(|&i| (load.get(candidates[i].index()).copied().unwrap_or(0), i)).unwrap_or(0)
-            }
+            Routing::Adaptive => (0..n)
+                .min_by_key(|&i| (load.get(candidates[i].index()).copied().unwrap_or(0), i))
+                .unwrap_or(0),
         }
     }
 }
@@ -354,7 +403,17 @@ mod tests {
         assert_eq!(kinds(&topology, &path), [pcie, pcie, LinkKind::Network, LinkKind::Network, pcie, pcie]);
         // On one switch a GPU leaves through its own NIC and enters through the peer's.
         let names: Vec<String> = path.iter().map(|&l| topology.vertex_name(topology.link(l).dst)).collect();
-        assert_eq!(names, ["node 0 PCIe switch 3", "node 0 NIC 7", "switch", "node 1 NIC 0", "node 1 PCIe switch 0", "node 1 GPU 0"]);
+        assert_eq!(
+            names,
+            [
+                "node 0 PCIe switch 3",
+                "node 0 NIC 7",
+                "switch",
+                "node 1 NIC 0",
+                "node 1 PCIe switch 0",
+                "node 1 GPU 0"
+            ]
+        );
         assert!(router.route(3, 3, 0, &load).is_empty());
     }
 
@@ -373,12 +432,22 @@ mod tests {
         let names: Vec<String> = path.iter().map(|&l| topology.vertex_name(topology.link(l).dst)).collect();
         assert_eq!(
             names,
-            ["node 0 NVSwitch", "node 0 GPU 0", "node 0 PCIe switch 0", "node 0 NIC 0", "leaf 0", "node 1 NIC 0", "node 1 PCIe switch 0", "node 1 GPU 0"]
+            [
+                "node 0 NVSwitch",
+                "node 0 GPU 0",
+                "node 0 PCIe switch 0",
+                "node 0 NIC 0",
+                "leaf 0",
+                "node 1 NIC 0",
+                "node 1 PCIe switch 0",
+                "node 1 GPU 0"
+            ]
         );
         // GPU 0 to rail 1: NIC 1 shares GPU 0's PCIe switch, but PXN still goes through GPU 1,
         // so GPU 0's own PCIe link stays free for its own NIC.
         let path = router.route(0, 9, 0, &load);
-        let names: Vec<String> = path.iter().take(3).map(|&l| topology.vertex_name(topology.link(l).dst)).collect();
+        let names: Vec<String> =
+            path.iter().take(3).map(|&l| topology.vertex_name(topology.link(l).dst)).collect();
         assert_eq!(names, ["node 0 NVSwitch", "node 0 GPU 1", "node 0 PCIe switch 0"]);
     }
 
@@ -388,13 +457,19 @@ mod tests {
         let scenario = Scenario {
             nodes: 16,
             channels: Some(1),
-            fabric: FabricConfig { topology: FabricTopology::FatTree, wiring: Wiring::Node, radix: Some(16), ..FabricConfig::default() },
+            fabric: FabricConfig {
+                topology: FabricTopology::FatTree,
+                wiring: Wiring::Node,
+                radix: Some(16),
+                ..FabricConfig::default()
+            },
             ..Scenario::default_demo()
         };
         let topology = build(&scenario.validate().unwrap());
         let mut router = Router::new(&topology, Routing::Static, 0);
         let load = vec![0; topology.n_links()];
-        let network_hops = |path: &[LinkId]| path.iter().filter(|&&l| topology.link(l).kind == LinkKind::Network).count();
+        let network_hops =
+            |path: &[LinkId]| path.iter().filter(|&&l| topology.link(l).kind == LinkKind::Network).count();
         assert_eq!(network_hops(&router.route(0, 1, 0, &load)), 0, "inside a node");
         assert_eq!(network_hops(&router.route(0, 8, 0, &load)), 4, "NIC, leaf, aggregation, leaf, NIC");
         assert_eq!(network_hops(&router.route(0, 15 * 8, 0, &load)), 6, "and a core between pods");
@@ -419,7 +494,8 @@ mod node_tests {
         assert_eq!(nics, [0, 1, 2, 3, 4, 5, 6, 7], "aligned: every GPU its own NIC");
         let (_, nics) = router_for(Scenario { nodes: 2, nics_used: Some(4), ..Scenario::default_demo() });
         assert_eq!(nics, [0, 1, 2, 3, 0, 1, 2, 3], "GPUs 4-7 reach NICs 0-3 over NVLink (PXN)");
-        let (_, nics) = router_for(Scenario { nodes: 2, pinning: Pinning::Misaligned, ..Scenario::default_demo() });
+        let (_, nics) =
+            router_for(Scenario { nodes: 2, pinning: Pinning::Misaligned, ..Scenario::default_demo() });
         assert_eq!(nics, [4, 5, 6, 7, 0, 1, 2, 3], "misaligned: the other socket's NIC");
     }
 
@@ -429,7 +505,8 @@ mod node_tests {
         let topology = build(&scenario.validate().unwrap());
         let mut router = Router::new(&topology, Routing::Static, 0);
         let load = vec![0; topology.n_links()];
-        let kinds = |path: Vec<LinkId>| -> Vec<LinkKind> { path.iter().map(|&l| topology.link(l).kind).collect() };
+        let kinds =
+            |path: Vec<LinkId>| -> Vec<LinkKind> { path.iter().map(|&l| topology.link(l).kind).collect() };
         assert_eq!(kinds(router.route(3, 7, 0, &load)), [LinkKind::NvLink]);
         // GPU 0 and GPU 5 share no NVLink: PCIe up to CPU 0, UPI, down from CPU 1.
         let path = kinds(router.route(0, 5, 0, &load));

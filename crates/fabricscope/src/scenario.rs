@@ -486,9 +486,8 @@ impl Scenario {
 
     fn check(&self, engine_limit: bool) -> Result<ValidScenario, Vec<ScenarioError>> {
         let mut errors = Vec::new();
-        let mut problem = |field: &str, problem: String| {
-            errors.push(ScenarioError { field: field.to_string(), problem })
-        };
+        let mut problem =
+            |field: &str, problem: String| errors.push(ScenarioError { field: field.to_string(), problem });
 
         let preset: Option<NodeSpec> = match (self.preset.as_str(), &self.custom) {
             ("custom", Some(custom)) => match custom_problem(custom) {
@@ -503,14 +502,20 @@ impl Scenario {
                 None
             }
             (_, Some(_)) => {
-                problem("custom", format!("a custom node needs \"preset\": \"custom\", not '{}'", self.preset));
+                problem(
+                    "custom",
+                    format!("a custom node needs \"preset\": \"custom\", not '{}'", self.preset),
+                );
                 None
             }
             (id, None) => match NodePreset::by_id(id) {
                 Some(preset) => Some(NodeSpec::from(preset)),
                 None => {
                     let known: Vec<&str> = NodePreset::ids().collect();
-                    problem("preset", format!("unknown preset '{}'; use one of: {}, custom", self.preset, known.join(", ")));
+                    problem(
+                        "preset",
+                        format!("unknown preset '{}'; use one of: {}, custom", self.preset, known.join(", ")),
+                    );
                     None
                 }
             },
@@ -527,7 +532,10 @@ impl Scenario {
         }
         if let (Some(used), Some(preset)) = (self.nics_used, preset) {
             if used == 0 || used > preset.nics_per_node {
-                problem("nics_used", format!("{used} is out of range: {} has 1 to {} NICs", preset.name, preset.nics_per_node));
+                problem(
+                    "nics_used",
+                    format!("{used} is out of range: {} has 1 to {} NICs", preset.name, preset.nics_per_node),
+                );
             }
         }
         if let (Some(preset), Pinning::Misaligned) = (preset, self.pinning) {
@@ -571,7 +579,10 @@ impl Scenario {
         }
         if let Some(eff) = self.fabric.congested_efficiency {
             if !(eff > 0.0 && eff <= 1.0) {
-                problem("fabric.congested_efficiency", format!("{eff} is out of range: use more than 0 and at most 1"));
+                problem(
+                    "fabric.congested_efficiency",
+                    format!("{eff} is out of range: use more than 0 and at most 1"),
+                );
             }
         }
         if self.size_bytes < 4 || self.size_bytes > MAX_SIZE_BYTES {
@@ -579,7 +590,10 @@ impl Scenario {
         } else if self.size_bytes % 4 != 0 {
             problem(
                 "size_bytes",
-                format!("{} is not a multiple of 4 (elements are 4-byte floats, as in nccl-tests)", self.size_bytes),
+                format!(
+                    "{} is not a multiple of 4 (elements are 4-byte floats, as in nccl-tests)",
+                    self.size_bytes
+                ),
             );
         }
         if let Some(channels) = self.channels {
@@ -616,20 +630,27 @@ impl Scenario {
             }
         }
 
-        let channels = self.channels.unwrap_or(self.nics_used.or(preset.map(|p| p.nics_per_node)).unwrap_or(1).max(1));
+        let channels =
+            self.channels.unwrap_or(self.nics_used.or(preset.map(|p| p.nics_per_node)).unwrap_or(1).max(1));
         if let Some(preset) = preset {
             let n = self.nodes.saturating_mul(preset.gpus_per_node);
             if self.root >= n && errors.is_empty() {
-                errors.push(ScenarioError { field: "root".into(), problem: format!("{} is out of range: ranks are 0 to {}", self.root, n - 1) });
+                errors.push(ScenarioError {
+                    field: "root".into(),
+                    problem: format!("{} is out of range: ranks are 0 to {}", self.root, n - 1),
+                });
             }
         }
         if let (Some(preset), true, true) = (preset, errors.is_empty(), engine_limit) {
             let n = self.nodes as u64 * preset.gpus_per_node as u64;
-            let transfers = crate::collective::transfer_count(self.collective, n as u32, self.size_bytes / 4, channels);
+            let transfers =
+                crate::collective::transfer_count(self.collective, n as u32, self.size_bytes / 4, channels);
             // A ring too big to simulate transfer by transfer may run as a steady state, whose
             // first prefix is within `MAX_STEADY_PREFIX` (`simulation::Steady`).
             let steady = crate::simulation::runs_steady(self, n as u32, channels, self.size_bytes / 4)
-                .is_some_and(|_| crate::simulation::STEADY_SEARCH_STEPS as u64 * n * channels as u64 <= MAX_STEADY_PREFIX);
+                .is_some_and(|_| {
+                    crate::simulation::STEADY_SEARCH_STEPS as u64 * n * channels as u64 <= MAX_STEADY_PREFIX
+                });
             if transfers > MAX_TRANSFERS && !steady {
                 errors.push(ScenarioError {
                     field: "nodes".into(),
@@ -701,15 +722,21 @@ mod tests {
     fn misaligned_pinning_needs_cpu_sockets() {
         let mut scenario = Scenario::default_demo();
         scenario.preset = "custom".into();
-        scenario.custom = Some(CustomNode { shape: CustomShape::Star, gpus: 4, link: CustomLink { bandwidth_gbyte_per_s: 50.0, latency_ns: 500, efficiency: 1.0 } });
+        scenario.custom = Some(CustomNode {
+            shape: CustomShape::Star,
+            gpus: 4,
+            link: CustomLink { bandwidth_gbyte_per_s: 50.0, latency_ns: 500, efficiency: 1.0 },
+        });
         scenario.pinning = Pinning::Misaligned;
         assert_eq!(scenario.validate().unwrap_err()[0].field, "pinning");
     }
 
     #[test]
     fn json_errors_name_the_field() {
-        let error = Scenario::from_json(r#"{"preset":"dgx-h100","nodes":"two","collective":"all_reduce","size_bytes":8}"#)
-            .unwrap_err();
+        let error = Scenario::from_json(
+            r#"{"preset":"dgx-h100","nodes":"two","collective":"all_reduce","size_bytes":8}"#,
+        )
+        .unwrap_err();
         assert_eq!(error.field, "nodes");
         let error = Scenario::from_json(
             r#"{"preset":"dgx-h100","nodes":1,"collective":"all_reduce","size_bytes":8,"links":{"nic":{"speed":1}}}"#,
@@ -739,7 +766,8 @@ impl Scenario {
     fn worst_case_ns(&self, preset: &NodeSpec, channels: u32) -> (f64, f64) {
         let tech = self.fabric.technology.spec();
         let rate = |over: &LinkOverride, spec: &crate::catalog::LinkSpec, efficiency: f64| {
-            over.bandwidth_gbyte_per_s.unwrap_or(spec.line_rate_gbyte_per_s) * over.efficiency.unwrap_or(efficiency)
+            over.bandwidth_gbyte_per_s.unwrap_or(spec.line_rate_gbyte_per_s)
+                * over.efficiency.unwrap_or(efficiency)
         };
         let nic_efficiency = tech.nic_efficiency * if self.virtualized { SRIOV_EFFICIENCY } else { 1.0 };
         let congested = self.fabric.congested_efficiency.unwrap_or(tech.congested_efficiency).min(1.0);
@@ -754,14 +782,17 @@ impl Scenario {
         let latency = [
             self.links.nvlink.latency_ns.unwrap_or(preset.nvlink.latency_ns),
             self.links.pcie.latency_ns.unwrap_or(preset.pcie.latency_ns),
-            self.links.nic.latency_ns.unwrap_or(tech.nic_latency_ns.max(preset.nic.latency_ns)) + SRIOV_LATENCY_NS,
+            self.links.nic.latency_ns.unwrap_or(tech.nic_latency_ns.max(preset.nic.latency_ns))
+                + SRIOV_LATENCY_NS,
             tech.switch_hop_latency_ns,
         ]
         .into_iter()
         .max()
         .unwrap_or(0) as f64;
         let n = self.nodes as f64 * preset.gpus_per_node as f64;
-        let transfers = crate::collective::transfer_count(self.collective, n as u32, self.size_bytes / 4, channels) as f64;
+        let transfers =
+            crate::collective::transfer_count(self.collective, n as u32, self.size_bytes / 4, channels)
+                as f64;
         let bytes = 8.0 * self.size_bytes as f64 * n;
         (20_000.0 + transfers * (16.0 * latency + 10_000.0) + bytes / slowest, slowest)
     }
@@ -773,13 +804,22 @@ fn custom_problem(custom: &CustomNode) -> Option<(&'static str, String)> {
     }
     let bandwidth = custom.link.bandwidth_gbyte_per_s;
     if !(bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH_GBYTE_PER_S) {
-        return Some(("custom.link.bandwidth_gbyte_per_s", format!("{bandwidth} is out of range: use more than 0 and at most {MAX_BANDWIDTH_GBYTE_PER_S}")));
+        return Some((
+            "custom.link.bandwidth_gbyte_per_s",
+            format!("{bandwidth} is out of range: use more than 0 and at most {MAX_BANDWIDTH_GBYTE_PER_S}"),
+        ));
     }
     if !(custom.link.efficiency > 0.0 && custom.link.efficiency <= 1.0) {
-        return Some(("custom.link.efficiency", format!("{} is out of range: use more than 0 and at most 1", custom.link.efficiency)));
+        return Some((
+            "custom.link.efficiency",
+            format!("{} is out of range: use more than 0 and at most 1", custom.link.efficiency),
+        ));
     }
     if custom.link.latency_ns > MAX_LATENCY_NS {
-        return Some(("custom.link.latency_ns", format!("{} is out of range: use at most {MAX_LATENCY_NS} (10 s)", custom.link.latency_ns)));
+        return Some((
+            "custom.link.latency_ns",
+            format!("{} is out of range: use at most {MAX_LATENCY_NS} (10 s)", custom.link.latency_ns),
+        ));
     }
     None
 }

@@ -186,7 +186,8 @@ pub struct StepInfo {
 /// collective's transfer count.
 pub fn runs_steady(scenario: &crate::Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
     use crate::scenario::Collective;
-    let ring = scenario.collective != Collective::AllReduce || scenario.algorithm.is_none_or(|a| a == crate::collective::Algorithm::Ring);
+    let ring = scenario.collective != Collective::AllReduce
+        || scenario.algorithm.is_none_or(|a| a == crate::collective::Algorithm::Ring);
     let alike = crate::collective::ring_steady_steps(scenario.collective, n_ranks, count, channels).is_some();
     let transfers = ring_transfers(scenario.collective, n_ranks, count, channels);
     let adaptive = scenario.fabric.routing == Some(crate::catalog::Routing::Adaptive);
@@ -267,8 +268,19 @@ enum Then {
 
 enum Stage {
     /// The exact plan, an algorithm at a time: those left, and each built one's schedule and bound.
-    Planning { topology: Topology, todo: Vec<crate::collective::Algorithm>, built: Vec<Schedule>, bounds: Vec<(crate::collective::Algorithm, f64)> },
-    Running { topology: Topology, schedule: Schedule, run: engine::Run, plan: Plan, then: Then },
+    Planning {
+        topology: Topology,
+        todo: Vec<crate::collective::Algorithm>,
+        built: Vec<Schedule>,
+        bounds: Vec<(crate::collective::Algorithm, f64)>,
+    },
+    Running {
+        topology: Topology,
+        schedule: Schedule,
+        run: engine::Run,
+        plan: Plan,
+        then: Then,
+    },
     Done(Option<Result<Simulation, ScenarioError>>),
 }
 
@@ -295,7 +307,9 @@ impl Job {
         let stage = match steady_total.map(|total| start_steady(scenario, topology.clone(), total)) {
             Some(Ok(stage)) => stage,
             // A ring the engine can simulate whole that does not settle runs whole.
-            Some(Err(_)) if mode == Mode::Auto && ring_transfers <= crate::scenario::MAX_TRANSFERS => start_exact(scenario, topology),
+            Some(Err(_)) if mode == Mode::Auto && ring_transfers <= crate::scenario::MAX_TRANSFERS => {
+                start_exact(scenario, topology)
+            }
             Some(Err(error)) => Stage::Done(Some(Err(error))),
             None => start_exact(scenario, topology),
         };
@@ -308,7 +322,9 @@ impl Job {
         let over = match &mut self.stage {
             Stage::Done(result) => return result.take(),
             Stage::Planning { .. } => {
-                let Stage::Planning { topology, todo, built, bounds } = std::mem::replace(&mut self.stage, Stage::Done(None)) else {
+                let Stage::Planning { topology, todo, built, bounds } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
                     return None;
                 };
                 self.stage = plan_step(&self.scenario, topology, todo, built, bounds);
@@ -319,7 +335,9 @@ impl Job {
         if !over {
             return None;
         }
-        let Stage::Running { topology, schedule, run, plan, then } = std::mem::replace(&mut self.stage, Stage::Done(None)) else {
+        let Stage::Running { topology, schedule, run, plan, then } =
+            std::mem::replace(&mut self.stage, Stage::Done(None))
+        else {
             return None;
         };
         let (trace, period) = run.finish(&topology);
@@ -327,9 +345,12 @@ impl Job {
         let s = scenario.scenario();
         let Plan { tuning, bounds, intra } = plan;
         self.stage = match then {
-            Then::Finish => Stage::Done(Some(Ok(finish(scenario, topology, schedule, trace, None, tuning, bounds, intra)))),
+            Then::Finish => Stage::Done(Some(Ok(finish(
+                scenario, topology, schedule, trace, None, tuning, bounds, intra,
+            )))),
             Then::Search(steady) | Then::Fitted(steady) => {
-                let whole = |p: &engine::period::Period| (steady.total_steps - schedule.n_steps) % p.steps == 0;
+                let whole =
+                    |p: &engine::period::Period| (steady.total_steps - schedule.n_steps) % p.steps == 0;
                 match (period, then) {
                     (Some(period), _) if whole(&period) => Stage::Done(Some(steady_result(
                         scenario,
@@ -348,15 +369,39 @@ impl Job {
                     // (its last NCCL_STEPS steps) lies beyond every step issued by the period's
                     // end, and that ends whole periods before the collective does.
                     (Some(found), Then::Search(_)) => {
-                        let mut steps = (found.step + crate::collective::NCCL_STEPS + 1).max(STEADY_FIRST_STEPS);
+                        let mut steps =
+                            (found.step + crate::collective::NCCL_STEPS + 1).max(STEADY_FIRST_STEPS);
                         steps += (steady.total_steps - steps.min(steady.total_steps)) % found.steps;
                         let count = s.size_bytes / ELEM_BYTES;
-                        let fits = steps as u64 * steady.unit <= crate::scenario::MAX_STEADY_PREFIX.max(STEADY_SEARCH_STEPS as u64 * steady.unit);
-                        match crate::collective::ring_prefix(s.collective, s.nodes, &scenario.preset().rings, count, scenario.channels(), steps).filter(|_| fits) {
+                        let fits = steps as u64 * steady.unit
+                            <= crate::scenario::MAX_STEADY_PREFIX
+                                .max(STEADY_SEARCH_STEPS as u64 * steady.unit);
+                        match crate::collective::ring_prefix(
+                            s.collective,
+                            s.nodes,
+                            &scenario.preset().rings,
+                            count,
+                            scenario.channels(),
+                            steps,
+                        )
+                        .filter(|_| fits)
+                        {
                             Some((mut fitted, _, probe)) => {
                                 fitted.protocol = steady.protocol;
-                                let run = engine::Run::new(&topology, &fitted, scenario.routing(), s.seed, Some(probe));
-                                Stage::Running { topology, schedule: fitted, run, plan: Plan { tuning, bounds, intra }, then: Then::Fitted(steady) }
+                                let run = engine::Run::new(
+                                    &topology,
+                                    &fitted,
+                                    scenario.routing(),
+                                    s.seed,
+                                    Some(probe),
+                                );
+                                Stage::Running {
+                                    topology,
+                                    schedule: fitted,
+                                    run,
+                                    plan: Plan { tuning, bounds, intra },
+                                    then: Then::Fitted(steady),
+                                }
                             }
                             None => self.unsettled(steady, topology),
                         }
@@ -400,8 +445,10 @@ fn start_exact(scenario: &ValidScenario, topology: Topology) -> Stage {
     if s.collective == crate::scenario::Collective::AllReduce && scenario.n_ranks() > 1 {
         use crate::collective::Algorithm::{Hierarchical, Tree};
         // NVLS is weighed where the NVSwitch reduces and it is enabled, or forced.
-        let nvls = crate::collective::nvls::supported(scenario) && (s.in_network || s.algorithm == Some(crate::collective::Algorithm::Nvls));
-        let collnet = crate::collective::sharp_supported(scenario) && (s.in_network || s.algorithm == Some(crate::collective::Algorithm::CollNet));
+        let nvls = crate::collective::nvls::supported(scenario)
+            && (s.in_network || s.algorithm == Some(crate::collective::Algorithm::Nvls));
+        let collnet = crate::collective::sharp_supported(scenario)
+            && (s.in_network || s.algorithm == Some(crate::collective::Algorithm::CollNet));
         let more: &[_] = match (s.nodes > 1, nvls, collnet) {
             (true, _, true) => &[Tree, Hierarchical, crate::collective::Algorithm::CollNet],
             (true, _, false) => &[Tree, Hierarchical],
@@ -431,20 +478,33 @@ fn plan_step(
     if built.len() > bounds.len() {
         let schedule = &built[bounds.len()];
         let mut router = crate::routing::Router::new(&topology, crate::catalog::Routing::Static, s.seed);
-        bounds.push((schedule.algorithm, crate::collective::tuner::bandwidth_bound_ns(&topology, schedule, &mut router)));
+        bounds.push((
+            schedule.algorithm,
+            crate::collective::tuner::bandwidth_bound_ns(&topology, schedule, &mut router),
+        ));
         return Stage::Planning { topology, todo, built, bounds };
     }
     if let Some(algorithm) = todo.pop() {
-        built.push(crate::collective::schedule_with(s.collective, algorithm, s.nodes, rings, count, scenario.channels(), s.root));
+        built.push(crate::collective::schedule_with(
+            s.collective,
+            algorithm,
+            s.nodes,
+            rings,
+            count,
+            scenario.channels(),
+            s.root,
+        ));
         return Stage::Planning { topology, todo, built, bounds };
     }
     let intra = match scenario.preset().gpu_fabric {
         crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
         _ => LinkKind::NvLink,
     };
-    let tuning = crate::collective::tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
+    let tuning =
+        crate::collective::tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
     // NCCL_ALGO and NCCL_PROTO narrow the tuner's choice; it picks among what is left.
-    let pick = crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let pick =
+        crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
     let chosen = built.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
     let mut schedule = built.swap_remove(chosen);
     schedule.protocol = s.protocol.unwrap_or(pick.protocol);
@@ -457,7 +517,11 @@ fn plan_step(
 /// (`engine::period`); the rest is the arithmetic of `Steady`. The tuner weighs the ring (its
 /// bound scales exactly with its identical steps) and Tree; if it picks Tree and Tree is within
 /// the engine's limit, Tree runs exactly.
-fn start_steady(scenario: &ValidScenario, topology: Topology, total_transfers: u64) -> Result<Stage, ScenarioError> {
+fn start_steady(
+    scenario: &ValidScenario,
+    topology: Topology,
+    total_transfers: u64,
+) -> Result<Stage, ScenarioError> {
     let s = scenario.scenario();
     let count = s.size_bytes / ELEM_BYTES;
     let rings = &scenario.preset().rings;
@@ -472,35 +536,64 @@ fn start_steady(scenario: &ValidScenario, topology: Topology, total_transfers: u
         .filter(|&total| total > STEADY_FIRST_STEPS)
         .ok_or_else(steps_differ)?;
     let mut router = crate::routing::Router::new(&topology, crate::catalog::Routing::Static, s.seed);
-    let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels).ok_or_else(steps_differ)?;
-    let ring_bound = crate::collective::tuner::bandwidth_bound_ns(&topology, &one_step, &mut router) * total_steps as f64;
+    let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)
+        .ok_or_else(steps_differ)?;
+    let ring_bound =
+        crate::collective::tuner::bandwidth_bound_ns(&topology, &one_step, &mut router) * total_steps as f64;
     let mut bounds = vec![(crate::collective::Algorithm::Ring, ring_bound)];
     // Tree is weighed from a one-chunk-per-channel tree scaled to the size (a link's bytes
     // grow with the size, not with how it is cut), and runs only within the engine's limit.
-    let tree_fits = 2 * (scenario.n_ranks() as u64 - 1) * crate::collective::chain_chunks(count.div_ceil(channels as u64)) as u64 * channels as u64
+    let tree_fits = 2
+        * (scenario.n_ranks() as u64 - 1)
+        * crate::collective::chain_chunks(count.div_ceil(channels as u64)) as u64
+        * channels as u64
         <= crate::scenario::MAX_TRANSFERS;
     if s.collective == crate::scenario::Collective::AllReduce && s.nodes > 1 {
         let small = count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * channels as u64).max(1);
-        let tree = crate::collective::schedule_with(s.collective, crate::collective::Algorithm::Tree, s.nodes, rings, small, channels, s.root);
-        let bound = crate::collective::tuner::bandwidth_bound_ns(&topology, &tree, &mut router) * count as f64 / small as f64;
+        let tree = crate::collective::schedule_with(
+            s.collective,
+            crate::collective::Algorithm::Tree,
+            s.nodes,
+            rings,
+            small,
+            channels,
+            s.root,
+        );
+        let bound = crate::collective::tuner::bandwidth_bound_ns(&topology, &tree, &mut router)
+            * count as f64
+            / small as f64;
         bounds.push((crate::collective::Algorithm::Tree, bound));
     }
-    let tuning = crate::collective::tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
-    let mut pick = crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let tuning =
+        crate::collective::tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
+    let mut pick =
+        crate::collective::tuner::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
     if pick.algorithm == crate::collective::Algorithm::Tree && !tree_fits {
         // Tree wins but is too big to simulate: the best ring row runs.
-        pick = crate::collective::tuner::pick(&tuning, Some(crate::collective::Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
+        pick = crate::collective::tuner::pick(&tuning, Some(crate::collective::Algorithm::Ring), s.protocol)
+            .copied()
+            .unwrap_or(pick);
     }
     let protocol = s.protocol.unwrap_or(pick.protocol);
     let plan = Plan { tuning, bounds, intra };
     if pick.algorithm == crate::collective::Algorithm::Tree && tree_fits {
-        let mut tree = crate::collective::schedule_with(s.collective, crate::collective::Algorithm::Tree, s.nodes, rings, count, channels, s.root);
+        let mut tree = crate::collective::schedule_with(
+            s.collective,
+            crate::collective::Algorithm::Tree,
+            s.nodes,
+            rings,
+            count,
+            channels,
+            s.root,
+        );
         tree.protocol = protocol;
         let run = engine::Run::new(&topology, &tree, scenario.routing(), s.seed, None);
         return Ok(Stage::Running { topology, schedule: tree, run, plan, then: Then::Finish });
     }
     let search = STEADY_SEARCH_STEPS.min(total_steps - 1);
-    let (mut schedule, _, probe) = crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, search).ok_or_else(steps_differ)?;
+    let (mut schedule, _, probe) =
+        crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, search)
+            .ok_or_else(steps_differ)?;
     schedule.protocol = protocol;
     let run = engine::Run::new(&topology, &schedule, scenario.routing(), s.seed, Some(probe));
     let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
@@ -554,7 +647,8 @@ fn steady_result(
         prefix_end_ns: trace.end.0,
         batches: trace.batches + repeats * period.batches,
     };
-    let link_bytes = trace.link_bytes.iter().zip(&period_bytes).map(|(&b, &p)| (b as u64 + repeats * p) as f64).collect();
+    let link_bytes =
+        trace.link_bytes.iter().zip(&period_bytes).map(|(&b, &p)| (b as u64 + repeats * p) as f64).collect();
     Ok(finish(scenario, topology, schedule, trace, Some((steady, link_bytes)), tuning, bounds, intra))
 }
 
@@ -651,20 +745,23 @@ fn summarise(scenario: &ValidScenario, topology: &Topology, end: SimTime, link_b
     let seconds_ns = end.0.max(1) as f64;
     let algbw = size_bytes as f64 / seconds_ns;
     let mean = mean_utilisation(topology, end, link_bytes);
-    let bottleneck = mean
-        .iter()
-        .enumerate()
-        .filter(|(_, &u)| u > 0.0)
-        .fold(None, |best: Option<(usize, f64)>, (i, &u)| match best {
+    let bottleneck = mean.iter().enumerate().filter(|(_, &u)| u > 0.0).fold(
+        None,
+        |best: Option<(usize, f64)>, (i, &u)| match best {
             Some((_, b)) if b >= u => best,
             _ => Some((i, u)),
-        });
+        },
+    );
     Summary {
         size_bytes,
         n_ranks,
         time: end,
         algbw_gbyte_per_s: if end.0 == 0 { 0.0 } else { algbw },
-        busbw_gbyte_per_s: if end.0 == 0 { 0.0 } else { algbw * scenario.scenario().collective.busbw_factor(n_ranks) },
+        busbw_gbyte_per_s: if end.0 == 0 {
+            0.0
+        } else {
+            algbw * scenario.scenario().collective.busbw_factor(n_ranks)
+        },
         bottleneck: bottleneck.map(|(i, _)| LinkId(i as u32)),
         bottleneck_utilisation: bottleneck.map(|(_, u)| u).unwrap_or(0.0),
     }
@@ -673,7 +770,10 @@ fn summarise(scenario: &ValidScenario, topology: &Topology, end: SimTime, link_b
 /// Mean utilisation of every link over `[0, end]`, in [0, 1].
 fn mean_utilisation(topology: &Topology, end: SimTime, link_bytes: &[f64]) -> Vec<f64> {
     let span = end.0.max(1) as f64;
-    topology.links().map(|(id, link)| link_bytes[id.index()] / (link.capacity().bytes_per_ns() * span)).collect()
+    topology
+        .links()
+        .map(|(id, link)| link_bytes[id.index()] / (link.capacity().bytes_per_ns() * span))
+        .collect()
 }
 
 impl Simulation {
@@ -732,7 +832,13 @@ impl Simulation {
             None => self.trace.hash_hex(),
             Some(steady) => {
                 let mut h = self.trace.hash();
-                for value in [steady.total_steps as u64, steady.from_ns, steady.to_ns, steady.period_steps as u64, steady.repeats] {
+                for value in [
+                    steady.total_steps as u64,
+                    steady.from_ns,
+                    steady.to_ns,
+                    steady.period_steps as u64,
+                    steady.repeats,
+                ] {
                     h = (h ^ value).wrapping_mul(0x0000_0100_0000_01b3);
                 }
                 for &bytes in &self.link_bytes {
@@ -749,7 +855,14 @@ impl Simulation {
         let s = self.scenario.scenario();
         let scale = size_bytes as f64 / s.size_bytes.max(1) as f64;
         let bounds: Vec<_> = self.tuning_bounds.iter().map(|&(a, ns)| (a, ns * scale)).collect();
-        crate::collective::tune(s.collective, self.schedule.n_ranks, s.nodes, size_bytes, &bounds, self.tuning_intra)
+        crate::collective::tune(
+            s.collective,
+            self.schedule.n_ranks,
+            s.nodes,
+            size_bytes,
+            &bounds,
+            self.tuning_intra,
+        )
     }
 
     /// The step running at time `t`: the last one whose first transfer was issued by `t`.
@@ -761,7 +874,9 @@ impl Simulation {
     /// Every link as CSV: what it joins, its kind and capacity, the bytes it carried, its mean
     /// and peak utilisation over the run.
     pub fn links_csv(&self) -> String {
-        let mut out = String::from("link,from,to,kind,capacity_gbyte_per_s,latency_ns,bytes,mean_utilisation,peak_utilisation\n");
+        let mut out = String::from(
+            "link,from,to,kind,capacity_gbyte_per_s,latency_ns,bytes,mean_utilisation,peak_utilisation\n",
+        );
         let mean = self.mean_utilisation();
         for (id, link) in self.topology.links() {
             let capacity = link.capacity().bytes_per_ns();
@@ -785,7 +900,8 @@ impl Simulation {
     /// (issued: dependencies done; started: data moving; finished) with what it moved. For a
     /// steady state, the simulated prefix's transfers (the rest repeat them, `Steady`).
     pub fn transfers_csv(&self) -> String {
-        let mut out = String::from("rank,peer,step,channel,chunk,op,bytes,issued_ns,started_ns,finished_ns,links\n");
+        let mut out =
+            String::from("rank,peer,step,channel,chunk,op,bytes,issued_ns,started_ns,finished_ns,links\n");
         let mut order: Vec<usize> = (0..self.schedule.transfers.len()).collect();
         order.sort_by_key(|&i| (self.schedule.transfers[i].src, self.trace.flows[i].issued, i));
         for i in order {
@@ -843,7 +959,8 @@ impl Simulation {
             (entry.transfers, entry.example? as usize)
         } else {
             let in_step = self.schedule.transfers.iter().enumerate().filter(|(_, t)| t.step == step);
-            let index = in_step.clone().find(|(_, t)| t.src == focus_rank).or_else(|| in_step.clone().next())?.0;
+            let index =
+                in_step.clone().find(|(_, t)| t.src == focus_rank).or_else(|| in_step.clone().next())?.0;
             (in_step.count() as u32, index)
         };
         let example = &self.schedule.transfers[index];
@@ -855,8 +972,14 @@ impl Simulation {
                 (crate::collective::Algorithm::Tree, ChunkOp::Reduce) => Phase::Reduce,
                 (crate::collective::Algorithm::Tree, ChunkOp::Copy) => Phase::Broadcast,
                 // Hierarchical and CollNet: reducing phases, then copying ones.
-                (crate::collective::Algorithm::Hierarchical | crate::collective::Algorithm::CollNet, ChunkOp::Reduce) => Phase::ReduceScatter,
-                (crate::collective::Algorithm::Hierarchical | crate::collective::Algorithm::CollNet, ChunkOp::Copy) => Phase::AllGather,
+                (
+                    crate::collective::Algorithm::Hierarchical | crate::collective::Algorithm::CollNet,
+                    ChunkOp::Reduce,
+                ) => Phase::ReduceScatter,
+                (
+                    crate::collective::Algorithm::Hierarchical | crate::collective::Algorithm::CollNet,
+                    ChunkOp::Copy,
+                ) => Phase::AllGather,
                 // NVLS alternates: the switch reduces (a reduce-scatter), then multicasts.
                 (crate::collective::Algorithm::Nvls, _) if step % 2 == 0 => Phase::ReduceScatter,
                 (crate::collective::Algorithm::Nvls, _) => Phase::AllGather,
@@ -896,7 +1019,9 @@ pub struct AlphaBeta {
 
 impl AlphaBeta {
     pub fn latency_ns(&self) -> f64 {
-        self.base_ns + self.intra_steps as f64 * self.alpha_intra_ns + self.inter_steps as f64 * self.alpha_inter_ns
+        self.base_ns
+            + self.intra_steps as f64 * self.alpha_intra_ns
+            + self.inter_steps as f64 * self.alpha_inter_ns
     }
 }
 
@@ -950,7 +1075,12 @@ impl Simulation {
             .map(|&i| {
                 let path = &self.trace.flows[i].path;
                 (
-                    engine::flow_latency_ns(&self.topology, path, self.schedule.algorithm, self.schedule.protocol),
+                    engine::flow_latency_ns(
+                        &self.topology,
+                        path,
+                        self.schedule.algorithm,
+                        self.schedule.protocol,
+                    ),
                     engine::path_class(&self.topology, path) == LinkKind::Network,
                 )
             })
@@ -1035,11 +1165,18 @@ pub fn sweep(scenario: &ValidScenario, sizes: &[u64]) -> Result<Vec<SweepPoint>,
 
 /// `sweep` without the trace hashes (`trace_hash` left empty): hashing every segment of a
 /// large trace costs as much as a fifth of simulating it, and a chart does not show it.
-pub fn sweep_unhashed(scenario: &ValidScenario, sizes: &[u64]) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
+pub fn sweep_unhashed(
+    scenario: &ValidScenario,
+    sizes: &[u64],
+) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
     sweep_hashed(scenario, sizes, false)
 }
 
-fn sweep_hashed(scenario: &ValidScenario, sizes: &[u64], hash: bool) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
+fn sweep_hashed(
+    scenario: &ValidScenario,
+    sizes: &[u64],
+    hash: bool,
+) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
     sizes
         .iter()
         .map(|&size| {

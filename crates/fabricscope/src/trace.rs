@@ -126,7 +126,13 @@ pub struct Frame {
 }
 
 impl Trace {
-    pub(crate) fn new(flows: Vec<FlowRecord>, end: SimTime, link_bytes: Vec<f64>, link_peak: Vec<f64>, batches: u64) -> Trace {
+    pub(crate) fn new(
+        flows: Vec<FlowRecord>,
+        end: SimTime,
+        link_bytes: Vec<f64>,
+        link_peak: Vec<f64>,
+        batches: u64,
+    ) -> Trace {
         let mut buckets = vec![Vec::new(); TIME_BUCKETS as usize];
         let width = (end.0 / TIME_BUCKETS).max(1);
         let last = TIME_BUCKETS as usize - 1;
@@ -161,7 +167,9 @@ impl Trace {
             for link in &flow.path {
                 h.u64(link.index() as u64);
             }
-            for value in [flow.bytes, flow.issued.0, flow.started.0, flow.finished.0, flow.segments.len() as u64] {
+            for value in
+                [flow.bytes, flow.issued.0, flow.started.0, flow.finished.0, flow.segments.len() as u64]
+            {
                 h.u64(value);
             }
             for segment in &flow.segments {
@@ -231,7 +239,10 @@ impl Trace {
             }
             let bytes = flow.bytes as f64;
             let has_path = !flow.path.is_empty();
-            if has_path && (moved < bytes * (1.0 - TOLERANCE) - 1e-6 || moved > bytes * (1.0 + TOLERANCE) + max_rate + 1e-6) {
+            if has_path
+                && (moved < bytes * (1.0 - TOLERANCE) - 1e-6
+                    || moved > bytes * (1.0 + TOLERANCE) + max_rate + 1e-6)
+            {
                 return Err(format!("flow {id}: its rates move {moved} B, not its {} B", flow.bytes));
             }
             for link in &flow.path {
@@ -240,7 +251,10 @@ impl Trace {
         }
         for (l, list) in intervals.iter_mut().enumerate() {
             if link_total[l] as f64 != self.link_bytes[l] {
-                return Err(format!("link {l}: carried {} B, its flows {} B", self.link_bytes[l], link_total[l]));
+                return Err(format!(
+                    "link {l}: carried {} B, its flows {} B",
+                    self.link_bytes[l], link_total[l]
+                ));
             }
             let capacity = topology.link(LinkId(l as u32)).capacity().bytes_per_ns();
             list.sort_unstable_by_key(|&(from, _, _)| from);
@@ -254,7 +268,9 @@ impl Trace {
                 }
                 let load: f64 = active.iter().map(|&(_, r)| r).sum();
                 if load > capacity * (1.0 + TOLERANCE) {
-                    return Err(format!("link {l}: {load} B/ns at {from} ns, above its capacity {capacity} B/ns"));
+                    return Err(format!(
+                        "link {l}: {load} B/ns at {from} ns, above its capacity {capacity} B/ns"
+                    ));
                 }
             }
         }
@@ -283,13 +299,19 @@ impl Trace {
 
     /// Utilisation of every link at time `t`, in [0, 1].
     pub fn utilisation(&self, topology: &Topology, frame: &Frame) -> Vec<f64> {
-        topology.links().map(|(id, link)| frame.link_rate[id.index()] / link.capacity().bytes_per_ns()).collect()
+        topology
+            .links()
+            .map(|(id, link)| frame.link_rate[id.index()] / link.capacity().bytes_per_ns())
+            .collect()
     }
 
     /// Mean utilisation of every link over the whole run, in [0, 1].
     pub fn mean_utilisation(&self, topology: &Topology) -> Vec<f64> {
         let span = self.end.0.max(1) as f64;
-        topology.links().map(|(id, link)| self.link_bytes[id.index()] / (link.capacity().bytes_per_ns() * span)).collect()
+        topology
+            .links()
+            .map(|(id, link)| self.link_bytes[id.index()] / (link.capacity().bytes_per_ns() * span))
+            .collect()
     }
 }
 

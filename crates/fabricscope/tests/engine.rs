@@ -1,8 +1,8 @@
 //! The engine against closed-form answers, with and without contention, plus invariants.
 
 use fabricscope::analytic::{ring_allreduce_ns, ring_allreduce_rounded_ns};
-use fabricscope::collective::{ring_allreduce, Algorithm, ChunkOp, Protocol, Schedule, Transfer};
 use fabricscope::catalog::Routing;
+use fabricscope::collective::{ring_allreduce, Algorithm, ChunkOp, Protocol, Schedule, Transfer};
 use fabricscope::engine::{flow_latency_ns, run};
 use fabricscope::topology::{build, LinkKind, Topology};
 use fabricscope::units::transfer_ns;
@@ -10,9 +10,16 @@ use fabricscope::{simulate, Collective, Scenario, ValidScenario};
 
 /// A DGX H100 scenario with NCCL_ALGO=Ring NCCL_PROTO=Simple, as the closed forms below assume.
 fn scenario(nodes: u32, size_bytes: u64, channels: Option<u32>) -> ValidScenario {
-    Scenario { nodes, size_bytes, channels, algorithm: Some(Algorithm::Ring), protocol: Some(Protocol::Simple), ..Scenario::default_demo() }
-        .validate()
-        .unwrap()
+    Scenario {
+        nodes,
+        size_bytes,
+        channels,
+        algorithm: Some(Algorithm::Ring),
+        protocol: Some(Protocol::Simple),
+        ..Scenario::default_demo()
+    }
+    .validate()
+    .unwrap()
 }
 
 fn run_static(topology: &Topology, schedule: &Schedule) -> fabricscope::trace::Trace {
@@ -91,7 +98,13 @@ fn two_nodes_use_every_nic_and_the_network_is_the_bottleneck() {
 #[test]
 fn dgx_a100_two_nodes_match_the_measured_busbw() {
     // NCCL_ALGO=Ring, as the measurement ran (a tree on two nodes sends each byte across once).
-    let one = Scenario { preset: "dgx-a100".into(), nodes: 1, size_bytes: 1 << 30, algorithm: Some(Algorithm::Ring), ..Scenario::default_demo() };
+    let one = Scenario {
+        preset: "dgx-a100".into(),
+        nodes: 1,
+        size_bytes: 1 << 30,
+        algorithm: Some(Algorithm::Ring),
+        ..Scenario::default_demo()
+    };
     let busbw = simulate(&one.validate().unwrap()).unwrap().summary.busbw_gbyte_per_s;
     assert!((busbw - 240.0).abs() < 240.0 * 0.02, "one node: NVLink-bound {busbw}");
     let two = Scenario { nodes: 2, ..one };
@@ -107,7 +120,21 @@ fn contention_halves_the_rate() {
     let valid = scenario(1, 1 << 20, Some(1));
     let topology = build(&valid);
     let len = 1 << 20; // elements: 4 MiB each
-    let transfer = |src, dst| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, src_offset: 0, from_input: false, len, op: ChunkOp::Copy, deps: vec![], after: None, hop: fabricscope::collective::Hop::Peer };
+    let transfer = |src, dst| Transfer {
+        step: 0,
+        channel: 0,
+        src,
+        dst,
+        chunk: 0,
+        offset: 0,
+        src_offset: 0,
+        from_input: false,
+        len,
+        op: ChunkOp::Copy,
+        deps: vec![],
+        after: None,
+        hop: fabricscope::collective::Hop::Peer,
+    };
     let schedule = |transfers| Schedule {
         collective: Collective::AllReduce,
         algorithm: fabricscope::collective::Algorithm::Ring,
@@ -148,7 +175,10 @@ fn invariants_hold_on_every_scenario() {
                 assert_eq!(sim.trace.check(&sim.topology), Ok(()), "{seed}");
                 for (id, link) in sim.topology.links() {
                     let peak = sim.trace.link_peak[id.index()];
-                    assert!(peak <= link.capacity().bytes_per_ns() * (1.0 + 1e-9), "{seed}: link {id:?} peak {peak}");
+                    assert!(
+                        peak <= link.capacity().bytes_per_ns() * (1.0 + 1e-9),
+                        "{seed}: link {id:?} peak {peak}"
+                    );
                 }
                 // The same scenario gives the same trace.
                 assert_eq!(simulate(&valid).unwrap().trace, sim.trace, "{seed}");
@@ -163,7 +193,10 @@ fn the_invariant_check_catches_a_broken_trace() {
     let mut trace = sim.trace.clone();
     let flow = trace.flows.iter_mut().find(|f| f.segments.len() >= 2).unwrap();
     flow.segments[0].rate_bytes_per_ns *= 3.0;
-    assert!(trace.check(&sim.topology).unwrap_err().contains("capacity") || trace.check(&sim.topology).unwrap_err().contains("move"));
+    assert!(
+        trace.check(&sim.topology).unwrap_err().contains("capacity")
+            || trace.check(&sim.topology).unwrap_err().contains("move")
+    );
     let mut trace = sim.trace.clone();
     trace.flows[3].finished = fabricscope::units::SimTime(trace.end.0 + 1);
     assert!(trace.check(&sim.topology).unwrap_err().contains("out of order"));
@@ -182,7 +215,12 @@ fn permuting_the_schedule_gives_the_same_trace() {
     let cases = [
         (Collective::AllReduce, Some(Algorithm::Ring), Technology::Infiniband, Some(Routing::Static)),
         (Collective::AllReduce, Some(Algorithm::Tree), Technology::Roce, None),
-        (Collective::AllReduce, Some(Algorithm::Hierarchical), Technology::Infiniband, Some(Routing::Adaptive)),
+        (
+            Collective::AllReduce,
+            Some(Algorithm::Hierarchical),
+            Technology::Infiniband,
+            Some(Routing::Adaptive),
+        ),
         (Collective::AllToAll, None, Technology::Roce, Some(Routing::Ecmp)),
         (Collective::AllGather, None, Technology::Infiniband, Some(Routing::Adaptive)),
         (Collective::Broadcast, None, Technology::Tcp, None),
@@ -195,7 +233,13 @@ fn permuting_the_schedule_gives_the_same_trace() {
             size_bytes: 3 << 20,
             channels: Some(4),
             root: 5,
-            fabric: FabricConfig { technology, routing, topology: FabricTopology::LeafSpine, radix: Some(8), ..FabricConfig::default() },
+            fabric: FabricConfig {
+                technology,
+                routing,
+                topology: FabricTopology::LeafSpine,
+                radix: Some(8),
+                ..FabricConfig::default()
+            },
             seed: 7,
             ..Scenario::default_demo()
         }
@@ -206,7 +250,8 @@ fn permuting_the_schedule_gives_the_same_trace() {
         let n = schedule.transfers.len();
         // A random topological order (Kahn's algorithm with a seeded random pick).
         let mut dependents = vec![Vec::new(); n];
-        let mut left: Vec<usize> = schedule.transfers.iter().map(|t| t.deps.len() + t.after.is_some() as usize).collect();
+        let mut left: Vec<usize> =
+            schedule.transfers.iter().map(|t| t.deps.len() + t.after.is_some() as usize).collect();
         for (i, t) in schedule.transfers.iter().enumerate() {
             for &d in t.deps.iter().chain(t.after.iter()) {
                 dependents[d as usize].push(i);
@@ -253,14 +298,19 @@ fn permuting_the_schedule_gives_the_same_trace() {
                 "case {case}: transfer {old}"
             );
         }
-        assert_eq!((trace.end, &trace.link_bytes, &trace.link_peak), (sim.trace.end, &sim.trace.link_bytes, &sim.trace.link_peak), "case {case}");
+        assert_eq!(
+            (trace.end, &trace.link_bytes, &trace.link_peak),
+            (sim.trace.end, &sim.trace.link_bytes, &sim.trace.link_peak),
+            "case {case}"
+        );
     }
 }
 
 #[test]
 fn schedules_verify_on_data_for_the_scenarios_the_page_offers() {
     for nodes in 1..=8 {
-        let schedule = ring_allreduce(nodes, fabricscope::catalog::NodePreset::by_id("dgx-1").unwrap().rings, 4099, 8);
+        let schedule =
+            ring_allreduce(nodes, fabricscope::catalog::NodePreset::by_id("dgx-1").unwrap().rings, 4099, 8);
         fabricscope::collective::verify(&schedule).unwrap();
     }
 }
@@ -322,11 +372,21 @@ fn dgx1_rings_run_at_one_nvlink_each() {
 #[test]
 fn every_preset_runs_near_its_bound() {
     for preset in fabricscope::catalog::NODE_PRESETS {
-        let scenario = Scenario { preset: preset.id.into(), size_bytes: 1 << 30, algorithm: Some(Algorithm::Ring), ..Scenario::default_demo() };
+        let scenario = Scenario {
+            preset: preset.id.into(),
+            size_bytes: 1 << 30,
+            algorithm: Some(Algorithm::Ring),
+            ..Scenario::default_demo()
+        };
         let sim = simulate(&scenario.validate().unwrap()).unwrap();
         let ab = sim.alpha_beta().unwrap();
         let busbw = sim.summary.busbw_gbyte_per_s;
-        assert!(busbw > 0.9 * ab.bandwidth_bytes_per_ns && busbw <= ab.bandwidth_bytes_per_ns * 1.001, "{}: busbw {busbw} vs B {}", preset.id, ab.bandwidth_bytes_per_ns);
+        assert!(
+            busbw > 0.9 * ab.bandwidth_bytes_per_ns && busbw <= ab.bandwidth_bytes_per_ns * 1.001,
+            "{}: busbw {busbw} vs B {}",
+            preset.id,
+            ab.bandwidth_bytes_per_ns
+        );
         let small = ring_allreduce(2, preset.rings, 1001, 8);
         fabricscope::collective::verify(&small).unwrap();
     }
@@ -344,7 +404,10 @@ fn every_collective_lands_near_the_nvlink_bound() {
         let busbw = sim.summary.busbw_gbyte_per_s;
         assert!(busbw > 0.85 * 370.8 && busbw <= 370.8 * 1.0001, "{collective:?}: busbw {busbw}");
         if let Some(ab) = sim.alpha_beta() {
-            assert!((sim.summary.time.as_ns() as f64 - ab.predicted_ns).abs() <= ab.intra_steps as f64, "{collective:?}: {ab:?}");
+            assert!(
+                (sim.summary.time.as_ns() as f64 - ab.predicted_ns).abs() <= ab.intra_steps as f64,
+                "{collective:?}: {ab:?}"
+            );
         }
     }
 }
@@ -373,16 +436,38 @@ fn broadcast_pipelines_its_chunks() {
 #[test]
 fn tree_beats_ring_for_small_messages_across_nodes_and_loses_for_large() {
     let run = |size: u64, algorithm: Option<Algorithm>| {
-        let s = Scenario { nodes: 8, size_bytes: size, algorithm, protocol: Some(Protocol::Simple), ..Scenario::default_demo() };
+        let s = Scenario {
+            nodes: 8,
+            size_bytes: size,
+            algorithm,
+            protocol: Some(Protocol::Simple),
+            ..Scenario::default_demo()
+        };
         simulate(&s.validate().unwrap()).unwrap()
     };
     let (ring, tree) = (run(8, Some(Algorithm::Ring)), run(8, Some(Algorithm::Tree)));
-    assert!(tree.summary.time.as_ns() * 3 < ring.summary.time.as_ns(), "8 B: tree {} vs ring {}", tree.summary.time, ring.summary.time);
+    assert!(
+        tree.summary.time.as_ns() * 3 < ring.summary.time.as_ns(),
+        "8 B: tree {} vs ring {}",
+        tree.summary.time,
+        ring.summary.time
+    );
     let (ring, tree) = (run(1 << 30, Some(Algorithm::Ring)), run(1 << 30, Some(Algorithm::Tree)));
-    assert!(ring.summary.time < tree.summary.time, "1 GiB: ring {} vs tree {}", ring.summary.time, tree.summary.time);
+    assert!(
+        ring.summary.time < tree.summary.time,
+        "1 GiB: ring {} vs tree {}",
+        ring.summary.time,
+        tree.summary.time
+    );
     assert_eq!(run(8, None).schedule.algorithm, Algorithm::Tree);
     assert_eq!(run(1 << 30, None).schedule.algorithm, Algorithm::Ring);
-    fabricscope::collective::verify(&fabricscope::collective::tree_allreduce(8, &[[0u32, 1, 2, 3, 4, 5, 6, 7]], 4099, 8)).unwrap();
+    fabricscope::collective::verify(&fabricscope::collective::tree_allreduce(
+        8,
+        &[[0u32, 1, 2, 3, 4, 5, 6, 7]],
+        4099,
+        8,
+    ))
+    .unwrap();
 }
 
 /// Hierarchical AllReduce on 2 DGX H100: every byte crosses the network once each way per
@@ -391,7 +476,13 @@ fn tree_beats_ring_for_small_messages_across_nodes_and_loses_for_large() {
 #[test]
 fn hierarchical_runs_and_is_comparable_to_the_ring() {
     let run = |algorithm| {
-        let s = Scenario { nodes: 2, size_bytes: 1 << 30, algorithm: Some(algorithm), protocol: Some(Protocol::Simple), ..Scenario::default_demo() };
+        let s = Scenario {
+            nodes: 2,
+            size_bytes: 1 << 30,
+            algorithm: Some(algorithm),
+            protocol: Some(Protocol::Simple),
+            ..Scenario::default_demo()
+        };
         simulate(&s.validate().unwrap()).unwrap()
     };
     let (ring, hier) = (run(Algorithm::Ring), run(Algorithm::Hierarchical));
@@ -408,20 +499,30 @@ fn hierarchical_runs_and_is_comparable_to_the_ring() {
 /// H100, and Ring or LL below.
 #[test]
 fn nvls_busbw_exceeds_the_line_rate_on_h100() {
-    let sim = simulate(&Scenario { size_bytes: 1 << 30, in_network: true, ..Scenario::default_demo() }.validate().unwrap()).unwrap();
+    let sim = simulate(
+        &Scenario { size_bytes: 1 << 30, in_network: true, ..Scenario::default_demo() }.validate().unwrap(),
+    )
+    .unwrap();
     assert_eq!(sim.schedule.algorithm, Algorithm::Nvls, "the tuner's pick at 1 GiB");
     let busbw = sim.summary.busbw_gbyte_per_s;
     assert!(busbw > 450.0 && (busbw - 480.0).abs() < 0.05 * 480.0, "NVLS busbw {busbw}");
     assert!(busbw > 1.25 * simulate(&scenario(1, 1 << 30, None)).unwrap().summary.busbw_gbyte_per_s);
     assert_eq!(sim.trace.check(&sim.topology), Ok(()));
     // Small messages: NVLS's 25 µs latency loses.
-    let small = simulate(&Scenario { size_bytes: 64 << 10, in_network: true, ..Scenario::default_demo() }.validate().unwrap()).unwrap();
+    let small = simulate(
+        &Scenario { size_bytes: 64 << 10, in_network: true, ..Scenario::default_demo() }.validate().unwrap(),
+    )
+    .unwrap();
     assert_ne!(small.schedule.algorithm, Algorithm::Nvls);
     // Without NCCL_NVLS_ENABLE the tuner keeps to Ring and Tree.
-    let off = simulate(&Scenario { size_bytes: 1 << 30, ..Scenario::default_demo() }.validate().unwrap()).unwrap();
+    let off =
+        simulate(&Scenario { size_bytes: 1 << 30, ..Scenario::default_demo() }.validate().unwrap()).unwrap();
     assert_eq!(off.schedule.algorithm, Algorithm::Ring);
     // DGX A100's NVSwitch gen2 does not reduce: NVLS is refused by name.
-    let a100 = Scenario { preset: "dgx-a100".into(), algorithm: Some(Algorithm::Nvls), ..Scenario::default_demo() }.validate().unwrap_err();
+    let a100 =
+        Scenario { preset: "dgx-a100".into(), algorithm: Some(Algorithm::Nvls), ..Scenario::default_demo() }
+            .validate()
+            .unwrap_err();
     assert_eq!(a100[0].field, "algorithm");
 }
 
@@ -432,22 +533,50 @@ fn nvls_busbw_exceeds_the_line_rate_on_h100() {
 #[test]
 fn collnet_uses_the_switches_and_beats_the_ring_across_nodes() {
     let run = |algorithm| {
-        let scenario = Scenario { nodes: 4, size_bytes: 1 << 30, algorithm: Some(algorithm), protocol: Some(Protocol::Simple), ..Scenario::default_demo() };
+        let scenario = Scenario {
+            nodes: 4,
+            size_bytes: 1 << 30,
+            algorithm: Some(algorithm),
+            protocol: Some(Protocol::Simple),
+            ..Scenario::default_demo()
+        };
         simulate(&scenario.validate().unwrap()).unwrap()
     };
     let (ring, sharp) = (run(Algorithm::Ring), run(Algorithm::CollNet));
     assert_eq!(sharp.trace.check(&sharp.topology), Ok(()));
-    assert!(sharp.summary.busbw_gbyte_per_s > ring.summary.busbw_gbyte_per_s, "{} vs {}", sharp.summary.busbw_gbyte_per_s, ring.summary.busbw_gbyte_per_s);
+    assert!(
+        sharp.summary.busbw_gbyte_per_s > ring.summary.busbw_gbyte_per_s,
+        "{} vs {}",
+        sharp.summary.busbw_gbyte_per_s,
+        ring.summary.busbw_gbyte_per_s
+    );
     let network = |sim: &fabricscope::Simulation| -> f64 {
-        sim.topology.links().filter(|(_, l)| l.kind == LinkKind::Network).map(|(id, _)| sim.trace.link_bytes[id.index()]).sum()
+        sim.topology
+            .links()
+            .filter(|(_, l)| l.kind == LinkKind::Network)
+            .map(|(id, _)| sim.trace.link_bytes[id.index()])
+            .sum()
     };
     assert!(network(&sharp) < 0.75 * network(&ring), "{} vs {}", network(&sharp), network(&ring));
-    let predicted = sharp.tuning.rows.iter().find(|r| r.algorithm == Algorithm::CollNet && r.protocol == Protocol::Simple).unwrap().predicted_ns;
-    assert!((sharp.summary.time.as_ns() as f64 / predicted - 1.0).abs() < 0.05, "{} vs {predicted}", sharp.summary.time.as_ns());
+    let predicted = sharp
+        .tuning
+        .rows
+        .iter()
+        .find(|r| r.algorithm == Algorithm::CollNet && r.protocol == Protocol::Simple)
+        .unwrap()
+        .predicted_ns;
+    assert!(
+        (sharp.summary.time.as_ns() as f64 / predicted - 1.0).abs() < 0.05,
+        "{} vs {predicted}",
+        sharp.summary.time.as_ns()
+    );
     let roce = Scenario {
         nodes: 4,
         algorithm: Some(Algorithm::CollNet),
-        fabric: fabricscope::scenario::FabricConfig { technology: fabricscope::catalog::Technology::Roce, ..Default::default() },
+        fabric: fabricscope::scenario::FabricConfig {
+            technology: fabricscope::catalog::Technology::Roce,
+            ..Default::default()
+        },
         ..Scenario::default_demo()
     };
     assert_eq!(roce.validate().unwrap_err()[0].field, "algorithm");
@@ -486,6 +615,11 @@ fn csv_exports_hold_every_link_and_transfer() {
     assert!(links.starts_with("link,from,to,kind,capacity_gbyte_per_s"));
     let transfers = sim.transfers_csv();
     assert_eq!(transfers.lines().count(), 1 + sim.schedule.transfers.len());
-    let last_finish: u64 = transfers.lines().skip(1).map(|l| l.split(',').nth(9).unwrap().parse::<u64>().unwrap()).max().unwrap();
+    let last_finish: u64 = transfers
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(9).unwrap().parse::<u64>().unwrap())
+        .max()
+        .unwrap();
     assert_eq!(last_finish, sim.trace.end.as_ns());
 }

@@ -16,7 +16,13 @@ fn cluster(nodes: u32, topology: FabricTopology, radix: u32, oversubscription: f
     let scenario = Scenario {
         nodes,
         channels: Some(1),
-        fabric: FabricConfig { topology, wiring: Wiring::Node, radix: Some(radix), oversubscription, ..FabricConfig::default() },
+        fabric: FabricConfig {
+            topology,
+            wiring: Wiring::Node,
+            radix: Some(radix),
+            oversubscription,
+            ..FabricConfig::default()
+        },
         ..Scenario::default_demo()
     };
     build(&scenario.validate().unwrap())
@@ -37,7 +43,21 @@ fn permutation(n_ranks: u32, pairs: &[(u32, u32)]) -> Schedule {
         phase_starts: vec![],
         transfers: pairs
             .iter()
-            .map(|&(src, dst)| Transfer { step: 0, channel: 0, src, dst, chunk: 0, offset: 0, src_offset: 0, from_input: false, len: LEN, op: ChunkOp::Copy, deps: vec![], after: None, hop: fabricscope::collective::Hop::Peer })
+            .map(|&(src, dst)| Transfer {
+                step: 0,
+                channel: 0,
+                src,
+                dst,
+                chunk: 0,
+                offset: 0,
+                src_offset: 0,
+                from_input: false,
+                len: LEN,
+                op: ChunkOp::Copy,
+                deps: vec![],
+                after: None,
+                hop: fabricscope::collective::Hop::Peer,
+            })
             .collect(),
     }
 }
@@ -79,7 +99,11 @@ fn ecmp_collisions_halve_the_colliding_flows_and_adaptive_routing_does_not() {
     let shared = sharing(&topology, &ecmp);
     assert!(shared.iter().any(|&s| s >= 2), "seed 7 hashes two flows onto one up-link: {shared:?}");
     for (rate, share) in first_rates(&ecmp).iter().zip(&shared) {
-        assert!((rate - NIC_GBYTE / *share as f64).abs() < 1e-9, "a flow sharing a link with {} others gets 1/{share}", share - 1);
+        assert!(
+            (rate - NIC_GBYTE / *share as f64).abs() < 1e-9,
+            "a flow sharing a link with {} others gets 1/{share}",
+            share - 1
+        );
     }
 
     let adaptive = run(&topology, &schedule, Routing::Adaptive, 7);
@@ -105,7 +129,11 @@ fn a_2_to_1_oversubscribed_leaf_halves_cross_leaf_all_to_all() {
     let plan = oversubscribed.fabric.plan.clone().unwrap();
     assert_eq!((plan.down, plan.up), (16, 8));
     let trace = run(&oversubscribed, &permutation(32, &pairs), Routing::Static, 0);
-    assert!(first_rates(&trace).iter().all(|&rate| (rate - NIC_GBYTE / 2.0).abs() < 1e-9), "{:?}", first_rates(&trace));
+    assert!(
+        first_rates(&trace).iter().all(|&rate| (rate - NIC_GBYTE / 2.0).abs() < 1e-9),
+        "{:?}",
+        first_rates(&trace)
+    );
 }
 
 #[test]
@@ -116,7 +144,10 @@ fn a_non_blocking_fat_tree_carries_a_node_shift_at_line_rate_with_d_mod_k() {
     let trace = run(&topology, &permutation(128, &pairs), Routing::Static, 0);
     let rates = first_rates(&trace);
     assert!(rates.iter().all(|&rate| (rate - NIC_GBYTE).abs() < 1e-9), "{rates:?}");
-    let crossing = trace.flows.iter().filter(|f| f.path.iter().filter(|&&l| topology.link(l).kind == LinkKind::Network).count() == 6);
+    let crossing = trace
+        .flows
+        .iter()
+        .filter(|f| f.path.iter().filter(|&&l| topology.link(l).kind == LinkKind::Network).count() == 6);
     assert_eq!(crossing.count(), 16, "nodes 7 → 8 and 15 → 0 cross the cores");
     // ECMP on the same shift collides somewhere.
     let ecmp = run(&topology, &permutation(128, &pairs), Routing::Ecmp, 1);
@@ -134,7 +165,11 @@ fn roce_tcp_and_efa_pay_for_congestion_where_infiniband_does_not() {
         let scenario = Scenario {
             nodes: 2,
             channels: Some(1),
-            fabric: FabricConfig { technology, topology: FabricTopology::SingleSwitch, ..FabricConfig::default() },
+            fabric: FabricConfig {
+                technology,
+                topology: FabricTopology::SingleSwitch,
+                ..FabricConfig::default()
+            },
             ..Scenario::default_demo()
         };
         let topology = build(&scenario.validate().unwrap());

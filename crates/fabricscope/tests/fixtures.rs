@@ -55,7 +55,8 @@ fn the_roce_fixture_is_deterministic_and_collides() {
 }
 
 fn load_with_routing(routing: &str) -> Simulation {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/dgx-h100-2-nodes-roce-leaf-spine.json");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/dgx-h100-2-nodes-roce-leaf-spine.json");
     let text = std::fs::read_to_string(path).unwrap().replace("\"ecmp\"", &format!("\"{routing}\""));
     simulate(&Scenario::from_json(&text).unwrap().validate().unwrap()).unwrap()
 }

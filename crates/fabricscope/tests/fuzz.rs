@@ -66,7 +66,9 @@ fn odd_value(rng: &mut Rng) -> Value {
         14 => json!(4_294_967_296u64),
         15 => json!("dgx-h100"),
         16 => json!([1, 2, 3]),
-        _ => Value::String((0..rng.below(6)).map(|_| *rng.pick(&['a', 'é', '\u{0}', '"', '\\', '中', '}'])).collect()),
+        _ => Value::String(
+            (0..rng.below(6)).map(|_| *rng.pick(&['a', 'é', '\u{0}', '"', '\\', '中', '}'])).collect(),
+        ),
     }
 }
 
@@ -81,7 +83,10 @@ fn field(rng: &mut Rng, valid: &[Value]) -> Value {
 }
 
 fn nums(values: &[f64]) -> Vec<Value> {
-    values.iter().map(|&v| if v.fract() == 0.0 && v.abs() < 1e15 { json!(v as i64) } else { json!(v) }).collect()
+    values
+        .iter()
+        .map(|&v| if v.fract() == 0.0 && v.abs() < 1e15 { json!(v as i64) } else { json!(v) })
+        .collect()
 }
 
 fn strs(values: &[&str]) -> Vec<Value> {
@@ -91,13 +96,19 @@ fn strs(values: &[&str]) -> Vec<Value> {
 fn link(rng: &mut Rng) -> Value {
     let mut link = Map::new();
     if rng.chance(60) {
-        link.insert("bandwidth_gbyte_per_s".into(), field(rng, &nums(&[0.001, 1.0, 12.5, 50.0, 400.0, 100_000.0, 100_001.0, 0.0])));
+        link.insert(
+            "bandwidth_gbyte_per_s".into(),
+            field(rng, &nums(&[0.001, 1.0, 12.5, 50.0, 400.0, 100_000.0, 100_001.0, 0.0])),
+        );
     }
     if rng.chance(40) {
         link.insert("efficiency".into(), field(rng, &nums(&[0.01, 0.5, 0.9, 1.0, 1.01])));
     }
     if rng.chance(40) {
-        link.insert("latency_ns".into(), field(rng, &nums(&[0.0, 1.0, 500.0, 100_000.0, 10_000_000_000.0, 10_000_000_001.0])));
+        link.insert(
+            "latency_ns".into(),
+            field(rng, &nums(&[0.0, 1.0, 500.0, 100_000.0, 10_000_000_000.0, 10_000_000_001.0])),
+        );
     }
     Value::Object(link)
 }
@@ -107,20 +118,59 @@ fn scenario_value(rng: &mut Rng) -> Value {
     // Half the documents have only listed values, so many validate and reach the engine.
     rng.1 = if rng.chance(50) { 0 } else { 1 + rng.next() % 20 };
     let mut doc = Map::new();
-    let preset = field(rng, &strs(&["dgx-h100", "dgx-a100", "hgx-b200", "hgx-h800", "dgx-1", "pcie-h100", "custom", "tpu"]));
+    let preset = field(
+        rng,
+        &strs(&["dgx-h100", "dgx-a100", "hgx-b200", "hgx-h800", "dgx-1", "pcie-h100", "custom", "tpu"]),
+    );
     let custom_preset = preset == json!("custom");
     doc.insert("preset".into(), preset);
-    doc.insert("nodes".into(), field(rng, &nums(&[1.0, 1.0, 1.0, 2.0, 2.0, 3.0, 4.0, 5.0, 0.0, 16_384.0, 16_385.0])));
+    doc.insert(
+        "nodes".into(),
+        field(rng, &nums(&[1.0, 1.0, 1.0, 2.0, 2.0, 3.0, 4.0, 5.0, 0.0, 16_384.0, 16_385.0])),
+    );
     doc.insert(
         "collective".into(),
-        field(rng, &strs(&["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all", "send_recv", "AllReduce"])),
+        field(
+            rng,
+            &strs(&[
+                "all_reduce",
+                "all_gather",
+                "reduce_scatter",
+                "broadcast",
+                "reduce",
+                "all_to_all",
+                "send_recv",
+                "AllReduce",
+            ]),
+        ),
     );
-    doc.insert("size_bytes".into(), field(rng, &nums(&[4.0, 8.0, 1000.0, 1024.0, 65_536.0, 1_048_576.0, 3.0, 6.0, 0.0, 17_179_869_184.0, 17_179_869_188.0])));
+    doc.insert(
+        "size_bytes".into(),
+        field(
+            rng,
+            &nums(&[
+                4.0,
+                8.0,
+                1000.0,
+                1024.0,
+                65_536.0,
+                1_048_576.0,
+                3.0,
+                6.0,
+                0.0,
+                17_179_869_184.0,
+                17_179_869_188.0,
+            ]),
+        ),
+    );
     if rng.chance(30) {
         doc.insert("root".into(), field(rng, &nums(&[0.0, 1.0, 7.0, 8.0, 31.0, 100.0])));
     }
     if rng.chance(40) {
-        doc.insert("algorithm".into(), field(rng, &strs(&["Ring", "Tree", "Hierarchical", "P2P", "NVLS", "CollNet", "ring"])));
+        doc.insert(
+            "algorithm".into(),
+            field(rng, &strs(&["Ring", "Tree", "Hierarchical", "P2P", "NVLS", "CollNet", "ring"])),
+        );
     }
     if rng.chance(40) {
         doc.insert("protocol".into(), field(rng, &strs(&["LL", "LL128", "Simple", "ll"])));
@@ -139,12 +189,19 @@ fn scenario_value(rng: &mut Rng) -> Value {
     }
     if rng.chance(50) {
         let mut fabric = Map::new();
-        fabric.insert("technology".into(), field(rng, &strs(&["infiniband", "roce", "tcp", "efa", "ethernet"])));
+        fabric.insert(
+            "technology".into(),
+            field(rng, &strs(&["infiniband", "roce", "tcp", "efa", "ethernet"])),
+        );
         if rng.chance(70) {
-            fabric.insert("topology".into(), field(rng, &strs(&["auto", "single_switch", "leaf_spine", "fat_tree"])));
+            fabric.insert(
+                "topology".into(),
+                field(rng, &strs(&["auto", "single_switch", "leaf_spine", "fat_tree"])),
+            );
         }
         if rng.chance(50) {
-            fabric.insert("radix".into(), field(rng, &nums(&[4.0, 8.0, 16.0, 64.0, 1024.0, 3.0, 2.0, 1026.0])));
+            fabric
+                .insert("radix".into(), field(rng, &nums(&[4.0, 8.0, 16.0, 64.0, 1024.0, 3.0, 2.0, 1026.0])));
         }
         if rng.chance(40) {
             fabric.insert("oversubscription".into(), field(rng, &nums(&[1.0, 2.0, 4.0, 16.0, 0.0, 17.0])));
@@ -223,7 +280,11 @@ fn seeds() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut texts = Vec::new();
     for dir in [root.join("../../tests/fixtures"), root.join("tests/fuzz-corpus")] {
-        let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten().map(|e| e.path()).collect();
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         paths.sort();
         for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
             texts.push(std::fs::read_to_string(&path).unwrap());
@@ -274,17 +335,33 @@ fn exercise(text: &str, tally: &mut Tally) {
     // The horizon check in `validate` assumes no schedule moves more than 8 × size × ranks
     // wire bytes; hold it to that.
     let wire: u64 = sim.trace.flows.iter().map(|f| f.bytes).sum();
-    assert!(wire <= 8 * scenario.size_bytes * n as u64, "{wire} wire bytes for {} B on {n} ranks", scenario.size_bytes);
+    assert!(
+        wire <= 8 * scenario.size_bytes * n as u64,
+        "{wire} wire bytes for {} B on {n} ranks",
+        scenario.size_bytes
+    );
     assert!(sim.summary.busbw_gbyte_per_s.is_finite());
     // Every algorithm this collective has, executed on data.
     if n as u64 * count <= VERIFY_ELEMENTS {
         let algorithms: &[Algorithm] = match scenario.collective {
-            Collective::AllReduce if scenario.nodes == 1 => &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical, Algorithm::Nvls],
-            Collective::AllReduce => &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical, Algorithm::CollNet],
+            Collective::AllReduce if scenario.nodes == 1 => {
+                &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical, Algorithm::Nvls]
+            }
+            Collective::AllReduce => {
+                &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical, Algorithm::CollNet]
+            }
             _ => &[Algorithm::Ring],
         };
         for &algorithm in algorithms {
-            let schedule = schedule_with(scenario.collective, algorithm, scenario.nodes, &valid.preset().rings, count, valid.channels(), scenario.root);
+            let schedule = schedule_with(
+                scenario.collective,
+                algorithm,
+                scenario.nodes,
+                &valid.preset().rings,
+                count,
+                valid.channels(),
+                scenario.root,
+            );
             if let Err(error) = verify(&schedule) {
                 panic!("{algorithm:?} does not verify: {error:?}");
             }
@@ -295,7 +372,8 @@ fn exercise(text: &str, tally: &mut Tally) {
 
 #[test]
 fn fuzz_scenarios_through_parsing_validation_and_the_engine() {
-    let cases: u64 = std::env::var("FABRICSCOPE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let cases: u64 =
+        std::env::var("FABRICSCOPE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let seeds = seeds();
     // FABRICSCOPE_FUZZ_SEED picks another fixed stream (for long runs beyond the default one).
     let seed: u64 = std::env::var("FABRICSCOPE_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
@@ -320,7 +398,8 @@ fn fuzz_scenarios_through_parsing_validation_and_the_engine() {
                 mangle(&mut rng, &seed)
             }
             // Any bytes.
-            _ => String::from_utf8_lossy(&(0..rng.below(64)).map(|_| rng.next() as u8).collect::<Vec<_>>()).into_owned(),
+            _ => String::from_utf8_lossy(&(0..rng.below(64)).map(|_| rng.next() as u8).collect::<Vec<_>>())
+                .into_owned(),
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| exercise(&text, &mut tally)));
         if outcome.is_err() {
@@ -338,7 +417,12 @@ fn fuzz_scenarios_through_parsing_validation_and_the_engine() {
         start.elapsed().as_secs_f64()
     );
     // The generator reaches every stage, or the fuzzing proves little.
-    assert!(tally.parsed * 10 > tally.inputs && tally.valid * 10 > tally.parsed && tally.simulated * 4 > tally.valid, "coverage");
+    assert!(
+        tally.parsed * 10 > tally.inputs
+            && tally.valid * 10 > tally.parsed
+            && tally.simulated * 4 > tally.valid,
+        "coverage"
+    );
 }
 
 /// A training job document: a cluster, a model (preset, custom or unknown) and a layout, each
@@ -356,10 +440,21 @@ fn train_value(rng: &mut Rng) -> Value {
         }
     }
     doc.insert("cluster".into(), cluster);
-    doc.insert("model".into(), field(rng, &strs(&["gpt2-small", "llama2-7b", "llama2-70b", "gpt3-175b", "custom", "gpt5"])));
+    doc.insert(
+        "model".into(),
+        field(rng, &strs(&["gpt2-small", "llama2-7b", "llama2-70b", "gpt3-175b", "custom", "gpt5"])),
+    );
     if rng.chance(20) {
         let mut m = Map::new();
-        for (k, v) in [("layers", nums(&[1.0, 2.0, 12.0, 0.0])), ("hidden", nums(&[64.0, 768.0, 8.0, 7.0])), ("heads", nums(&[1.0, 4.0, 12.0, 0.0])), ("kv_heads", nums(&[1.0, 4.0, 12.0])), ("ffn", nums(&[256.0, 3072.0])), ("seq_len", nums(&[128.0, 1024.0])), ("vocab", nums(&[1000.0, 50257.0]))] {
+        for (k, v) in [
+            ("layers", nums(&[1.0, 2.0, 12.0, 0.0])),
+            ("hidden", nums(&[64.0, 768.0, 8.0, 7.0])),
+            ("heads", nums(&[1.0, 4.0, 12.0, 0.0])),
+            ("kv_heads", nums(&[1.0, 4.0, 12.0])),
+            ("ffn", nums(&[256.0, 3072.0])),
+            ("seq_len", nums(&[128.0, 1024.0])),
+            ("vocab", nums(&[1000.0, 50257.0])),
+        ] {
             m.insert(k.into(), field(rng, &v));
         }
         m.insert("gated_mlp".into(), json!(rng.chance(50)));
@@ -391,7 +486,13 @@ fn train_value(rng: &mut Rng) -> Value {
         doc.insert("micro_batch".into(), field(rng, &nums(&[1.0, 2.0, 4.0, 0.0])));
         doc.insert("global_batch".into(), field(rng, &nums(&[1.0, 8.0, 16.0, 64.0, 7.0, 100_000.0])));
     }
-    for (key, values) in [("sequence_parallel", vec![json!(true), json!(false)]), ("zero", nums(&[0.0, 1.0, 2.0, 3.0, 4.0])), ("order", strs(&["tp-pp-dp", "dp-pp-tp", "tp-dp-pp", "x"])), ("recompute", strs(&["none", "selective", "full"])), ("compute_efficiency", nums(&[0.5, 1.0, 0.0, 2.0]))] {
+    for (key, values) in [
+        ("sequence_parallel", vec![json!(true), json!(false)]),
+        ("zero", nums(&[0.0, 1.0, 2.0, 3.0, 4.0])),
+        ("order", strs(&["tp-pp-dp", "dp-pp-tp", "tp-dp-pp", "x"])),
+        ("recompute", strs(&["none", "selective", "full"])),
+        ("compute_efficiency", nums(&[0.5, 1.0, 0.0, 2.0])),
+    ] {
         if rng.chance(50) {
             doc.insert(key.into(), field(rng, &values));
         }
@@ -410,14 +511,22 @@ fn train_value(rng: &mut Rng) -> Value {
 #[test]
 fn fuzz_training_jobs() {
     use fabricscope::train::TrainScenario;
-    let cases: u64 = std::env::var("FABRICSCOPE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).map(|n: u64| n / 10).unwrap_or(2_000);
+    let cases: u64 = std::env::var("FABRICSCOPE_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(|n: u64| n / 10)
+        .unwrap_or(2_000);
     let seed: u64 = std::env::var("FABRICSCOPE_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
     let mut rng = Rng(0x7EA1_0B5 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), 0);
     let (mut parsed, mut valid, mut ran) = (0u64, 0u64, 0u64);
     for case in 0..cases {
         let text = {
             let doc = serde_json::to_string(&train_value(&mut rng)).unwrap();
-            if rng.chance(25) { mangle(&mut rng, &doc) } else { doc }
+            if rng.chance(25) {
+                mangle(&mut rng, &doc)
+            } else {
+                doc
+            }
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let Ok(job) = TrainScenario::from_json(&text) else { return (false, false, false) };
@@ -430,7 +539,13 @@ fn fuzz_training_jobs() {
                     let r = v.run();
                     let b = &r.breakdown;
                     let sum = b.compute_ns + b.tp_ns + b.pp_ns + b.dp_ns + b.bubble_ns + b.optimizer_ns;
-                    assert!(r.step_ns.is_finite() && r.step_ns > 0.0 && (sum - r.step_ns).abs() <= 1e-6 * r.step_ns, "{sum} vs {}", r.step_ns);
+                    assert!(
+                        r.step_ns.is_finite()
+                            && r.step_ns > 0.0
+                            && (sum - r.step_ns).abs() <= 1e-6 * r.step_ns,
+                        "{sum} vs {}",
+                        r.step_ns
+                    );
                     assert!(r.mfu.is_finite() && r.mfu > 0.0 && r.mfu <= 1.0, "MFU {}", r.mfu);
                     (true, true, true)
                 }
@@ -443,9 +558,14 @@ fn fuzz_training_jobs() {
                 valid += v as u64;
                 ran += r as u64;
             }
-            Err(_) => panic!("training fuzz case {case} broke; add it to tests/fuzz-corpus/ once fixed:\n{text}"),
+            Err(_) => {
+                panic!("training fuzz case {case} broke; add it to tests/fuzz-corpus/ once fixed:\n{text}")
+            }
         }
     }
     println!("train fuzz: {cases} jobs, {parsed} parsed, {valid} valid, {ran} simulated");
-    assert!(parsed * 4 > cases && valid * 20 > parsed && ran > 0, "coverage: {parsed} parsed, {valid} valid, {ran} ran");
+    assert!(
+        parsed * 4 > cases && valid * 20 > parsed && ran > 0,
+        "coverage: {parsed} parsed, {valid} valid, {ran} ran"
+    );
 }

@@ -6,7 +6,14 @@ use fabricscope::collective::{Algorithm, Protocol};
 use fabricscope::scenario::{FabricConfig, FabricTopology, Wiring};
 use fabricscope::{simulate, simulate_as, Collective, Mode, Scenario};
 
-fn ring(nodes: u32, preset: &str, fabric: FabricConfig, collective: Collective, size_bytes: u64, channels: Option<u32>) -> Scenario {
+fn ring(
+    nodes: u32,
+    preset: &str,
+    fabric: FabricConfig,
+    collective: Collective,
+    size_bytes: u64,
+    channels: Option<u32>,
+) -> Scenario {
     Scenario {
         nodes,
         preset: preset.into(),
@@ -44,7 +51,11 @@ fn agree(scenario: &Scenario) -> fabricscope::Steady {
         let (sa, sb) = (exact.step_at(t), steady.step_at(t));
         assert_eq!(sa, sb);
         if let Some(step) = sa {
-            assert_eq!(exact.step_info(step, exact.focus_rank), steady.step_info(step, steady.focus_rank), "step {step}");
+            assert_eq!(
+                exact.step_info(step, exact.focus_rank),
+                steady.step_info(step, steady.focus_rank),
+                "step {step}"
+            );
         }
     }
     period
@@ -52,7 +63,8 @@ fn agree(scenario: &Scenario) -> fabricscope::Steady {
 
 #[test]
 fn a_ring_on_infiniband_repeats_exactly() {
-    let period = agree(&ring(4, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 64 << 20, Some(1)));
+    let period =
+        agree(&ring(4, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 64 << 20, Some(1)));
     assert_eq!(period.total_steps, 62);
     agree(&ring(4, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 64 << 20, Some(2)));
 }
@@ -61,9 +73,22 @@ fn a_ring_on_infiniband_repeats_exactly() {
 fn skewed_and_congested_rings_reach_their_own_steady_state() {
     let fabrics = [
         // RoCE with ECMP hashing on a leaf-spine: flows collide on up-links.
-        FabricConfig { technology: Technology::Roce, topology: FabricTopology::LeafSpine, wiring: Wiring::Node, radix: Some(16), ..FabricConfig::default() },
+        FabricConfig {
+            technology: Technology::Roce,
+            topology: FabricTopology::LeafSpine,
+            wiring: Wiring::Node,
+            radix: Some(16),
+            ..FabricConfig::default()
+        },
         // 4:1 oversubscribed leaves, D-mod-K.
-        FabricConfig { topology: FabricTopology::LeafSpine, wiring: Wiring::Node, radix: Some(16), oversubscription: 4.0, routing: Some(Routing::Static), ..FabricConfig::default() },
+        FabricConfig {
+            topology: FabricTopology::LeafSpine,
+            wiring: Wiring::Node,
+            radix: Some(16),
+            oversubscription: 4.0,
+            routing: Some(Routing::Static),
+            ..FabricConfig::default()
+        },
         // Kernel TCP.
         FabricConfig { technology: Technology::Tcp, ..FabricConfig::default() },
     ];
@@ -109,7 +134,11 @@ fn a_thousand_gpus_run_as_a_steady_state() {
     let collnet = Scenario { in_network: true, ..scenario.clone() };
     assert!(collnet.validate().is_err_and(|errors| errors[0].field == "nodes"));
     // One channel crosses each node boundary through one 400 Gb/s NIC: busbw below 50 GB/s.
-    assert!(sim.summary.busbw_gbyte_per_s > 35.0 && sim.summary.busbw_gbyte_per_s < 50.0, "{:?}", sim.summary);
+    assert!(
+        sim.summary.busbw_gbyte_per_s > 35.0 && sim.summary.busbw_gbyte_per_s < 50.0,
+        "{:?}",
+        sim.summary
+    );
 }
 
 #[test]
@@ -119,7 +148,11 @@ fn a_ring_too_big_that_does_not_settle_is_refused_by_name() {
     let scenario = ring(64, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 1 << 30, Some(8));
     let error = simulate(&scenario.validate().unwrap()).map(|_| ()).unwrap_err();
     assert_eq!(error.field, "nodes");
-    assert!(error.problem.contains("4186112 transfers") && error.problem.contains("NCCL_MAX_NCHANNELS"), "{}", error.problem);
+    assert!(
+        error.problem.contains("4186112 transfers") && error.problem.contains("NCCL_MAX_NCHANNELS"),
+        "{}",
+        error.problem
+    );
 }
 
 #[test]
@@ -129,7 +162,14 @@ fn a_job_polled_in_slices_gives_what_one_call_gives() {
     let cases = [
         Scenario { nodes: 2, ..Scenario::default_demo() },
         ring(4, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 64 << 20, Some(1)),
-        ring(128, "dgx-h100", FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() }, Collective::AllReduce, 1 << 30, Some(1)),
+        ring(
+            128,
+            "dgx-h100",
+            FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() },
+            Collective::AllReduce,
+            1 << 30,
+            Some(1),
+        ),
     ];
     for (scenario, mode) in cases.iter().zip([Mode::Auto, Mode::Steady, Mode::Auto]) {
         let valid = scenario.validate().unwrap();

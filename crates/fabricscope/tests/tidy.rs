@@ -29,8 +29,21 @@ fn core_has_no_web_no_io_no_clock() {
     rust_files(&workspace().join("crates/fabricscope/src"), &mut files);
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
-        for banned in ["std::fs", "std::time", "Instant::now", "SystemTime", "HashMap", "HashSet", "thread_rng", "println!"] {
-            assert!(!text.contains(banned), "{} uses {banned}: the core is pure and deterministic", file.display());
+        for banned in [
+            "std::fs",
+            "std::time",
+            "Instant::now",
+            "SystemTime",
+            "HashMap",
+            "HashSet",
+            "thread_rng",
+            "println!",
+        ] {
+            assert!(
+                !text.contains(banned),
+                "{} uses {banned}: the core is pure and deterministic",
+                file.display()
+            );
         }
     }
 }
@@ -44,7 +57,11 @@ fn every_rust_file_says_what_it_is_for() {
     assert!(files.len() > 20);
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
-        assert!(text.starts_with("//!"), "{} must start with a `//!` line saying what it is for", file.display());
+        assert!(
+            text.starts_with("//!"),
+            "{} must start with a `//!` line saying what it is for",
+            file.display()
+        );
     }
 }
 
@@ -57,9 +74,15 @@ fn no_unsafe_without_a_safety_comment() {
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
         for (i, line) in text.lines().enumerate() {
-            if line.contains("unsafe ") && !line.trim_start().starts_with("//") && !file.ends_with("tidy.rs") {
+            if line.contains("unsafe ") && !line.trim_start().starts_with("//") && !file.ends_with("tidy.rs")
+            {
                 let before = text.lines().take(i).last().unwrap_or_default();
-                assert!(before.contains("SAFETY:"), "{}:{} unsafe without a SAFETY: comment", file.display(), i + 1);
+                assert!(
+                    before.contains("SAFETY:"),
+                    "{}:{} unsafe without a SAFETY: comment",
+                    file.display(),
+                    i + 1
+                );
             }
         }
     }

@@ -41,13 +41,20 @@ fn main() -> ExitCode {
 }
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).expect("crates/xtask is two levels down").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/xtask is two levels down")
+        .to_path_buf()
 }
 
 /// PATH with the repo's node tools (binaryen's wasm-opt) and cargo's bin dir first.
 fn tool_path() -> String {
     let mut parts = vec![root().join("node_modules/.bin").display().to_string()];
-    if let Some(home) = std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo"))) {
+    if let Some(home) = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+    {
         parts.push(home.join("bin").display().to_string());
     }
     parts.push(std::env::var("PATH").unwrap_or_default());
@@ -71,7 +78,11 @@ fn run(command: &mut Command) -> Result<()> {
 }
 
 fn describe(command: &Command) -> String {
-    std::iter::once(command.get_program()).chain(command.get_args()).map(|s| s.to_string_lossy()).collect::<Vec<_>>().join(" ")
+    std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(|s| s.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The first line a tool prints for `--version`, or "" when it is missing.
@@ -101,7 +112,8 @@ fn locked_wasm_bindgen() -> Result<String> {
 
 fn ensure_build_tools() -> Result<()> {
     let started = Instant::now();
-    let targets = cmd("rustup").args(["target", "list", "--installed"]).output().map_err(|e| format!("rustup: {e}"))?;
+    let targets =
+        cmd("rustup").args(["target", "list", "--installed"]).output().map_err(|e| format!("rustup: {e}"))?;
     if !String::from_utf8_lossy(&targets.stdout).lines().any(|l| l == "wasm32-unknown-unknown") {
         run(cmd("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
     }
@@ -128,7 +140,11 @@ fn ensure_build_tools() -> Result<()> {
 }
 
 fn is_root() -> bool {
-    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
 }
 
 fn ensure_browser() -> Result<()> {
@@ -145,9 +161,15 @@ fn ensure_browser() -> Result<()> {
         ));
     }
     run(Command::new("apt-get").args(["update", "-q"]))?;
-    run(Command::new("apt-get")
-        .env("DEBIAN_FRONTEND", "noninteractive")
-        .args(["install", "-y", "-q", "--no-install-recommends", "chromium", "chromium-driver", "fonts-wqy-zenhei"]))
+    run(Command::new("apt-get").env("DEBIAN_FRONTEND", "noninteractive").args([
+        "install",
+        "-y",
+        "-q",
+        "--no-install-recommends",
+        "chromium",
+        "chromium-driver",
+        "fonts-wqy-zenhei",
+    ]))
 }
 
 fn trunk_build() -> Result<()> {
@@ -156,7 +178,19 @@ fn trunk_build() -> Result<()> {
     // The embeddable package (`simulate`, `Figure`) beside the page, for `<fabricscope-figure>`.
     let pkg = root().join("dist/pkg");
     let pkg_arg = pkg.to_string_lossy().into_owned();
-    run(cmd("wasm-pack").args(["build", "web", "--target", "web", "--release", "--mode", "no-install", "--out-name", "fabricscope", "--out-dir", pkg_arg.as_str()]))
+    run(cmd("wasm-pack").args([
+        "build",
+        "web",
+        "--target",
+        "web",
+        "--release",
+        "--mode",
+        "no-install",
+        "--out-name",
+        "fabricscope",
+        "--out-dir",
+        pkg_arg.as_str(),
+    ]))
 }
 
 /// Adds a Content-Security-Policy to the built page. Trunk starts the app with one inline
@@ -174,13 +208,15 @@ fn add_content_security_policy(index: &Path) -> Result<()> {
     let open = "<script type=\"module\">";
     let start = html.find(open).ok_or("dist/index.html has no inline module script to hash")? + open.len();
     let end = start + html[start..].find("</script>").ok_or("unterminated inline script")?;
-    let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(html[start..end].as_bytes()));
+    let hash =
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(html[start..end].as_bytes()));
     let policy = format!(
         "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'sha256-{hash}'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; \
          connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'"
     );
     let meta = format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\" />");
-    let html = html.replacen("<meta charset=\"utf-8\" />", &format!("<meta charset=\"utf-8\" />\n    {meta}"), 1);
+    let html =
+        html.replacen("<meta charset=\"utf-8\" />", &format!("<meta charset=\"utf-8\" />\n    {meta}"), 1);
     std::fs::write(index, html).map_err(|e| format!("{}: {e}", index.display()))?;
     eprintln!("xtask: dist/index.html carries a Content-Security-Policy (inline script sha256-{hash})");
     Ok(())
@@ -201,7 +237,11 @@ fn dist_sized() -> Result<(PathBuf, u64)> {
         let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
         if matches!(ext, "wasm" | "js" | "css") {
             raw += std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-            let gz = Command::new("gzip").args(["-9", "-c"]).arg(&path).output().map_err(|e| format!("gzip: {e}"))?;
+            let gz = Command::new("gzip")
+                .args(["-9", "-c"])
+                .arg(&path)
+                .output()
+                .map_err(|e| format!("gzip: {e}"))?;
             gzipped += gz.stdout.len() as u64;
         }
     }
@@ -211,7 +251,11 @@ fn dist_sized() -> Result<(PathBuf, u64)> {
 
 /// One figure a benchmark printed: `{"bench": name, ...}` per line.
 fn figures(output: &str) -> Vec<serde_json::Value> {
-    output.lines().filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok()).filter(|v| v.get("bench").is_some()).collect()
+    output
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|v| v.get("bench").is_some())
+        .collect()
 }
 
 fn find<'a>(figures: &'a [serde_json::Value], name: &str) -> Option<&'a serde_json::Value> {
@@ -224,7 +268,11 @@ fn bench() -> Result<()> {
     ensure_build_tools()?;
     ensure_browser()?;
     eprintln!("xtask: native engine benchmarks (release build)");
-    let native = Command::new("cargo").args(["bench", "-q", "-p", "fabricscope", "--bench", "engine"]).current_dir(root()).output().map_err(|e| format!("cargo bench: {e}"))?;
+    let native = Command::new("cargo")
+        .args(["bench", "-q", "-p", "fabricscope", "--bench", "engine"])
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("cargo bench: {e}"))?;
     if !native.status.success() {
         return Err(format!("cargo bench failed:\n{}", String::from_utf8_lossy(&native.stderr)));
     }
@@ -234,51 +282,136 @@ fn bench() -> Result<()> {
     let url = format!("http://{}/", listener.local_addr().map_err(|e| e.to_string())?);
     std::thread::spawn(move || serve_static(listener, dist));
     eprintln!("xtask: browser benchmarks (headless Chromium)");
-    let browser = cmd("node").arg("tests/e2e/bench.mjs").arg(&url).env("CHROMIUM_BIN", CHROMIUM).output().map_err(|e| format!("node: {e}"))?;
+    let browser = cmd("node")
+        .arg("tests/e2e/bench.mjs")
+        .arg(&url)
+        .env("CHROMIUM_BIN", CHROMIUM)
+        .output()
+        .map_err(|e| format!("node: {e}"))?;
     clean_chromium_temp();
     if !browser.status.success() {
         return Err(format!("browser benchmark failed:\n{}", String::from_utf8_lossy(&browser.stderr)));
     }
     let browser = figures(&String::from_utf8_lossy(&browser.stdout));
     let secs = |name: &str| find(&native, name).and_then(|f| f["seconds"].as_f64());
-    let detail = |name: &str| find(&native, name).and_then(|f| f["detail"].as_str()).unwrap_or("").to_string();
-    let ms = |name: &str, field: &str| browser.iter().filter(|f| f["bench"] == name).filter_map(|f| f[field].as_f64()).fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))));
+    let detail =
+        |name: &str| find(&native, name).and_then(|f| f["detail"].as_str()).unwrap_or("").to_string();
+    let ms = |name: &str, field: &str| {
+        browser
+            .iter()
+            .filter(|f| f["bench"] == name)
+            .filter_map(|f| f[field].as_f64())
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))))
+    };
     let show = |s: Option<f64>| s.map(|s| format!("{:.3} s", s)).unwrap_or_else(|| "not run".into());
     let mut rows: Vec<(String, String, String)> = Vec::new();
-    rows.push(("ring AllReduce 1 GiB, 8 GPUs, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-8-gpus")), detail("ring-1GiB-8-gpus"))));
-    rows.push(("ring AllReduce 1 GiB, 64 GPUs, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-64-gpus")), detail("ring-1GiB-64-gpus"))));
-    rows.push(("ring AllReduce 1 GiB, 512 GPUs, 1 channel, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-512-gpus-1-channel")), detail("ring-1GiB-512-gpus-1-channel"))));
-    rows.push(("ring AllReduce 1 GiB, 1,024 GPUs, native".into(), "< 0.2 s".into(), format!("{} ({})", show(secs("ring-1GiB-1024-gpus")), detail("ring-1GiB-1024-gpus"))));
+    rows.push((
+        "ring AllReduce 1 GiB, 8 GPUs, native".into(),
+        "(reference)".into(),
+        format!("{} ({})", show(secs("ring-1GiB-8-gpus")), detail("ring-1GiB-8-gpus")),
+    ));
+    rows.push((
+        "ring AllReduce 1 GiB, 64 GPUs, native".into(),
+        "(reference)".into(),
+        format!("{} ({})", show(secs("ring-1GiB-64-gpus")), detail("ring-1GiB-64-gpus")),
+    ));
+    rows.push((
+        "ring AllReduce 1 GiB, 512 GPUs, 1 channel, native".into(),
+        "(reference)".into(),
+        format!(
+            "{} ({})",
+            show(secs("ring-1GiB-512-gpus-1-channel")),
+            detail("ring-1GiB-512-gpus-1-channel")
+        ),
+    ));
+    rows.push((
+        "ring AllReduce 1 GiB, 1,024 GPUs, native".into(),
+        "< 0.2 s".into(),
+        format!("{} ({})", show(secs("ring-1GiB-1024-gpus")), detail("ring-1GiB-1024-gpus")),
+    ));
     // A page run against its native twin: the simulation alone, then with layout and redraw.
     let wasm = |page: &str, native: &str| match (ms(page, "ms"), ms(page, "sim_ms"), secs(native)) {
-        (Some(w), Some(s), Some(n)) => format!("simulation {:.3} s ({:.1}x native); {:.3} s with layout and redraw", s / 1e3, s / 1e3 / n, w / 1e3),
+        (Some(w), Some(s), Some(n)) => format!(
+            "simulation {:.3} s ({:.1}x native); {:.3} s with layout and redraw",
+            s / 1e3,
+            s / 1e3 / n,
+            w / 1e3
+        ),
         _ => "not run".into(),
     };
-    rows.push(("the same in the browser (WASM), 64 GPUs".into(), "< 2x native".into(), wasm("wasm-ring-1GiB-64-gpus", "ring-1GiB-64-gpus")));
-    rows.push(("the same at 1 channel (steady state), native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-1024-gpus-1-channel")), detail("ring-1GiB-1024-gpus-1-channel"))));
-    rows.push(("the same at 2 channels (steady state), native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-1024-gpus-2-channels")), detail("ring-1GiB-1024-gpus-2-channels"))));
+    rows.push((
+        "the same in the browser (WASM), 64 GPUs".into(),
+        "< 2x native".into(),
+        wasm("wasm-ring-1GiB-64-gpus", "ring-1GiB-64-gpus"),
+    ));
+    rows.push((
+        "the same at 1 channel (steady state), native".into(),
+        "(reference)".into(),
+        format!(
+            "{} ({})",
+            show(secs("ring-1GiB-1024-gpus-1-channel")),
+            detail("ring-1GiB-1024-gpus-1-channel")
+        ),
+    ));
+    rows.push((
+        "the same at 2 channels (steady state), native".into(),
+        "(reference)".into(),
+        format!(
+            "{} ({})",
+            show(secs("ring-1GiB-1024-gpus-2-channels")),
+            detail("ring-1GiB-1024-gpus-2-channels")
+        ),
+    ));
     rows.push((
         "the same at 1 channel in the browser (WASM)".into(),
         "< 2x native".into(),
         wasm("wasm-ring-1GiB-1024-gpus-1-channel", "ring-1GiB-1024-gpus-1-channel"),
     ));
-    rows.push(("ring AllReduce 1 GiB, 16,384 GPUs, native".into(), "< 5 s".into(), format!("{} ({})", show(secs("ring-1GiB-16384-gpus")), detail("ring-1GiB-16384-gpus"))));
-    rows.push(("the same at 1 channel, native".into(), "(reference)".into(), format!("{} ({})", show(secs("ring-1GiB-16384-gpus-1-channel")), detail("ring-1GiB-16384-gpus-1-channel"))));
-    rows.push(("GPT-3 175B training step, 1,024 GPUs, native".into(), "< 1 s".into(), format!("{} ({})", show(secs("train-gpt3-1024-gpus")), detail("train-gpt3-1024-gpus"))));
+    rows.push((
+        "ring AllReduce 1 GiB, 16,384 GPUs, native".into(),
+        "< 5 s".into(),
+        format!("{} ({})", show(secs("ring-1GiB-16384-gpus")), detail("ring-1GiB-16384-gpus")),
+    ));
+    rows.push((
+        "the same at 1 channel, native".into(),
+        "(reference)".into(),
+        format!(
+            "{} ({})",
+            show(secs("ring-1GiB-16384-gpus-1-channel")),
+            detail("ring-1GiB-16384-gpus-1-channel")
+        ),
+    ));
+    rows.push((
+        "GPT-3 175B training step, 1,024 GPUs, native".into(),
+        "< 1 s".into(),
+        format!("{} ({})", show(secs("train-gpt3-1024-gpus")), detail("train-gpt3-1024-gpus")),
+    ));
     rows.push((
         "animation frame, 64 GPUs (every node in full), headless Chromium".into(),
         "(reference)".into(),
-        format!("p95 {:.1} ms, p50 {:.1} ms between frames", ms("frame-64-gpus", "p95_ms").unwrap_or(f64::NAN), ms("frame-64-gpus", "p50_ms").unwrap_or(f64::NAN)),
+        format!(
+            "p95 {:.1} ms, p50 {:.1} ms between frames",
+            ms("frame-64-gpus", "p95_ms").unwrap_or(f64::NAN),
+            ms("frame-64-gpus", "p50_ms").unwrap_or(f64::NAN)
+        ),
     ));
     rows.push((
         "animation frame, 1,024 GPUs (compact view, steady state), headless Chromium".into(),
         "p95 <= 16 ms".into(),
-        format!("p95 {:.1} ms, p50 {:.1} ms between frames", ms("frame-1024-gpus", "p95_ms").unwrap_or(f64::NAN), ms("frame-1024-gpus", "p50_ms").unwrap_or(f64::NAN)),
+        format!(
+            "p95 {:.1} ms, p50 {:.1} ms between frames",
+            ms("frame-1024-gpus", "p95_ms").unwrap_or(f64::NAN),
+            ms("frame-1024-gpus", "p50_ms").unwrap_or(f64::NAN)
+        ),
     ));
     rows.push((
         "  of which sampling the trace + painting the canvas".into(),
         "".into(),
-        format!("p95 {:.1} ms, p50 {:.1} ms", ms("paint-1024-gpus", "p95_ms").unwrap_or(f64::NAN), ms("paint-1024-gpus", "p50_ms").unwrap_or(f64::NAN)),
+        format!(
+            "p95 {:.1} ms, p50 {:.1} ms",
+            ms("paint-1024-gpus", "p95_ms").unwrap_or(f64::NAN),
+            ms("paint-1024-gpus", "p50_ms").unwrap_or(f64::NAN)
+        ),
     ));
     rows.push((
         "longest freeze while a change simulates (gap between frames)".into(),
@@ -289,11 +422,27 @@ fn bench() -> Result<()> {
             ms("freeze-1024-gpus", "ms").unwrap_or(f64::NAN)
         ),
     ));
-    rows.push(("download: wasm + js + css, gzip -9".into(), "<= 600 KB".into(), format!("{:.0} KB", gzip as f64 / 1e3)));
-    rows.push(("first interactive render, default scenario".into(), "<= 1.5 s".into(), format!("{:.0} ms (best of 3)", ms("first-render", "ms").unwrap_or(f64::NAN))));
-    rows.push(("training view: GPT-3 on 256 GPUs, simulate + draw (WASM)".into(), "(reference)".into(), format!("{:.0} ms", ms("wasm-train-gpt3-256-gpus", "ms").unwrap_or(f64::NAN))));
+    rows.push((
+        "download: wasm + js + css, gzip -9".into(),
+        "<= 600 KB".into(),
+        format!("{:.0} KB", gzip as f64 / 1e3),
+    ));
+    rows.push((
+        "first interactive render, default scenario".into(),
+        "<= 1.5 s".into(),
+        format!("{:.0} ms (best of 3)", ms("first-render", "ms").unwrap_or(f64::NAN)),
+    ));
+    rows.push((
+        "training view: GPT-3 on 256 GPUs, simulate + draw (WASM)".into(),
+        "(reference)".into(),
+        format!("{:.0} ms", ms("wasm-train-gpt3-256-gpus", "ms").unwrap_or(f64::NAN)),
+    ));
     let peak = find(&native, "peak-memory").and_then(|f| f["kib"].as_f64());
-    rows.push(("peak memory of the native runs above".into(), "say it; bounded".into(), peak.map(|k| format!("{:.0} MB", k * 1024.0 / 1e6)).unwrap_or_else(|| "unknown".into())));
+    rows.push((
+        "peak memory of the native runs above".into(),
+        "say it; bounded".into(),
+        peak.map(|k| format!("{:.0} MB", k * 1024.0 / 1e6)).unwrap_or_else(|| "unknown".into()),
+    ));
     let w0 = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
     let w1 = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
     println!("{:<w0$}  {:<w1$}  measured", "what", "target");
@@ -312,7 +461,8 @@ fn serve(args: &[String]) -> Result<()> {
     // The page as the tests see it: its Content-Security-Policy and the embeddable package
     // beside it (`embed-example.html`). For live reload while editing, `trunk serve`.
     let dist = dist()?;
-    let listener = TcpListener::bind(format!("127.0.0.1:{port}")).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let listener = TcpListener::bind(format!("127.0.0.1:{port}"))
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     eprintln!("xtask: serving {} on http://127.0.0.1:{port}/ (Ctrl-C stops)", dist.display());
     serve_static(listener, dist);
     Ok(())
@@ -329,10 +479,19 @@ fn test() -> Result<()> {
     std::thread::spawn(move || serve_static(listener, dist));
     let shots = root().join("tests/e2e/out");
     let hashes = native_hashes(&shots)?;
-    let result = run(cmd("node").arg("tests/e2e/run.mjs").arg(&url).arg(&shots).env("CHROMIUM_BIN", CHROMIUM).env("FABRICSCOPE_NATIVE_HASHES", &hashes));
+    let result = run(cmd("node")
+        .arg("tests/e2e/run.mjs")
+        .arg(&url)
+        .arg(&shots)
+        .env("CHROMIUM_BIN", CHROMIUM)
+        .env("FABRICSCOPE_NATIVE_HASHES", &hashes));
     clean_chromium_temp();
     result?;
-    eprintln!("xtask: all tests passed in {:.0} s; screenshots in {}", started.elapsed().as_secs_f64(), shots.display());
+    eprintln!(
+        "xtask: all tests passed in {:.0} s; screenshots in {}",
+        started.elapsed().as_secs_f64(),
+        shots.display()
+    );
     Ok(())
 }
 
@@ -350,7 +509,8 @@ fn native_hashes(out: &Path) -> Result<PathBuf> {
     let mut list = Vec::new();
     for path in entries {
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let scenario = fabricscope::Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let scenario =
+            fabricscope::Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         let valid = scenario.validate().map_err(|e| format!("{}: {e:?}", path.display()))?;
         let hash = fabricscope::simulate(&valid).map_err(|e| e.to_string())?.hash_hex();
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -358,7 +518,8 @@ fn native_hashes(out: &Path) -> Result<PathBuf> {
     }
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let file = out.join("native-hashes.json");
-    std::fs::write(&file, serde_json::to_string_pretty(&list).map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", file.display()))?;
+    std::fs::write(&file, serde_json::to_string_pretty(&list).map_err(|e| e.to_string())?)
+        .map_err(|e| format!("{}: {e}", file.display()))?;
     Ok(file)
 }
 
@@ -403,7 +564,11 @@ fn respond(mut stream: TcpStream, dir: &Path) -> std::io::Result<()> {
         Ok(body) if safe => ("200 OK", body, content_type(&file)),
         _ => ("404 Not Found", b"not found".to_vec(), "text/plain"),
     };
-    write!(stream, "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len())?;
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
     stream.write_all(&body)
 }
 

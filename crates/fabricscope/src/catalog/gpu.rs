@@ -18,21 +18,39 @@ pub struct Gpu {
 
 /// NVIDIA V100 SXM2 32GB datasheet: 125 TFLOP/s FP16 tensor (no BF16; FP16 stands in),
 /// 900 GB/s HBM2, 6 NVLink 2 links (300 GB/s bidirectional).
-pub const V100: Gpu =
-    Gpu { name: "V100 SXM2 32GB", bf16_dense_tflops: 125.0, hbm_gbyte: 32.0, hbm_gbyte_per_s: 900.0, nvlink_generation: 2, nvlink_links: 6 };
+pub const V100: Gpu = Gpu {
+    name: "V100 SXM2 32GB",
+    bf16_dense_tflops: 125.0,
+    hbm_gbyte: 32.0,
+    hbm_gbyte_per_s: 900.0,
+    nvlink_generation: 2,
+    nvlink_links: 6,
+};
 
 /// NVIDIA A100 datasheet (SXM4 80GB): 312 TFLOP/s BF16 dense, 2,039 GB/s HBM2e,
 /// 12 third-generation NVLinks (600 GB/s bidirectional; seeds 003).
-pub const A100: Gpu =
-    Gpu { name: "A100 SXM4 80GB", bf16_dense_tflops: 312.0, hbm_gbyte: 80.0, hbm_gbyte_per_s: 2039.0, nvlink_generation: 3, nvlink_links: 12 };
+pub const A100: Gpu = Gpu {
+    name: "A100 SXM4 80GB",
+    bf16_dense_tflops: 312.0,
+    hbm_gbyte: 80.0,
+    hbm_gbyte_per_s: 2039.0,
+    nvlink_generation: 3,
+    nvlink_links: 12,
+};
 
 /// A800: the export A100 with 8 NVLinks (400 GB/s bidirectional; SimAI `calbusbw.h`, nccl-tests#149).
 pub const A800: Gpu = Gpu { name: "A800 SXM4 80GB", nvlink_links: 8, ..A100 };
 
 /// NVIDIA H100 datasheet (SXM5): 989 TFLOP/s BF16 dense (1,979 with sparsity), 80 GB HBM3 at
 /// 3.35 TB/s, 18 fourth-generation NVLinks (900 GB/s bidirectional; seeds 003).
-pub const H100: Gpu =
-    Gpu { name: "H100 SXM5 80GB", bf16_dense_tflops: 989.0, hbm_gbyte: 80.0, hbm_gbyte_per_s: 3350.0, nvlink_generation: 4, nvlink_links: 18 };
+pub const H100: Gpu = Gpu {
+    name: "H100 SXM5 80GB",
+    bf16_dense_tflops: 989.0,
+    hbm_gbyte: 80.0,
+    hbm_gbyte_per_s: 3350.0,
+    nvlink_generation: 4,
+    nvlink_links: 18,
+};
 
 /// H800: the export H100 with 8 NVLinks (400 GB/s bidirectional; SimAI `calbusbw.h`).
 pub const H800: Gpu = Gpu { name: "H800 SXM5 80GB", nvlink_links: 8, ..H100 };
@@ -42,13 +60,25 @@ pub const H200: Gpu = Gpu { name: "H200 SXM 141GB", hbm_gbyte: 141.0, hbm_gbyte_
 
 /// NVIDIA H100 PCIe datasheet: 756 TFLOP/s BF16 dense, 80 GB HBM2e at 2.0 TB/s; no NVLink in
 /// the 8-GPU PCIe server modelled here (bridges join pairs at most).
-pub const H100_PCIE: Gpu =
-    Gpu { name: "H100 PCIe 80GB", bf16_dense_tflops: 756.0, hbm_gbyte: 80.0, hbm_gbyte_per_s: 2000.0, nvlink_generation: 0, nvlink_links: 0 };
+pub const H100_PCIE: Gpu = Gpu {
+    name: "H100 PCIe 80GB",
+    bf16_dense_tflops: 756.0,
+    hbm_gbyte: 80.0,
+    hbm_gbyte_per_s: 2000.0,
+    nvlink_generation: 0,
+    nvlink_links: 0,
+};
 
 /// NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOP/s BF16 dense (4.5 sparse), 180 GB HBM3e at
 /// 7.7 TB/s, 18 fifth-generation NVLinks (1.8 TB/s bidirectional).
-pub const B200: Gpu =
-    Gpu { name: "B200 180GB", bf16_dense_tflops: 2250.0, hbm_gbyte: 180.0, hbm_gbyte_per_s: 7700.0, nvlink_generation: 5, nvlink_links: 18 };
+pub const B200: Gpu = Gpu {
+    name: "B200 180GB",
+    bf16_dense_tflops: 2250.0,
+    hbm_gbyte: 180.0,
+    hbm_gbyte_per_s: 7700.0,
+    nvlink_generation: 5,
+    nvlink_links: 18,
+};
 
 /// Every GPU in the catalog.
 pub const GPUS: &[Gpu] = &[V100, A100, A800, H100, H800, H200, H100_PCIE, B200];

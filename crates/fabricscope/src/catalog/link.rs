@@ -28,22 +28,29 @@ impl LinkSpec {
 // "well under 1 µs" (shared/reference); 250 ns assumed.
 
 /// NVLink 2 (V100).
-pub const NVLINK2: LinkSpec = LinkSpec { name: "NVLink 2", line_rate_gbyte_per_s: 25.0, efficiency: 0.80, latency_ns: 250 };
+pub const NVLINK2: LinkSpec =
+    LinkSpec { name: "NVLink 2", line_rate_gbyte_per_s: 25.0, efficiency: 0.80, latency_ns: 250 };
 /// NVLink 3 (A100).
-pub const NVLINK3: LinkSpec = LinkSpec { name: "NVLink 3", line_rate_gbyte_per_s: 25.0, efficiency: 0.80, latency_ns: 250 };
+pub const NVLINK3: LinkSpec =
+    LinkSpec { name: "NVLink 3", line_rate_gbyte_per_s: 25.0, efficiency: 0.80, latency_ns: 250 };
 /// NVLink 4 (H100, H200).
-pub const NVLINK4: LinkSpec = LinkSpec { name: "NVLink 4", line_rate_gbyte_per_s: 25.0, efficiency: 0.824, latency_ns: 250 };
+pub const NVLINK4: LinkSpec =
+    LinkSpec { name: "NVLink 4", line_rate_gbyte_per_s: 25.0, efficiency: 0.824, latency_ns: 250 };
 /// NVLink 5 (B200): 50 GB/s per link, NCCL's 40.1 → 0.802.
-pub const NVLINK5: LinkSpec = LinkSpec { name: "NVLink 5", line_rate_gbyte_per_s: 50.0, efficiency: 0.802, latency_ns: 250 };
+pub const NVLINK5: LinkSpec =
+    LinkSpec { name: "NVLink 5", line_rate_gbyte_per_s: 50.0, efficiency: 0.802, latency_ns: 250 };
 
 // PCIe x16, per direction: gen3 ~16 GB/s, gen4 ~32 GB/s (seeds 003), gen5 ~64 GB/s (PCI-SIG).
 // Efficiency: NCCL models gen3 x16 at 12 GB/s (`topo.h` PCI_BW), 0.75; app-level bandwidth is
 // "roughly 80% of peak" (nccl#1054) for the newer ones. Latency: 300 ns per hop through a
 // PCIe switch, assumed; the CPU's root complex is slower (see `CPU_PCIE_*`).
 
-pub const PCIE3_X16: LinkSpec = LinkSpec { name: "PCIe 3.0 x16", line_rate_gbyte_per_s: 16.0, efficiency: 0.75, latency_ns: 300 };
-pub const PCIE4_X16: LinkSpec = LinkSpec { name: "PCIe 4.0 x16", line_rate_gbyte_per_s: 32.0, efficiency: 0.80, latency_ns: 300 };
-pub const PCIE5_X16: LinkSpec = LinkSpec { name: "PCIe 5.0 x16", line_rate_gbyte_per_s: 64.0, efficiency: 0.80, latency_ns: 300 };
+pub const PCIE3_X16: LinkSpec =
+    LinkSpec { name: "PCIe 3.0 x16", line_rate_gbyte_per_s: 16.0, efficiency: 0.75, latency_ns: 300 };
+pub const PCIE4_X16: LinkSpec =
+    LinkSpec { name: "PCIe 4.0 x16", line_rate_gbyte_per_s: 32.0, efficiency: 0.80, latency_ns: 300 };
+pub const PCIE5_X16: LinkSpec =
+    LinkSpec { name: "PCIe 5.0 x16", line_rate_gbyte_per_s: 64.0, efficiency: 0.80, latency_ns: 300 };
 
 /// Extra latency of a hop through the CPU's root complex [ns] (PCIe peer-to-peer across root
 /// ports; assumed, typically slower than through a PCIe switch).
@@ -51,21 +58,51 @@ pub const ROOT_COMPLEX_LATENCY_NS: u64 = 700;
 
 /// CPU socket interconnect (UPI-class): Intel Xeon Scalable datasheets give 3 UPI links at
 /// 10.4 GT/s, ~20.8 GB/s each per direction: 62.4 GB/s. Efficiency 0.8 and 500 ns assumed.
-pub const SOCKET_LINK: LinkSpec = LinkSpec { name: "UPI (3 links)", line_rate_gbyte_per_s: 62.4, efficiency: 0.80, latency_ns: 500 };
+pub const SOCKET_LINK: LinkSpec =
+    LinkSpec { name: "UPI (3 links)", line_rate_gbyte_per_s: 62.4, efficiency: 0.80, latency_ns: 500 };
 
 // NICs and their ports, per direction. InfiniBand rates per IBTA: EDR 100, HDR 200, NDR 400,
 // XDR 800 Gb/s; Ethernet 100/200/400 GbE (seeds 000, 003). The efficiency and latency a NIC
 // runs at come from the fabric technology (`catalog::fabric`), not from the part.
 
-pub const NIC_EDR_100: LinkSpec = LinkSpec { name: "InfiniBand EDR 100 Gb/s", line_rate_gbyte_per_s: 12.5, efficiency: 0.96, latency_ns: 300 };
-pub const NIC_HDR_200: LinkSpec = LinkSpec { name: "InfiniBand HDR 200 Gb/s", line_rate_gbyte_per_s: 25.0, efficiency: 0.96, latency_ns: 300 };
-pub const NIC_NDR_400: LinkSpec = LinkSpec { name: "InfiniBand NDR 400 Gb/s", line_rate_gbyte_per_s: 50.0, efficiency: 0.96, latency_ns: 300 };
-pub const NIC_XDR_800: LinkSpec = LinkSpec { name: "InfiniBand XDR 800 Gb/s", line_rate_gbyte_per_s: 100.0, efficiency: 0.96, latency_ns: 300 };
-pub const ETH_100: LinkSpec = LinkSpec { name: "100 GbE", line_rate_gbyte_per_s: 12.5, efficiency: 0.947, latency_ns: 1000 };
-pub const ETH_200: LinkSpec = LinkSpec { name: "200 GbE", line_rate_gbyte_per_s: 25.0, efficiency: 0.947, latency_ns: 1000 };
-pub const ETH_400: LinkSpec = LinkSpec { name: "400 GbE", line_rate_gbyte_per_s: 50.0, efficiency: 0.947, latency_ns: 1000 };
+pub const NIC_EDR_100: LinkSpec = LinkSpec {
+    name: "InfiniBand EDR 100 Gb/s",
+    line_rate_gbyte_per_s: 12.5,
+    efficiency: 0.96,
+    latency_ns: 300,
+};
+pub const NIC_HDR_200: LinkSpec = LinkSpec {
+    name: "InfiniBand HDR 200 Gb/s",
+    line_rate_gbyte_per_s: 25.0,
+    efficiency: 0.96,
+    latency_ns: 300,
+};
+pub const NIC_NDR_400: LinkSpec = LinkSpec {
+    name: "InfiniBand NDR 400 Gb/s",
+    line_rate_gbyte_per_s: 50.0,
+    efficiency: 0.96,
+    latency_ns: 300,
+};
+pub const NIC_XDR_800: LinkSpec = LinkSpec {
+    name: "InfiniBand XDR 800 Gb/s",
+    line_rate_gbyte_per_s: 100.0,
+    efficiency: 0.96,
+    latency_ns: 300,
+};
+pub const ETH_100: LinkSpec =
+    LinkSpec { name: "100 GbE", line_rate_gbyte_per_s: 12.5, efficiency: 0.947, latency_ns: 1000 };
+pub const ETH_200: LinkSpec =
+    LinkSpec { name: "200 GbE", line_rate_gbyte_per_s: 25.0, efficiency: 0.947, latency_ns: 1000 };
+pub const ETH_400: LinkSpec =
+    LinkSpec { name: "400 GbE", line_rate_gbyte_per_s: 50.0, efficiency: 0.947, latency_ns: 1000 };
 /// AWS EFA on p5 instances: 3,200 Gb/s over 32 ports, 100 Gb/s each (AWS p5 documentation).
-pub const EFA_100: LinkSpec = LinkSpec { name: "AWS EFA 100 Gb/s port", line_rate_gbyte_per_s: 12.5, efficiency: 0.90, latency_ns: 1500 };
+pub const EFA_100: LinkSpec = LinkSpec {
+    name: "AWS EFA 100 Gb/s port",
+    line_rate_gbyte_per_s: 12.5,
+    efficiency: 0.90,
+    latency_ns: 1500,
+};
 
 /// Every NIC port the catalog knows, for the page's picker and the CLI.
-pub const NICS: &[LinkSpec] = &[NIC_EDR_100, NIC_HDR_200, NIC_NDR_400, NIC_XDR_800, ETH_100, ETH_200, ETH_400, EFA_100];
+pub const NICS: &[LinkSpec] =
+    &[NIC_EDR_100, NIC_HDR_200, NIC_NDR_400, NIC_XDR_800, ETH_100, ETH_200, ETH_400, EFA_100];

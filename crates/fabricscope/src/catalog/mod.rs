@@ -11,7 +11,7 @@ mod link;
 mod node;
 
 pub use fabric::{Routing, Technology, TechnologySpec, TECHNOLOGIES};
+pub use gpu::H100;
 pub use gpu::{Gpu, GPUS};
 pub use link::{LinkSpec, NICS, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK};
 pub use node::{GpuFabric, NodeFabric, NodePreset, NodeSpec, NODE_PRESETS};
-pub use gpu::H100;

@@ -7,7 +7,8 @@
 
 use super::gpu::{Gpu, A100, B200, H100, H100_PCIE, H800, V100};
 use super::link::{
-    LinkSpec, NIC_EDR_100, NIC_HDR_200, NIC_NDR_400, NVLINK2, NVLINK3, NVLINK4, NVLINK5, PCIE3_X16, PCIE4_X16, PCIE5_X16,
+    LinkSpec, NIC_EDR_100, NIC_HDR_200, NIC_NDR_400, NVLINK2, NVLINK3, NVLINK4, NVLINK5, PCIE3_X16,
+    PCIE4_X16, PCIE5_X16,
 };
 
 /// How the GPUs of a node are joined.
@@ -54,12 +55,21 @@ const IDENTITY_RING: &[&[u32]] = &[&[0, 1, 2, 3, 4, 5, 6, 7]];
 /// 2017): two fully connected quads plus links between GPU i and i+4; some pairs have two
 /// links. Pairs not listed (e.g. GPU 0 and 5) have no NVLink and go over PCIe and QPI.
 const DGX1_MESH: &[(u32, u32, u32)] = &[
-    (0, 1, 1), (0, 2, 1), (0, 3, 2), (0, 4, 2),
-    (1, 2, 2), (1, 3, 1), (1, 5, 2),
-    (2, 3, 2), (2, 6, 1),
+    (0, 1, 1),
+    (0, 2, 1),
+    (0, 3, 2),
+    (0, 4, 2),
+    (1, 2, 2),
+    (1, 3, 1),
+    (1, 5, 2),
+    (2, 3, 2),
+    (2, 6, 1),
     (3, 7, 1),
-    (4, 5, 1), (4, 6, 1), (4, 7, 2),
-    (5, 6, 2), (5, 7, 1),
+    (4, 5, 1),
+    (4, 6, 1),
+    (4, 7, 2),
+    (5, 6, 2),
+    (5, 7, 1),
     (6, 7, 2),
 ];
 
@@ -138,7 +148,12 @@ pub const NODE_PRESETS: &[NodePreset] = &[
         nic: NIC_EDR_100,
         switch_name: "Mellanox SB7800 (EDR)",
         switch_radix: 36,
-        rings: &[&[0, 1, 2, 3, 7, 6, 5, 4], &[0, 4, 5, 6, 7, 3, 2, 1], &[0, 3, 2, 1, 5, 6, 7, 4], &[0, 4, 7, 6, 5, 1, 2, 3]],
+        rings: &[
+            &[0, 1, 2, 3, 7, 6, 5, 4],
+            &[0, 4, 5, 6, 7, 3, 2, 1],
+            &[0, 3, 2, 1, 5, 6, 7, 4],
+            &[0, 4, 7, 6, 5, 1, 2, 3],
+        ],
     },
     // A typical 8-GPU PCIe server: 8× H100 PCIe, no NVLink; 4 PCIe 5.0 switches with 2 GPUs and
     // 1 NIC each (4× ConnectX-7 400 Gb/s), 2 sockets. GPUs on different switches go through the
@@ -237,8 +252,12 @@ impl NodeSpec {
         let n = custom.gpus;
         let gpu_fabric = match custom.shape {
             CustomShape::Star => NodeFabric::NvSwitch { generation: 0 },
-            CustomShape::Ring => NodeFabric::Mesh((0..n).map(|i| (i.min((i + 1) % n), i.max((i + 1) % n), 1)).collect()),
-            CustomShape::FullMesh => NodeFabric::Mesh((0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b, 1))).collect()),
+            CustomShape::Ring => {
+                NodeFabric::Mesh((0..n).map(|i| (i.min((i + 1) % n), i.max((i + 1) % n), 1)).collect())
+            }
+            CustomShape::FullMesh => {
+                NodeFabric::Mesh((0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b, 1))).collect())
+            }
         };
         let shape = match custom.shape {
             CustomShape::Ring => "ring",
@@ -260,7 +279,12 @@ impl NodeSpec {
             gpu_fabric,
             // No PCIe cost: every GPU and its NIC share an ideal switch, and no CPU joins the
             // switches, so GPUs talk only over the custom links.
-            pcie: LinkSpec { name: "ideal", line_rate_gbyte_per_s: 100_000.0, efficiency: 1.0, latency_ns: 0 },
+            pcie: LinkSpec {
+                name: "ideal",
+                line_rate_gbyte_per_s: 100_000.0,
+                efficiency: 1.0,
+                latency_ns: 0,
+            },
             pcie_switches: n,
             sockets: 0,
             nics_per_node: n,
@@ -298,11 +322,20 @@ mod tests {
                 assert_eq!(ring.len() as u32, preset.gpus_per_node, "{}", preset.id);
                 let mut sorted = ring.to_vec();
                 sorted.sort();
-                assert_eq!(sorted, (0..preset.gpus_per_node).collect::<Vec<_>>(), "{}: the ring visits every GPU once", preset.id);
+                assert_eq!(
+                    sorted,
+                    (0..preset.gpus_per_node).collect::<Vec<_>>(),
+                    "{}: the ring visits every GPU once",
+                    preset.id
+                );
                 if let GpuFabric::Mesh(pairs) = preset.gpu_fabric {
                     for w in 0..ring.len() {
                         let (a, b) = (ring[w], ring[(w + 1) % ring.len()]);
-                        assert!(pairs.iter().any(|p| (p.0, p.1) == (a.min(b), a.max(b))), "{}: ring hop {a}-{b} has NVLink", preset.id);
+                        assert!(
+                            pairs.iter().any(|p| (p.0, p.1) == (a.min(b), a.max(b))),
+                            "{}: ring hop {a}-{b} has NVLink",
+                            preset.id
+                        );
                     }
                 }
             }

@@ -1,8 +1,8 @@
 //! Point-to-point collectives: AllToAll (every rank to every other) and SendRecv (each rank to
 //! the next), as NCCL runs them with grouped sends and receives, one connection per peer.
 
-use super::schedule::Hop;
 use super::ring::{chain_chunks, slice};
+use super::schedule::Hop;
 use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
 use crate::scenario::Collective;
 

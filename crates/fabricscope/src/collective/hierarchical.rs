@@ -22,12 +22,17 @@
 //! ring sends `2(N-1)/N`.
 
 use super::ring::{ring_order, slice};
-use std::collections::BTreeMap;
 use super::schedule::{Algorithm, ChunkOp, Hop, Schedule, SwitchRef, Transfer};
 use crate::scenario::Collective;
+use std::collections::BTreeMap;
 
 /// Hierarchical AllReduce of `count` elements on `nodes` nodes of the `rings` orders' GPUs.
-pub fn hierarchical_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
+pub fn hierarchical_allreduce<R: AsRef<[u32]>>(
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+) -> Schedule {
     build(nodes, rings, count, n_channels, false)
 }
 
@@ -86,7 +91,21 @@ fn build<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, 
             let rank = |node: u32, position: u32| node * g + order[position as usize];
             let base = |step: u32, src: u32, dst: u32, k: u32, op: ChunkOp, deps: Vec<u32>| {
                 let (offset, len) = chunk(k);
-                Transfer { step, channel, src, dst, chunk: k, offset, src_offset: offset, from_input: false, len, op, deps, after: None, hop: Hop::Peer }
+                Transfer {
+                    step,
+                    channel,
+                    src,
+                    dst,
+                    chunk: k,
+                    offset,
+                    src_offset: offset,
+                    from_input: false,
+                    len,
+                    op,
+                    deps,
+                    after: None,
+                    hop: Hop::Peer,
+                }
             };
             let peer = |src: u32, dst: u32, phase: u8| Connection::Peer { src, dst, channel, phase };
             // into[node][position]: every transfer of a phase that writes into that GPU.
@@ -101,7 +120,11 @@ fn build<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, 
                         let k = (p + 2 * g - step - 1) % g;
                         let deps: Vec<u32> = previous[((p + g - 1) % g) as usize].into_iter().collect();
                         let (src, dst) = (rank(node, p), rank(node, (p + 1) % g));
-                        let id = push(&mut transfers, peer(src, dst, 1), base(step, src, dst, k, ChunkOp::Reduce, deps));
+                        let id = push(
+                            &mut transfers,
+                            peer(src, dst, 1),
+                            base(step, src, dst, k, ChunkOp::Reduce, deps),
+                        );
                         this[p as usize] = Some(id);
                         phase_a_into[node as usize][((p + 1) % g) as usize].push(id);
                     }
@@ -118,13 +141,26 @@ fn build<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, 
                     let ups: Vec<u32> = (0..nodes)
                         .map(|i| {
                             let src = rank(i, k);
-                            let t = Transfer { hop: Hop::ToSwitch(switch), ..base(a_steps, src, src, k, ChunkOp::Reduce, phase_a_into[i as usize][k as usize].clone()) };
+                            let t = Transfer {
+                                hop: Hop::ToSwitch(switch),
+                                ..base(
+                                    a_steps,
+                                    src,
+                                    src,
+                                    k,
+                                    ChunkOp::Reduce,
+                                    phase_a_into[i as usize][k as usize].clone(),
+                                )
+                            };
                             push(&mut transfers, Connection::Up { src, channel }, t)
                         })
                         .collect();
                     for i in 0..nodes {
                         let dst = rank(i, k);
-                        let t = Transfer { hop: Hop::FromSwitch(switch), ..base(a_steps + 1, dst, dst, k, ChunkOp::Copy, ups.clone()) };
+                        let t = Transfer {
+                            hop: Hop::FromSwitch(switch),
+                            ..base(a_steps + 1, dst, dst, k, ChunkOp::Copy, ups.clone())
+                        };
                         let id = push(&mut transfers, Connection::Down { dst, channel }, t);
                         phase_b_into[i as usize][k as usize].push(id);
                     }
@@ -142,14 +178,20 @@ fn build<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, 
                         };
                         let (s_start, s_len) = slice(region_len, nodes, sub);
                         let to = (i + 1) % nodes;
-                        let mut deps: Vec<u32> = previous[((i + nodes - 1) % nodes) as usize].into_iter().collect();
+                        let mut deps: Vec<u32> =
+                            previous[((i + nodes - 1) % nodes) as usize].into_iter().collect();
                         if step == 0 {
                             // Both ends hold their node's sum of chunk k before the first exchange.
                             deps.extend(&phase_a_into[i as usize][k as usize]);
                             deps.extend(&phase_a_into[to as usize][k as usize]);
                         }
                         let (src, dst) = (rank(i, k), rank(to, k));
-                        let t = Transfer { offset: region_start + s_start, src_offset: region_start + s_start, len: s_len, ..base(a_steps + step, src, dst, k, op, deps) };
+                        let t = Transfer {
+                            offset: region_start + s_start,
+                            src_offset: region_start + s_start,
+                            len: s_len,
+                            ..base(a_steps + step, src, dst, k, op, deps)
+                        };
                         let id = push(&mut transfers, peer(src, dst, 2), t);
                         this[i as usize] = Some(id);
                         phase_b_into[to as usize][k as usize].push(id);
@@ -173,7 +215,11 @@ fn build<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, 
                             deps.extend(&phase_a_into[node as usize][to as usize]);
                         }
                         let (src, dst) = (rank(node, p), rank(node, to));
-                        let id = push(&mut transfers, peer(src, dst, 3), base(a_steps + b_steps + step, src, dst, k, ChunkOp::Copy, deps));
+                        let id = push(
+                            &mut transfers,
+                            peer(src, dst, 3),
+                            base(a_steps + b_steps + step, src, dst, k, ChunkOp::Copy, deps),
+                        );
                         this[p as usize] = Some(id);
                     }
                     previous = this;
@@ -201,9 +247,11 @@ mod tests {
             for g in [1, 2, 3, 8] {
                 for channels in [1, 3] {
                     let schedule = hierarchical_allreduce(nodes, &[identity_order(g)], 1001, channels);
-                    verify(&schedule).unwrap_or_else(|e| panic!("{nodes} nodes × {g}, {channels} channels: {e}"));
+                    verify(&schedule)
+                        .unwrap_or_else(|e| panic!("{nodes} nodes × {g}, {channels} channels: {e}"));
                     let schedule = collnet_allreduce(nodes, &[identity_order(g)], 1001, channels);
-                    verify(&schedule).unwrap_or_else(|e| panic!("CollNet {nodes} nodes × {g}, {channels} channels: {e}"));
+                    verify(&schedule)
+                        .unwrap_or_else(|e| panic!("CollNet {nodes} nodes × {g}, {channels} channels: {e}"));
                 }
             }
         }
@@ -219,8 +267,10 @@ mod collnet_tests {
     fn sharp_sends_each_byte_across_the_network_once_each_way() {
         let (nodes, g, count) = (4u32, 8u32, 8_000u64);
         let schedule = collnet_allreduce(nodes, &[identity_order(g)], count, 1);
-        let up: u64 = schedule.transfers.iter().filter(|t| matches!(t.hop, Hop::ToSwitch(_))).map(|t| t.len).sum();
-        let down: u64 = schedule.transfers.iter().filter(|t| matches!(t.hop, Hop::FromSwitch(_))).map(|t| t.len).sum();
+        let up: u64 =
+            schedule.transfers.iter().filter(|t| matches!(t.hop, Hop::ToSwitch(_))).map(|t| t.len).sum();
+        let down: u64 =
+            schedule.transfers.iter().filter(|t| matches!(t.hop, Hop::FromSwitch(_))).map(|t| t.len).sum();
         // Every node sends its sum of every chunk up once, and gets the total down once.
         assert_eq!((up, down), (nodes as u64 * count, nodes as u64 * count));
     }

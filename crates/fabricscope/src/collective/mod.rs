@@ -4,22 +4,25 @@
 //! value is executed on integers by `verify`, timed by the engine and animated by the page.
 
 mod direct;
-pub mod nvls;
 pub mod hierarchical;
+pub mod nvls;
 pub mod protocol;
-pub mod tree;
-pub mod tuner;
 mod ring;
 mod schedule;
+pub mod tree;
+pub mod tuner;
 mod verify;
 
 pub use direct::{alltoall, sendrecv};
 pub use hierarchical::{collnet_allreduce, hierarchical_allreduce};
 pub use protocol::Protocol;
+pub use ring::{
+    chain_chunks, identity_order, ring_allreduce, ring_chain, ring_first_step, ring_gather_or_scatter,
+    ring_order, ring_prefix, ring_steady_steps, CHAIN_CHUNK_BYTES, NCCL_STEPS,
+};
+pub use schedule::{Algorithm, ChunkOp, Hop, Phase, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES};
 pub use tree::tree_allreduce;
 pub use tuner::{pick, tune, TunerRow, Tuning};
-pub use ring::{chain_chunks, identity_order, CHAIN_CHUNK_BYTES, ring_allreduce, ring_chain, ring_first_step, ring_gather_or_scatter, ring_order, ring_prefix, ring_steady_steps, NCCL_STEPS};
-pub use schedule::{Algorithm, ChunkOp, Hop, Phase, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};
 
 use crate::scenario::Collective;
@@ -28,18 +31,28 @@ use crate::scenario::Collective;
 /// InfiniBand fabric of one switch or a leaf-spine, whose switches aggregate (Quantum class).
 pub fn sharp_supported(scenario: &crate::ValidScenario) -> bool {
     let s = scenario.scenario();
-    s.collective == Collective::AllReduce && s.nodes > 1 && sharp_fabric(s.fabric.technology, scenario.fabric_plan().kind)
+    s.collective == Collective::AllReduce
+        && s.nodes > 1
+        && sharp_fabric(s.fabric.technology, scenario.fabric_plan().kind)
 }
 
 /// Whether a fabric's switches aggregate here: InfiniBand (SHARP), on one switch or a
 /// leaf-spine (the aggregation trees modelled).
 pub fn sharp_fabric(technology: crate::catalog::Technology, kind: crate::scenario::FabricTopology) -> bool {
     use crate::scenario::FabricTopology;
-    technology == crate::catalog::Technology::Infiniband && matches!(kind, FabricTopology::SingleSwitch | FabricTopology::LeafSpine)
+    technology == crate::catalog::Technology::Infiniband
+        && matches!(kind, FabricTopology::SingleSwitch | FabricTopology::LeafSpine)
 }
 
 /// The schedule of `collective` on `nodes` nodes whose GPUs the `rings` orders visit.
-pub fn schedule<R: AsRef<[u32]>>(collective: Collective, nodes: u32, rings: &[R], count: u64, n_channels: u32, root: u32) -> Schedule {
+pub fn schedule<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    root: u32,
+) -> Schedule {
     schedule_with(collective, Algorithm::Ring, nodes, rings, count, n_channels, root)
 }
 
@@ -56,10 +69,16 @@ pub fn schedule_with<R: AsRef<[u32]>>(
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     match collective {
-        Collective::AllReduce if algorithm == Algorithm::Tree => tree_allreduce(nodes, rings, count, n_channels),
-        Collective::AllReduce if algorithm == Algorithm::Hierarchical => hierarchical_allreduce(nodes, rings, count, n_channels),
+        Collective::AllReduce if algorithm == Algorithm::Tree => {
+            tree_allreduce(nodes, rings, count, n_channels)
+        }
+        Collective::AllReduce if algorithm == Algorithm::Hierarchical => {
+            hierarchical_allreduce(nodes, rings, count, n_channels)
+        }
         Collective::AllReduce if algorithm == Algorithm::Nvls => nvls::nvls_allreduce(n, count, n_channels),
-        Collective::AllReduce if algorithm == Algorithm::CollNet => collnet_allreduce(nodes, rings, count, n_channels),
+        Collective::AllReduce if algorithm == Algorithm::CollNet => {
+            collnet_allreduce(nodes, rings, count, n_channels)
+        }
         Collective::AllReduce => ring_allreduce(nodes, rings, count, n_channels),
         Collective::AllGather => ring_gather_or_scatter(true, nodes, rings, count, n_channels),
         Collective::ReduceScatter => ring_gather_or_scatter(false, nodes, rings, count, n_channels),

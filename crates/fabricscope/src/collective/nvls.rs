@@ -59,7 +59,8 @@ pub fn nvls_allreduce(n: u32, count: u64, n_channels: u32) -> Schedule {
         for channel in 0..n_channels {
             let c = channel as u64;
             let part = part_end - part_start;
-            let (start, end) = (part_start + part * c / n_channels as u64, part_start + part * (c + 1) / n_channels as u64);
+            let (start, end) =
+                (part_start + part * c / n_channels as u64, part_start + part * (c + 1) / n_channels as u64);
             let len = end - start;
             let chunk_elems = (CHUNK_BYTES / super::ELEM_BYTES).max(len.div_ceil(MAX_CHUNKS)).max(1);
             ranges.push((owner, channel, start, len, chunk_elems));
@@ -109,13 +110,28 @@ pub fn nvls_allreduce(n: u32, count: u64, n_channels: u32) -> Schedule {
             for j in (0..n).filter(|&j| j != owner) {
                 push(
                     &mut transfers,
-                    Transfer { step: 2 * k as u32 + 1, dst: j, op: ChunkOp::Copy, deps: vec![store], hop: Hop::FromSwitch(switch), ..base.clone() },
+                    Transfer {
+                        step: 2 * k as u32 + 1,
+                        dst: j,
+                        op: ChunkOp::Copy,
+                        deps: vec![store],
+                        hop: Hop::FromSwitch(switch),
+                        ..base.clone()
+                    },
                     &mut store_down[slot(j)],
                 );
             }
         }
     }
-    let mut schedule = Schedule::new(Collective::AllReduce, Algorithm::Nvls, n, n_channels, count, n_steps.max(1), transfers);
+    let mut schedule = Schedule::new(
+        Collective::AllReduce,
+        Algorithm::Nvls,
+        n,
+        n_channels,
+        count,
+        n_steps.max(1),
+        transfers,
+    );
     schedule.regions = regions;
     schedule
 }
@@ -149,7 +165,8 @@ mod tests {
             for count in [1, 7, 100, 1001, 70_000] {
                 for channels in [1, 4] {
                     let schedule = nvls_allreduce(n, count, channels);
-                    verify(&schedule).unwrap_or_else(|e| panic!("n={n} count={count} channels={channels}: {e}"));
+                    verify(&schedule)
+                        .unwrap_or_else(|e| panic!("n={n} count={count} channels={channels}: {e}"));
                     assert!(schedule.transfers.len() as u64 <= nvls_transfers(n, count, channels));
                 }
             }
@@ -161,8 +178,18 @@ mod tests {
         let (n, count) = (8u32, 8_000u64);
         let schedule = nvls_allreduce(n, count, 2);
         for rank in 0..n {
-            let up: u64 = schedule.transfers.iter().filter(|t| t.src == rank && matches!(t.hop, Hop::ToSwitch(_))).map(|t| t.len).sum();
-            let down: u64 = schedule.transfers.iter().filter(|t| t.dst == rank && matches!(t.hop, Hop::FromSwitch(_))).map(|t| t.len).sum();
+            let up: u64 = schedule
+                .transfers
+                .iter()
+                .filter(|t| t.src == rank && matches!(t.hop, Hop::ToSwitch(_)))
+                .map(|t| t.len)
+                .sum();
+            let down: u64 = schedule
+                .transfers
+                .iter()
+                .filter(|t| t.dst == rank && matches!(t.hop, Hop::FromSwitch(_)))
+                .map(|t| t.len)
+                .sum();
             assert_eq!(up, count + count / n as u64, "rank {rank}");
             assert_eq!(down, count, "rank {rank}");
         }

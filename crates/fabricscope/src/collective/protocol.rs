@@ -96,13 +96,49 @@ impl Protocol {
         let tree = algorithm == Algorithm::Tree;
         match (class, self) {
             (LinkKind::NvLink, Protocol::Ll) => 600,
-            (LinkKind::NvLink, Protocol::Ll128) => if tree { 1_250 } else { 1_900 },
-            (LinkKind::NvLink, Protocol::Simple) => if tree { 4_000 } else { 3_400 },
+            (LinkKind::NvLink, Protocol::Ll128) => {
+                if tree {
+                    1_250
+                } else {
+                    1_900
+                }
+            }
+            (LinkKind::NvLink, Protocol::Simple) => {
+                if tree {
+                    4_000
+                } else {
+                    3_400
+                }
+            }
             (LinkKind::Pcie | LinkKind::Socket, Protocol::Ll) => 1_000,
-            (LinkKind::Pcie | LinkKind::Socket, Protocol::Ll128) => if tree { 1_900 } else { 2_500 },
-            (LinkKind::Pcie | LinkKind::Socket, Protocol::Simple) => if tree { 4_000 } else { 5_700 },
-            (LinkKind::Network, Protocol::Ll) => if tree { 5_000 } else { 2_700 },
-            (LinkKind::Network, Protocol::Ll128) => if tree { 8_500 } else { 4_000 },
+            (LinkKind::Pcie | LinkKind::Socket, Protocol::Ll128) => {
+                if tree {
+                    1_900
+                } else {
+                    2_500
+                }
+            }
+            (LinkKind::Pcie | LinkKind::Socket, Protocol::Simple) => {
+                if tree {
+                    4_000
+                } else {
+                    5_700
+                }
+            }
+            (LinkKind::Network, Protocol::Ll) => {
+                if tree {
+                    5_000
+                } else {
+                    2_700
+                }
+            }
+            (LinkKind::Network, Protocol::Ll128) => {
+                if tree {
+                    8_500
+                } else {
+                    4_000
+                }
+            }
             (LinkKind::Network, Protocol::Simple) => 14_000,
         }
     }

@@ -52,7 +52,13 @@ pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
 }
 
 /// The first `steps` of the ring AllReduce's `2(n-1)` steps (all of them if fewer).
-fn ring_allreduce_steps<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, steps: u32) -> Schedule {
+fn ring_allreduce_steps<R: AsRef<[u32]>>(
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    steps: u32,
+) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     let steps = steps.min(2 * (n - 1));
     let transfers = ring_steps(nodes, rings, count, n_channels, steps, |step, position| {
@@ -103,7 +109,12 @@ pub fn ring_prefix<R: AsRef<[u32]>>(
         _ => ring_gather_or_scatter_steps(false, nodes, rings, count, n_channels, steps),
     };
     let unit = n * n_channels;
-    let probe = crate::engine::period::Probe { unit, regular_from: NCCL_STEPS * unit, frontier: (steps - NCCL_STEPS) * unit, stop: false };
+    let probe = crate::engine::period::Probe {
+        unit,
+        regular_from: NCCL_STEPS * unit,
+        frontier: (steps - NCCL_STEPS) * unit,
+        stop: false,
+    };
     Some((schedule, total, probe))
 }
 
@@ -111,13 +122,26 @@ pub fn ring_prefix<R: AsRef<[u32]>>(
 /// channel's slice belongs to the rank at ring position k: in an AllGather that rank starts with
 /// it and position p sends chunk (p - s) mod n at step s; in a ReduceScatter it ends with its
 /// sum, position p adding chunk (p - s - 1) mod n into its successor's copy.
-pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
+pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(
+    gather: bool,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     ring_gather_or_scatter_steps(gather, nodes, rings, count, n_channels, n - 1)
 }
 
 /// The first `steps` of a ring AllGather or ReduceScatter (all of them if fewer).
-fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings: &[R], count: u64, n_channels: u32, steps: u32) -> Schedule {
+fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(
+    gather: bool,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    steps: u32,
+) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     let steps = steps.min(n - 1);
     let mut regions = Vec::new();
@@ -130,7 +154,9 @@ fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(gather: bool, nodes: u32, rings
         }
     }
     let (shift, op) = if gather { (0, ChunkOp::Copy) } else { (1, ChunkOp::Reduce) };
-    let transfers = ring_steps(nodes, rings, count, n_channels, steps, |step, position| ((position + 2 * n - step - shift) % n, op));
+    let transfers = ring_steps(nodes, rings, count, n_channels, steps, |step, position| {
+        ((position + 2 * n - step - shift) % n, op)
+    });
     let collective = if gather { Collective::AllGather } else { Collective::ReduceScatter };
     ring_schedule(collective, n, n_channels, count, steps, regions, transfers)
 }
@@ -195,7 +221,10 @@ fn ring_schedule(
     regions: Vec<Region>,
     transfers: Vec<Transfer>,
 ) -> Schedule {
-    Schedule { regions, ..Schedule::new(collective, Algorithm::Ring, n, n_channels, count, n_steps, transfers) }
+    Schedule {
+        regions,
+        ..Schedule::new(collective, Algorithm::Ring, n, n_channels, count, n_steps, transfers)
+    }
 }
 
 /// Bytes per pipeline chunk of a chain (Broadcast, Reduce, SendRecv): one of NCCL's Simple
@@ -216,7 +245,14 @@ pub fn chain_chunks(elements: u64) -> u32 {
 /// h at step j + h, so all hops work at once after the pipeline fills (NCCL's ring Broadcast
 /// and Reduce). A chunk's data follows the previous chunk's on a hop, its latency overlaps:
 /// the time is `hops·α + (chunks + hops - 1)·chunk/B`.
-pub fn ring_chain<R: AsRef<[u32]>>(reduce: bool, nodes: u32, rings: &[R], count: u64, n_channels: u32, root: u32) -> Schedule {
+pub fn ring_chain<R: AsRef<[u32]>>(
+    reduce: bool,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    root: u32,
+) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     let hops = n - 1;
     let chunks = chain_chunks(count.div_ceil(n_channels as u64));
@@ -262,11 +298,19 @@ pub fn ring_chain<R: AsRef<[u32]>>(reduce: bool, nodes: u32, rings: &[R], count:
 /// The first step of a ring collective alone: every step moves the same bytes between the same
 /// ranks when `ring_prefix` applies, so one step's link bytes times the step count are the
 /// whole collective's (the tuner's bound).
-pub fn ring_first_step<R: AsRef<[u32]>>(collective: Collective, nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Option<Schedule> {
+pub fn ring_first_step<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+) -> Option<Schedule> {
     match collective {
         Collective::AllReduce => Some(ring_allreduce_steps(nodes, rings, count, n_channels, 1)),
         Collective::AllGather => Some(ring_gather_or_scatter_steps(true, nodes, rings, count, n_channels, 1)),
-        Collective::ReduceScatter => Some(ring_gather_or_scatter_steps(false, nodes, rings, count, n_channels, 1)),
+        Collective::ReduceScatter => {
+            Some(ring_gather_or_scatter_steps(false, nodes, rings, count, n_channels, 1))
+        }
         _ => None,
     }
 }

@@ -113,7 +113,9 @@ impl Hop {
     pub fn efficiency(self) -> f64 {
         match self {
             Hop::Peer => 1.0,
-            Hop::ToSwitch(SwitchRef::NvSwitch { .. }) | Hop::FromSwitch(SwitchRef::NvSwitch { .. }) => super::nvls::NVLS_EFFICIENCY,
+            Hop::ToSwitch(SwitchRef::NvSwitch { .. }) | Hop::FromSwitch(SwitchRef::NvSwitch { .. }) => {
+                super::nvls::NVLS_EFFICIENCY
+            }
             Hop::ToSwitch(SwitchRef::Rail { .. }) | Hop::FromSwitch(SwitchRef::Rail { .. }) => 0.9,
         }
     }

@@ -16,8 +16,8 @@
 //!
 //! The binary tree is NCCL's (`src/graph/trees.cc`, `ncclGetBtree` and `ncclGetDtree`).
 
-use super::schedule::Hop;
 use super::ring::{chain_chunks, slice};
+use super::schedule::Hop;
 use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
 use crate::scenario::Collective;
 
@@ -81,7 +81,9 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
     for channel in 0..n_channels {
         let which = channel % 2;
         // Channel c's chain starts at position c of the node's order, so heads (and NICs) spread.
-        let chain = |node: u32| -> Vec<u32> { (0..g).map(|i| node * g + order[((channel + i) % g) as usize]).collect() };
+        let chain = |node: u32| -> Vec<u32> {
+            (0..g).map(|i| node * g + order[((channel + i) % g) as usize]).collect()
+        };
         let (start, len) = slice(count, n_channels, channel);
         // Depth of every node in its tree, for step labels.
         let depth = |node: u32| -> u32 {
@@ -99,7 +101,13 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
         for chunk in 0..chunks {
             let (chunk_start, chunk_len) = slice(len, chunks, chunk);
             let offset = start + chunk_start;
-            let mut push = |transfers: &mut Vec<Transfer>, src: u32, dst: u32, op: ChunkOp, deps: Vec<u32>, stage: u32| -> u32 {
+            let mut push = |transfers: &mut Vec<Transfer>,
+                            src: u32,
+                            dst: u32,
+                            op: ChunkOp,
+                            deps: Vec<u32>,
+                            stage: u32|
+             -> u32 {
                 let index = transfers.len() as u32;
                 let key = (src, dst, op == ChunkOp::Reduce);
                 let after = last.insert(key, index);
@@ -129,7 +137,14 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
                 let mut previous: Option<u32> = None;
                 for k in (1..g).rev() {
                     let stage = g - 1 - k;
-                    let id = push(&mut transfers, c[k as usize], c[k as usize - 1], ChunkOp::Reduce, previous.into_iter().collect(), stage);
+                    let id = push(
+                        &mut transfers,
+                        c[k as usize],
+                        c[k as usize - 1],
+                        ChunkOp::Reduce,
+                        previous.into_iter().collect(),
+                        stage,
+                    );
                     previous = Some(id);
                 }
                 into_head[node as usize].extend(previous);
@@ -141,7 +156,8 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
                 if let Some(parent) = dtree(nodes, node, which).0 {
                     let stage = (g - 1) + (max_depth - depth(node));
                     let deps = into_head[node as usize].clone();
-                    let id = push(&mut transfers, chain(node)[0], chain(parent)[0], ChunkOp::Reduce, deps, stage);
+                    let id =
+                        push(&mut transfers, chain(node)[0], chain(parent)[0], ChunkOp::Reduce, deps, stage);
                     into_head[parent as usize].push(id);
                 }
             }
@@ -154,7 +170,14 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
             for &node in &by_depth_down {
                 for child in dtree(nodes, node, which).1 {
                     let stage = up_stages + depth(node);
-                    let id = push(&mut transfers, chain(node)[0], chain(child)[0], ChunkOp::Copy, has_sum[node as usize].clone(), stage);
+                    let id = push(
+                        &mut transfers,
+                        chain(node)[0],
+                        chain(child)[0],
+                        ChunkOp::Copy,
+                        has_sum[node as usize].clone(),
+                        stage,
+                    );
                     has_sum[child as usize] = vec![id];
                 }
             }
@@ -163,14 +186,25 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
                 let mut previous = has_sum[node as usize].clone();
                 for k in 1..g {
                     let stage = up_stages + max_depth + (k - 1);
-                    let id = push(&mut transfers, c[k as usize - 1], c[k as usize], ChunkOp::Copy, previous, stage);
+                    let id = push(
+                        &mut transfers,
+                        c[k as usize - 1],
+                        c[k as usize],
+                        ChunkOp::Copy,
+                        previous,
+                        stage,
+                    );
                     previous = vec![id];
                 }
             }
         }
     }
     // Dependencies must point backwards; the construction above only ever names earlier ids.
-    debug_assert!(transfers.iter().enumerate().all(|(i, t)| t.deps.iter().chain(&t.after).all(|&d| (d as usize) < i)));
+    debug_assert!(transfers.iter().enumerate().all(|(i, t)| t
+        .deps
+        .iter()
+        .chain(&t.after)
+        .all(|&d| (d as usize) < i)));
     Schedule::new(Collective::AllReduce, Algorithm::Tree, n, n_channels, count, n_steps, transfers)
 }
 
@@ -194,10 +228,15 @@ mod tests {
                     let (parent, children) = dtree(n, r, which);
                     match parent {
                         None => roots += 1,
-                        Some(p) => assert!(dtree(n, p, which).1.contains(&r), "n={n} tree {which}: {r}'s parent {p}"),
+                        Some(p) => {
+                            assert!(dtree(n, p, which).1.contains(&r), "n={n} tree {which}: {r}'s parent {p}")
+                        }
                     }
                     for c in children {
-                        assert!(c < n && dtree(n, c, which).0 == Some(r), "n={n} tree {which}: {r}'s child {c}");
+                        assert!(
+                            c < n && dtree(n, c, which).0 == Some(r),
+                            "n={n} tree {which}: {r}'s child {c}"
+                        );
                     }
                 }
                 assert_eq!(roots, 1, "n={n} tree {which}");
@@ -211,7 +250,8 @@ mod tests {
             for g in [1, 2, 4, 8] {
                 for channels in [1, 2, 3] {
                     let schedule = tree_allreduce(nodes, &[identity_order(g)], 1001, channels);
-                    verify(&schedule).unwrap_or_else(|e| panic!("{nodes} nodes × {g}, {channels} channels: {e}"));
+                    verify(&schedule)
+                        .unwrap_or_else(|e| panic!("{nodes} nodes × {g}, {channels} channels: {e}"));
                 }
             }
         }

@@ -76,14 +76,24 @@ pub fn bandwidth_bound_ns(topology: &Topology, schedule: &Schedule, router: &mut
     bytes
         .iter()
         .map(|phase_bytes| {
-            topology.links().map(|(id, link)| phase_bytes[id.index()] as f64 / link.capacity().bytes_per_ns()).fold(0.0, f64::max)
+            topology
+                .links()
+                .map(|(id, link)| phase_bytes[id.index()] as f64 / link.capacity().bytes_per_ns())
+                .fold(0.0, f64::max)
         })
         .sum()
 }
 
 /// Predicts every (algorithm, protocol) for `collective` and picks the fastest (ties: Simple,
 /// then LL128, then LL, as NCCL prefers bandwidth).
-pub fn tune(collective: Collective, n_ranks: u32, n_nodes: u32, size_bytes: u64, bounds: &[(Algorithm, f64)], intra: LinkKind) -> Tuning {
+pub fn tune(
+    collective: Collective,
+    n_ranks: u32,
+    n_nodes: u32,
+    size_bytes: u64,
+    bounds: &[(Algorithm, f64)],
+    intra: LinkKind,
+) -> Tuning {
     let (n, nodes) = (n_ranks.max(1), n_nodes.max(1));
     let factor = collective.busbw_factor(n);
     let mut candidates: Vec<(Algorithm, Protocol, u32, u32, f64)> = Vec::new();
@@ -180,11 +190,13 @@ mod tests {
     fn tree_wins_small_messages_on_many_nodes() {
         // 16 nodes × 8: a tree's latency grows with log2 16 = 4 network levels, a ring's with 2·15.
         let size = 64u64 << 10;
-        let bounds = [(Algorithm::Ring, 1.98 * size as f64 / 384.0), (Algorithm::Tree, 3.0 * size as f64 / 384.0)];
+        let bounds =
+            [(Algorithm::Ring, 1.98 * size as f64 / 384.0), (Algorithm::Tree, 3.0 * size as f64 / 384.0)];
         let many = tune(Collective::AllReduce, 128, 16, size, &bounds, LinkKind::NvLink);
         assert_eq!(many.choice().algorithm, Algorithm::Tree, "{:?}", many.choice());
         let size = 1u64 << 30;
-        let bounds = [(Algorithm::Ring, 1.98 * size as f64 / 384.0), (Algorithm::Tree, 3.0 * size as f64 / 384.0)];
+        let bounds =
+            [(Algorithm::Ring, 1.98 * size as f64 / 384.0), (Algorithm::Tree, 3.0 * size as f64 / 384.0)];
         let huge = tune(Collective::AllReduce, 128, 16, size, &bounds, LinkKind::NvLink);
         assert_eq!(huge.choice().algorithm, Algorithm::Ring);
     }

@@ -6,8 +6,8 @@
 //! be right.
 
 use super::schedule::{ChunkOp, Hop, Schedule, SwitchRef};
-use std::collections::BTreeMap;
 use crate::scenario::Collective;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Largest `n_ranks × count` that `verify` executes (32 MiB of i64s).
@@ -95,7 +95,9 @@ fn execute(schedule: &Schedule, order: &[usize], order_name: &'static str) -> Re
         let to = transfer.offset as usize..transfer.offset as usize + len;
         buffer.clear();
         match transfer.hop {
-            Hop::FromSwitch(switch) => buffer.extend_from_slice(&switches.entry(switch).or_insert_with(|| vec![0; count])[from]),
+            Hop::FromSwitch(switch) => {
+                buffer.extend_from_slice(&switches.entry(switch).or_insert_with(|| vec![0; count])[from])
+            }
             _ => {
                 let source = if transfer.from_input { &input } else { &data };
                 buffer.extend_from_slice(&source[transfer.src as usize][from]);
@@ -179,7 +181,8 @@ mod tests {
             for count in [1, 2, 7, 16, 17, 100, 1001] {
                 for channels in [1, 3] {
                     let schedule = ring_allreduce(1, &[&identity_order(n)], count, channels);
-                    verify(&schedule).unwrap_or_else(|error| panic!("n={n} count={count} channels={channels}: {error}"));
+                    verify(&schedule)
+                        .unwrap_or_else(|error| panic!("n={n} count={count} channels={channels}: {error}"));
                 }
             }
         }
@@ -202,13 +205,23 @@ mod tests {
                 for count in [1u64, 7, 17, 100, 1001] {
                     for channels in [1, 3] {
                         let root = n / 2;
-                        let schedule = crate::collective::schedule(collective, 1, &[identity_order(n)], count, channels, root);
-                        verify(&schedule).unwrap_or_else(|e| panic!("{collective:?} n={n} count={count} channels={channels}: {e}"));
+                        let schedule = crate::collective::schedule(
+                            collective,
+                            1,
+                            &[identity_order(n)],
+                            count,
+                            channels,
+                            root,
+                        );
+                        verify(&schedule).unwrap_or_else(|e| {
+                            panic!("{collective:?} n={n} count={count} channels={channels}: {e}")
+                        });
                     }
                 }
             }
             for (nodes, per_node) in [(2, 8), (3, 4)] {
-                let schedule = crate::collective::schedule(collective, nodes, &[identity_order(per_node)], 999, 8, 5);
+                let schedule =
+                    crate::collective::schedule(collective, nodes, &[identity_order(per_node)], 999, 8, 5);
                 verify(&schedule).unwrap_or_else(|e| panic!("{collective:?} {nodes}×{per_node}: {e}"));
             }
         }

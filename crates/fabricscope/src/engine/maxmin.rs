@@ -6,9 +6,9 @@
 //! The smallest share is found with a heap: O(flows × path × log links) per solve.
 
 use crate::collective::Transfer;
+use crate::trace::FlowRecord;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use crate::trace::FlowRecord;
 
 pub struct Solver {
     congested_efficiency: f64,
@@ -62,7 +62,14 @@ impl Solver {
     }
 
     /// Rates of `moving` (flow indices into `flows`), in the same order.
-    pub fn solve(&mut self, moving: &[u32], flows: &[FlowRecord], capacity: &[f64], network: &[bool], transfers: &[Transfer]) -> Vec<f64> {
+    pub fn solve(
+        &mut self,
+        moving: &[u32],
+        flows: &[FlowRecord],
+        capacity: &[f64],
+        network: &[bool],
+        transfers: &[Transfer],
+    ) -> Vec<f64> {
         for &l in &self.used {
             self.on_link[l].clear();
             self.unfixed[l] = 0;
@@ -99,7 +106,9 @@ impl Solver {
         }
         let mut rates = vec![f64::NAN; moving.len()];
         while let Some(Reverse(Share(share, bottleneck))) = self.heap.pop() {
-            if self.unfixed[bottleneck] == 0 || share != self.spare[bottleneck] / self.unfixed[bottleneck] as f64 {
+            if self.unfixed[bottleneck] == 0
+                || share != self.spare[bottleneck] / self.unfixed[bottleneck] as f64
+            {
                 continue; // Stale: this link's share changed after the entry was pushed.
             }
             let share = share.max(0.0);

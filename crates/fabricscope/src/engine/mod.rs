@@ -46,15 +46,14 @@
 mod maxmin;
 pub mod period;
 
-use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::catalog::Routing;
+use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::routing::{Router, RouterState};
 use crate::topology::{LinkId, LinkKind, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
 
 /// The slowest class of link on a path (network over PCIe over NVLink).
 pub fn path_class(topology: &Topology, path: &[LinkId]) -> LinkKind {
@@ -63,7 +62,12 @@ pub fn path_class(topology: &Topology, path: &[LinkId]) -> LinkKind {
 
 /// A flow's latency before data moves: the links' latencies plus the protocol's per-step
 /// latency for the path's slowest link class (`collective::protocol`).
-pub fn flow_latency_ns(topology: &Topology, path: &[LinkId], algorithm: Algorithm, protocol: Protocol) -> u64 {
+pub fn flow_latency_ns(
+    topology: &Topology,
+    path: &[LinkId],
+    algorithm: Algorithm,
+    protocol: Protocol,
+) -> u64 {
     let wire: u64 = path.iter().map(|&id| topology.link(id).latency_ns).sum();
     wire + protocol.step_latency_ns(algorithm, path_class(topology, path))
 }
@@ -83,7 +87,13 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
 /// `run`, and where `probe` says the schedule repeats, the first steady state the run reaches
 /// (`period`). The trace is the same as `run`'s, unless the probe asks to stop at the period:
 /// then the run ends there and the trace is of no use (flows left unfinished).
-pub fn run_probed(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64, probe: Option<period::Probe>) -> (Trace, Option<period::Period>) {
+pub fn run_probed(
+    topology: &Topology,
+    schedule: &Schedule,
+    routing: Routing,
+    seed: u64,
+    probe: Option<period::Probe>,
+) -> (Trace, Option<period::Period>) {
     let mut run = Run::new(topology, schedule, routing, seed, probe);
     while !run.advance(topology, schedule, u64::MAX) {}
     run.finish(topology)
@@ -119,7 +129,13 @@ pub struct Run {
 impl Run {
     /// Sets `schedule` up on `topology` and issues the transfers that wait for nothing. Each
     /// later call gets the same topology and schedule.
-    pub fn new(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64, probe: Option<period::Probe>) -> Run {
+    pub fn new(
+        topology: &Topology,
+        schedule: &Schedule,
+        routing: Routing,
+        seed: u64,
+        probe: Option<period::Probe>,
+    ) -> Run {
         let transfers = &schedule.transfers;
         let n_flows = transfers.len();
         let capacity: Vec<f64> = topology.links().map(|(_, link)| link.capacity().bytes_per_ns()).collect();
@@ -156,7 +172,9 @@ impl Run {
         };
         // Adaptive routing sees the order flows are issued in, which a shift of whole steps does
         // not keep (chunks and offsets differ): no steady state is claimed under it.
-        let detector = probe.filter(|p| routing != Routing::Adaptive && period::is_regular(schedule, p)).map(period::Detector::new);
+        let detector = probe
+            .filter(|p| routing != Routing::Adaptive && period::is_regular(schedule, p))
+            .map(period::Detector::new);
         // The collective's launch latency passes before its first transfers are issued.
         sim.now = schedule.protocol.base_latency_ns(schedule.algorithm);
         let mut released: Vec<u32> = (0..n_flows as u32).filter(|&f| deps_left[f as usize] == 0).collect();
@@ -198,140 +216,158 @@ impl Run {
         let transfers = &schedule.transfers;
         let n_flows = transfers.len();
         let mut router = Router::resume(topology, std::mem::take(&mut self.router));
-        let mut issuer = Issuer { router: &mut router, schedule, topology, load: std::mem::take(&mut self.load) };
-        let Run { capacity, network, flows, dependents, deps_left, sim, detector, solver, component, done, touched, released, .. } = self;
-        let (mut lowest_unfinished, mut highest_touched, mut frontier_crossed) = (self.lowest_unfinished, self.highest_touched, self.frontier_crossed);
+        let mut issuer =
+            Issuer { router: &mut router, schedule, topology, load: std::mem::take(&mut self.load) };
+        let Run {
+            capacity,
+            network,
+            flows,
+            dependents,
+            deps_left,
+            sim,
+            detector,
+            solver,
+            component,
+            done,
+            touched,
+            released,
+            ..
+        } = self;
+        let (mut lowest_unfinished, mut highest_touched, mut frontier_crossed) =
+            (self.lowest_unfinished, self.highest_touched, self.frontier_crossed);
         let mut over = false;
         let mut finished = 0usize;
         let mut budget = batches;
-    while budget > 0 {
-        budget -= 1;
-        // Drop finish entries made stale by a later rate change.
-        while let Some(&Reverse((_, f, version))) = sim.finishes.peek() {
-            if version == sim.version[f as usize] {
-                break;
-            }
-            sim.finishes.pop();
-        }
-        let next_start = sim.starts.peek().map(|Reverse((at, _, _))| *at);
-        let next_finish = sim.finishes.peek().map(|Reverse((at, _, _))| *at);
-        let Some(t) = [next_start, next_finish].into_iter().flatten().min() else {
-            over = true;
-            break;
-        };
-        debug_assert!(t >= sim.now, "time never goes backwards");
-        sim.now = t;
-        sim.batches += 1;
-        done.clear();
-        touched.clear();
-
-        // Finishes at t.
-        while let Some(&Reverse((at, f, version))) = sim.finishes.peek() {
-            if at != t {
-                break;
-            }
-            sim.finishes.pop();
-            if version == sim.version[f as usize] {
-                done.push(f);
-            }
-        }
-        for &f in done.iter() {
-            let fi = f as usize;
-            sim.moved[fi] = true;
-            sim.stage[fi] = period::Stage::Done;
-            for &link in &flows[fi].path {
-                sim.on_link[link.index()].retain(|&g| g != f);
-                touched.push(link);
-            }
-            sim.remaining[fi] = 0.0;
-        }
-        // Latency paid at t: move now, or wait for the connection. No bytes: finish at once.
-        while let Some(&Reverse((at, _, f))) = sim.starts.peek() {
-            if at != t {
-                break;
-            }
-            sim.starts.pop();
-            match transfers[f as usize].after {
-                Some(before) if !sim.moved[before as usize] => {
-                    sim.parked[before as usize] = Some(f);
-                    sim.stage[f as usize] = period::Stage::Parked;
-                }
-                _ => sim.begin_moving(flows, f, t, done, touched),
-            }
-        }
-        // Connections freed at t let their next flow move: after the starts, so that an empty
-        // flow that started and finished at t frees its connection too (fuzzing found one
-        // that did not), and in a loop, as a freed empty flow frees the next.
-        let mut i = 0;
-        while i < done.len() {
-            if let Some(next) = sim.parked[done[i] as usize].take() {
-                sim.begin_moving(flows, next, t, done, touched);
-            }
-            i += 1;
-        }
-        done.sort_unstable();
-        finished += done.len();
-        for &f in done.iter() {
-            let flow = &mut flows[f as usize];
-            flow.finished = SimTime(t);
-            flow.set_rate(SimTime(t), 0.0);
-            for &link in &flow.path {
-                issuer.load[link.index()] -= 1;
-            }
-            sim.rate[f as usize] = 0.0;
-            sim.stage[f as usize] = period::Stage::Done;
-            for &next in &dependents[f as usize] {
-                highest_touched = highest_touched.max(next as usize);
-                deps_left[next as usize] -= 1;
-                if deps_left[next as usize] == 0 {
-                    released.push(next);
-                }
-            }
-        }
-        sim.issue_all(flows, &mut issuer, released);
-        // New rates for the moving flows that share a link, directly or through each other,
-        // with a flow that started or finished: max-min shares decompose over such components.
-        let affected = component.collect(touched, &sim.on_link, flows);
-        let rates = solver.solve(affected, flows, capacity, network, transfers);
-        for (&f, rate) in affected.iter().zip(rates) {
-            let fi = f as usize;
-            if rate == sim.rate[fi] {
-                continue;
-            }
-            let moved = (sim.rate[fi] * (t - sim.updated[fi]) as f64).min(sim.remaining[fi]);
-            sim.remaining[fi] -= moved;
-            sim.updated[fi] = t;
-            sim.rate[fi] = rate;
-            flows[fi].set_rate(SimTime(t), rate);
-            let finish_at = t + crate::units::ceil_ns((sim.remaining[fi] / rate).max(0.0));
-            sim.version[fi] += 1;
-            sim.finishes.push(Reverse((finish_at, f, sim.version[fi])));
-        }
-        for &f in affected {
-            for &link in &flows[f as usize].path {
-                let l = link.index();
-                sim.link_peak[l] = sim.link_peak[l].max(solver.load(l));
-            }
-        }
-        if let Some(detector) = detector.as_mut() {
-            let probe = detector.probe;
-            while lowest_unfinished < n_flows && sim.stage[lowest_unfinished] == period::Stage::Done {
-                lowest_unfinished += 1;
-            }
-            frontier_crossed |= done.iter().any(|&f| f >= probe.frontier);
-            let new_step = sim.max_step.filter(|_| sim.max_step_changed);
-            sim.max_step_changed = false;
-            let base = (lowest_unfinished as u32 / probe.unit) * probe.unit;
-            if let (Some(step), false, true) = (new_step, frontier_crossed, base >= probe.regular_from && detector.found.is_none()) {
-                let snapshot = sim.snapshot(t, step, base, highest_touched + 1, flows, deps_left);
-                detector.observe(snapshot);
-                if detector.found.is_some() && probe.stop {
-                    over = true;
+        while budget > 0 {
+            budget -= 1;
+            // Drop finish entries made stale by a later rate change.
+            while let Some(&Reverse((_, f, version))) = sim.finishes.peek() {
+                if version == sim.version[f as usize] {
                     break;
                 }
+                sim.finishes.pop();
+            }
+            let next_start = sim.starts.peek().map(|Reverse((at, _, _))| *at);
+            let next_finish = sim.finishes.peek().map(|Reverse((at, _, _))| *at);
+            let Some(t) = [next_start, next_finish].into_iter().flatten().min() else {
+                over = true;
+                break;
+            };
+            debug_assert!(t >= sim.now, "time never goes backwards");
+            sim.now = t;
+            sim.batches += 1;
+            done.clear();
+            touched.clear();
+
+            // Finishes at t.
+            while let Some(&Reverse((at, f, version))) = sim.finishes.peek() {
+                if at != t {
+                    break;
+                }
+                sim.finishes.pop();
+                if version == sim.version[f as usize] {
+                    done.push(f);
+                }
+            }
+            for &f in done.iter() {
+                let fi = f as usize;
+                sim.moved[fi] = true;
+                sim.stage[fi] = period::Stage::Done;
+                for &link in &flows[fi].path {
+                    sim.on_link[link.index()].retain(|&g| g != f);
+                    touched.push(link);
+                }
+                sim.remaining[fi] = 0.0;
+            }
+            // Latency paid at t: move now, or wait for the connection. No bytes: finish at once.
+            while let Some(&Reverse((at, _, f))) = sim.starts.peek() {
+                if at != t {
+                    break;
+                }
+                sim.starts.pop();
+                match transfers[f as usize].after {
+                    Some(before) if !sim.moved[before as usize] => {
+                        sim.parked[before as usize] = Some(f);
+                        sim.stage[f as usize] = period::Stage::Parked;
+                    }
+                    _ => sim.begin_moving(flows, f, t, done, touched),
+                }
+            }
+            // Connections freed at t let their next flow move: after the starts, so that an empty
+            // flow that started and finished at t frees its connection too (fuzzing found one
+            // that did not), and in a loop, as a freed empty flow frees the next.
+            let mut i = 0;
+            while i < done.len() {
+                if let Some(next) = sim.parked[done[i] as usize].take() {
+                    sim.begin_moving(flows, next, t, done, touched);
+                }
+                i += 1;
+            }
+            done.sort_unstable();
+            finished += done.len();
+            for &f in done.iter() {
+                let flow = &mut flows[f as usize];
+                flow.finished = SimTime(t);
+                flow.set_rate(SimTime(t), 0.0);
+                for &link in &flow.path {
+                    issuer.load[link.index()] -= 1;
+                }
+                sim.rate[f as usize] = 0.0;
+                sim.stage[f as usize] = period::Stage::Done;
+                for &next in &dependents[f as usize] {
+                    highest_touched = highest_touched.max(next as usize);
+                    deps_left[next as usize] -= 1;
+                    if deps_left[next as usize] == 0 {
+                        released.push(next);
+                    }
+                }
+            }
+            sim.issue_all(flows, &mut issuer, released);
+            // New rates for the moving flows that share a link, directly or through each other,
+            // with a flow that started or finished: max-min shares decompose over such components.
+            let affected = component.collect(touched, &sim.on_link, flows);
+            let rates = solver.solve(affected, flows, capacity, network, transfers);
+            for (&f, rate) in affected.iter().zip(rates) {
+                let fi = f as usize;
+                if rate == sim.rate[fi] {
+                    continue;
+                }
+                let moved = (sim.rate[fi] * (t - sim.updated[fi]) as f64).min(sim.remaining[fi]);
+                sim.remaining[fi] -= moved;
+                sim.updated[fi] = t;
+                sim.rate[fi] = rate;
+                flows[fi].set_rate(SimTime(t), rate);
+                let finish_at = t + crate::units::ceil_ns((sim.remaining[fi] / rate).max(0.0));
+                sim.version[fi] += 1;
+                sim.finishes.push(Reverse((finish_at, f, sim.version[fi])));
+            }
+            for &f in affected {
+                for &link in &flows[f as usize].path {
+                    let l = link.index();
+                    sim.link_peak[l] = sim.link_peak[l].max(solver.load(l));
+                }
+            }
+            if let Some(detector) = detector.as_mut() {
+                let probe = detector.probe;
+                while lowest_unfinished < n_flows && sim.stage[lowest_unfinished] == period::Stage::Done {
+                    lowest_unfinished += 1;
+                }
+                frontier_crossed |= done.iter().any(|&f| f >= probe.frontier);
+                let new_step = sim.max_step.filter(|_| sim.max_step_changed);
+                sim.max_step_changed = false;
+                let base = (lowest_unfinished as u32 / probe.unit) * probe.unit;
+                if let (Some(step), false, true) =
+                    (new_step, frontier_crossed, base >= probe.regular_from && detector.found.is_none())
+                {
+                    let snapshot = sim.snapshot(t, step, base, highest_touched + 1, flows, deps_left);
+                    detector.observe(snapshot);
+                    if detector.found.is_some() && probe.stop {
+                        over = true;
+                        break;
+                    }
+                }
             }
         }
-    }
         self.lowest_unfinished = lowest_unfinished;
         self.highest_touched = highest_touched;
         self.frontier_crossed = frontier_crossed;
@@ -360,10 +396,20 @@ impl Run {
             }
         }
         let end = self.flows.iter().map(|flow| flow.finished).max().unwrap_or(SimTime::ZERO);
-        let trace = Trace::new(self.flows, end, link_bytes.into_iter().map(|b| b as f64).collect(), self.sim.link_peak, self.sim.batches);
+        let trace = Trace::new(
+            self.flows,
+            end,
+            link_bytes.into_iter().map(|b| b as f64).collect(),
+            self.sim.link_peak,
+            self.sim.batches,
+        );
         let found = self.detector.and_then(|d| d.found);
         let stopped = found.is_some() && self.probe.is_some_and(|p| p.stop);
-        debug_assert!(stopped || trace.check(topology).is_ok(), "the engine's invariants: {:?}", trace.check(topology));
+        debug_assert!(
+            stopped || trace.check(topology).is_ok(),
+            "the engine's invariants: {:?}",
+            trace.check(topology)
+        );
         (trace, found)
     }
 }
@@ -379,7 +425,13 @@ struct Component {
 
 impl Component {
     fn new(n_flows: usize, n_links: usize) -> Component {
-        Component { flow_mark: vec![0; n_flows], link_mark: vec![0; n_links], generation: 0, flows: Vec::new(), queue: Vec::new() }
+        Component {
+            flow_mark: vec![0; n_flows],
+            link_mark: vec![0; n_links],
+            generation: 0,
+            flows: Vec::new(),
+            queue: Vec::new(),
+        }
     }
 
     /// The moving flows reachable from `links`, in flow order.
@@ -453,7 +505,14 @@ struct State {
 
 impl State {
     /// Data starts to move at `t`: the flow joins its links (or finishes at once if empty).
-    fn begin_moving(&mut self, flows: &mut [FlowRecord], f: u32, t: u64, done: &mut Vec<u32>, touched: &mut Vec<LinkId>) {
+    fn begin_moving(
+        &mut self,
+        flows: &mut [FlowRecord],
+        f: u32,
+        t: u64,
+        done: &mut Vec<u32>,
+        touched: &mut Vec<LinkId>,
+    ) {
         let fi = f as usize;
         self.stage[fi] = period::Stage::Moving;
         flows[fi].started = SimTime(t);
@@ -508,7 +567,15 @@ impl State {
 
     /// The state of flows `base..end` at `t` (`period`): every flow below `base` has finished
     /// and every flow from `end` on is untouched.
-    fn snapshot(&self, t: u64, step: u32, base: u32, end: usize, flows: &[FlowRecord], deps_left: &[u32]) -> period::Snapshot {
+    fn snapshot(
+        &self,
+        t: u64,
+        step: u32,
+        base: u32,
+        end: usize,
+        flows: &[FlowRecord],
+        deps_left: &[u32],
+    ) -> period::Snapshot {
         use period::{FlowState, Stage};
         let states: Vec<FlowState> = (base as usize..end.max(base as usize))
             .map(|i| {
@@ -516,14 +583,26 @@ impl State {
                 let (ticks, remaining_bits, rate_bits) = match stage {
                     Stage::Waiting => (deps_left[i] as u64, 0, 0),
                     Stage::Latency => (self.start_at[i] - t, 0, 0),
-                    Stage::Moving => (t - self.updated[i], self.remaining[i].to_bits(), self.rate[i].to_bits()),
+                    Stage::Moving => {
+                        (t - self.updated[i], self.remaining[i].to_bits(), self.rate[i].to_bits())
+                    }
                     Stage::Parked | Stage::Done => (0, 0, 0),
                 };
-                let path = if matches!(stage, Stage::Waiting | Stage::Done) { Vec::new() } else { flows[i].path.clone() };
+                let path = if matches!(stage, Stage::Waiting | Stage::Done) {
+                    Vec::new()
+                } else {
+                    flows[i].path.clone()
+                };
                 FlowState { stage, ticks, remaining_bits, rate_bits, path }
             })
             .collect();
-        period::Snapshot { t, step, base, batches: self.batches, hash: period::Snapshot::hash_of(&states), flows: states }
+        period::Snapshot {
+            t,
+            step,
+            base,
+            batches: self.batches,
+            hash: period::Snapshot::hash_of(&states),
+            flows: states,
+        }
     }
-
 }

@@ -169,7 +169,10 @@ impl Detector {
         if let Some((candidate, k)) = &self.candidate {
             if snapshot.step == candidate.step + k {
                 let shifted = candidate.base as u64 + (*k as u64) * unit as u64;
-                if snapshot.base as u64 == shifted && snapshot.hash == candidate.hash && snapshot.flows == candidate.flows {
+                if snapshot.base as u64 == shifted
+                    && snapshot.hash == candidate.hash
+                    && snapshot.flows == candidate.flows
+                {
                     self.found = Some(Period {
                         from: candidate.t,
                         to: snapshot.t,
@@ -190,7 +193,9 @@ impl Detector {
             // this one will recur `k` steps on: keep it for the full comparison then.
             let hit = self.recent.iter().rev().find(|&&(step, hash, base, len)| {
                 let k = snapshot.step - step;
-                hash == snapshot.hash && len == snapshot.flows.len() && base as u64 + k as u64 * unit as u64 == snapshot.base as u64
+                hash == snapshot.hash
+                    && len == snapshot.flows.len()
+                    && base as u64 + k as u64 * unit as u64 == snapshot.base as u64
             });
             if let Some(&(step, _, _, _)) = hit {
                 let k = snapshot.step - step;

@@ -34,9 +34,15 @@ pub fn build(scenario: &ValidScenario) -> Topology {
     let plan = scenario.fabric_plan().clone();
 
     let nvlink_links = preset.gpu.nvlink_links as f64;
-    let nvlink = resolve(&links.nvlink, preset.nvlink.line_rate().scale(nvlink_links), preset.nvlink.efficiency, preset.nvlink.latency_ns);
+    let nvlink = resolve(
+        &links.nvlink,
+        preset.nvlink.line_rate().scale(nvlink_links),
+        preset.nvlink.efficiency,
+        preset.nvlink.latency_ns,
+    );
     let pcie = resolve(&links.pcie, preset.pcie.line_rate(), preset.pcie.efficiency, preset.pcie.latency_ns);
-    let (nic_rate, mut nic_eff, mut nic_lat) = resolve(&links.nic, preset.nic.line_rate(), tech.nic_efficiency, tech.nic_latency_ns);
+    let (nic_rate, mut nic_eff, mut nic_lat) =
+        resolve(&links.nic, preset.nic.line_rate(), tech.nic_efficiency, tech.nic_latency_ns);
     if s.virtualized {
         nic_eff *= SRIOV_EFFICIENCY;
         nic_lat += SRIOV_LATENCY_NS;
@@ -54,8 +60,10 @@ pub fn build(scenario: &ValidScenario) -> Topology {
         nics_used: s.nics_used.unwrap_or(preset.nics_per_node),
         pinning: s.pinning,
     };
-    let switch = |topology: &mut Topology, kind, local| topology.add_vertex(Vertex { kind, node: None, local });
-    let leaves: Vec<VertexId> = (0..plan.leaves).map(|i| switch(&mut topology, VertexKind::Leaf, i)).collect();
+    let switch =
+        |topology: &mut Topology, kind, local| topology.add_vertex(Vertex { kind, node: None, local });
+    let leaves: Vec<VertexId> =
+        (0..plan.leaves).map(|i| switch(&mut topology, VertexKind::Leaf, i)).collect();
     let mids: Vec<VertexId> = (0..plan.spines).map(|i| switch(&mut topology, VertexKind::Spine, i)).collect();
     let cores: Vec<VertexId> = (0..plan.cores).map(|i| switch(&mut topology, VertexKind::Core, i)).collect();
 
@@ -68,18 +76,29 @@ pub fn build(scenario: &ValidScenario) -> Topology {
         ..FabricIndex::default()
     };
     for node in 0..s.nodes {
-        let vertex = |topology: &mut Topology, kind, local| topology.add_vertex(Vertex { kind, node: Some(node), local });
+        let vertex = |topology: &mut Topology, kind, local| {
+            topology.add_vertex(Vertex { kind, node: Some(node), local })
+        };
         let nvswitch = match preset.gpu_fabric {
             NodeFabric::NvSwitch { .. } => Some(vertex(&mut topology, VertexKind::NvSwitch, 0)),
             _ => None,
         };
         // The PCIe tree: CPUs, the socket link, PCIe switches under their CPU.
-        let cpus: Vec<VertexId> = (0..preset.sockets).map(|i| vertex(&mut topology, VertexKind::Cpu, i)).collect();
+        let cpus: Vec<VertexId> =
+            (0..preset.sockets).map(|i| vertex(&mut topology, VertexKind::Cpu, i)).collect();
         for pair in cpus.windows(2) {
             let socket = SOCKET_LINK;
-            topology.add_cable(pair[0], pair[1], LinkKind::Socket, socket.line_rate(), socket.efficiency, [socket.latency_ns; 2]);
+            topology.add_cable(
+                pair[0],
+                pair[1],
+                LinkKind::Socket,
+                socket.line_rate(),
+                socket.efficiency,
+                [socket.latency_ns; 2],
+            );
         }
-        let switches: Vec<VertexId> = (0..preset.pcie_switches).map(|i| vertex(&mut topology, VertexKind::PcieSwitch, i)).collect();
+        let switches: Vec<VertexId> =
+            (0..preset.pcie_switches).map(|i| vertex(&mut topology, VertexKind::PcieSwitch, i)).collect();
         let root = pcie.2 + ROOT_COMPLEX_LATENCY_NS;
         for (i, &switch) in switches.iter().enumerate() {
             if let Some(&cpu) = cpus.get(preset.switch_socket(i as u32) as usize) {
@@ -101,7 +120,14 @@ pub fn build(scenario: &ValidScenario) -> Topology {
             // Each pair's links as one link; its share of the GPU's NVLink bandwidth.
             for &(a, b, count) in pairs {
                 let rate = nvlink.0.scale(count as f64 / nvlink_links);
-                topology.add_cable(gpus[a as usize], gpus[b as usize], LinkKind::NvLink, rate, nvlink.1, [nvlink.2; 2]);
+                topology.add_cable(
+                    gpus[a as usize],
+                    gpus[b as usize],
+                    LinkKind::NvLink,
+                    rate,
+                    nvlink.1,
+                    [nvlink.2; 2],
+                );
             }
         }
         for local in 0..preset.nics_per_node {
@@ -109,7 +135,14 @@ pub fn build(scenario: &ValidScenario) -> Topology {
             let switch = switches[preset.nic_switch(local) as usize];
             topology.add_cable(nic, switch, LinkKind::Pcie, pcie.0, pcie.1, [pcie.2; 2]);
             let (leaf, port) = plan.attach(node, local);
-            let up = topology.add_cable(nic, leaves[leaf as usize], LinkKind::Network, nic_rate, nic_eff, [nic_lat, hop + nic_lat]);
+            let up = topology.add_cable(
+                nic,
+                leaves[leaf as usize],
+                LinkKind::Network,
+                nic_rate,
+                nic_eff,
+                [nic_lat, hop + nic_lat],
+            );
             fabric.nics.push(super::NicAttach { vertex: nic, leaf, up, address: leaf * plan.down + port });
         }
     }
@@ -118,7 +151,14 @@ pub fn build(scenario: &ValidScenario) -> Topology {
         let pod = plan.pod_of_leaf(leaf);
         for j in 0..plan.up.min(plan.spines) {
             let mid = if plan.kind == FabricTopology::FatTree { pod * plan.up + j } else { j };
-            let link = topology.add_cable(leaves[leaf as usize], mids[mid as usize], LinkKind::Network, nic_rate, nic_eff, [hop; 2]);
+            let link = topology.add_cable(
+                leaves[leaf as usize],
+                mids[mid as usize],
+                LinkKind::Network,
+                nic_rate,
+                nic_eff,
+                [hop; 2],
+            );
             fabric.leaf_up[leaf as usize].push(link);
             fabric.mid_down[mid as usize].push(link.reverse());
         }
@@ -130,7 +170,14 @@ pub fn build(scenario: &ValidScenario) -> Topology {
             let mid = pod * plan.up + j;
             for i in 0..half {
                 let core = j * half + i;
-                let link = topology.add_cable(mids[mid as usize], cores[core as usize], LinkKind::Network, nic_rate, nic_eff, [hop; 2]);
+                let link = topology.add_cable(
+                    mids[mid as usize],
+                    cores[core as usize],
+                    LinkKind::Network,
+                    nic_rate,
+                    nic_eff,
+                    [hop; 2],
+                );
                 fabric.mid_up[mid as usize].push(link);
                 fabric.core_down[core as usize].push(link.reverse());
             }
@@ -141,7 +188,12 @@ pub fn build(scenario: &ValidScenario) -> Topology {
     topology
 }
 
-fn resolve(over: &LinkOverride, line_rate: Bandwidth, efficiency: f64, latency_ns: u64) -> (Bandwidth, f64, u64) {
+fn resolve(
+    over: &LinkOverride,
+    line_rate: Bandwidth,
+    efficiency: f64,
+    latency_ns: u64,
+) -> (Bandwidth, f64, u64) {
     (
         over.bandwidth_gbyte_per_s.map(Bandwidth::from_gbyte_per_s).unwrap_or(line_rate),
         over.efficiency.unwrap_or(efficiency),
@@ -189,19 +241,30 @@ mod tests {
             let scenario = Scenario {
                 nodes,
                 channels: Some(1),
-                fabric: FabricConfig { topology: kind, wiring, radix: Some(radix), oversubscription: r, ..FabricConfig::default() },
+                fabric: FabricConfig {
+                    topology: kind,
+                    wiring,
+                    radix: Some(radix),
+                    oversubscription: r,
+                    ..FabricConfig::default()
+                },
                 ..Scenario::default_demo()
             };
-            let topology = build(&scenario.validate().unwrap_or_else(|e| panic!("{kind:?} {wiring:?}: {e:?}")));
+            let topology =
+                build(&scenario.validate().unwrap_or_else(|e| panic!("{kind:?} {wiring:?}: {e:?}")));
             let summary = topology.fabric_summary();
             let plan = topology.fabric.plan.as_ref().unwrap();
             let nics = nodes * 8;
-            let switches = topology.vertices().filter(|(_, v)| matches!(v.kind, VertexKind::Leaf | VertexKind::Spine | VertexKind::Core)).count() as u32;
+            let switches = topology
+                .vertices()
+                .filter(|(_, v)| matches!(v.kind, VertexKind::Leaf | VertexKind::Spine | VertexKind::Core))
+                .count() as u32;
             assert_eq!(summary.switches, switches);
             let up_links = plan.leaves * plan.up + plan.spines * plan.cores.min(1) * (radix / 2);
             assert_eq!(summary.cables, nics + up_links, "{kind:?} {wiring:?}");
             let nic_gbyte = 50.0;
-            let want_bisection = (nics as f64 / 2.0 * nic_gbyte).min(plan.leaves as f64 * plan.up as f64 / 2.0 * nic_gbyte);
+            let want_bisection =
+                (nics as f64 / 2.0 * nic_gbyte).min(plan.leaves as f64 * plan.up as f64 / 2.0 * nic_gbyte);
             assert_eq!(summary.bisection_gbyte_per_s, want_bisection, "{kind:?} {wiring:?} r={r}");
             assert_eq!(summary.diameter, plan.diameter(), "{kind:?} {wiring:?}");
         }

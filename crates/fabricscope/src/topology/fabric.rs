@@ -50,10 +50,18 @@ pub struct FabricPlan {
 
 impl FabricPlan {
     /// Plans the fabric for `nodes` nodes of `nics_per_node` NICs, or says why it cannot be built.
-    pub fn new(config: &FabricConfig, default_radix: u32, nodes: u32, nics_per_node: u32) -> Result<FabricPlan, (String, String)> {
+    pub fn new(
+        config: &FabricConfig,
+        default_radix: u32,
+        nodes: u32,
+        nics_per_node: u32,
+    ) -> Result<FabricPlan, (String, String)> {
         let radix = config.radix.unwrap_or(default_radix);
         if radix < 4 || radix > MAX_RADIX || radix % 2 != 0 {
-            return Err(("fabric.radix".into(), format!("{radix} is not allowed: use an even number from 4 to {MAX_RADIX}")));
+            return Err((
+                "fabric.radix".into(),
+                format!("{radix} is not allowed: use an even number from 4 to {MAX_RADIX}"),
+            ));
         }
         let r = config.oversubscription;
         if !(r >= 1.0 && r <= MAX_OVERSUBSCRIPTION) {
@@ -64,7 +72,9 @@ impl FabricPlan {
         }
         let nics = nodes as u64 * nics_per_node as u64;
         let candidates: &[FabricTopology] = match config.topology {
-            FabricTopology::Auto => &[FabricTopology::SingleSwitch, FabricTopology::LeafSpine, FabricTopology::FatTree],
+            FabricTopology::Auto => {
+                &[FabricTopology::SingleSwitch, FabricTopology::LeafSpine, FabricTopology::FatTree]
+            }
             FabricTopology::SingleSwitch => &[FabricTopology::SingleSwitch],
             FabricTopology::LeafSpine => &[FabricTopology::LeafSpine],
             FabricTopology::FatTree => &[FabricTopology::FatTree],
@@ -125,7 +135,14 @@ impl FabricPlan {
     }
 }
 
-fn plan(kind: FabricTopology, wiring: Wiring, radix: u32, r: f64, nodes: u32, nics_per_node: u32) -> Result<FabricPlan, String> {
+fn plan(
+    kind: FabricTopology,
+    wiring: Wiring,
+    radix: u32,
+    r: f64,
+    nodes: u32,
+    nics_per_node: u32,
+) -> Result<FabricPlan, String> {
     let nics = nodes * nics_per_node;
     let up = (radix as f64 / (r + 1.0)).floor() as u32;
     let down = (up as f64 * r).floor() as u32;
@@ -158,14 +175,18 @@ fn plan(kind: FabricTopology, wiring: Wiring, radix: u32, r: f64, nodes: u32, ni
                 Wiring::Rail => nics_per_node * nodes.div_ceil(down),
                 Wiring::Node => {
                     if down < nics_per_node {
-                        return Err(format!("a leaf's {down} down-links cannot hold one node's {nics_per_node} NICs"));
+                        return Err(format!(
+                            "a leaf's {down} down-links cannot hold one node's {nics_per_node} NICs"
+                        ));
                     }
                     nodes.div_ceil(down / nics_per_node)
                 }
             };
             // Every spine has one port per leaf.
             if leaves > radix {
-                return Err(format!("a 2-tier leaf-spine of radix {radix} holds at most {radix} leaves, this needs {leaves}"));
+                return Err(format!(
+                    "a 2-tier leaf-spine of radix {radix} holds at most {radix} leaves, this needs {leaves}"
+                ));
             }
             Ok(FabricPlan { leaves, leaves_per_pod: leaves, spines: up, ..base })
         }
@@ -174,13 +195,17 @@ fn plan(kind: FabricTopology, wiring: Wiring, radix: u32, r: f64, nodes: u32, ni
             let nodes_per_pod = match wiring {
                 Wiring::Rail => {
                     if per_pod < nics_per_node {
-                        return Err(format!("a pod's {per_pod} leaves cannot give each of {nics_per_node} rails one"));
+                        return Err(format!(
+                            "a pod's {per_pod} leaves cannot give each of {nics_per_node} rails one"
+                        ));
                     }
                     (per_pod / nics_per_node) * down
                 }
                 Wiring::Node => {
                     if down < nics_per_node {
-                        return Err(format!("a leaf's {down} down-links cannot hold one node's {nics_per_node} NICs"));
+                        return Err(format!(
+                            "a leaf's {down} down-links cannot hold one node's {nics_per_node} NICs"
+                        ));
                     }
                     per_pod * (down / nics_per_node)
                 }
@@ -191,7 +216,9 @@ fn plan(kind: FabricTopology, wiring: Wiring, radix: u32, r: f64, nodes: u32, ni
             let pods = nodes.div_ceil(nodes_per_pod);
             // Every core has one port per pod.
             if pods > radix {
-                return Err(format!("a 3-tier fat-tree of radix {radix} holds at most {radix} pods, this needs {pods}"));
+                return Err(format!(
+                    "a 3-tier fat-tree of radix {radix} holds at most {radix} pods, this needs {pods}"
+                ));
             }
             Ok(FabricPlan {
                 leaves: pods * per_pod,
@@ -218,12 +245,16 @@ mod tests {
         for k in [8u32, 16, 64] {
             // k²/2 NICs on a full 2-tier Clos: k leaves, k/2 spines.
             let nics = k * k / 2;
-            let plan = FabricPlan::new(&config(FabricTopology::LeafSpine, Wiring::Node, k, 1.0), 0, nics / 2, 2).unwrap();
+            let plan =
+                FabricPlan::new(&config(FabricTopology::LeafSpine, Wiring::Node, k, 1.0), 0, nics / 2, 2)
+                    .unwrap();
             assert_eq!((plan.leaves, plan.spines, plan.switches()), (k, k / 2, 3 * k / 2));
             assert_eq!(plan.diameter(), 3);
             // k³/4 NICs on a full 3-tier fat-tree: 5k²/4 switches.
             let nics = k * k * k / 4;
-            let plan = FabricPlan::new(&config(FabricTopology::FatTree, Wiring::Node, k, 1.0), 0, nics / 2, 2).unwrap();
+            let plan =
+                FabricPlan::new(&config(FabricTopology::FatTree, Wiring::Node, k, 1.0), 0, nics / 2, 2)
+                    .unwrap();
             assert_eq!(plan.pods, k);
             assert_eq!(plan.switches(), 5 * k * k / 4);
             assert_eq!(plan.diameter(), 5);
@@ -232,15 +263,18 @@ mod tests {
 
     #[test]
     fn oversubscription_splits_the_leaf() {
-        let plan = FabricPlan::new(&config(FabricTopology::LeafSpine, Wiring::Node, 64, 2.0), 0, 16, 8).unwrap();
+        let plan =
+            FabricPlan::new(&config(FabricTopology::LeafSpine, Wiring::Node, 64, 2.0), 0, 16, 8).unwrap();
         assert_eq!((plan.down, plan.up), (42, 21));
-        let plan = FabricPlan::new(&config(FabricTopology::LeafSpine, Wiring::Node, 64, 3.0), 0, 16, 8).unwrap();
+        let plan =
+            FabricPlan::new(&config(FabricTopology::LeafSpine, Wiring::Node, 64, 3.0), 0, 16, 8).unwrap();
         assert_eq!((plan.down, plan.up), (48, 16));
     }
 
     #[test]
     fn rail_wiring_puts_each_rail_on_its_own_leaves() {
-        let plan = FabricPlan::new(&config(FabricTopology::LeafSpine, Wiring::Rail, 64, 1.0), 0, 40, 8).unwrap();
+        let plan =
+            FabricPlan::new(&config(FabricTopology::LeafSpine, Wiring::Rail, 64, 1.0), 0, 40, 8).unwrap();
         // 40 nodes, 32 down-links per leaf: 2 leaves per rail, 16 leaves.
         assert_eq!(plan.leaves, 16);
         assert_eq!(plan.attach(0, 0), (0, 0));

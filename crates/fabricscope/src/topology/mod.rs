@@ -236,7 +236,9 @@ impl Topology {
             VertexKind::Nic => format!("{prefix}NIC {}", vertex.local),
             VertexKind::Leaf if self.fabric.leaves.len() == 1 => "switch".to_string(),
             VertexKind::Leaf => format!("leaf {}", vertex.local),
-            VertexKind::Spine if self.fabric.mid_up.iter().all(|up| up.is_empty()) => format!("spine {}", vertex.local),
+            VertexKind::Spine if self.fabric.mid_up.iter().all(|up| up.is_empty()) => {
+                format!("spine {}", vertex.local)
+            }
             VertexKind::Spine => format!("aggregation {}", vertex.local),
             VertexKind::Core => format!("core {}", vertex.local),
         }
@@ -266,7 +268,8 @@ impl Topology {
             tier_up[tier] += link.line_rate.gbyte_per_s();
         }
         // Half the NICs talk to the other half: the cut crosses each tier's up-links at most once.
-        let bisection = tier_up.iter().filter(|&&rate| rate > 0.0).map(|rate| rate / 2.0).fold(f64::INFINITY, f64::min);
+        let bisection =
+            tier_up.iter().filter(|&&rate| rate > 0.0).map(|rate| rate / 2.0).fold(f64::INFINITY, f64::min);
         let plan = self.fabric.plan.as_ref();
         FabricSummary {
             kind: plan.map(|p| format!("{:?}", p.kind)).unwrap_or_default(),
@@ -310,7 +313,15 @@ impl Topology {
     }
 
     /// Adds a cable: two directed links with the same figures, `a → b` first.
-    fn add_cable(&mut self, a: VertexId, b: VertexId, kind: LinkKind, line_rate: Bandwidth, efficiency: f64, latency_ns: [u64; 2]) -> LinkId {
+    fn add_cable(
+        &mut self,
+        a: VertexId,
+        b: VertexId,
+        kind: LinkKind,
+        line_rate: Bandwidth,
+        efficiency: f64,
+        latency_ns: [u64; 2],
+    ) -> LinkId {
         let (na, nb) = (NodeIndex::new(a.0 as usize), NodeIndex::new(b.0 as usize));
         let forward = Link { kind, src: a, dst: b, line_rate, efficiency, latency_ns: latency_ns[0] };
         let backward = Link { kind, src: b, dst: a, line_rate, efficiency, latency_ns: latency_ns[1] };

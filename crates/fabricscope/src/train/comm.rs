@@ -57,7 +57,8 @@ fn group_shape(valid: &ValidScenario, members: &[u32]) -> (u32, Vec<Vec<u32>>, V
         }
     }
     let per_node = by_node[0].1.len() as u32;
-    let rings: Vec<Vec<u32>> = if per_node == g_node { valid.preset().rings.clone() } else { vec![(0..per_node).collect()] };
+    let rings: Vec<Vec<u32>> =
+        if per_node == g_node { valid.preset().rings.clone() } else { vec![(0..per_node).collect()] };
     // Local rank node_i × per_node + j is the j-th member (by GPU index) of the group's node_i.
     let map: Vec<u32> = by_node.iter().flat_map(|(_, list)| list.iter().copied()).collect();
     (by_node.len() as u32, rings, map)
@@ -81,12 +82,25 @@ pub fn groups_are_regular(valid: &ValidScenario, groups: &[Vec<u32>]) -> bool {
 pub fn collective_transfers(collective: Collective, groups: &[Vec<u32>], bytes: u64, channels: u32) -> u64 {
     groups
         .iter()
-        .map(|g| crate::collective::transfer_count(collective, g.len() as u32, (bytes / ELEM_BYTES).max(1), channels))
+        .map(|g| {
+            crate::collective::transfer_count(
+                collective,
+                g.len() as u32,
+                (bytes / ELEM_BYTES).max(1),
+                channels,
+            )
+        })
         .sum()
 }
 
 /// `collective` of `bytes` per group (nccl-tests' size convention), every group at once.
-pub fn collective_op(valid: &ValidScenario, topology: &Topology, collective: Collective, groups: &[Vec<u32>], bytes: u64) -> OpTiming {
+pub fn collective_op(
+    valid: &ValidScenario,
+    topology: &Topology,
+    collective: Collective,
+    groups: &[Vec<u32>],
+    bytes: u64,
+) -> OpTiming {
     let count = (bytes / ELEM_BYTES).max(1);
     let channels = valid.channels();
     let mut transfers = Vec::new();
@@ -94,7 +108,11 @@ pub fn collective_op(valid: &ValidScenario, topology: &Topology, collective: Col
     for members in groups.iter().filter(|g| g.len() > 1) {
         let (nodes, rings, map) = group_shape(valid, members);
         crosses_nodes |= nodes > 1;
-        append(&mut transfers, schedule_with(collective, Algorithm::Ring, nodes, &rings, count, channels, 0), &map);
+        append(
+            &mut transfers,
+            schedule_with(collective, Algorithm::Ring, nodes, &rings, count, channels, 0),
+            &map,
+        );
     }
     run(valid, topology, collective, Algorithm::Ring, count, transfers, crosses_nodes)
 }
@@ -133,13 +151,22 @@ pub fn sends_op(valid: &ValidScenario, topology: &Topology, pairs: &[(u32, u32)]
     run(valid, topology, Collective::SendRecv, Algorithm::Direct, count, transfers, crosses_nodes)
 }
 
-fn run(valid: &ValidScenario, topology: &Topology, collective: Collective, algorithm: Algorithm, count: u64, transfers: Vec<Transfer>, crosses_nodes: bool) -> OpTiming {
+fn run(
+    valid: &ValidScenario,
+    topology: &Topology,
+    collective: Collective,
+    algorithm: Algorithm,
+    count: u64,
+    transfers: Vec<Transfer>,
+    crosses_nodes: bool,
+) -> OpTiming {
     if transfers.is_empty() {
         return OpTiming { time_ns: 0, transfers: 0, crosses_nodes: false };
     }
     let n = transfers.len() as u64;
     debug_assert!(n <= MAX_TRANSFERS * 4, "checked against the cap before");
-    let mut schedule = Schedule::new(collective, algorithm, topology.n_gpus(), valid.channels(), count, 1, transfers);
+    let mut schedule =
+        Schedule::new(collective, algorithm, topology.n_gpus(), valid.channels(), count, 1, transfers);
     // Messages of a training step are megabytes: the tuner's choice there is Simple.
     schedule.protocol = Protocol::Simple;
     let s = valid.scenario();

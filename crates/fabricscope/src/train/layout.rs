@@ -35,8 +35,14 @@ pub enum RankOrder {
 }
 
 impl RankOrder {
-    pub const ALL: [RankOrder; 6] =
-        [RankOrder::TpPpDp, RankOrder::TpDpPp, RankOrder::PpTpDp, RankOrder::PpDpTp, RankOrder::DpTpPp, RankOrder::DpPpTp];
+    pub const ALL: [RankOrder; 6] = [
+        RankOrder::TpPpDp,
+        RankOrder::TpDpPp,
+        RankOrder::PpTpDp,
+        RankOrder::PpDpTp,
+        RankOrder::DpTpPp,
+        RankOrder::DpPpTp,
+    ];
 
     /// Innermost first.
     pub fn dims(self) -> [Dim; 3] {
@@ -154,7 +160,10 @@ mod tests {
         for order in RankOrder::ALL {
             let grid = Grid { tp: 4, pp: 3, dp: 2, order };
             for r in 0..grid.ranks() {
-                assert_eq!(grid.rank(grid.coord(r, Dim::Tp), grid.coord(r, Dim::Pp), grid.coord(r, Dim::Dp)), r);
+                assert_eq!(
+                    grid.rank(grid.coord(r, Dim::Tp), grid.coord(r, Dim::Pp), grid.coord(r, Dim::Dp)),
+                    r
+                );
             }
             for dim in [Dim::Tp, Dim::Pp, Dim::Dp] {
                 let mut all: Vec<u32> = grid.groups(dim).into_iter().flatten().collect();

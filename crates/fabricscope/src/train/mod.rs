@@ -223,7 +223,10 @@ impl TrainScenario {
         let deserializer = &mut serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(deserializer).map_err(|error| {
             let path = error.path().to_string();
-            ScenarioError { field: if path == "." { String::new() } else { path }, problem: error.into_inner().to_string() }
+            ScenarioError {
+                field: if path == "." { String::new() } else { path },
+                problem: error.into_inner().to_string(),
+            }
         })
     }
 
@@ -265,7 +268,10 @@ impl TrainScenario {
                 Some(shape) => Some(shape),
                 None => {
                     let known: Vec<&str> = model::MODEL_PRESETS.iter().map(|p| p.id).collect();
-                    errors.add("model", format!("unknown model '{}'; use one of: {}, custom", self.model, known.join(", ")));
+                    errors.add(
+                        "model",
+                        format!("unknown model '{}'; use one of: {}, custom", self.model, known.join(", ")),
+                    );
                     None
                 }
             },
@@ -284,11 +290,27 @@ impl TrainScenario {
                     errors.add(field, format!("{value} is out of range: use {min} to {max}"));
                 }
             }
-            if shape.heads > 0 && (shape.hidden % shape.heads != 0 || shape.kv_heads == 0 || shape.heads % shape.kv_heads.max(1) != 0) {
-                errors.add("custom_model.heads", format!("hidden {} must split evenly over {} heads, and the heads over {} KV heads", shape.hidden, shape.heads, shape.kv_heads));
+            if shape.heads > 0
+                && (shape.hidden % shape.heads != 0
+                    || shape.kv_heads == 0
+                    || shape.heads % shape.kv_heads.max(1) != 0)
+            {
+                errors.add(
+                    "custom_model.heads",
+                    format!(
+                        "hidden {} must split evenly over {} heads, and the heads over {} KV heads",
+                        shape.hidden, shape.heads, shape.kv_heads
+                    ),
+                );
             }
         }
-        for (field, value) in [("tp", self.tp), ("pp", self.pp), ("dp", self.dp), ("micro_batch", self.micro_batch), ("global_batch", self.global_batch)] {
+        for (field, value) in [
+            ("tp", self.tp),
+            ("pp", self.pp),
+            ("dp", self.dp),
+            ("micro_batch", self.micro_batch),
+            ("global_batch", self.global_batch),
+        ] {
             if value == 0 {
                 errors.add(field, "0 is not allowed: use 1 or more".into());
             }
@@ -297,10 +319,16 @@ impl TrainScenario {
             errors.add("zero", format!("{} is not a ZeRO stage: use 0, 1, 2 or 3 (3 = FSDP)", self.zero));
         }
         if !(self.compute_efficiency >= 0.01 && self.compute_efficiency <= 1.0) {
-            errors.add("compute_efficiency", format!("{} is out of range: use 0.01 (1% of peak) to 1", self.compute_efficiency));
+            errors.add(
+                "compute_efficiency",
+                format!("{} is out of range: use 0.01 (1% of peak) to 1", self.compute_efficiency),
+            );
         }
         if !(self.cost.discount >= 0.0 && self.cost.discount < 1.0) {
-            errors.add("cost.discount", format!("{} is out of range: use 0 (none) up to but not 1", self.cost.discount));
+            errors.add(
+                "cost.discount",
+                format!("{} is out of range: use 0 (none) up to but not 1", self.cost.discount),
+            );
         }
         if let Some(price) = self.cost.gpu_hour_usd {
             if !(price >= 0.0 && price <= 1e4) {
@@ -311,10 +339,16 @@ impl TrainScenario {
             errors.add("cost.tokens", format!("{} is out of range: use 1 to 1e16", self.cost.tokens));
         }
         if !(self.storage.write_gbyte_per_s >= 0.001 && self.storage.write_gbyte_per_s <= 1e6) {
-            errors.add("storage.write_gbyte_per_s", format!("{} is out of range: use 0.001 to 1,000,000", self.storage.write_gbyte_per_s));
+            errors.add(
+                "storage.write_gbyte_per_s",
+                format!("{} is out of range: use 0.001 to 1,000,000", self.storage.write_gbyte_per_s),
+            );
         }
         if !(self.storage.interval_min >= 0.1 && self.storage.interval_min <= 1e6) {
-            errors.add("storage.interval_min", format!("{} is out of range: use 0.1 to 1,000,000", self.storage.interval_min));
+            errors.add(
+                "storage.interval_min",
+                format!("{} is out of range: use 0.1 to 1,000,000", self.storage.interval_min),
+            );
         }
         let (Some(cluster), Some(shape)) = (cluster, shape) else { return Err(errors.0) };
         if !errors.0.is_empty() {
@@ -323,17 +357,32 @@ impl TrainScenario {
         let gpus = cluster.n_ranks();
         let (tp, pp, dp) = (self.tp as u64, self.pp as u64, self.dp as u64);
         if tp * pp * dp != gpus as u64 {
-            errors.add("dp", format!("TP × PP × DP = {tp} × {pp} × {dp} = {} but the cluster has {gpus} GPUs", tp * pp * dp));
+            errors.add(
+                "dp",
+                format!(
+                    "TP × PP × DP = {tp} × {pp} × {dp} = {} but the cluster has {gpus} GPUs",
+                    tp * pp * dp
+                ),
+            );
         }
         if shape.layers % self.pp != 0 {
             errors.add("pp", format!("{} layers do not split evenly into {} stages", shape.layers, self.pp));
         }
         if shape.heads % self.tp != 0 || shape.kv_heads % self.tp != 0 && self.tp % shape.kv_heads != 0 {
-            errors.add("tp", format!("{} heads ({} KV heads) do not split evenly over {} TP ranks", shape.heads, shape.kv_heads, self.tp));
+            errors.add(
+                "tp",
+                format!(
+                    "{} heads ({} KV heads) do not split evenly over {} TP ranks",
+                    shape.heads, shape.kv_heads, self.tp
+                ),
+            );
         }
         let per_replica = self.micro_batch as u64 * dp;
         if self.global_batch as u64 % per_replica != 0 {
-            errors.add("global_batch", format!("{} is not a multiple of micro_batch × DP = {per_replica}", self.global_batch));
+            errors.add(
+                "global_batch",
+                format!("{} is not a multiple of micro_batch × DP = {per_replica}", self.global_batch),
+            );
         } else if self.global_batch as u64 / per_replica > MAX_MICRO_BATCHES {
             errors.add("global_batch", format!("{} micro-batches per pipeline is more than {MAX_MICRO_BATCHES}: use a bigger micro_batch or a smaller global_batch", self.global_batch as u64 / per_replica));
         }
@@ -422,7 +471,9 @@ impl ValidTrain {
     /// Parameters one GPU holds on the most loaded stage (layers, and the embedding on the first).
     fn params_per_gpu(&self) -> f64 {
         let layers = (self.shape.layers / self.scenario.pp) as f64;
-        (layers * self.shape.layer_params() as f64 + self.shape.embedding_params() as f64 / if self.scenario.pp > 1 && !self.shape.tied_embeddings { 2.0 } else { 1.0 })
+        (layers * self.shape.layer_params() as f64
+            + self.shape.embedding_params() as f64
+                / if self.scenario.pp > 1 && !self.shape.tied_embeddings { 2.0 } else { 1.0 })
             / self.scenario.tp as f64
     }
 
@@ -474,14 +525,56 @@ impl ValidTrain {
         let tp_calls_b = 2.0 * layers * if s.recompute == Recompute::Full { 2.0 } else { 1.0 };
         let (tp_f, tp_b) = if s.tp > 1 {
             let per_call = if s.sequence_parallel {
-                let ag = comm::collective_op(&self.cluster, topology, Collective::AllGather, &tp_groups, activation);
-                let rs = comm::collective_op(&self.cluster, topology, Collective::ReduceScatter, &tp_groups, activation);
-                ops.push(Op::new(OpKind::Tp, "AllGather (sequence parallel)", tp_groups.len(), s.tp, activation, (tp_calls_f + tp_calls_b) * m, &ag));
-                ops.push(Op::new(OpKind::Tp, "ReduceScatter (sequence parallel)", tp_groups.len(), s.tp, activation, (tp_calls_f + tp_calls_b) * m, &rs));
+                let ag = comm::collective_op(
+                    &self.cluster,
+                    topology,
+                    Collective::AllGather,
+                    &tp_groups,
+                    activation,
+                );
+                let rs = comm::collective_op(
+                    &self.cluster,
+                    topology,
+                    Collective::ReduceScatter,
+                    &tp_groups,
+                    activation,
+                );
+                ops.push(Op::new(
+                    OpKind::Tp,
+                    "AllGather (sequence parallel)",
+                    tp_groups.len(),
+                    s.tp,
+                    activation,
+                    (tp_calls_f + tp_calls_b) * m,
+                    &ag,
+                ));
+                ops.push(Op::new(
+                    OpKind::Tp,
+                    "ReduceScatter (sequence parallel)",
+                    tp_groups.len(),
+                    s.tp,
+                    activation,
+                    (tp_calls_f + tp_calls_b) * m,
+                    &rs,
+                ));
                 (ag.time_ns + rs.time_ns) as f64
             } else {
-                let ar = comm::collective_op(&self.cluster, topology, Collective::AllReduce, &tp_groups, activation);
-                ops.push(Op::new(OpKind::Tp, "AllReduce", tp_groups.len(), s.tp, activation, (tp_calls_f + tp_calls_b) * m, &ar));
+                let ar = comm::collective_op(
+                    &self.cluster,
+                    topology,
+                    Collective::AllReduce,
+                    &tp_groups,
+                    activation,
+                );
+                ops.push(Op::new(
+                    OpKind::Tp,
+                    "AllReduce",
+                    tp_groups.len(),
+                    s.tp,
+                    activation,
+                    (tp_calls_f + tp_calls_b) * m,
+                    &ar,
+                ));
                 ar.time_ns as f64
             };
             (tp_calls_f * per_call, tp_calls_b * per_call)
@@ -500,7 +593,15 @@ impl ValidTrain {
             }
             let share = (activation / s.tp as u64 / 4 * 4).max(4);
             let op = comm::sends_op(&self.cluster, topology, &pairs, share);
-            ops.push(Op::new(OpKind::Pp, "Send/Recv activations and their gradients", pairs.len(), 2, share, 2.0 * m, &op));
+            ops.push(Op::new(
+                OpKind::Pp,
+                "Send/Recv activations and their gradients",
+                pairs.len(),
+                2,
+                share,
+                2.0 * m,
+                &op,
+            ));
             op.time_ns as f64
         } else {
             0.0
@@ -508,8 +609,17 @@ impl ValidTrain {
         // ZeRO-3: each layer's parameters gathered before its forward and its backward.
         let (z3_f, z3_b) = if s.zero == 3 && s.dp > 1 {
             let layer_bytes = ((shape.layer_params() as f64 / tp) as u64 * BF16 / 4 * 4).max(4);
-            let op = comm::collective_op(&self.cluster, topology, Collective::AllGather, &dp_groups, layer_bytes);
-            ops.push(Op::new(OpKind::Dp, "AllGather layer parameters (ZeRO-3)", dp_groups.len(), s.dp, layer_bytes, 2.0 * layers * m, &op));
+            let op =
+                comm::collective_op(&self.cluster, topology, Collective::AllGather, &dp_groups, layer_bytes);
+            ops.push(Op::new(
+                OpKind::Dp,
+                "AllGather layer parameters (ZeRO-3)",
+                dp_groups.len(),
+                s.dp,
+                layer_bytes,
+                2.0 * layers * m,
+                &op,
+            ));
             let g = op.time_ns as f64;
             let exposed = |compute_per_layer: f64| g + (layers - 1.0) * (g - compute_per_layer).max(0.0);
             (exposed(compute_f / layers), exposed(compute_b / layers))
@@ -537,8 +647,17 @@ impl ValidTrain {
             let mut exposed = if s.overlap_grad_reduce { (t / buckets).max(t - compute_b) } else { t };
             let mut total = t;
             if s.zero == 1 || s.zero == 2 {
-                let op = comm::collective_op(&self.cluster, topology, Collective::AllGather, &dp_groups, grad);
-                ops.push(Op::new(OpKind::Dp, "AllGather updated parameters (ZeRO)", dp_groups.len(), s.dp, grad, 1.0, &op));
+                let op =
+                    comm::collective_op(&self.cluster, topology, Collective::AllGather, &dp_groups, grad);
+                ops.push(Op::new(
+                    OpKind::Dp,
+                    "AllGather updated parameters (ZeRO)",
+                    dp_groups.len(),
+                    s.dp,
+                    grad,
+                    1.0,
+                    &op,
+                ));
                 exposed += op.time_ns as f64;
                 total += op.time_ns as f64;
             }
@@ -576,7 +695,11 @@ impl ValidTrain {
             blocks,
             pipeline_ns: pipeline,
             dp_exposed_ns: dp_exposed,
-            model_name: model::MODEL_PRESETS.iter().find(|p| p.id == s.model).map(|p| p.name.to_string()).unwrap_or_else(|| "custom".into()),
+            model_name: model::MODEL_PRESETS
+                .iter()
+                .find(|p| p.id == s.model)
+                .map(|p| p.name.to_string())
+                .unwrap_or_else(|| "custom".into()),
             params: shape.params(),
             gpus: self.cluster.n_ranks(),
             micro_batches: m as u64,
@@ -613,16 +736,25 @@ impl ValidTrain {
         let weights = params * 2.0 / if s.zero >= 3 { dp } else { 1.0 };
         let grads = params * 2.0 / if s.zero >= 2 { dp } else { 1.0 };
         let optimizer = params * 12.0 / if s.zero >= 1 { dp } else { 1.0 };
-        let (sl, b, h, a, t) = (shape.seq_len as f64, s.micro_batch as f64, shape.hidden as f64, shape.heads as f64, s.tp as f64);
+        let (sl, b, h, a, t) = (
+            shape.seq_len as f64,
+            s.micro_batch as f64,
+            shape.hidden as f64,
+            shape.heads as f64,
+            s.tp as f64,
+        );
         let attention = 5.0 * a * sl / h;
-        let per_layer = sl * b * h * match (s.recompute, s.sequence_parallel) {
-            (Recompute::Full, true) => 2.0 / t,
-            (Recompute::Full, false) => 2.0,
-            (Recompute::Selective, true) => 34.0 / t,
-            (Recompute::Selective, false) => 10.0 + 24.0 / t,
-            (Recompute::None, true) => (34.0 + attention) / t,
-            (Recompute::None, false) => 10.0 + 24.0 / t + attention / t,
-        };
+        let per_layer = sl
+            * b
+            * h
+            * match (s.recompute, s.sequence_parallel) {
+                (Recompute::Full, true) => 2.0 / t,
+                (Recompute::Full, false) => 2.0,
+                (Recompute::Selective, true) => 34.0 / t,
+                (Recompute::Selective, false) => 10.0 + 24.0 / t,
+                (Recompute::None, true) => (34.0 + attention) / t,
+                (Recompute::None, false) => 10.0 + 24.0 / t + attention / t,
+            };
         let in_flight = (s.pp as f64).min(m);
         let activations = per_layer * (shape.layers / s.pp) as f64 * in_flight;
         let total = weights + grads + optimizer + activations;
@@ -672,8 +804,26 @@ pub struct Op {
 }
 
 impl Op {
-    fn new(kind: OpKind, name: &'static str, groups: usize, group_size: u32, bytes: u64, calls: f64, timing: &comm::OpTiming) -> Op {
-        Op { kind, name, groups, group_size, bytes, calls, time_ns: timing.time_ns, transfers: timing.transfers, crosses_nodes: timing.crosses_nodes }
+    fn new(
+        kind: OpKind,
+        name: &'static str,
+        groups: usize,
+        group_size: u32,
+        bytes: u64,
+        calls: f64,
+        timing: &comm::OpTiming,
+    ) -> Op {
+        Op {
+            kind,
+            name,
+            groups,
+            group_size,
+            bytes,
+            calls,
+            time_ns: timing.time_ns,
+            transfers: timing.transfers,
+            crosses_nodes: timing.crosses_nodes,
+        }
     }
 }
 
@@ -775,10 +925,18 @@ impl TrainReport {
     /// ZeRO-3 gather, the compute and the TP collectives, then the send onwards.
     pub fn activity(&self, stage: u32, layers: u32, t: f64) -> Activity {
         if t >= self.pipeline_ns {
-            return if t < self.pipeline_ns + self.dp_exposed_ns { Activity::DataParallel } else if t < self.step_ns { Activity::Optimizer } else { Activity::Idle };
+            return if t < self.pipeline_ns + self.dp_exposed_ns {
+                Activity::DataParallel
+            } else if t < self.step_ns {
+                Activity::Optimizer
+            } else {
+                Activity::Idle
+            };
         }
         let from = self.blocks.partition_point(|b| (b.stage, b.end_ns) <= (stage, t));
-        let Some(block) = self.blocks.get(from).filter(|b| b.stage == stage && b.start_ns <= t) else { return Activity::Idle };
+        let Some(block) = self.blocks.get(from).filter(|b| b.stage == stage && b.start_ns <= t) else {
+            return Activity::Idle;
+        };
         let m = &self.micro;
         let forward = block.phase == pipeline::Phase::Forward;
         let (zero, tp) = if forward { (m.zero_f, m.tp_f) } else { (m.zero_b, m.tp_b) };
@@ -822,7 +980,14 @@ pub struct Difference {
 impl TrainReport {
     fn parts(&self) -> [(&'static str, f64); 6] {
         let b = &self.breakdown;
-        [("compute", b.compute_ns), ("tp", b.tp_ns), ("pp", b.pp_ns), ("dp", b.dp_ns), ("bubble", b.bubble_ns), ("optimizer", b.optimizer_ns)]
+        [
+            ("compute", b.compute_ns),
+            ("tp", b.tp_ns),
+            ("pp", b.pp_ns),
+            ("dp", b.dp_ns),
+            ("bubble", b.bubble_ns),
+            ("optimizer", b.optimizer_ns),
+        ]
     }
 
     fn tp_crosses(&self) -> bool {
@@ -869,9 +1034,17 @@ pub fn compare_fabrics(train: &TrainScenario) -> Result<Vec<FabricRow>, Vec<Scen
             s.cluster.fabric.technology = technology;
             s.cluster.fabric.routing = None;
             s.cluster.fabric.congested_efficiency = None;
-            s.cost.gpu_hour_usd = if technology == train.cluster.fabric.technology { train.cost.gpu_hour_usd } else { None };
+            s.cost.gpu_hour_usd =
+                if technology == train.cluster.fabric.technology { train.cost.gpu_hour_usd } else { None };
             let r = s.validate()?.run();
-            Ok(FabricRow { technology, step_ns: r.step_ns, comm_exposed_share: r.comm_exposed_share, days: r.cost.days, gpu_hour_usd: r.cost.gpu_hour_usd, usd: r.cost.usd })
+            Ok(FabricRow {
+                technology,
+                step_ns: r.step_ns,
+                comm_exposed_share: r.comm_exposed_share,
+                days: r.cost.days,
+                gpu_hour_usd: r.cost.gpu_hour_usd,
+                usd: r.cost.usd,
+            })
         })
         .collect()
 }
@@ -975,14 +1148,24 @@ mod tests {
     fn the_seed_cost_claim_is_checkable() {
         // "40% less time → about 25% less money": money scales with time × price, so with the
         // assumed 25% InfiniBand premium, 0.6 × 1.25 = 0.75.
-        let rows = compare_fabrics(&TrainScenario { cluster: Scenario { nodes: 32, ..Scenario::default_demo() }, dp: 2, global_batch: 128, ..TrainScenario::default_demo() }).unwrap();
+        let rows = compare_fabrics(&TrainScenario {
+            cluster: Scenario { nodes: 32, ..Scenario::default_demo() },
+            dp: 2,
+            global_batch: 128,
+            ..TrainScenario::default_demo()
+        })
+        .unwrap();
         let ib = &rows[0];
         let tcp = rows.iter().find(|r| r.technology == Technology::Tcp).unwrap();
         assert!(ib.step_ns < tcp.step_ns);
         let money = ib.usd / tcp.usd;
         let predicted = (ib.days / tcp.days) * (ib.gpu_hour_usd / tcp.gpu_hour_usd);
         assert!((money - predicted).abs() < 1e-9, "{money} vs {predicted}");
-        assert!((default_gpu_hour_usd(Technology::Infiniband) / default_gpu_hour_usd(Technology::Tcp) - 1.25).abs() < 1e-12);
+        assert!(
+            (default_gpu_hour_usd(Technology::Infiniband) / default_gpu_hour_usd(Technology::Tcp) - 1.25)
+                .abs()
+                < 1e-12
+        );
     }
 
     #[test]
@@ -991,15 +1174,32 @@ mod tests {
         // Stage 15 waits at the start (bubble), then computes; the end is DP and the optimizer.
         assert_eq!(r.activity(15, 6, 1.0), Activity::Idle);
         let first = r.blocks.iter().find(|b| b.stage == 15).unwrap();
-        let kinds: std::collections::BTreeSet<String> =
-            (0..400).map(|i| format!("{:?}", r.activity(15, 6, first.start_ns + (first.end_ns - first.start_ns) * i as f64 / 400.0))).collect();
-        assert!(kinds.contains("Tp") && kinds.contains("PipelineSend") && kinds.contains("Compute(Forward)"), "{kinds:?}");
+        let kinds: std::collections::BTreeSet<String> = (0..400)
+            .map(|i| {
+                format!(
+                    "{:?}",
+                    r.activity(15, 6, first.start_ns + (first.end_ns - first.start_ns) * i as f64 / 400.0)
+                )
+            })
+            .collect();
+        assert!(
+            kinds.contains("Tp") && kinds.contains("PipelineSend") && kinds.contains("Compute(Forward)"),
+            "{kinds:?}"
+        );
         assert_eq!(r.activity(0, 6, r.step_ns - 1.0), Activity::Optimizer);
     }
 
     #[test]
     fn zero_shards_memory() {
-        let mut s = TrainScenario { cluster: Scenario { nodes: 2, ..Scenario::default_demo() }, model: "llama2-7b".into(), tp: 8, pp: 1, dp: 2, global_batch: 16, ..TrainScenario::default_demo() };
+        let mut s = TrainScenario {
+            cluster: Scenario { nodes: 2, ..Scenario::default_demo() },
+            model: "llama2-7b".into(),
+            tp: 8,
+            pp: 1,
+            dp: 2,
+            global_batch: 16,
+            ..TrainScenario::default_demo()
+        };
         let mut memory = Vec::new();
         for zero in 0..=3 {
             s.zero = zero;

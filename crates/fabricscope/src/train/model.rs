@@ -49,23 +49,73 @@ pub struct ModelPreset {
 }
 
 fn gpt3_175b() -> ModelShape {
-    ModelShape { layers: 96, hidden: 12288, heads: 96, kv_heads: 96, ffn: 4 * 12288, gated_mlp: false, seq_len: 2048, vocab: 50257, tied_embeddings: true }
+    ModelShape {
+        layers: 96,
+        hidden: 12288,
+        heads: 96,
+        kv_heads: 96,
+        ffn: 4 * 12288,
+        gated_mlp: false,
+        seq_len: 2048,
+        vocab: 50257,
+        tied_embeddings: true,
+    }
 }
 
 fn llama2_7b() -> ModelShape {
-    ModelShape { layers: 32, hidden: 4096, heads: 32, kv_heads: 32, ffn: 11008, gated_mlp: true, seq_len: 4096, vocab: 32000, tied_embeddings: false }
+    ModelShape {
+        layers: 32,
+        hidden: 4096,
+        heads: 32,
+        kv_heads: 32,
+        ffn: 11008,
+        gated_mlp: true,
+        seq_len: 4096,
+        vocab: 32000,
+        tied_embeddings: false,
+    }
 }
 
 fn llama2_70b() -> ModelShape {
-    ModelShape { layers: 80, hidden: 8192, heads: 64, kv_heads: 8, ffn: 28672, gated_mlp: true, seq_len: 4096, vocab: 32000, tied_embeddings: false }
+    ModelShape {
+        layers: 80,
+        hidden: 8192,
+        heads: 64,
+        kv_heads: 8,
+        ffn: 28672,
+        gated_mlp: true,
+        seq_len: 4096,
+        vocab: 32000,
+        tied_embeddings: false,
+    }
 }
 
 fn llama3_405b() -> ModelShape {
-    ModelShape { layers: 126, hidden: 16384, heads: 128, kv_heads: 8, ffn: 53248, gated_mlp: true, seq_len: 8192, vocab: 128256, tied_embeddings: false }
+    ModelShape {
+        layers: 126,
+        hidden: 16384,
+        heads: 128,
+        kv_heads: 8,
+        ffn: 53248,
+        gated_mlp: true,
+        seq_len: 8192,
+        vocab: 128256,
+        tied_embeddings: false,
+    }
 }
 
 fn gpt2_small() -> ModelShape {
-    ModelShape { layers: 12, hidden: 768, heads: 12, kv_heads: 12, ffn: 3072, gated_mlp: false, seq_len: 1024, vocab: 50257, tied_embeddings: true }
+    ModelShape {
+        layers: 12,
+        hidden: 768,
+        heads: 12,
+        kv_heads: 12,
+        ffn: 3072,
+        gated_mlp: false,
+        seq_len: 1024,
+        vocab: 50257,
+        tied_embeddings: true,
+    }
 }
 
 /// The model presets.

@@ -89,12 +89,21 @@ pub fn run(times: &[StageTimes], micro_batches: u32) -> (Vec<Block>, f64) {
                     Phase::Backward => b_end[i][j] = end,
                 }
                 free[i] = end;
-                blocks.push(Block { stage: i as u32, micro_batch: j as u32, phase, start_ns: start, end_ns: end });
+                blocks.push(Block {
+                    stage: i as u32,
+                    micro_batch: j as u32,
+                    phase,
+                    start_ns: start,
+                    end_ns: end,
+                });
                 next[i] += 1;
                 progressed = true;
             }
         }
-        assert!(progressed, "1F1B never deadlocks: each stage's next block's input comes from a block placed earlier");
+        assert!(
+            progressed,
+            "1F1B never deadlocks: each stage's next block's input comes from a block placed earlier"
+        );
     }
     blocks.sort_by(|a, b| (a.stage, a.start_ns).partial_cmp(&(b.stage, b.start_ns)).expect("finite times"));
     let makespan = free.iter().copied().fold(0.0, f64::max);
@@ -128,11 +137,17 @@ mod tests {
     fn blocks_respect_their_inputs() {
         let times = vec![StageTimes { forward_ns: 3.0, backward_ns: 7.0 }; 5];
         let (blocks, _) = run(&times, 6);
-        let end = |s: u32, j: u32, phase: Phase| blocks.iter().find(|b| b.stage == s && b.micro_batch == j && b.phase == phase).unwrap().end_ns;
+        let end = |s: u32, j: u32, phase: Phase| {
+            blocks.iter().find(|b| b.stage == s && b.micro_batch == j && b.phase == phase).unwrap().end_ns
+        };
         for b in &blocks {
             match b.phase {
-                Phase::Forward if b.stage > 0 => assert!(b.start_ns >= end(b.stage - 1, b.micro_batch, Phase::Forward)),
-                Phase::Backward if b.stage < 4 => assert!(b.start_ns >= end(b.stage + 1, b.micro_batch, Phase::Backward)),
+                Phase::Forward if b.stage > 0 => {
+                    assert!(b.start_ns >= end(b.stage - 1, b.micro_batch, Phase::Forward))
+                }
+                Phase::Backward if b.stage < 4 => {
+                    assert!(b.start_ns >= end(b.stage + 1, b.micro_batch, Phase::Backward))
+                }
                 _ => {}
             }
         }
