@@ -1,9 +1,9 @@
 //! The app: state provider, controls, topology view, timeline, results and chart.
 
 use crate::i18n::{self, t, Lang, Text};
-use crate::layout::Layout;
-use crate::render;
-use crate::state::{Action, AppState, Stage, SPEEDS};
+use crate::render::layout::Layout;
+use crate::render::topology as render;
+use crate::state::collectives::{Action, AppState, Stage, SPEEDS};
 use fabricscope::catalog::NODE_PRESETS;
 use fabricscope::scenario::{CustomLink, CustomNode, CustomShape};
 use fabricscope::topology::{LinkId, LinkKind};
@@ -35,7 +35,8 @@ type State = UseReducerHandle<AppState>;
 
 /// The language chosen before, or the browser's.
 pub fn initial_lang() -> Lang {
-    let linked = crate::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default()).0;
+    let linked =
+        crate::services::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default()).0;
     linked
         .or_else(|| LocalStorage::get::<String>(LANG_KEY).ok().and_then(|code| Lang::from_code(&code)))
         .unwrap_or_else(|| {
@@ -51,7 +52,7 @@ pub fn initial_lang() -> Lang {
 /// The theme chosen before, or the system's.
 pub fn initial_dark() -> bool {
     if let (_, Some(dark)) =
-        crate::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default())
+        crate::services::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default())
     {
         return dark;
     }
@@ -90,7 +91,7 @@ fn embed_mode() -> bool {
 fn lesson_state(step: &crate::lessons::Step, scenario: &Scenario) -> Result<AppState, String> {
     let mut state = AppState::new(scenario.clone(), initial_lang(), initial_dark())?;
     state.embed = embed_mode();
-    state.focus = crate::render::Focus { kinds: step.focus_kinds(), ranks: step.focus_ranks() };
+    state.focus = crate::render::topology::Focus { kinds: step.focus_kinds(), ranks: step.focus_ranks() };
     if let Some(k) = step.step {
         let start = state.sim.step_starts.get(k as usize).copied().unwrap_or_default();
         state.playhead = SimTime(start.0 + 1).min(state.end());
@@ -109,7 +110,7 @@ fn initial_state() -> Result<AppState, String> {
     let stored = if embed { None } else { stored_scenario().filter(|s| *s != Scenario::default_demo()) };
     let restored = stored.is_some();
     let fallback = || stored.clone().unwrap_or_else(Scenario::default_demo);
-    let (scenario, playhead, problem) = match crate::url::decode(&hash) {
+    let (scenario, playhead, problem) = match crate::services::url::decode(&hash) {
         Ok(Some((scenario, t))) => (scenario, t, None),
         Ok(None) => (fallback(), None, None),
         Err(message) => (fallback(), None, Some(message)),
@@ -123,8 +124,10 @@ fn initial_state() -> Result<AppState, String> {
     };
     state.embed = embed;
     // An A/B link: B beside A (A is edited first).
-    if let Some(b) = crate::url::decode_b(&hash) {
-        if let Some(sim) = b.validate().ok().and_then(|valid| crate::state::simulate_in_page(&valid).ok()) {
+    if let Some(b) = crate::services::url::decode_b(&hash) {
+        if let Some(sim) =
+            b.validate().ok().and_then(|valid| crate::state::collectives::simulate_in_page(&valid).ok())
+        {
             state.other = Some((b, Rc::new(sim)));
         }
     }
@@ -184,7 +187,7 @@ pub fn app() -> Html {
     let mode = use_state(|| match *lesson {
         Some(at) if at.step().train.is_some() => Mode::Training,
         Some(_) => Mode::Collectives,
-        None if crate::url::is_train(&hash) => Mode::Training,
+        None if crate::services::url::is_train(&hash) => Mode::Training,
         None => Mode::Collectives,
     });
     // Opening a lesson step: its view, its scenario, the lesson and step in the URL's query.
@@ -195,8 +198,8 @@ pub fn app() -> Html {
                 Some(at) => {
                     let step = at.step();
                     let fragment = match (&step.scenario, &step.train) {
-                        (_, Some(job)) => crate::url::encode_train(job),
-                        (Some(scenario), None) => crate::url::encode(scenario, None),
+                        (_, Some(job)) => crate::services::url::encode_train(job),
+                        (Some(scenario), None) => crate::services::url::encode(scenario, None),
                         (None, None) => String::new(),
                     };
                     mode.set(if step.train.is_some() { Mode::Training } else { Mode::Collectives });
@@ -227,10 +230,11 @@ pub fn app() -> Html {
                 return;
             }
             let fragment = match next {
-                Mode::Training => crate::url::encode_train(&crate::train::initial_job_stored()),
-                Mode::Collectives => {
-                    crate::url::encode(&stored_scenario().unwrap_or_else(Scenario::default_demo), None)
-                }
+                Mode::Training => crate::services::url::encode_train(&crate::train::initial_job_stored()),
+                Mode::Collectives => crate::services::url::encode(
+                    &stored_scenario().unwrap_or_else(Scenario::default_demo),
+                    None,
+                ),
             };
             if let Ok(history) = gloo::utils::window().history() {
                 let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
@@ -353,11 +357,11 @@ fn lab(props: &LabProps) -> Html {
             move |(scenario, playing, playhead, ab, lang, dark)| {
                 if !*playing {
                     let fragment = match &ab {
-                        Some((a, b)) => crate::url::encode_ab(a, Some(b), Some(*playhead)),
-                        None => crate::url::encode(scenario, Some(*playhead)),
+                        Some((a, b)) => crate::services::url::encode_ab(a, Some(b), Some(*playhead)),
+                        None => crate::services::url::encode(scenario, Some(*playhead)),
                     };
                     // The view too: a shared link opens in the sender's language and theme.
-                    let fragment = crate::url::with_view(fragment, *lang, *dark);
+                    let fragment = crate::services::url::with_view(fragment, *lang, *dark);
                     if let Ok(history) = gloo::utils::window().history() {
                         let _ =
                             history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
@@ -388,7 +392,7 @@ fn lab(props: &LabProps) -> Html {
                 "hashchange",
                 move |_| {
                     let hash = gloo::utils::window().location().hash().unwrap_or_default();
-                    match crate::url::decode(&hash) {
+                    match crate::services::url::decode(&hash) {
                     Ok(Some((scenario, t))) => {
                         hash_state.dispatch(Action::SetScenario(scenario));
                         if let Some(t) = t {
@@ -594,7 +598,7 @@ fn share_export(props: &ShareProps) -> Html {
             let location = gloo::utils::window().location();
             let origin = location.origin().unwrap_or_default();
             let path = location.pathname().unwrap_or_default();
-            let fragment = crate::url::encode(&s.scenario, Some(s.playhead));
+            let fragment = crate::services::url::encode(&s.scenario, Some(s.playhead));
             let text = if embed {
                 format!("<iframe src=\"{origin}{path}?embed{fragment}\" width=\"100%\" height=\"760\" style=\"border:0\" title=\"Fabricscope\" loading=\"lazy\"></iframe>")
             } else {
@@ -1551,7 +1555,7 @@ fn paint_topology(
     playhead: SimTime,
     lang: Lang,
     dark: bool,
-    pointed: &crate::render::Focus,
+    pointed: &crate::render::topology::Focus,
     expanded: Option<u32>,
 ) {
     let width = canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(960.0).max(320.0);
@@ -1603,10 +1607,10 @@ pub fn topology_svg(
     expanded: Option<u32>,
     playhead: SimTime,
     lang: Lang,
-    pointed: &crate::render::Focus,
+    pointed: &crate::render::topology::Focus,
 ) -> String {
     let layout = Layout::with_expanded(&sim.topology, width, expanded);
-    let svg = crate::surface::Svg::new();
+    let svg = crate::render::surface::Svg::new();
     render::paint_at(&svg, sim, &layout, playhead, lang, &render::LIGHT, pointed);
     svg.finish(layout.width, layout.height)
 }

@@ -13,8 +13,8 @@
 //! error that names the field and the problem; the page's limits apply.
 
 use crate::i18n::Lang;
-use crate::layout::Layout;
-use crate::render::{self, Focus};
+use crate::render::layout::Layout;
+use crate::render::topology::{self as render, Focus};
 use fabricscope::units::SimTime;
 use fabricscope::{Scenario, Simulation};
 use wasm_bindgen::prelude::*;
@@ -27,7 +27,7 @@ fn run(scenario_json: &str) -> Result<Simulation, String> {
     let valid = scenario
         .validate()
         .map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
-    crate::state::simulate_in_page(&valid)
+    crate::state::collectives::simulate_in_page(&valid)
 }
 
 /// What a simulation found, as JSON: the nccl-tests figures, the algorithm and protocol, the

@@ -168,7 +168,7 @@ mod tests {
                     }
                     (None, Some(job)) => {
                         job.validate().unwrap_or_else(|e| panic!("{at}: {e:?}"));
-                        assert!(job.cluster.nodes <= crate::train_state::MAX_PAGE_NODES, "{at}");
+                        assert!(job.cluster.nodes <= crate::state::training::MAX_PAGE_NODES, "{at}");
                     }
                     _ => panic!("{at}: a step shows a scenario or a training job"),
                 }

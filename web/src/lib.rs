@@ -5,16 +5,12 @@
 mod app;
 pub mod embed;
 mod i18n;
-mod layout;
 mod lesson_view;
 mod lessons;
 mod render;
+mod services;
 mod state;
-mod surface;
 mod train;
-mod train_paint;
-mod train_state;
-mod url;
 
 /// Installs the panic reporter and mounts the app on `#app` (the page's `main`).
 pub fn start() {

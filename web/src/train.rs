@@ -4,8 +4,8 @@
 
 use crate::app::{Handle, Mode, TopBar};
 use crate::i18n::{pick, Lang};
-use crate::train_paint::{self, Placement};
-use crate::train_state::{TrainAction, TrainState, MAX_PAGE_NODES};
+use crate::render::training::{self as train_paint, Placement};
+use crate::state::training::{TrainAction, TrainState, MAX_PAGE_NODES};
 use fabricscope::catalog::{Technology, NODE_PRESETS};
 use fabricscope::train::layout::{Dim, RankOrder};
 use fabricscope::train::model::MODEL_PRESETS;
@@ -46,7 +46,7 @@ pub fn initial_job_stored() -> TrainScenario {
 /// The job the view opens on: the link's, else the last one run here, else the default.
 pub fn initial_job() -> (TrainScenario, Option<String>) {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
-    match crate::url::decode_train(&hash) {
+    match crate::services::url::decode_train(&hash) {
         Ok(Some(job)) if job.cluster.nodes <= MAX_PAGE_NODES => (job, None),
         Ok(Some(_)) => {
             (initial_job_stored(), Some(format!("the page simulates up to {MAX_PAGE_NODES} nodes")))
@@ -101,7 +101,7 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
     {
         let job = state.job.clone();
         use_effect_with(job, move |job| {
-            let fragment = crate::url::encode_train(job);
+            let fragment = crate::services::url::encode_train(job);
             if let Ok(history) = gloo::utils::window().history() {
                 let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
             }
@@ -650,7 +650,7 @@ fn drawn_width(id: &str) -> f64 {
 pub fn gantt_svg(s: &TrainState) -> String {
     let width = drawn_width("gantt");
     let stages = s.report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
-    let svg = crate::surface::Svg::new();
+    let svg = crate::render::surface::Svg::new();
     train_paint::paint_gantt(
         &svg,
         width,
@@ -668,7 +668,7 @@ pub fn placement_svg(s: &TrainState) -> String {
     let width = drawn_width("placement");
     let nodes = s.valid.cluster().scenario().nodes;
     let place = Placement::new(width, nodes, s.valid.cluster().preset().gpus_per_node);
-    let svg = crate::surface::Svg::new();
+    let svg = crate::render::surface::Svg::new();
     let layers = s.valid.shape().layers / s.valid.grid().pp;
     train_paint::paint_placement(
         &svg,

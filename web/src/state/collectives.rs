@@ -137,7 +137,7 @@ pub struct AppState {
     /// Embedded in another page (`?embed`): the animation and results only, no controls.
     pub embed: bool,
     /// Link kinds a lesson step points at (the topology dims the rest); empty: none.
-    pub focus: crate::render::Focus,
+    pub focus: crate::render::topology::Focus,
     /// A/B compare: the scenario not being edited, and its simulation. `scenario` and `sim`
     /// are always the one the controls edit; `editing_b` says which of A and B that is.
     pub other: Option<(Scenario, Rc<Simulation>)>,
@@ -244,7 +244,7 @@ impl AppState {
             lang,
             dark,
             embed: false,
-            focus: crate::render::Focus::default(),
+            focus: crate::render::topology::Focus::default(),
             other: None,
             editing_b: false,
         })

@@ -1,4 +1,4 @@
-//! What `render::paint` draws on: the canvas of the page, or an SVG document for export.
+//! What `topology::paint` draws on: the canvas of the page, or an SVG document for export.
 //!
 //! `Surface` is the part of the canvas 2D API the painter uses, with the canvas's names, so
 //! one painter draws both; `Svg` records the same calls as SVG elements.
@@ -324,7 +324,7 @@ mod tests {
             None,
             t,
             crate::i18n::Lang::En,
-            &crate::render::Focus { kinds: Vec::new(), ranks: vec![3] },
+            &crate::render::topology::Focus { kinds: Vec::new(), ranks: vec![3] },
         );
         assert!(
             svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"")
@@ -350,7 +350,7 @@ mod tests {
             Some(3),
             SimTime(sim.end().0 / 2),
             crate::i18n::Lang::Zh,
-            &crate::render::Focus::default(),
+            &crate::render::topology::Focus::default(),
         );
         assert!(svg.contains("节点 3 · DGX H100"), "the open node's frame");
     }

@@ -4,7 +4,7 @@
 //! arrows coloured by kind. Pure functions of the report, the layout and the time.
 
 use crate::i18n::Lang;
-use crate::surface::Surface;
+use crate::render::surface::Surface;
 use fabricscope::train::layout::{Dim, Grid};
 use fabricscope::train::pipeline::Phase;
 use fabricscope::train::{Activity, TrainReport};

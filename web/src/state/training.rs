@@ -1,7 +1,7 @@
 //! The training view's state: the last valid job, its simulated step, the playhead over that
 //! step, and the comparisons (other fabrics, more nodes) that fill in one run per idle tick.
 //!
-//! Like the collectives view (`state.rs`), it keeps the last *valid* job: a rejected change sets
+//! Like the collectives view (`state::collectives`), it keeps the last *valid* job: a rejected change sets
 //! `error` and nothing else.
 
 use crate::i18n::Lang;

@@ -1,8 +1,8 @@
 //! Paints the topology and the chunks in flight: a pure function of the layout and a frame.
 
 use crate::i18n::{t, Lang, Text};
-use crate::layout::{Layout, Rect};
-use crate::surface::Surface;
+use crate::render::layout::{Layout, Rect};
+use crate::render::surface::Surface;
 use fabricscope::collective::{ChunkOp, Schedule};
 use fabricscope::topology::{Topology, VertexKind};
 use fabricscope::trace::{Frame, Trace};

@@ -1,0 +1,3 @@
+//! The browser's I/O: the URL.
+
+pub mod url;
