@@ -2,6 +2,7 @@
 
 use crate::i18n::{self, t, Lang, Text};
 use crate::render::layout::Layout;
+use crate::render::palette::{self, Palette};
 use crate::render::topology as render;
 use crate::state::collectives::{Action, AppState, Stage, SPEEDS};
 use fabricscope::catalog::NODE_PRESETS;
@@ -1591,7 +1592,7 @@ fn paint_topology(
     let _ = ctx.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0);
     let clock = gloo::utils::window().performance();
     let started = clock.as_ref().map(|p| p.now());
-    let palette = if dark { &render::DARK } else { &render::LIGHT };
+    let palette = Palette::of(dark);
     let gpus = render::paint_at(&ctx, sim, &layout, playhead, lang, palette, pointed);
     let _ = canvas.set_attribute("data-gpu-count", &gpus.to_string());
     // What this frame cost, sampling and painting [ms], for the benchmark.
@@ -1611,7 +1612,7 @@ pub fn topology_svg(
 ) -> String {
     let layout = Layout::with_expanded(&sim.topology, width, expanded);
     let svg = crate::render::surface::Svg::new();
-    render::paint_at(&svg, sim, &layout, playhead, lang, &render::LIGHT, pointed);
+    render::paint_at(&svg, sim, &layout, playhead, lang, &palette::LIGHT, pointed);
     svg.finish(layout.width, layout.height)
 }
 

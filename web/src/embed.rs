@@ -14,6 +14,7 @@
 
 use crate::i18n::Lang;
 use crate::render::layout::Layout;
+use crate::render::palette;
 use crate::render::topology::{self as render, Focus};
 use fabricscope::units::SimTime;
 use fabricscope::{Scenario, Simulation};
@@ -113,7 +114,7 @@ impl Figure {
             .and_then(|ctx| ctx.dyn_into::<CanvasRenderingContext2d>().ok())
             .ok_or_else(|| JsError::new("the canvas has no 2D context"))?;
         let t = SimTime(t_ns.clamp(0.0, self.end_ns()) as u64);
-        render::paint_at(&ctx, &self.sim, &self.layout, t, self.lang, &render::LIGHT, &self.focus);
+        render::paint_at(&ctx, &self.sim, &self.layout, t, self.lang, &palette::LIGHT, &self.focus);
         Ok(())
     }
 }

@@ -4,7 +4,8 @@
 
 use crate::app::{Handle, Mode, TopBar};
 use crate::i18n::{pick, Lang};
-use crate::render::training::{self as train_paint, Placement};
+use crate::render::palette::TrainPalette;
+use crate::render::training::{self as train_paint, Placement, PlacementScene};
 use crate::state::training::{TrainAction, TrainState, MAX_PAGE_NODES};
 use fabricscope::catalog::{Technology, NODE_PRESETS};
 use fabricscope::train::layout::{Dim, RankOrder};
@@ -609,14 +610,6 @@ fn train_difference(
     }
 }
 
-fn theme(dark: bool) -> &'static train_paint::TrainPalette {
-    if dark {
-        &train_paint::DARK
-    } else {
-        &train_paint::LIGHT
-    }
-}
-
 fn canvas_width(node: &NodeRef) -> f64 {
     node.cast::<HtmlCanvasElement>()
         .and_then(|c| c.parent_element())
@@ -658,7 +651,7 @@ pub fn gantt_svg(s: &TrainState) -> String {
         s.valid.shape().layers / s.job.pp,
         s.playhead,
         s.lang,
-        theme(false),
+        TrainPalette::of(false),
     );
     svg.finish(width, train_paint::gantt_height(stages))
 }
@@ -670,18 +663,18 @@ pub fn placement_svg(s: &TrainState) -> String {
     let place = Placement::new(width, nodes, s.valid.cluster().preset().gpus_per_node);
     let svg = crate::render::surface::Svg::new();
     let layers = s.valid.shape().layers / s.valid.grid().pp;
-    train_paint::paint_placement(
-        &svg,
-        &place,
-        s.valid.grid(),
+    let scene = PlacementScene {
+        place: &place,
+        grid: s.valid.grid(),
         nodes,
-        &s.report,
+        report: &s.report,
         layers,
-        s.playhead,
-        s.groups,
-        s.lang,
-        theme(false),
-    );
+        t: s.playhead,
+        groups: s.groups,
+        lang: s.lang,
+        palette: TrainPalette::of(false),
+    };
+    train_paint::paint_placement(&svg, &scene);
     svg.finish(place.width, place.height)
 }
 
@@ -699,7 +692,15 @@ fn gantt(props: &Props) -> Html {
                 let width = canvas_width(&canvas);
                 let stages = report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
                 if let Some(ctx) = context(&element, width, train_paint::gantt_height(stages)) {
-                    train_paint::paint_gantt(&ctx, width, &report, layers, playhead, lang, theme(dark));
+                    train_paint::paint_gantt(
+                        &ctx,
+                        width,
+                        &report,
+                        layers,
+                        playhead,
+                        lang,
+                        TrainPalette::of(dark),
+                    );
                 }
             }
         });
@@ -763,18 +764,18 @@ fn placement_view(props: &Props) -> Html {
                 let place = Placement::new(width, nodes, valid.cluster().preset().gpus_per_node);
                 if let Some(ctx) = context(&element, width, place.height) {
                     let layers = valid.shape().layers / valid.grid().pp;
-                    train_paint::paint_placement(
-                        &ctx,
-                        &place,
-                        valid.grid(),
+                    let scene = PlacementScene {
+                        place: &place,
+                        grid: valid.grid(),
                         nodes,
-                        &report,
+                        report: &report,
                         layers,
-                        playhead,
+                        t: playhead,
                         groups,
                         lang,
-                        theme(dark),
-                    );
+                        palette: TrainPalette::of(dark),
+                    };
+                    train_paint::paint_placement(&ctx, &scene);
                 }
             }
         });

@@ -2,6 +2,7 @@
 //! is drawn on (`surface`: the page's canvas or an SVG document). No components, no state.
 
 pub mod layout;
+pub mod palette;
 pub mod surface;
 pub mod topology;
 pub mod training;

@@ -2,59 +2,11 @@
 
 use crate::i18n::{t, Lang, Text};
 use crate::render::layout::{Layout, Rect};
+use crate::render::palette::Palette;
 use crate::render::surface::Surface;
 use fabricscope::collective::{ChunkOp, Schedule};
 use fabricscope::topology::{Topology, VertexKind};
 use fabricscope::trace::{Frame, Trace};
-
-/// Colours of one theme.
-pub struct Palette {
-    pub background: &'static str,
-    pub node_fill: &'static str,
-    pub node_stroke: &'static str,
-    pub text: &'static str,
-    pub muted: &'static str,
-    pub idle_link: &'static str,
-    pub gpu: &'static str,
-    pub nic: &'static str,
-    pub switch: &'static str,
-    pub pcie: &'static str,
-    pub cpu: &'static str,
-    pub reduce: &'static str,
-    pub copy: &'static str,
-}
-
-pub const LIGHT: Palette = Palette {
-    background: "#ffffff",
-    node_fill: "#f5f7fa",
-    node_stroke: "#c9d1db",
-    text: "#1f2430",
-    muted: "#667085",
-    idle_link: "#d5dae1",
-    gpu: "#76b900",
-    nic: "#8e9aaf",
-    switch: "#3d4a5c",
-    pcie: "#a3acb9",
-    cpu: "#6b5b95",
-    reduce: "#d55e00",
-    copy: "#0072b2",
-};
-
-pub const DARK: Palette = Palette {
-    background: "#181b21",
-    node_fill: "#20242c",
-    node_stroke: "#3a414d",
-    text: "#e6e8ec",
-    muted: "#9aa3b2",
-    idle_link: "#3a404b",
-    gpu: "#5f9400",
-    nic: "#6b7487",
-    switch: "#4a5568",
-    pcie: "#59626f",
-    cpu: "#6b5b95",
-    reduce: "#ff9a4d",
-    copy: "#56b4e9",
-};
 
 /// Link colour for a utilisation in [0, 1]: a colour-blind-safe ramp from blue through purple
 /// to orange, so "how busy" reads from hue and from brightness.
@@ -101,7 +53,6 @@ pub struct Focus {
 /// Paints `sim` at time `t` with `layout`: its frame there, the transfer the step text
 /// follows, and what a lesson points at; returns how many GPUs were drawn. The page's canvas,
 /// the SVG export and embedded figures all paint through this.
-#[allow(clippy::too_many_arguments)]
 pub fn paint_at<S: Surface>(
     ctx: &S,
     sim: &fabricscope::Simulation,
