@@ -4,6 +4,8 @@ use crate::i18n::{self, t, Lang, Text};
 use crate::render::layout::Layout;
 use crate::render::palette::{self, Palette};
 use crate::render::topology as render;
+use crate::services::download::{download, export_canvas_png};
+use crate::services::{clipboard, location, storage};
 use crate::state::collectives::{Action, AppState, Stage, SPEEDS};
 use fabricscope::catalog::NODE_PRESETS;
 use fabricscope::scenario::{CustomLink, CustomNode, CustomShape};
@@ -11,7 +13,6 @@ use fabricscope::topology::{LinkId, LinkKind};
 use fabricscope::units::{format_bytes, format_duration_ns, SimTime};
 use fabricscope::Scenario;
 use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels, Marker};
-use gloo::storage::{LocalStorage, Storage};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use std::rc::Rc;
@@ -19,54 +20,34 @@ use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-const LANG_KEY: &str = "fabricscope.lang";
-const THEME_KEY: &str = "fabricscope.theme";
-/// The last scenario that validated in this browser, so that nothing edited is lost when the
-/// URL is (a bare link, a damaged one).
-const SCENARIO_KEY: &str = "fabricscope.scenario";
-
-/// The stored last scenario, if there is one and it still validates.
-pub fn stored_scenario() -> Option<Scenario> {
-    let text = LocalStorage::get::<String>(SCENARIO_KEY).ok()?;
-    let scenario = Scenario::from_json(&text).ok()?;
-    scenario.validate().ok().map(|_| scenario)
-}
-
 type State = UseReducerHandle<AppState>;
 
 /// The language chosen before, or the browser's.
 pub fn initial_lang() -> Lang {
-    let linked =
-        crate::services::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default()).0;
-    linked
-        .or_else(|| LocalStorage::get::<String>(LANG_KEY).ok().and_then(|code| Lang::from_code(&code)))
-        .unwrap_or_else(|| {
-            let browser = gloo::utils::window().navigator().language().unwrap_or_default();
-            if browser.starts_with("zh") {
-                Lang::Zh
-            } else {
-                Lang::En
-            }
-        })
+    let linked = crate::services::url::view_options(&location::hash()).0;
+    linked.or_else(storage::stored_lang).unwrap_or_else(|| {
+        let browser = gloo::utils::window().navigator().language().unwrap_or_default();
+        if browser.starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    })
 }
 
 /// The theme chosen before, or the system's.
 pub fn initial_dark() -> bool {
-    if let (_, Some(dark)) =
-        crate::services::url::view_options(&gloo::utils::window().location().hash().unwrap_or_default())
-    {
+    if let (_, Some(dark)) = crate::services::url::view_options(&location::hash()) {
         return dark;
     }
-    match LocalStorage::get::<String>(THEME_KEY).ok().as_deref() {
-        Some("dark") => true,
-        Some("light") => false,
-        _ => gloo::utils::window()
+    storage::stored_dark().unwrap_or_else(|| {
+        gloo::utils::window()
             .match_media("(prefers-color-scheme: dark)")
             .ok()
             .flatten()
             .map(|query| query.matches())
-            .unwrap_or(false),
-    }
+            .unwrap_or(false)
+    })
 }
 
 /// Theme and language live on `<html>`, and are remembered.
@@ -77,14 +58,13 @@ pub fn use_theme(lang: Lang, dark: bool) {
             root.set_class_name(if dark { "dark" } else { "light" });
             let _ = root.set_attribute("lang", lang.code());
         }
-        let _ = LocalStorage::set(LANG_KEY, lang.code());
-        let _ = LocalStorage::set(THEME_KEY, if dark { "dark" } else { "light" });
+        storage::store_view(lang, dark);
     });
 }
 
 /// `?embed` in the URL: the figure and its numbers alone, for an `<iframe>`.
 fn embed_mode() -> bool {
-    let search = gloo::utils::window().location().search().unwrap_or_default();
+    let search = location::search();
     search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="))
 }
 
@@ -107,8 +87,9 @@ fn initial_state() -> Result<AppState, String> {
     // or with a bad one (which is reported), the page shows the last scenario this browser
     // ran, or the default one. Embedded figures never read the browser's own scenario.
     let embed = embed_mode();
-    let hash = gloo::utils::window().location().hash().unwrap_or_default();
-    let stored = if embed { None } else { stored_scenario().filter(|s| *s != Scenario::default_demo()) };
+    let hash = location::hash();
+    let stored =
+        if embed { None } else { storage::stored_scenario().filter(|s| *s != Scenario::default_demo()) };
     let restored = stored.is_some();
     let fallback = || stored.clone().unwrap_or_else(Scenario::default_demo);
     let (scenario, playhead, problem) = match crate::services::url::decode(&hash) {
@@ -180,8 +161,8 @@ impl LessonAt {
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let hash = gloo::utils::window().location().hash().unwrap_or_default();
-    let search = gloo::utils::window().location().search().unwrap_or_default();
+    let hash = location::hash();
+    let search = location::search();
     let lesson =
         use_state(|| crate::lessons::from_query(&search).map(|(lesson, step)| LessonAt { lesson, step }));
     let lang = use_state(initial_lang);
@@ -207,14 +188,12 @@ pub fn app() -> Html {
                     format!("{}{fragment}", crate::lessons::query(at.lesson, at.step))
                 }
                 None => {
-                    let hash = gloo::utils::window().location().hash().unwrap_or_default();
-                    let path = gloo::utils::window().location().pathname().unwrap_or_default();
+                    let hash = location::hash();
+                    let path = location::pathname();
                     format!("{path}{hash}")
                 }
             };
-            if let Ok(history) = gloo::utils::window().history() {
-                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-            }
+            location::replace(&url);
             lesson.set(next);
         })
     };
@@ -233,13 +212,11 @@ pub fn app() -> Html {
             let fragment = match next {
                 Mode::Training => crate::services::url::encode_train(&crate::train::initial_job_stored()),
                 Mode::Collectives => crate::services::url::encode(
-                    &stored_scenario().unwrap_or_else(Scenario::default_demo),
+                    &storage::stored_scenario().unwrap_or_else(Scenario::default_demo),
                     None,
                 ),
             };
-            if let Ok(history) = gloo::utils::window().history() {
-                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
-            }
+            location::replace(&fragment);
             mode.set(next);
         })
     };
@@ -363,10 +340,7 @@ fn lab(props: &LabProps) -> Html {
                     };
                     // The view too: a shared link opens in the sender's language and theme.
                     let fragment = crate::services::url::with_view(fragment, *lang, *dark);
-                    if let Ok(history) = gloo::utils::window().history() {
-                        let _ =
-                            history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
-                    }
+                    location::replace(&fragment);
                 }
             },
         );
@@ -377,9 +351,7 @@ fn lab(props: &LabProps) -> Html {
         let (scenario, embed) = (state.scenario.clone(), state.embed);
         use_effect_with(scenario, move |scenario| {
             if !embed {
-                if let Ok(json) = serde_json::to_string(scenario) {
-                    let _ = LocalStorage::set(SCENARIO_KEY, json);
-                }
+                storage::store_scenario(scenario);
             }
         });
     }
@@ -392,7 +364,7 @@ fn lab(props: &LabProps) -> Html {
                 &gloo::utils::window(),
                 "hashchange",
                 move |_| {
-                    let hash = gloo::utils::window().location().hash().unwrap_or_default();
+                    let hash = location::hash();
                     match crate::services::url::decode(&hash) {
                     Ok(Some((scenario, t))) => {
                         hash_state.dispatch(Action::SetScenario(scenario));
@@ -551,41 +523,6 @@ struct ShareProps {
     lang: Lang,
 }
 
-/// Downloads `text` as a file named `name` (a Blob URL, so nothing leaves the page).
-pub fn download(name: &str, mime: &str, text: &str) {
-    let parts = js_sys_array(text);
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else { return };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
-    click_link(name, &url);
-    let _ = web_sys::Url::revoke_object_url(&url);
-}
-
-fn js_sys_array(text: &str) -> wasm_bindgen::JsValue {
-    let array = js_sys::Array::new();
-    array.push(&wasm_bindgen::JsValue::from_str(text));
-    array.into()
-}
-
-/// Downloads the canvas `id` as a PNG file `name`.
-pub fn export_canvas_png(id: &str, name: &str) {
-    let canvas =
-        gloo::utils::document().get_element_by_id(id).and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok());
-    if let Some(url) = canvas.and_then(|c| c.to_data_url_with_type("image/png").ok()) {
-        click_link(name, &url);
-    }
-}
-
-fn click_link(name: &str, href: &str) {
-    let document = gloo::utils::document();
-    let Ok(element) = document.create_element("a") else { return };
-    let Ok(anchor) = element.dyn_into::<web_sys::HtmlAnchorElement>() else { return };
-    anchor.set_href(href);
-    anchor.set_download(name);
-    anchor.click();
-}
-
 /// Copy a link to this view or the code that embeds it, and export the run.
 #[function_component(ShareExport)]
 fn share_export(props: &ShareProps) -> Html {
@@ -596,21 +533,15 @@ fn share_export(props: &ShareProps) -> Html {
         let shown = shown.clone();
         let s = state.clone();
         Callback::from(move |_| {
-            let location = gloo::utils::window().location();
-            let origin = location.origin().unwrap_or_default();
-            let path = location.pathname().unwrap_or_default();
+            let (origin, path) = (location::origin(), location::pathname());
             let fragment = crate::services::url::encode(&s.scenario, Some(s.playhead));
             let text = if embed {
                 format!("<iframe src=\"{origin}{path}?embed{fragment}\" width=\"100%\" height=\"760\" style=\"border:0\" title=\"Fabricscope\" loading=\"lazy\"></iframe>")
             } else {
                 format!("{origin}{path}{fragment}")
             };
-            // Where the browser refuses the clipboard, the text is shown to select; the refusal
-            // is caught so it does not surface as an unhandled rejection.
-            let promise = gloo::utils::window().navigator().clipboard().write_text(&text);
-            let ignore = wasm_bindgen::closure::Closure::once(|_: wasm_bindgen::JsValue| {});
-            let _ = promise.catch(&ignore);
-            ignore.forget();
+            // Where the browser refuses the clipboard, the text is shown to select.
+            clipboard::copy(&text);
             shown.set(Some(text));
         })
     };

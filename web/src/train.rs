@@ -6,18 +6,17 @@ use crate::app::{Handle, Mode, TopBar};
 use crate::i18n::{pick, Lang};
 use crate::render::palette::TrainPalette;
 use crate::render::training::{self as train_paint, Placement, PlacementScene};
+use crate::services::download::{download, export_canvas_png};
+use crate::services::{location, storage};
 use crate::state::training::{TrainAction, TrainState, MAX_PAGE_NODES};
 use fabricscope::catalog::{Technology, NODE_PRESETS};
 use fabricscope::train::layout::{Dim, RankOrder};
 use fabricscope::train::model::MODEL_PRESETS;
 use fabricscope::train::{OpKind, Recompute, TrainScenario};
 use fabricscope::units::{format_bytes, format_duration_ns};
-use gloo::storage::{LocalStorage, Storage};
 use std::rc::Rc;
 use web_sys::{HtmlCanvasElement, HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
-
-const JOB_KEY: &str = "fabricscope.train";
 
 type State = UseReducerHandle<TrainState>;
 
@@ -31,22 +30,14 @@ struct ControlsProps {
     report: usize,
 }
 
-/// The last job run in this browser, if it still validates and fits the page.
-fn stored_job() -> Option<TrainScenario> {
-    LocalStorage::get::<String>(JOB_KEY)
-        .ok()
-        .and_then(|text| TrainScenario::from_json(&text).ok())
-        .filter(|job| job.validate().is_ok() && job.cluster.nodes <= MAX_PAGE_NODES)
-}
-
 /// The last job run in this browser, or the default.
 pub fn initial_job_stored() -> TrainScenario {
-    stored_job().unwrap_or_else(TrainScenario::default_demo)
+    storage::stored_job().unwrap_or_else(TrainScenario::default_demo)
 }
 
 /// The job the view opens on: the link's, else the last one run here, else the default.
 pub fn initial_job() -> (TrainScenario, Option<String>) {
-    let hash = gloo::utils::window().location().hash().unwrap_or_default();
+    let hash = location::hash();
     match crate::services::url::decode_train(&hash) {
         Ok(Some(job)) if job.cluster.nodes <= MAX_PAGE_NODES => (job, None),
         Ok(Some(_)) => {
@@ -103,12 +94,8 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
         let job = state.job.clone();
         use_effect_with(job, move |job| {
             let fragment = crate::services::url::encode_train(job);
-            if let Ok(history) = gloo::utils::window().history() {
-                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&fragment));
-            }
-            if let Ok(json) = serde_json::to_string(job) {
-                let _ = LocalStorage::set(JOB_KEY, json);
-            }
+            location::replace(&fragment);
+            storage::store_job(job);
         });
     }
     // Animation frames while playing.
@@ -540,12 +527,12 @@ fn figures(props: &Props) -> Html {
             <div class="buttons">
                 <button id="export-train" onclick={ let h = s.clone(); Callback::from(move |_| {
                     let value = serde_json::json!({ "job": h.job, "report": *h.report, "fabrics": *h.fabrics, "scaling": *h.scaling });
-                    crate::app::download("fabricscope-training.json", "application/json", &serde_json::to_string_pretty(&value).unwrap_or_default());
+                    download("fabricscope-training.json", "application/json", &serde_json::to_string_pretty(&value).unwrap_or_default());
                 }) }>{ pick(lang, "Export JSON", "导出 JSON") }</button>
-                <button id="export-gantt" onclick={ Callback::from(|_| crate::app::export_canvas_png("gantt", "fabricscope-1f1b.png")) }>{ pick(lang, "1F1B chart PNG", "1F1B 图 PNG") }</button>
-                <button id="export-gantt-svg" onclick={ let h = s.clone(); Callback::from(move |_| crate::app::download("fabricscope-1f1b.svg", "image/svg+xml", &gantt_svg(&h))) }>{ pick(lang, "1F1B chart SVG", "1F1B 图 SVG") }</button>
-                <button id="export-placement" onclick={ Callback::from(|_| crate::app::export_canvas_png("placement", "fabricscope-placement.png")) }>{ pick(lang, "Placement PNG", "放置图 PNG") }</button>
-                <button id="export-placement-svg" onclick={ let h = s.clone(); Callback::from(move |_| crate::app::download("fabricscope-placement.svg", "image/svg+xml", &placement_svg(&h))) }>{ pick(lang, "Placement SVG", "放置图 SVG") }</button>
+                <button id="export-gantt" onclick={ Callback::from(|_| export_canvas_png("gantt", "fabricscope-1f1b.png")) }>{ pick(lang, "1F1B chart PNG", "1F1B 图 PNG") }</button>
+                <button id="export-gantt-svg" onclick={ let h = s.clone(); Callback::from(move |_| download("fabricscope-1f1b.svg", "image/svg+xml", &gantt_svg(&h))) }>{ pick(lang, "1F1B chart SVG", "1F1B 图 SVG") }</button>
+                <button id="export-placement" onclick={ Callback::from(|_| export_canvas_png("placement", "fabricscope-placement.png")) }>{ pick(lang, "Placement PNG", "放置图 PNG") }</button>
+                <button id="export-placement-svg" onclick={ let h = s.clone(); Callback::from(move |_| download("fabricscope-placement.svg", "image/svg+xml", &placement_svg(&h))) }>{ pick(lang, "Placement SVG", "放置图 SVG") }</button>
                 <button id="pin-a" aria-pressed={s.pinned.is_some().to_string()} onclick={ let h = s.clone(); let on = s.pinned.is_none(); Callback::from(move |_| h.dispatch(TrainAction::Pin(on))) }>
                     { if s.pinned.is_some() { pick(lang, "Forget A", "清除 A") } else { pick(lang, "Keep this job as A, to compare", "把此作业记为 A，用于对比") } }
                 </button>
