@@ -15,7 +15,8 @@
 use crate::i18n::Lang;
 use crate::render::layout::Layout;
 use crate::render::palette;
-use crate::render::topology::{self as render, Focus};
+use crate::render::topology as render;
+use crate::state::collectives::Focus;
 use fabricscope::units::SimTime;
 use fabricscope::{Scenario, Simulation};
 use wasm_bindgen::prelude::*;

@@ -2,11 +2,13 @@
 
 use crate::i18n::{t, Lang, Text};
 use crate::render::layout::{Layout, Rect};
-use crate::render::palette::Palette;
-use crate::render::surface::Surface;
+use crate::render::palette::{Palette, LIGHT};
+use crate::render::surface::{Surface, Svg};
+use crate::state::collectives::Focus;
 use fabricscope::collective::{ChunkOp, Schedule};
 use fabricscope::topology::{Topology, VertexKind};
 use fabricscope::trace::{Frame, Trace};
+use fabricscope::units::SimTime;
 
 /// Link colour for a utilisation in [0, 1]: a colour-blind-safe ramp from blue through purple
 /// to orange, so "how busy" reads from hue and from brightness.
@@ -41,15 +43,6 @@ pub struct Scene<'a> {
     pub steps_ahead: u32,
 }
 
-/// What a lesson step points at in the topology.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Focus {
-    /// Link kinds kept bright; the others are dimmed. Empty: nothing dimmed.
-    pub kinds: Vec<fabricscope::topology::LinkKind>,
-    /// Ranks whose GPUs are ringed.
-    pub ranks: Vec<u32>,
-}
-
 /// Paints `sim` at time `t` with `layout`: its frame there, the transfer the step text
 /// follows, and what a lesson points at; returns how many GPUs were drawn. The page's canvas,
 /// the SVG export and embedded figures all paint through this.
@@ -79,6 +72,21 @@ pub fn paint_at<S: Surface>(
         steps_ahead: sim.fold(t).1,
     };
     paint(ctx, &scene)
+}
+
+/// The topology at `playhead` as an SVG document, painted like the canvas (light theme).
+pub fn topology_svg(
+    sim: &fabricscope::Simulation,
+    width: f64,
+    expanded: Option<u32>,
+    playhead: SimTime,
+    lang: Lang,
+    pointed: &Focus,
+) -> String {
+    let layout = Layout::with_expanded(&sim.topology, width, expanded);
+    let svg = Svg::new();
+    paint_at(&svg, sim, &layout, playhead, lang, &LIGHT, pointed);
+    svg.finish(layout.width, layout.height)
 }
 
 /// Paints the scene; returns how many GPUs were drawn.

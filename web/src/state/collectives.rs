@@ -137,7 +137,7 @@ pub struct AppState {
     /// Embedded in another page (`?embed`): the animation and results only, no controls.
     pub embed: bool,
     /// Link kinds a lesson step points at (the topology dims the rest); empty: none.
-    pub focus: crate::render::topology::Focus,
+    pub focus: Focus,
     /// A/B compare: the scenario not being edited, and its simulation. `scenario` and `sim`
     /// are always the one the controls edit; `editing_b` says which of A and B that is.
     pub other: Option<(Scenario, Rc<Simulation>)>,
@@ -162,6 +162,15 @@ pub struct Pending {
     pub spent_ms: Cell<f64>,
     /// The result, once there is one, until the next slice shows it.
     pub ready: RefCell<Option<Result<Simulation, fabricscope::ScenarioError>>>,
+}
+
+/// What a lesson step points at in the topology.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Focus {
+    /// Link kinds kept bright; the others are dimmed. Empty: nothing dimmed.
+    pub kinds: Vec<fabricscope::topology::LinkKind>,
+    /// Ranks whose GPUs are ringed.
+    pub ranks: Vec<u32>,
 }
 
 /// Longest the page works between two frames [ms]: the page never freezes longer than this
@@ -244,7 +253,7 @@ impl AppState {
             lang,
             dark,
             embed: false,
-            focus: crate::render::topology::Focus::default(),
+            focus: Focus::default(),
             other: None,
             editing_b: false,
         })
@@ -308,6 +317,35 @@ fn join(errors: &[fabricscope::ScenarioError]) -> String {
 fn same_hardware(a: &Scenario, b: &Scenario) -> bool {
     let plain = |s: &Scenario| Scenario { size_bytes: 0, algorithm: None, ..s.clone() };
     plain(a) == plain(b)
+}
+
+/// Identity, not contents, for the simulations and the curve: a change is a new `Rc`.
+impl PartialEq for AppState {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.sim, &other.sim)
+            && Rc::ptr_eq(&self.curve, &other.curve)
+            && Rc::ptr_eq(&self.curve_todo, &other.curve_todo)
+            && self.scenario == other.scenario
+            && self.playhead == other.playhead
+            && self.playing == other.playing
+            && self.speed == other.speed
+            && self.error == other.error
+            && self.notice == other.notice
+            && self.editing_b == other.editing_b
+            && match (&self.other, &other.other) {
+                (Some(a), Some(b)) => Rc::ptr_eq(&a.1, &b.1),
+                (None, None) => true,
+                _ => false,
+            }
+            && self.lang == other.lang
+            && self.dark == other.dark
+            && self.work_tick == other.work_tick
+            && match (&self.pending, &other.pending) {
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+    }
 }
 
 impl Reducible for AppState {

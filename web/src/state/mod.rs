@@ -2,3 +2,12 @@
 
 pub mod collectives;
 pub mod training;
+
+/// The page's two views.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// One collective on the cluster, step by step.
+    Collectives,
+    /// A training job laid out on the cluster.
+    Training,
+}
