@@ -29,7 +29,7 @@ fn run(scenario_json: &str) -> Result<Simulation, String> {
     let valid = scenario
         .validate()
         .map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
-    crate::state::collectives::simulate_in_page(&valid)
+    crate::state::page_job::simulate_in_page(&valid)
 }
 
 /// What a simulation found, as JSON: the nccl-tests figures, the algorithm and protocol, the

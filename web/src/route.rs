@@ -5,7 +5,8 @@
 use crate::i18n::{t, Lang, Text};
 use crate::lessons::{self, LessonAt, Step};
 use crate::services::{location, storage, url};
-use crate::state::collectives::{simulate_in_page, AppState, Focus};
+use crate::state::collectives::{AppState, Focus};
+use crate::state::page_job::simulate_in_page;
 use crate::state::training::{TrainState, MAX_PAGE_NODES};
 use crate::state::Mode;
 use fabricscope::train::TrainScenario;

@@ -1,6 +1,7 @@
 //! The page's state as pure reducers (`yew::Reducible`), tested natively: one per view.
 
 pub mod collectives;
+pub mod page_job;
 pub mod training;
 
 /// The page's two views.
