@@ -1,6 +1,6 @@
 //! The views' components: `chrome` (what both views share: the top bar, the error banner,
 //! share and export), one folder per view (`collectives`, `training`), and the lesson bar.
-//! Components use state, services, hooks, render and i18n; nothing here is used by them.
+//! Components use state, services, hooks, render and i18n; none of those uses a component.
 
 pub mod chrome;
 pub mod collectives;

@@ -49,7 +49,7 @@ pub fn use_pasted_links(state: UseReducerHandle<AppState>) {
                 "hashchange",
                 move |_| match url::decode(&location::hash()) {
                     Ok(Some((scenario, t))) => {
-                        state.dispatch(Action::SetScenario(scenario));
+                        state.dispatch(Action::SetScenario(Box::new(scenario)));
                         if let Some(t) = t {
                             state.dispatch(Action::Seek(t));
                         }

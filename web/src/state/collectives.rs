@@ -20,6 +20,9 @@ pub const SECONDS_PER_RUN: f64 = 12.0;
 /// Speeds the page offers.
 pub const SPEEDS: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
 
+/// A run: its scenario and its simulation.
+pub type Run<'a> = (&'a Scenario, &'a Rc<Simulation>);
+
 /// Where the playhead is in the collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -91,7 +94,7 @@ pub struct Focus {
 
 pub enum Action {
     /// Replace the scenario (validated first; on error nothing else changes).
-    SetScenario(Scenario),
+    SetScenario(Box<Scenario>),
     /// Work on the next size of the busbw curve for one slice.
     CurvePoint,
     /// Work on the pending simulation for one slice.
@@ -159,7 +162,7 @@ impl AppState {
     }
 
     /// A and B, when comparing: (A's scenario and simulation, B's).
-    pub fn ab(&self) -> Option<((&Scenario, &Rc<Simulation>), (&Scenario, &Rc<Simulation>))> {
+    pub fn ab(&self) -> Option<(Run<'_>, Run<'_>)> {
         let (other_scenario, other_sim) = self.other.as_ref()?;
         let current = (&self.scenario, &self.sim);
         let other = (other_scenario, other_sim);
@@ -248,6 +251,7 @@ impl Reducible for AppState {
         let mut next = (*self).clone();
         match action {
             Action::SetScenario(scenario) => {
+                let scenario = *scenario;
                 match scenario
                     .validate()
                     .map_err(|errors| join(&errors))
@@ -470,7 +474,7 @@ mod tests {
         let a_time = s.sim.summary.time;
         let s = s.reduce(Action::Compare(true));
         assert!(s.editing_b);
-        let s = s.reduce(Action::SetScenario(Scenario { nodes: 2, ..Scenario::default_demo() }));
+        let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..Scenario::default_demo() })));
         let ((a, a_sim), (b, b_sim)) = s.ab().unwrap();
         assert_eq!((a.nodes, b.nodes), (1, 2));
         assert_eq!(a_sim.summary.time, a_time);
@@ -478,7 +482,10 @@ mod tests {
         // Editing A again swaps which one the controls change; nothing is lost.
         let s = s.reduce(Action::EditB(false));
         assert_eq!(s.scenario.nodes, 1);
-        let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
+        let s = s.reduce(Action::SetScenario(Box::new(Scenario {
+            size_bytes: 1 << 20,
+            ..Scenario::default_demo()
+        })));
         let ((a, _), (b, _)) = s.ab().unwrap();
         assert_eq!((a.size_bytes, b.nodes), (1 << 20, 2));
         // Stopping keeps A.
@@ -509,11 +516,14 @@ mod tests {
         let s = state();
         let good_time = s.sim.summary.time;
         let bad = Scenario { nodes: 99_999, ..Scenario::default_demo() };
-        let s = s.reduce(Action::SetScenario(bad));
+        let s = s.reduce(Action::SetScenario(Box::new(bad)));
         assert!(s.error.as_deref().unwrap().starts_with("nodes: 99999 is out of range"));
         assert_eq!(s.scenario.nodes, 1);
         assert_eq!(s.sim.summary.time, good_time);
-        let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
+        let s = s.reduce(Action::SetScenario(Box::new(Scenario {
+            size_bytes: 1 << 20,
+            ..Scenario::default_demo()
+        })));
         assert_eq!(s.error, None);
         assert!(s.sim.summary.time < good_time);
     }
@@ -523,7 +533,7 @@ mod tests {
         let s = state();
         let shown = s.sim.clone();
         let big = Scenario { nodes: 8, ..Scenario::default_demo() };
-        let s = s.reduce(Action::SetScenario(big.clone()));
+        let s = s.reduce(Action::SetScenario(Box::new(big.clone())));
         // 64,512 transfers: pending, and the last result still shown.
         assert!(s.pending.is_some() && Rc::ptr_eq(&s.sim, &shown));
         let cancelled = s.clone().reduce(Action::Cancel);
@@ -559,9 +569,12 @@ mod tests {
         assert!(s.curve_todo.is_empty());
         assert!(s.curve.windows(2).all(|w| w[0].size_bytes <= w[1].size_bytes));
         // A new message size keeps the curve; new hardware starts it again.
-        let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
+        let s = s.reduce(Action::SetScenario(Box::new(Scenario {
+            size_bytes: 1 << 20,
+            ..Scenario::default_demo()
+        })));
         assert_eq!(s.curve.len(), total);
-        let s = s.reduce(Action::SetScenario(Scenario { nodes: 2, ..Scenario::default_demo() }));
+        let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..Scenario::default_demo() })));
         assert!(s.curve.is_empty() && s.curve_todo.len() == total);
     }
 

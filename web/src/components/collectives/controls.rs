@@ -33,7 +33,7 @@ fn edit(state: &State, change: impl Fn(&mut Scenario) + 'static) -> impl Fn(Scen
     let s = state.clone();
     move |mut scenario: Scenario| {
         change(&mut scenario);
-        s.dispatch(Action::SetScenario(scenario));
+        s.dispatch(Action::SetScenario(Box::new(scenario)));
     }
 }
 
@@ -58,7 +58,7 @@ fn number_field(
     };
     let mut scenario = state.scenario.clone();
     apply(&mut scenario, value);
-    state.dispatch(Action::SetScenario(scenario));
+    state.dispatch(Action::SetScenario(Box::new(scenario)));
 }
 
 #[function_component(Controls)]
@@ -397,7 +397,7 @@ fn fabric_select(
         let value = select_value(&e);
         let mut scenario = s.scenario.clone();
         apply(&mut scenario.fabric, &value);
-        s.dispatch(Action::SetScenario(scenario));
+        s.dispatch(Action::SetScenario(Box::new(scenario)));
     });
     let default_name = if with_default {
         let routing = state.sim.scenario.scenario().fabric.technology.spec().default_routing;

@@ -36,7 +36,7 @@ pub fn custom_controls(props: &CustomProps) -> Html {
             let mut scenario = s.scenario.clone();
             let Some(custom) = scenario.custom.as_mut() else { return };
             match apply(custom, value.trim()) {
-                Ok(()) => s.dispatch(Action::SetScenario(scenario)),
+                Ok(()) => s.dispatch(Action::SetScenario(Box::new(scenario))),
                 Err(message) => s.dispatch(Action::Reject(message)),
             }
         })

@@ -127,7 +127,8 @@ pub fn topology_view(props: &TopologyProps) -> Html {
         );
         use_effect_with(deps, move |&(_, playhead, lang, dark, _, _, expanded)| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
-                paint_topology(&canvas, &sim, &cache, playhead, lang, dark, &focus, expanded);
+                let view = TopologyPaint { sim: &sim, playhead, lang, dark, pointed: &focus, expanded };
+                paint_topology(&canvas, &cache, &view);
             }
         });
     }
@@ -276,16 +277,26 @@ struct LayoutCache {
     layout: Rc<Layout>,
 }
 
-fn paint_topology(
-    canvas: &HtmlCanvasElement,
-    sim: &Rc<fabricscope::Simulation>,
-    cache: &std::cell::RefCell<Option<LayoutCache>>,
+/// What the topology canvas shows: a run at a time, in a language and theme, with what a
+/// lesson points at and the node open in full (in a compact cluster).
+struct TopologyPaint<'a> {
+    sim: &'a Rc<fabricscope::Simulation>,
     playhead: SimTime,
     lang: Lang,
     dark: bool,
-    pointed: &Focus,
+    pointed: &'a Focus,
     expanded: Option<u32>,
+}
+
+/// Paints `view` on `canvas`, reusing the cached layout when the run, width and open node are
+/// the same, and records the GPUs drawn and the frame's cost on the canvas (for the tests and
+/// the benchmark).
+fn paint_topology(
+    canvas: &HtmlCanvasElement,
+    cache: &std::cell::RefCell<Option<LayoutCache>>,
+    view: &TopologyPaint,
 ) {
+    let TopologyPaint { sim, playhead, lang, dark, pointed, expanded } = *view;
     let width = canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(960.0).max(320.0);
     let key = Rc::as_ptr(sim) as usize;
     let layout = {

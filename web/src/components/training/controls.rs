@@ -26,7 +26,7 @@ pub struct ControlsProps {
 fn edit(s: &State, change: impl FnOnce(&mut TrainScenario)) {
     let mut job = s.job.clone();
     change(&mut job);
-    s.dispatch(TrainAction::SetJob(job));
+    s.dispatch(TrainAction::SetJob(Box::new(job)));
 }
 
 /// A number typed into a field, or a rejection naming the field.
@@ -42,7 +42,7 @@ fn number(s: &State, field: &str, text: &str) -> Option<f64> {
 
 /// Layout sizes that divide `total`, up to `max`.
 fn divisors(total: u32, max: u32) -> Vec<u32> {
-    (1..=total.min(max)).filter(|d| total % d == 0).collect()
+    (1..=total.min(max)).filter(|&d| total.is_multiple_of(d)).collect()
 }
 
 #[function_component(TrainControls)]

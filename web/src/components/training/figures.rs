@@ -29,11 +29,12 @@ pub fn figures(props: &Props) -> Html {
     let tp_op = r.ops.iter().find(|o| o.kind == OpKind::Tp);
     let tp_note = match (tp_op, lang) {
         (Some(op), Lang::En) => format!(
-            "TP collectives take {} of the step: {} GPUs per group, {} ({}).",
+            "TP collectives take {} of the step: {} GPUs per group, {} ({} per call of {}).",
             pct(b.tp_ns / r.step_ns),
             op.group_size,
             if op.crosses_nodes { "across nodes, through the NICs" } else { "inside each node, over NVLink" },
-            format!("{} per call of {}", format_duration_ns(op.time_ns as f64), format_bytes(op.bytes))
+            format_duration_ns(op.time_ns as f64),
+            format_bytes(op.bytes)
         ),
         (Some(op), Lang::Zh) => format!(
             "TP 集合通信占单步 {}：每组 {} 块 GPU，{}（每次 {}，{}）。",
