@@ -13,8 +13,10 @@
 //! error that names the field and the problem; the page's limits apply.
 
 use crate::i18n::Lang;
-use crate::layout::Layout;
-use crate::render::{self, Focus};
+use crate::render::layout::Layout;
+use crate::render::palette;
+use crate::render::topology as render;
+use crate::state::collectives::Focus;
 use fabricscope::units::SimTime;
 use fabricscope::{Scenario, Simulation};
 use wasm_bindgen::prelude::*;
@@ -27,7 +29,7 @@ fn run(scenario_json: &str) -> Result<Simulation, String> {
     let valid = scenario
         .validate()
         .map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
-    crate::state::simulate_in_page(&valid)
+    crate::state::page_job::simulate_in_page(&valid)
 }
 
 /// What a simulation found, as JSON: the nccl-tests figures, the algorithm and protocol, the
@@ -113,7 +115,7 @@ impl Figure {
             .and_then(|ctx| ctx.dyn_into::<CanvasRenderingContext2d>().ok())
             .ok_or_else(|| JsError::new("the canvas has no 2D context"))?;
         let t = SimTime(t_ns.clamp(0.0, self.end_ns()) as u64);
-        render::paint_at(&ctx, &self.sim, &self.layout, t, self.lang, &render::LIGHT, &self.focus);
+        render::paint_at(&ctx, &self.sim, &self.layout, t, self.lang, &palette::LIGHT, &self.focus);
         Ok(())
     }
 }

@@ -82,6 +82,19 @@ pub struct Lesson {
     pub steps: Vec<Step>,
 }
 
+/// The lesson step open, if any: `?lesson=<id>&step=<k>` in the URL.
+#[derive(Clone, Copy, PartialEq)]
+pub struct LessonAt {
+    pub lesson: &'static Lesson,
+    pub step: usize,
+}
+
+impl LessonAt {
+    pub fn step(&self) -> &'static Step {
+        &self.lesson.steps[self.step]
+    }
+}
+
 /// Every lesson, parsed once (the file is checked by the tests below, so it parses).
 pub fn all() -> &'static [Lesson] {
     static LESSONS: OnceLock<Vec<Lesson>> = OnceLock::new();
@@ -168,7 +181,7 @@ mod tests {
                     }
                     (None, Some(job)) => {
                         job.validate().unwrap_or_else(|e| panic!("{at}: {e:?}"));
-                        assert!(job.cluster.nodes <= crate::train_state::MAX_PAGE_NODES, "{at}");
+                        assert!(job.cluster.nodes <= crate::state::training::MAX_PAGE_NODES, "{at}");
                     }
                     _ => panic!("{at}: a step shows a scenario or a training job"),
                 }

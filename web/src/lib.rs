@@ -3,18 +3,15 @@
 //! and `public/fabricscope-figure.js` wraps in a custom element.
 
 mod app;
+mod components;
 pub mod embed;
+mod hooks;
 mod i18n;
-mod layout;
-mod lesson_view;
 mod lessons;
 mod render;
+mod route;
+mod services;
 mod state;
-mod surface;
-mod train;
-mod train_paint;
-mod train_state;
-mod url;
 
 /// Installs the panic reporter and mounts the app on `#app` (the page's `main`).
 pub fn start() {

@@ -1,7 +1,7 @@
 //! The training view's state: the last valid job, its simulated step, the playhead over that
 //! step, and the comparisons (other fabrics, more nodes) that fill in one run per idle tick.
 //!
-//! Like the collectives view (`state.rs`), it keeps the last *valid* job: a rejected change sets
+//! Like the collectives view (`state::collectives`), it keeps the last *valid* job: a rejected change sets
 //! `error` and nothing else.
 
 use crate::i18n::Lang;
@@ -43,7 +43,7 @@ pub struct TrainState {
 }
 
 pub enum TrainAction {
-    SetJob(TrainScenario),
+    SetJob(Box<TrainScenario>),
     Reject(String),
     DismissError,
     TogglePlay,
@@ -130,6 +130,7 @@ impl Reducible for TrainState {
         let mut next = (*self).clone();
         match action {
             TrainAction::SetJob(job) => {
+                let job = *job;
                 if job.cluster.nodes > MAX_PAGE_NODES {
                     next.error = Some(format!(
                         "cluster.nodes: the page simulates up to {MAX_PAGE_NODES} nodes (the CLI takes more)"
@@ -233,7 +234,7 @@ mod tests {
         let step = state.report.step_ns();
         let mut bad = small();
         bad.tp = 3;
-        let next = state.reduce(TrainAction::SetJob(bad));
+        let next = state.reduce(TrainAction::SetJob(Box::new(bad)));
         assert!(next.error.as_deref().unwrap().contains("TP × PP × DP"), "{:?}", next.error);
         assert_eq!(next.report.step_ns(), step);
         assert_eq!(next.job.tp, 8);

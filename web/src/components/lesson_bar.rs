@@ -3,9 +3,9 @@
 //! the previous and next steps. Opening a step is the App's job (`on_lesson`): it puts the
 //! step's scenario in the URL and remounts the view on it.
 
-use crate::app::LessonAt;
 use crate::i18n::{pick, Lang};
 use crate::lessons;
+use crate::lessons::LessonAt;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 

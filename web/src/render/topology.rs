@@ -1,60 +1,14 @@
 //! Paints the topology and the chunks in flight: a pure function of the layout and a frame.
 
 use crate::i18n::{t, Lang, Text};
-use crate::layout::{Layout, Rect};
-use crate::surface::Surface;
+use crate::render::layout::{Layout, Rect};
+use crate::render::palette::{Palette, LIGHT};
+use crate::render::surface::{Surface, Svg};
+use crate::state::collectives::Focus;
 use fabricscope::collective::{ChunkOp, Schedule};
 use fabricscope::topology::{Topology, VertexKind};
 use fabricscope::trace::{Frame, Trace};
-
-/// Colours of one theme.
-pub struct Palette {
-    pub background: &'static str,
-    pub node_fill: &'static str,
-    pub node_stroke: &'static str,
-    pub text: &'static str,
-    pub muted: &'static str,
-    pub idle_link: &'static str,
-    pub gpu: &'static str,
-    pub nic: &'static str,
-    pub switch: &'static str,
-    pub pcie: &'static str,
-    pub cpu: &'static str,
-    pub reduce: &'static str,
-    pub copy: &'static str,
-}
-
-pub const LIGHT: Palette = Palette {
-    background: "#ffffff",
-    node_fill: "#f5f7fa",
-    node_stroke: "#c9d1db",
-    text: "#1f2430",
-    muted: "#667085",
-    idle_link: "#d5dae1",
-    gpu: "#76b900",
-    nic: "#8e9aaf",
-    switch: "#3d4a5c",
-    pcie: "#a3acb9",
-    cpu: "#6b5b95",
-    reduce: "#d55e00",
-    copy: "#0072b2",
-};
-
-pub const DARK: Palette = Palette {
-    background: "#181b21",
-    node_fill: "#20242c",
-    node_stroke: "#3a414d",
-    text: "#e6e8ec",
-    muted: "#9aa3b2",
-    idle_link: "#3a404b",
-    gpu: "#5f9400",
-    nic: "#6b7487",
-    switch: "#4a5568",
-    pcie: "#59626f",
-    cpu: "#6b5b95",
-    reduce: "#ff9a4d",
-    copy: "#56b4e9",
-};
+use fabricscope::units::SimTime;
 
 /// Link colour for a utilisation in [0, 1]: a colour-blind-safe ramp from blue through purple
 /// to orange, so "how busy" reads from hue and from brightness.
@@ -89,19 +43,9 @@ pub struct Scene<'a> {
     pub steps_ahead: u32,
 }
 
-/// What a lesson step points at in the topology.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Focus {
-    /// Link kinds kept bright; the others are dimmed. Empty: nothing dimmed.
-    pub kinds: Vec<fabricscope::topology::LinkKind>,
-    /// Ranks whose GPUs are ringed.
-    pub ranks: Vec<u32>,
-}
-
 /// Paints `sim` at time `t` with `layout`: its frame there, the transfer the step text
 /// follows, and what a lesson points at; returns how many GPUs were drawn. The page's canvas,
 /// the SVG export and embedded figures all paint through this.
-#[allow(clippy::too_many_arguments)]
 pub fn paint_at<S: Surface>(
     ctx: &S,
     sim: &fabricscope::Simulation,
@@ -128,6 +72,21 @@ pub fn paint_at<S: Surface>(
         steps_ahead: sim.fold(t).1,
     };
     paint(ctx, &scene)
+}
+
+/// The topology at `playhead` as an SVG document, painted like the canvas (light theme).
+pub fn topology_svg(
+    sim: &fabricscope::Simulation,
+    width: f64,
+    expanded: Option<u32>,
+    playhead: SimTime,
+    lang: Lang,
+    pointed: &Focus,
+) -> String {
+    let layout = Layout::with_expanded(&sim.topology, width, expanded);
+    let svg = Svg::new();
+    paint_at(&svg, sim, &layout, playhead, lang, &LIGHT, pointed);
+    svg.finish(layout.width, layout.height)
 }
 
 /// Paints the scene; returns how many GPUs were drawn.

@@ -1,4 +1,4 @@
-//! What `render::paint` draws on: the canvas of the page, or an SVG document for export.
+//! What `topology::paint` draws on: the canvas of the page, or an SVG document for export.
 //!
 //! `Surface` is the part of the canvas 2D API the painter uses, with the canvas's names, so
 //! one painter draws both; `Svg` records the same calls as SVG elements.
@@ -318,13 +318,13 @@ mod tests {
         let scenario = fabricscope::Scenario { nodes: 2, ..fabricscope::Scenario::default_demo() };
         let sim = fabricscope::simulate(&scenario.validate().unwrap()).unwrap();
         let t = SimTime(sim.end().0 / 3);
-        let svg = crate::app::topology_svg(
+        let svg = crate::render::topology::topology_svg(
             &sim,
             1100.0,
             None,
             t,
             crate::i18n::Lang::En,
-            &crate::render::Focus { kinds: Vec::new(), ranks: vec![3] },
+            &crate::state::collectives::Focus { kinds: Vec::new(), ranks: vec![3] },
         );
         assert!(
             svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"")
@@ -344,13 +344,13 @@ mod tests {
         let big =
             fabricscope::Scenario { nodes: 16, channels: Some(1), ..fabricscope::Scenario::default_demo() };
         let sim = fabricscope::simulate(&big.validate().unwrap()).unwrap();
-        let svg = crate::app::topology_svg(
+        let svg = crate::render::topology::topology_svg(
             &sim,
             1100.0,
             Some(3),
             SimTime(sim.end().0 / 2),
             crate::i18n::Lang::Zh,
-            &crate::render::Focus::default(),
+            &crate::state::collectives::Focus::default(),
         );
         assert!(svg.contains("节点 3 · DGX H100"), "the open node's frame");
     }

@@ -4,53 +4,11 @@
 //! arrows coloured by kind. Pure functions of the report, the layout and the time.
 
 use crate::i18n::Lang;
-use crate::surface::Surface;
+use crate::render::palette::TrainPalette;
+use crate::render::surface::Surface;
 use fabricscope::train::layout::{Dim, Grid};
 use fabricscope::train::pipeline::Phase;
 use fabricscope::train::{Activity, TrainReport};
-
-/// Colours of the activities (colour-blind-safe Okabe-Ito hues) and of the chrome.
-pub struct TrainPalette {
-    pub background: &'static str,
-    pub text: &'static str,
-    pub muted: &'static str,
-    pub frame: &'static str,
-    pub forward: &'static str,
-    pub backward: &'static str,
-    pub tp: &'static str,
-    pub pp: &'static str,
-    pub dp: &'static str,
-    pub optimizer: &'static str,
-    pub idle: &'static str,
-}
-
-pub const LIGHT: TrainPalette = TrainPalette {
-    background: "#ffffff",
-    text: "#1f2430",
-    muted: "#667085",
-    frame: "#c9d1db",
-    forward: "#009e73",
-    backward: "#56b4e9",
-    tp: "#e69f00",
-    pp: "#cc79a7",
-    dp: "#0072b2",
-    optimizer: "#999999",
-    idle: "#eef1f5",
-};
-
-pub const DARK: TrainPalette = TrainPalette {
-    background: "#181b21",
-    text: "#e6e8ec",
-    muted: "#9aa3b2",
-    frame: "#3a414d",
-    forward: "#00b386",
-    backward: "#56b4e9",
-    tp: "#f0b400",
-    pp: "#e08cbc",
-    dp: "#3d9be0",
-    optimizer: "#8a8a8a",
-    idle: "#242830",
-};
 
 pub fn activity_colour(palette: &TrainPalette, activity: Activity) -> &'static str {
     match activity {
@@ -209,22 +167,27 @@ fn group_colour(i: u32, n: u32) -> String {
     format!("hsl({hue:.0}, 70%, 50%)")
 }
 
+/// What the placement view paints.
+pub struct PlacementScene<'a> {
+    pub place: &'a Placement,
+    pub grid: Grid,
+    pub nodes: u32,
+    pub report: &'a TrainReport,
+    /// Layers per pipeline stage.
+    pub layers: u32,
+    /// Time in the step [ns].
+    pub t: f64,
+    /// The dimension whose groups are underlined.
+    pub groups: Dim,
+    pub lang: Lang,
+    pub palette: &'a TrainPalette,
+}
+
 /// The cluster's ranks: each GPU filled with its stage's activity at `t`, underlined in its
 /// group's colour (groups along `groups`), and arrows between nodes for the traffic that
 /// crosses them at `t` (pipeline sends, data-parallel reduction, TP collectives that span nodes).
-#[allow(clippy::too_many_arguments)]
-pub fn paint_placement<S: Surface>(
-    ctx: &S,
-    place: &Placement,
-    grid: Grid,
-    nodes: u32,
-    report: &TrainReport,
-    layers: u32,
-    t: f64,
-    groups: Dim,
-    lang: Lang,
-    palette: &TrainPalette,
-) {
+pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
+    let PlacementScene { place, grid, nodes, report, layers, t, groups, lang, palette } = *scene;
     ctx.set_fill_style_str(palette.background);
     ctx.fill_rect(0.0, 0.0, place.width, place.height);
     ctx.set_font("600 11px system-ui, sans-serif");

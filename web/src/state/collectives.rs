@@ -4,10 +4,13 @@
 //! validate leaves them as they were and sets `error` to what was wrong. Animation ticks only
 //! move the playhead; the physics was done once, by the core, when the scenario changed.
 
+use super::page_job::{
+    chart_points, finish_job, now_ms, page_job, simulate_in_page, transfers_of, work, SYNC_TRANSFERS,
+};
 use crate::i18n::Lang;
 use fabricscope::collective::Algorithm;
 use fabricscope::units::SimTime;
-use fabricscope::{sweep_sizes, Collective, Job, Scenario, Simulation, SweepPoint};
+use fabricscope::{Job, Scenario, Simulation, SweepPoint};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::Reducible;
@@ -16,93 +19,9 @@ use yew::Reducible;
 pub const SECONDS_PER_RUN: f64 = 12.0;
 /// Speeds the page offers.
 pub const SPEEDS: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
-/// Message sizes of the chart's sweep: 1 KiB to 4 GiB, ×2.
-pub fn chart_sizes() -> Vec<u64> {
-    sweep_sizes(1 << 10, 4 << 30, 2)
-}
 
-/// The chart's points to simulate: every size for every algorithm the collective runs with
-/// (AllReduce: Ring and Tree, each forced as NCCL_ALGO would), smallest sizes first.
-/// Wall-clock milliseconds (the page's; 0 natively, where the tests run).
-pub fn now_ms() -> f64 {
-    #[cfg(target_arch = "wasm32")]
-    {
-        js_sys::Date::now()
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        0.0
-    }
-}
-
-/// Most transfers the page simulates one by one (about 1.5 s in WebAssembly here); a ring that
-/// settles into a steady state (`fabricscope::Steady`) runs at any size whose 32-step prefix
-/// is within it.
-pub const PAGE_MAX_TRANSFERS: u64 = 300_000;
-
-/// `simulate`, within what the page can do without keeping the reader waiting.
-pub fn simulate_in_page(valid: &fabricscope::ValidScenario) -> Result<Simulation, String> {
-    finish_job(&mut page_job(valid)?)
-}
-
-/// A job run to its end.
-fn finish_job(job: &mut Job) -> Result<Simulation, String> {
-    loop {
-        if let Some(result) = job.poll(u64::MAX) {
-            return result.map_err(|e| e.to_string());
-        }
-    }
-}
-
-/// The transfers a scenario's collective has.
-fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
-    let s = valid.scenario();
-    fabricscope::collective::transfer_count(
-        s.collective,
-        valid.n_ranks(),
-        s.size_bytes / fabricscope::collective::ELEM_BYTES,
-        valid.channels(),
-    )
-}
-
-/// The job that simulates a scenario in the page: up to `PAGE_MAX_TRANSFERS` one by one, a ring
-/// that settles at any size, else a named refusal.
-pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
-    let s = valid.scenario();
-    let (n, channels, count) =
-        (valid.n_ranks(), valid.channels(), s.size_bytes / fabricscope::collective::ELEM_BYTES);
-    let total = transfers_of(valid);
-    if total <= PAGE_MAX_TRANSFERS {
-        return Ok(Job::new(valid, fabricscope::Mode::Auto));
-    }
-    let prefix = fabricscope::simulation::STEADY_SEARCH_STEPS as u64 * n as u64 * channels as u64;
-    if fabricscope::simulation::runs_steady(s, n, channels, count).is_some() && prefix <= PAGE_MAX_TRANSFERS {
-        return Ok(Job::new(valid, fabricscope::Mode::Steady));
-    }
-    Err(format!(
-        "nodes: {} on {n} GPUs over {channels} channels is {total} transfers; the page simulates up to {PAGE_MAX_TRANSFERS} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})",
-        s.collective.nccl_name(),
-        s.collective.nccl_name().to_lowercase()
-    ))
-}
-
-pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
-    let algorithms: Vec<Option<Algorithm>> = if scenario.collective == Collective::AllReduce {
-        // NVLS or CollNet too where they may run and in-network reduction is enabled.
-        let valid = scenario.validate().ok().filter(|_| scenario.in_network);
-        let mut list = vec![Some(Algorithm::Ring), Some(Algorithm::Tree)];
-        if valid.as_ref().is_some_and(fabricscope::collective::nvls::supported) {
-            list.push(Some(Algorithm::Nvls));
-        }
-        if valid.as_ref().is_some_and(fabricscope::collective::sharp_supported) {
-            list.push(Some(Algorithm::CollNet));
-        }
-        list
-    } else {
-        vec![None]
-    };
-    chart_sizes().into_iter().flat_map(|size| algorithms.iter().map(move |&a| (size, a))).collect()
-}
+/// A run: its scenario and its simulation.
+pub type Run<'a> = (&'a Scenario, &'a Rc<Simulation>);
 
 /// Where the playhead is in the collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,7 +56,7 @@ pub struct AppState {
     /// Embedded in another page (`?embed`): the animation and results only, no controls.
     pub embed: bool,
     /// Link kinds a lesson step points at (the topology dims the rest); empty: none.
-    pub focus: crate::render::Focus,
+    pub focus: Focus,
     /// A/B compare: the scenario not being edited, and its simulation. `scenario` and `sim`
     /// are always the one the controls edit; `editing_b` says which of A and B that is.
     pub other: Option<(Scenario, Rc<Simulation>)>,
@@ -164,32 +83,18 @@ pub struct Pending {
     pub ready: RefCell<Option<Result<Simulation, fabricscope::ScenarioError>>>,
 }
 
-/// Longest the page works between two frames [ms]: the page never freezes longer than this
-/// plus one engine poll.
-pub const SLICE_MS: f64 = 30.0;
-
-/// Scenarios up to this many transfers run at once when changed (a few ms); bigger ones run
-/// in slices with a progress bar and a cancel button.
-pub const SYNC_TRANSFERS: u64 = 20_000;
-
-/// Polls `job` for up to `SLICE_MS` (natively, where there is no clock, until done or a fixed
-/// number of polls).
-fn work(job: &mut Job) -> Option<Result<Simulation, fabricscope::ScenarioError>> {
-    let started = now_ms();
-    for _ in 0..2_000 {
-        if let Some(result) = job.poll(64) {
-            return Some(result);
-        }
-        if now_ms() - started >= SLICE_MS {
-            break;
-        }
-    }
-    None
+/// What a lesson step points at in the topology.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Focus {
+    /// Link kinds kept bright; the others are dimmed. Empty: nothing dimmed.
+    pub kinds: Vec<fabricscope::topology::LinkKind>,
+    /// Ranks whose GPUs are ringed.
+    pub ranks: Vec<u32>,
 }
 
 pub enum Action {
     /// Replace the scenario (validated first; on error nothing else changes).
-    SetScenario(Scenario),
+    SetScenario(Box<Scenario>),
     /// Work on the next size of the busbw curve for one slice.
     CurvePoint,
     /// Work on the pending simulation for one slice.
@@ -244,7 +149,7 @@ impl AppState {
             lang,
             dark,
             embed: false,
-            focus: crate::render::Focus::default(),
+            focus: Focus::default(),
             other: None,
             editing_b: false,
         })
@@ -257,7 +162,7 @@ impl AppState {
     }
 
     /// A and B, when comparing: (A's scenario and simulation, B's).
-    pub fn ab(&self) -> Option<((&Scenario, &Rc<Simulation>), (&Scenario, &Rc<Simulation>))> {
+    pub fn ab(&self) -> Option<(Run<'_>, Run<'_>)> {
         let (other_scenario, other_sim) = self.other.as_ref()?;
         let current = (&self.scenario, &self.sim);
         let other = (other_scenario, other_sim);
@@ -310,6 +215,35 @@ fn same_hardware(a: &Scenario, b: &Scenario) -> bool {
     plain(a) == plain(b)
 }
 
+/// Identity, not contents, for the simulations and the curve: a change is a new `Rc`.
+impl PartialEq for AppState {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.sim, &other.sim)
+            && Rc::ptr_eq(&self.curve, &other.curve)
+            && Rc::ptr_eq(&self.curve_todo, &other.curve_todo)
+            && self.scenario == other.scenario
+            && self.playhead == other.playhead
+            && self.playing == other.playing
+            && self.speed == other.speed
+            && self.error == other.error
+            && self.notice == other.notice
+            && self.editing_b == other.editing_b
+            && match (&self.other, &other.other) {
+                (Some(a), Some(b)) => Rc::ptr_eq(&a.1, &b.1),
+                (None, None) => true,
+                _ => false,
+            }
+            && self.lang == other.lang
+            && self.dark == other.dark
+            && self.work_tick == other.work_tick
+            && match (&self.pending, &other.pending) {
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+    }
+}
+
 impl Reducible for AppState {
     type Action = Action;
 
@@ -317,6 +251,7 @@ impl Reducible for AppState {
         let mut next = (*self).clone();
         match action {
             Action::SetScenario(scenario) => {
+                let scenario = *scenario;
                 match scenario
                     .validate()
                     .map_err(|errors| join(&errors))
@@ -527,6 +462,7 @@ impl Reducible for AppState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::page_job::chart_sizes;
 
     fn state() -> Rc<AppState> {
         Rc::new(AppState::new(Scenario::default_demo(), Lang::En, false).unwrap())
@@ -538,7 +474,7 @@ mod tests {
         let a_time = s.sim.summary.time;
         let s = s.reduce(Action::Compare(true));
         assert!(s.editing_b);
-        let s = s.reduce(Action::SetScenario(Scenario { nodes: 2, ..Scenario::default_demo() }));
+        let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..Scenario::default_demo() })));
         let ((a, a_sim), (b, b_sim)) = s.ab().unwrap();
         assert_eq!((a.nodes, b.nodes), (1, 2));
         assert_eq!(a_sim.summary.time, a_time);
@@ -546,7 +482,10 @@ mod tests {
         // Editing A again swaps which one the controls change; nothing is lost.
         let s = s.reduce(Action::EditB(false));
         assert_eq!(s.scenario.nodes, 1);
-        let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
+        let s = s.reduce(Action::SetScenario(Box::new(Scenario {
+            size_bytes: 1 << 20,
+            ..Scenario::default_demo()
+        })));
         let ((a, _), (b, _)) = s.ab().unwrap();
         assert_eq!((a.size_bytes, b.nodes), (1 << 20, 2));
         // Stopping keeps A.
@@ -577,11 +516,14 @@ mod tests {
         let s = state();
         let good_time = s.sim.summary.time;
         let bad = Scenario { nodes: 99_999, ..Scenario::default_demo() };
-        let s = s.reduce(Action::SetScenario(bad));
+        let s = s.reduce(Action::SetScenario(Box::new(bad)));
         assert!(s.error.as_deref().unwrap().starts_with("nodes: 99999 is out of range"));
         assert_eq!(s.scenario.nodes, 1);
         assert_eq!(s.sim.summary.time, good_time);
-        let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
+        let s = s.reduce(Action::SetScenario(Box::new(Scenario {
+            size_bytes: 1 << 20,
+            ..Scenario::default_demo()
+        })));
         assert_eq!(s.error, None);
         assert!(s.sim.summary.time < good_time);
     }
@@ -591,7 +533,7 @@ mod tests {
         let s = state();
         let shown = s.sim.clone();
         let big = Scenario { nodes: 8, ..Scenario::default_demo() };
-        let s = s.reduce(Action::SetScenario(big.clone()));
+        let s = s.reduce(Action::SetScenario(Box::new(big.clone())));
         // 64,512 transfers: pending, and the last result still shown.
         assert!(s.pending.is_some() && Rc::ptr_eq(&s.sim, &shown));
         let cancelled = s.clone().reduce(Action::Cancel);
@@ -627,9 +569,12 @@ mod tests {
         assert!(s.curve_todo.is_empty());
         assert!(s.curve.windows(2).all(|w| w[0].size_bytes <= w[1].size_bytes));
         // A new message size keeps the curve; new hardware starts it again.
-        let s = s.reduce(Action::SetScenario(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() }));
+        let s = s.reduce(Action::SetScenario(Box::new(Scenario {
+            size_bytes: 1 << 20,
+            ..Scenario::default_demo()
+        })));
         assert_eq!(s.curve.len(), total);
-        let s = s.reduce(Action::SetScenario(Scenario { nodes: 2, ..Scenario::default_demo() }));
+        let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..Scenario::default_demo() })));
         assert!(s.curve.is_empty() && s.curve_todo.len() == total);
     }
 

@@ -1,0 +1,6 @@
+//! What both views share around their content: the top bar, the error banner, and (for the
+//! collectives view) sharing and export.
+
+pub mod banner;
+pub mod share;
+pub mod top_bar;

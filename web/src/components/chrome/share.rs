@@ -1,0 +1,108 @@
+//! Share and export for the collectives view: the link and the `<iframe>` code of the view as
+//! it is, and downloads of the run (JSON, CSV, PNG, SVG) made in the page.
+
+use crate::components::Handle;
+use crate::i18n::Lang;
+use crate::render::topology::topology_svg;
+use crate::services::download::{download, export_canvas_png};
+use crate::services::{clipboard, location};
+use crate::state::collectives::AppState;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ShareProps {
+    pub handle: Handle<AppState>,
+    /// The simulation's identity: the exports are of this run.
+    pub sim: usize,
+    pub lang: Lang,
+}
+
+/// Copy a link to this view or the code that embeds it, and export the run.
+#[function_component(ShareExport)]
+pub fn share_export(props: &ShareProps) -> Html {
+    let state = &props.handle.0;
+    let lang = props.lang;
+    let shown = use_state(|| None::<String>);
+    let share = |embed: bool| {
+        let shown = shown.clone();
+        let s = state.clone();
+        Callback::from(move |_| {
+            let (origin, path) = (location::origin(), location::pathname());
+            let fragment = crate::services::url::encode(&s.scenario, Some(s.playhead));
+            let text = if embed {
+                format!("<iframe src=\"{origin}{path}?embed{fragment}\" width=\"100%\" height=\"760\" style=\"border:0\" title=\"Fabricscope\" loading=\"lazy\"></iframe>")
+            } else {
+                format!("{origin}{path}{fragment}")
+            };
+            // Where the browser refuses the clipboard, the text is shown to select.
+            clipboard::copy(&text);
+            shown.set(Some(text));
+        })
+    };
+    let export_json = {
+        let s = state.clone();
+        Callback::from(move |_| {
+            let sim = &s.sim;
+            let value = serde_json::json!({
+                "scenario": s.scenario,
+                "summary": sim.summary,
+                "algorithm": sim.schedule.algorithm,
+                "protocol": sim.schedule.protocol,
+                "tuning": sim.tuning,
+                "alpha_beta": sim.alpha_beta(),
+                "trace_hash": sim.hash_hex(),
+            });
+            download(
+                "fabricscope-run.json",
+                "application/json",
+                &serde_json::to_string_pretty(&value).unwrap_or_default(),
+            );
+        })
+    };
+    let export_links = {
+        let s = state.clone();
+        Callback::from(move |_| download("fabricscope-links.csv", "text/csv", &s.sim.links_csv()))
+    };
+    let export_transfers = {
+        let s = state.clone();
+        Callback::from(move |_| download("fabricscope-transfers.csv", "text/csv", &s.sim.transfers_csv()))
+    };
+    let export_png = Callback::from(move |_| export_canvas_png("topology", "fabricscope-topology.png"));
+    // The topology as SVG: the same painter as the canvas, at the canvas's width and time, with
+    // the node it has open, in the light theme (for documents).
+    let export_svg = {
+        let s = state.clone();
+        Callback::from(move |_| {
+            let canvas = gloo::utils::document().get_element_by_id("topology");
+            let width = canvas
+                .as_ref()
+                .and_then(|c| c.parent_element())
+                .map(|p| p.client_width() as f64)
+                .unwrap_or(1100.0)
+                .max(320.0);
+            let expanded = canvas.and_then(|c| c.get_attribute("data-expanded")).and_then(|e| e.parse().ok());
+            let svg = topology_svg(&s.sim, width, expanded, s.playhead, s.lang, &s.focus);
+            download("fabricscope-topology.svg", "image/svg+xml", &svg);
+        })
+    };
+    html! {
+        <>
+            <h2>{ crate::i18n::pick(lang, "Share and export", "分享与导出") }</h2>
+            <div class="buttons">
+                <button id="copy-link" onclick={share(false)}>{ crate::i18n::pick(lang, "Copy link", "复制链接") }</button>
+                <button id="copy-embed" onclick={share(true)}>{ crate::i18n::pick(lang, "Copy embed code", "复制嵌入代码") }</button>
+            </div>
+            if let Some(text) = &*shown {
+                <input id="share-text" class="share-text" readonly=true value={text.clone()} aria-label={crate::i18n::pick(lang, "Link or embed code", "链接或嵌入代码")} />
+                <p class="hint">{ crate::i18n::pick(lang, "Copied to the clipboard where the browser allows it; otherwise select it above.", "浏览器允许时已复制到剪贴板；否则请选中上面的文本。") }</p>
+            }
+            <div class="buttons">
+                <button id="export-json" onclick={export_json}>{ "JSON" }</button>
+                <button id="export-links" onclick={export_links}>{ crate::i18n::pick(lang, "Links CSV", "链路 CSV") }</button>
+                <button id="export-transfers" onclick={export_transfers}>{ crate::i18n::pick(lang, "Per-rank timeline CSV", "各 rank 时间线 CSV") }</button>
+                <button id="export-png" onclick={export_png}>{ crate::i18n::pick(lang, "Topology PNG", "拓扑 PNG") }</button>
+                <button id="export-topology-svg" onclick={export_svg}>{ crate::i18n::pick(lang, "Topology SVG", "拓扑 SVG") }</button>
+            </div>
+        </>
+    }
+}

@@ -1,0 +1,140 @@
+//! The busbw chart: busbw against message size, one curve per algorithm, filled in one point
+//! per idle slice; exported as SVG or PNG.
+
+use super::Props;
+use crate::hooks::slices::use_next_slice;
+use crate::i18n::{t, Lang, Text};
+use crate::services::download::{download, export_canvas_png};
+use crate::state::collectives::Action;
+use fabricscope::units::format_bytes;
+use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels, Marker};
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use std::rc::Rc;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+/// The busbw chart of the current hardware.
+#[function_component(Chart)]
+pub fn chart(props: &Props) -> Html {
+    let state = &props.state;
+    let canvas_ref = use_node_ref();
+    // One more point of the curve after each paint, until it is complete; none while the
+    // animation plays, so a point's simulation never costs a frame (a point of an 8-node curve
+    // takes up to a few hundred ms).
+    {
+        let s = state.clone();
+        // The chart waits while the animation plays and while a simulation is pending.
+        let deps = (
+            state.curve_todo.len(),
+            Rc::as_ptr(&state.curve_todo) as usize,
+            state.playing,
+            state.work_tick,
+            state.pending.is_some(),
+        );
+        let (todo, _, playing, _, pending) = deps;
+        use_next_slice(deps, todo > 0 && !playing && !pending, 0, move || s.dispatch(Action::CurvePoint));
+    }
+    {
+        let canvas_ref = canvas_ref.clone();
+        let deps = (
+            state.curve.clone(),
+            state.scenario.size_bytes,
+            state.lang,
+            state.dark,
+            state.scenario.collective,
+        );
+        use_effect_with(deps, move |(curve, size, lang, dark, collective)| {
+            let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
+            let width = canvas.parent_element().map(|p| p.client_width()).unwrap_or(560).max(320) as u32;
+            canvas.set_width(width);
+            canvas.set_height(300);
+            let Some(backend) = CanvasBackend::with_canvas_object(canvas) else { return };
+            let (series, markers, labels) = chart_parts(curve, *size, *lang, *collective);
+            let theme = if *dark { fabricscope_charts::DARK } else { fabricscope_charts::LIGHT };
+            if let Err(error) =
+                draw_busbw_curve(&backend.into_drawing_area(), &series, &markers, &labels, &theme)
+            {
+                gloo::console::error!(format!("chart: {error:?}"));
+            }
+        });
+    }
+    // The same chart as an SVG file (light theme, for documents).
+    let export_svg = {
+        let (curve, size, lang, collective) =
+            (state.curve.clone(), state.scenario.size_bytes, state.lang, state.scenario.collective);
+        Callback::from(move |_| {
+            let (series, markers, labels) = chart_parts(&curve, size, lang, collective);
+            let mut svg = String::new();
+            {
+                let backend = plotters::prelude::SVGBackend::with_string(&mut svg, (800, 420));
+                if let Err(error) = draw_busbw_curve(
+                    &backend.into_drawing_area(),
+                    &series,
+                    &markers,
+                    &labels,
+                    &fabricscope_charts::LIGHT,
+                ) {
+                    gloo::console::error!(format!("chart: {error:?}"));
+                    return;
+                }
+            }
+            download("fabricscope-busbw.svg", "image/svg+xml", &svg);
+        })
+    };
+    html! {
+        <>
+            <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}
+                data-points={state.curve.len().to_string()} data-complete={state.curve_todo.is_empty().to_string()}></canvas>
+            <div class="buttons"><button id="export-svg" onclick={export_svg}>{ crate::i18n::pick(state.lang, "Chart SVG", "图表 SVG") }</button>
+                <button id="export-chart-png" onclick={Callback::from(|_| export_canvas_png("busbw-chart", "fabricscope-busbw.png"))}>{ crate::i18n::pick(state.lang, "Chart PNG", "图表 PNG") }</button></div>
+        </>
+    }
+}
+
+/// The busbw chart's curves (one per algorithm), markers (this size, the crossover) and labels.
+fn chart_parts(
+    curve: &[fabricscope::SweepPoint],
+    size: u64,
+    lang: Lang,
+    collective: fabricscope::Collective,
+) -> (Vec<BusbwSeries>, Vec<Marker>, Labels) {
+    // One curve per algorithm; the crossover is where the best algorithm changes.
+    let mut series: Vec<BusbwSeries> = Vec::new();
+    for point in curve.iter() {
+        let label = point.algorithm.nccl_name().to_string();
+        match series.iter_mut().find(|s| s.label == label) {
+            Some(s) => s.points.push((point.size_bytes, point.busbw_gbyte_per_s)),
+            None => {
+                series.push(BusbwSeries { label, points: vec![(point.size_bytes, point.busbw_gbyte_per_s)] })
+            }
+        }
+    }
+    let mut markers = vec![Marker { size, label: format_bytes(size) }];
+    if let Some(at) = crossover(curve) {
+        markers.push(Marker { size: at, label: t(lang, Text::Crossover).into() });
+    }
+    let labels = Labels {
+        caption: format!("{} {}", collective.nccl_name(), t(lang, Text::ChartCaption)),
+        x: t(lang, Text::ChartX).into(),
+        y: t(lang, Text::ChartY).into(),
+    };
+    (series, markers, labels)
+}
+
+/// The first size from which the algorithm with the highest busbw differs from the smallest
+/// size's best: where NCCL would switch from Tree to Ring.
+fn crossover(curve: &[fabricscope::SweepPoint]) -> Option<u64> {
+    let mut sizes: Vec<u64> = curve.iter().map(|p| p.size_bytes).collect();
+    sizes.dedup();
+    let best = |size: u64| {
+        curve
+            .iter()
+            .filter(|p| p.size_bytes == size)
+            .max_by(|a, b| a.busbw_gbyte_per_s.total_cmp(&b.busbw_gbyte_per_s))
+            .map(|p| p.algorithm)
+    };
+    let first = best(*sizes.first()?)?;
+    let algorithms = curve.iter().filter(|p| p.size_bytes == sizes[0]).count();
+    (algorithms > 1).then(|| sizes.iter().copied().find(|&s| best(s) != Some(first))).flatten()
+}

@@ -1,0 +1,126 @@
+//! The run's results: time, algbw, busbw and why, the bottleneck, the trace hash, how a steady
+//! state ran, the tuner's table and heat map, and the alpha-beta closed form.
+
+use super::heat_map::HeatMap;
+use super::tuner_table::TunerTable;
+use super::{network_name, Props};
+use crate::i18n::{self, t, Lang, Text};
+use fabricscope::units::format_duration_ns;
+use std::rc::Rc;
+use yew::prelude::*;
+
+/// The run's figures and how they come about.
+#[function_component(Results)]
+pub fn results(props: &Props) -> Html {
+    let state = &props.state;
+    let lang = state.lang;
+    let sim = &state.sim;
+    // Hashing a large trace takes tens of ms: once per simulation, not once per frame.
+    let hash = {
+        let sim = sim.clone();
+        use_memo(Rc::as_ptr(&sim) as usize, move |_| sim.hash_hex())
+    };
+    let summary = &sim.summary;
+    let bottleneck = summary.bottleneck.map(|id| {
+        let link = sim.topology.link(id);
+        format!(
+            "{} → {} ({}, {:.0}%)",
+            i18n::vertex_name(lang, &sim.topology, link.src),
+            i18n::vertex_name(lang, &sim.topology, link.dst),
+            i18n::link_kind(lang, link.kind, network_name(sim)),
+            100.0 * summary.bottleneck_utilisation
+        )
+    });
+    let ab = sim.alpha_beta();
+    let collective = sim.schedule.collective;
+    let factor = collective.busbw_factor(summary.n_ranks);
+    let factor_formula = match collective {
+        fabricscope::Collective::AllReduce => "2(n−1)/n",
+        fabricscope::Collective::AllGather
+        | fabricscope::Collective::ReduceScatter
+        | fabricscope::Collective::AllToAll => "(n−1)/n",
+        _ => "1",
+    };
+    html! {
+        <>
+            <h2>{ t(lang, Text::Results) }</h2>
+            <dl class="figures">
+                <div><dt>{ t(lang, Text::Time) }</dt><dd id="time" data-sim-ms={format!("{:.0}", state.sim_ms)}>{ format_duration_ns(summary.time.as_ns() as f64) }</dd></div>
+                <div><dt>{ t(lang, Text::AlgBw) }</dt><dd id="algbw">{ format!("{:.1} GB/s", summary.algbw_gbyte_per_s) }</dd></div>
+                <div><dt>{ t(lang, Text::BusBw) }</dt><dd id="busbw">{ format!("{:.1} GB/s", summary.busbw_gbyte_per_s) }</dd></div>
+            </dl>
+            <p class="formula">{ match lang {
+                Lang::En => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3} (n = {} GPUs): comparable to the slowest link's bandwidth whatever the algorithm (nccl-tests).", summary.algbw_gbyte_per_s, summary.n_ranks),
+                Lang::Zh => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3}（n = {} 块 GPU）：与算法无关，可直接和最慢链路的带宽比较（nccl-tests 定义）。", summary.algbw_gbyte_per_s, summary.n_ranks),
+            } }</p>
+            if sim.schedule.algorithm == fabricscope::collective::Algorithm::Nvls {
+                <p id="nvls-note" class="formula">{ nvls_note(lang, summary.n_ranks, summary.busbw_gbyte_per_s, sim) }</p>
+            }
+            if sim.schedule.algorithm == fabricscope::collective::Algorithm::CollNet {
+                <p id="sharp-note" class="formula">{ sharp_note(lang, sim.topology.n_nodes()) }</p>
+            }
+            <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
+            <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
+            if let Some(steady) = sim.steady {
+                <p id="steady" class="formula">{ steady_text(lang, &steady) }</p>
+            }
+            <TunerTable state={state.clone()} />
+            <HeatMap state={state.clone()} />
+            if let Some(ab) = ab {
+                <p id="alpha-beta" class="formula"><strong>{ t(lang, Text::AlphaBeta) }{ ": " }</strong>
+                    { i18n::alpha_beta_line(lang, collective, summary.n_ranks, summary.size_bytes, &ab, summary.time.as_ns() as f64) }
+                </p>
+            }
+        </>
+    }
+}
+
+/// How a steady state was run, in words.
+fn steady_text(lang: Lang, s: &fabricscope::Steady) -> String {
+    let period = format_duration_ns(s.period_ns() as f64);
+    let every = if s.period_steps == 1 { String::new() } else { format!(" {}", s.period_steps) };
+    match lang {
+        Lang::En => format!(
+            "Steady state: the engine simulated the first {} of {} steps ({} of {} transfers). By step {} the whole cluster's state (every flow's progress, rate and path) had become the state of{every} step(s) earlier, shifted by {period}, bit for bit; so the run repeats that period {} more times before it ends as the simulated steps end. Time, link loads and the animation come from that.",
+            s.simulated_steps, s.total_steps, s.simulated_transfers, s.total_transfers, s.step_at_to + 1, s.repeats
+        ),
+        Lang::Zh => format!(
+            "稳态：引擎只模拟了 {} 步中的前 {} 步（{} 个传输中的 {} 个）。到第 {} 步时，整个集群的状态（每条流的进度、速率与路径）与{every}步之前完全一致（逐位相同），只是时间推后 {period}；因此其余部分就是这一周期再重复 {} 次，最后与模拟的结尾相同。时间、链路负载和动画都由此得出。",
+            s.total_steps, s.simulated_steps, s.total_transfers, s.simulated_transfers, s.step_at_to + 1, s.repeats
+        ),
+    }
+}
+
+/// Why NVLS's busbw is above the NVLink line rate (nccl-tests#312), in the run's own figures.
+fn nvls_note(lang: Lang, n: u32, busbw: f64, sim: &fabricscope::Simulation) -> String {
+    let preset = sim.scenario.preset();
+    let line = sim
+        .scenario
+        .scenario()
+        .links
+        .nvlink
+        .bandwidth_gbyte_per_s
+        .unwrap_or(preset.nvlink.line_rate_gbyte_per_s * preset.gpu.nvlink_links as f64);
+    let (ring, nvls) = (2.0 * (n as f64 - 1.0) / n as f64, 1.0 + 1.0 / n as f64);
+    match lang {
+        Lang::En => format!(
+            "busbw {busbw:.0} GB/s is above the NVLink line rate of {line:.0} GB/s per direction, and that is right: busbw assumes a ring, where every GPU sends {ring:.3} × S over its link. With NVLS the NVSwitch adds the chunks and multicasts the sum, so each GPU sends only {nvls:.3} × S up and receives S down; the same link finishes sooner, and algbw × {ring:.3} comes out above it (nccl-tests#312)."
+        ),
+        Lang::Zh => format!(
+            "busbw {busbw:.0} GB/s 高于每方向 {line:.0} GB/s 的 NVLink 线速，这是对的：busbw 按环形算法折算，环中每块 GPU 要经自己的链路发送 {ring:.3} × S。NVLS 由 NVSwitch 把各块相加并多播结果，每块 GPU 只需上行 {nvls:.3} × S、下行 S；同一条链路更早完成，所以 algbw × {ring:.3} 超过了线速（nccl-tests#312）。"
+        ),
+    }
+}
+
+/// What SHARP changes across nodes, in the run's own node count.
+fn sharp_note(lang: Lang, nodes: u32) -> String {
+    let ring = 2.0 * (nodes as f64 - 1.0) / nodes as f64;
+    match lang {
+        Lang::En => format!(
+            "CollNet (InfiniBand SHARP): inside each node the GPUs reduce-scatter over NVLink; then each GPU sends its node's sum of its chunk up its rail once, the switches add the {nodes} nodes' sums and send the total down once; then the GPUs all-gather over NVLink. Each byte crosses the network once each way, where a ring across {nodes} nodes sends it {ring:.3} times: the more nodes, the more SHARP saves."
+        ),
+        Lang::Zh => format!(
+            "CollNet（InfiniBand SHARP）：每个节点内先经 NVLink 做 reduce-scatter；每块 GPU 把本节点对应块的和沿自己的轨道只上传一次，交换机把 {nodes} 个节点的和相加后只下发一次；最后节点内经 NVLink 做 all-gather。每个字节在网络上往返各一次，而跨 {nodes} 个节点的环要发送 {ring:.3} 次：节点越多，SHARP 省得越多。"
+        ),
+    }
+}

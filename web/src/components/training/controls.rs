@@ -1,0 +1,311 @@
+//! The training view's controls: model, cluster, fabric, layout (TP × PP × DP), batch, memory
+//! savers and cost. Every change goes through `TrainAction::SetJob`, which validates it.
+
+use super::State;
+use crate::components::{input_value, select_value, Handle};
+use crate::i18n::{pick, Lang};
+use crate::state::training::{TrainAction, TrainState};
+use fabricscope::catalog::{Technology, NODE_PRESETS};
+use fabricscope::train::layout::RankOrder;
+use fabricscope::train::model::MODEL_PRESETS;
+use fabricscope::train::{Recompute, TrainScenario};
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ControlsProps {
+    /// The controls re-render only when the job (or the language) changes.
+    pub handle: Handle<TrainState>,
+    pub job: TrainScenario,
+    pub lang: Lang,
+    /// The report's identity, for the figures the controls show from it.
+    pub report: usize,
+}
+
+/// Submits the current job changed by `change`.
+fn edit(s: &State, change: impl FnOnce(&mut TrainScenario)) {
+    let mut job = s.job.clone();
+    change(&mut job);
+    s.dispatch(TrainAction::SetJob(Box::new(job)));
+}
+
+/// A number typed into a field, or a rejection naming the field.
+fn number(s: &State, field: &str, text: &str) -> Option<f64> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Some(v),
+        _ => {
+            s.dispatch(TrainAction::Reject(format!("{field}: '{}' is not a number", text.trim())));
+            None
+        }
+    }
+}
+
+/// Layout sizes that divide `total`, up to `max`.
+fn divisors(total: u32, max: u32) -> Vec<u32> {
+    (1..=total.min(max)).filter(|&d| total.is_multiple_of(d)).collect()
+}
+
+#[function_component(TrainControls)]
+pub fn train_controls(props: &ControlsProps) -> Html {
+    let s = &props.handle.0;
+    let lang = s.lang;
+    let job = &s.job;
+    let valid = &s.valid;
+    let gpus = valid.cluster().n_ranks();
+    let shape = valid.shape();
+    // Changing TP or PP keeps the micro-batches per pipeline and gives DP the rest of the GPUs.
+    let relayout = |s: &State, tp: u32, pp: u32, nodes: u32| {
+        let g = s.valid.cluster().preset().gpus_per_node;
+        let gpus = nodes * g;
+        let dp = (gpus / (tp * pp).max(1)).max(1);
+        let m = (s.job.global_batch / (s.job.micro_batch * s.job.dp).max(1)).max(1);
+        edit(s, |j| {
+            j.tp = tp;
+            j.pp = pp;
+            j.dp = dp;
+            j.cluster.nodes = nodes;
+            j.global_batch = m * j.micro_batch * dp;
+        });
+    };
+    let on_model = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let id = select_value(&e);
+            edit(&s, |j| j.model = id)
+        })
+    };
+    let on_preset = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let id = select_value(&e);
+            edit(&s, |j| j.cluster.preset = id)
+        })
+    };
+    let on_nodes = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let text = select_value(&e);
+            match text.parse::<u32>() {
+                Ok(nodes) => relayout(&s, s.job.tp, s.job.pp, nodes),
+                Err(_) => {
+                    s.dispatch(TrainAction::Reject(format!("cluster.nodes: '{text}' is not a whole number")))
+                }
+            }
+        })
+    };
+    let on_fabric = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let id = select_value(&e);
+            match serde_json::from_value::<Technology>(serde_json::Value::String(id.clone())) {
+                Ok(t) => edit(&s, |j| {
+                    j.cluster.fabric.technology = t;
+                    j.cluster.fabric.routing = None;
+                }),
+                Err(_) => s.dispatch(TrainAction::Reject(format!(
+                    "cluster.fabric.technology: '{id}' is not a fabric"
+                ))),
+            }
+        })
+    };
+    let on_nic = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let text = input_value(&e);
+            if text.trim().is_empty() {
+                edit(&s, |j| j.cluster.links.nic.bandwidth_gbyte_per_s = None);
+            } else if let Some(gbit) = number(&s, "cluster.links.nic.bandwidth_gbyte_per_s", &text) {
+                edit(&s, |j| j.cluster.links.nic.bandwidth_gbyte_per_s = Some(gbit / 8.0));
+            }
+        })
+    };
+    let on_tp = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(tp) = select_value(&e).parse::<u32>() {
+                relayout(&s, tp, s.job.pp, s.job.cluster.nodes)
+            }
+        })
+    };
+    let on_pp = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(pp) = select_value(&e).parse::<u32>() {
+                relayout(&s, s.job.tp, pp, s.job.cluster.nodes)
+            }
+        })
+    };
+    let int_select = |field: &'static str, apply: fn(&mut TrainScenario, u32)| {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let text = select_value(&e);
+            match text.parse::<u32>() {
+                Ok(v) => edit(&s, |j| apply(j, v)),
+                Err(_) => s.dispatch(TrainAction::Reject(format!("{field}: '{text}' is not a whole number"))),
+            }
+        })
+    };
+    let on_micro = int_select("micro_batch", |j, v| {
+        let m = (j.global_batch / (j.micro_batch * j.dp).max(1)).max(1);
+        j.micro_batch = v;
+        j.global_batch = m * v * j.dp;
+    });
+    let on_global = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let text = input_value(&e);
+            match text.trim().parse::<u32>() {
+                Ok(v) => edit(&s, |j| j.global_batch = v),
+                Err(_) => s.dispatch(TrainAction::Reject(format!(
+                    "global_batch: '{}' is not a whole number",
+                    text.trim()
+                ))),
+            }
+        })
+    };
+    let on_zero = int_select("zero", |j, v| j.zero = v as u8);
+    let on_sp = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+            edit(&s, |j| j.sequence_parallel = on)
+        })
+    };
+    let on_order = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let name = select_value(&e);
+            if let Some(order) = RankOrder::ALL.into_iter().find(|o| o.name() == name) {
+                edit(&s, |j| j.order = order)
+            }
+        })
+    };
+    let on_recompute = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let v = match select_value(&e).as_str() {
+                "none" => Recompute::None,
+                "full" => Recompute::Full,
+                _ => Recompute::Selective,
+            };
+            edit(&s, |j| j.recompute = v)
+        })
+    };
+    let float_field = |field: &'static str, scale: f64, apply: fn(&mut TrainScenario, f64)| {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            if let Some(v) = number(&s, field, &input_value(&e)) {
+                edit(&s, |j| apply(j, v * scale))
+            }
+        })
+    };
+    let on_efficiency = float_field("compute_efficiency", 0.01, |j, v| j.compute_efficiency = v);
+    let on_price = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let text = input_value(&e);
+            if text.trim().is_empty() {
+                edit(&s, |j| j.cost.gpu_hour_usd = None);
+            } else if let Some(v) = number(&s, "cost.gpu_hour_usd", &text) {
+                edit(&s, |j| j.cost.gpu_hour_usd = Some(v));
+            }
+        })
+    };
+    let on_discount = float_field("cost.discount", 0.01, |j, v| j.cost.discount = v);
+    let on_tokens = float_field("cost.tokens", 1e9, |j, v| j.cost.tokens = v);
+    let on_fs = float_field("storage.write_gbyte_per_s", 1.0, |j, v| j.storage.write_gbyte_per_s = v);
+    let on_interval = float_field("storage.interval_min", 1.0, |j, v| j.storage.interval_min = v);
+
+    let preset = valid.cluster().preset();
+    let nic_gbit =
+        job.cluster.links.nic.bandwidth_gbyte_per_s.unwrap_or(preset.nic.line_rate_gbyte_per_s) * 8.0;
+    let options = |values: Vec<u32>, current: u32| -> Html {
+        values
+            .into_iter()
+            .map(|v| html! { <option value={v.to_string()} selected={v == current}>{ v }</option> })
+            .collect()
+    };
+    html! {
+        <>
+            <h2>{ pick(lang, "Model", "模型") }</h2>
+            <label>{ pick(lang, "Model", "模型") }
+                <select id="model" onchange={on_model}>
+                    { for MODEL_PRESETS.iter().map(|m| html! { <option value={m.id} selected={m.id == job.model}>{ m.name }</option> }) }
+                </select>
+            </label>
+            <p class="hint" id="model-shape">{ match lang {
+                Lang::En => format!("{:.1} B parameters · {} layers · hidden {} · {} heads · sequence {}", shape.params() as f64 / 1e9, shape.layers, shape.hidden, shape.heads, shape.seq_len),
+                Lang::Zh => format!("{:.1} B 参数 · {} 层 · 隐藏维度 {} · {} 个注意力头 · 序列长度 {}", shape.params() as f64 / 1e9, shape.layers, shape.hidden, shape.heads, shape.seq_len),
+            } }</p>
+            <h2>{ pick(lang, "Cluster", "集群") }</h2>
+            <label>{ pick(lang, "Node", "节点") }
+                <select id="train-preset" onchange={on_preset}>
+                    { for NODE_PRESETS.iter().map(|p| html! { <option value={p.id} selected={p.id == job.cluster.preset}>{ p.name }</option> }) }
+                </select>
+            </label>
+            <label>{ pick(lang, "Nodes", "节点数") }
+                <select id="train-nodes" onchange={on_nodes}>{ options(vec![1, 2, 4, 8, 16, 32, 64], job.cluster.nodes) }</select>
+            </label>
+            <label>{ pick(lang, "Fabric", "网络") }
+                <select id="train-fabric" onchange={on_fabric}>
+                    { for [(Technology::Infiniband, "infiniband"), (Technology::Roce, "roce"), (Technology::Efa, "efa"), (Technology::Tcp, "tcp")].into_iter().map(|(t, id)| html! {
+                        <option value={id} selected={t == job.cluster.fabric.technology}>{ t.spec().name }</option>
+                    }) }
+                </select>
+            </label>
+            <label>{ pick(lang, "NIC line rate [Gb/s]", "网卡速率 [Gb/s]") }
+                <input id="train-nic" type="number" min="1" step="any" value={format!("{nic_gbit}")} onchange={on_nic} />
+            </label>
+            <h2>{ pick(lang, "Layout", "并行布局") }</h2>
+            <label>{ pick(lang, "Tensor parallel (TP)", "张量并行 TP") }
+                <select id="tp" onchange={on_tp}>{ options(divisors(gpus, 64).into_iter().filter(|d| d.is_power_of_two()).collect(), job.tp) }</select>
+            </label>
+            <label>{ pick(lang, "Pipeline parallel (PP)", "流水线并行 PP") }
+                <select id="pp" onchange={on_pp}>{ options(divisors(shape.layers, 128).into_iter().filter(|&d| d <= gpus).collect(), job.pp) }</select>
+            </label>
+            <p class="hint" id="dp">{ format!("{} = {} / ({} × {}) = {}", pick(lang, "Data parallel (DP)", "数据并行 DP"), gpus, job.tp, job.pp, job.dp) }</p>
+            <label>{ pick(lang, "Rank order (innermost first)", "rank 顺序（最内层在前）") }
+                <select id="order" onchange={on_order}>
+                    { for RankOrder::ALL.iter().map(|o| html! { <option value={o.name()} selected={*o == job.order}>{ o.name() }</option> }) }
+                </select>
+            </label>
+            <label>{ pick(lang, "Micro-batch (sequences)", "微批大小（序列数）") }
+                <select id="micro-batch" onchange={on_micro}>{ options(vec![1, 2, 4, 8], job.micro_batch) }</select>
+            </label>
+            <label>{ pick(lang, "Global batch (sequences)", "全局批大小（序列数）") }
+                <input id="global-batch" type="number" min="1" value={job.global_batch.to_string()} onchange={on_global} />
+            </label>
+            <label class="check"><input id="sp" type="checkbox" checked={job.sequence_parallel} onchange={on_sp} />{ pick(lang, " Sequence parallelism", " 序列并行") }</label>
+            <label>{ "ZeRO" }
+                <select id="zero" onchange={on_zero}>{ options(vec![0, 1, 2, 3], job.zero as u32) }</select>
+            </label>
+            <label>{ pick(lang, "Activation recomputation", "激活重计算") }
+                <select id="recompute" onchange={on_recompute}>
+                    <option value="none" selected={job.recompute == Recompute::None}>{ pick(lang, "none", "不重算") }</option>
+                    <option value="selective" selected={job.recompute == Recompute::Selective}>{ pick(lang, "selective (attention)", "选择性（注意力）") }</option>
+                    <option value="full" selected={job.recompute == Recompute::Full}>{ pick(lang, "full", "全部") }</option>
+                </select>
+            </label>
+            <label>{ pick(lang, "Kernel efficiency [% of peak BF16]", "算子效率 [峰值 BF16 的 %]") }
+                <input id="efficiency" type="number" min="1" max="100" step="any" value={format!("{:.4}", job.compute_efficiency * 100.0).trim_end_matches('0').trim_end_matches('.').to_string()} onchange={on_efficiency} />
+            </label>
+            <h2>{ pick(lang, "Cost and storage (assumptions)", "成本与存储（假设值）") }</h2>
+            <label>{ pick(lang, "GPU-hour [USD] (empty: assumed for the fabric)", "每 GPU 小时 [美元]（留空：按网络假设）") }
+                <input id="price" type="number" min="0" step="any" placeholder={format!("{:.2}", s.report.cost.gpu_hour_usd)}
+                    value={job.cost.gpu_hour_usd.map(|p| p.to_string()).unwrap_or_default()} onchange={on_price} />
+            </label>
+            <label>{ pick(lang, "Reserved / committed discount [%]", "预留 / 承诺折扣 [%]") }
+                <input id="discount" type="number" min="0" max="99" step="any" value={format!("{:.4}", job.cost.discount * 100.0).trim_end_matches('0').trim_end_matches('.').to_string()} onchange={on_discount} />
+            </label>
+            <label>{ pick(lang, "Tokens to train [billions]", "训练 token 数 [十亿]") }
+                <input id="tokens" type="number" min="0" step="any" value={format!("{}", job.cost.tokens / 1e9)} onchange={on_tokens} />
+            </label>
+            <label>{ pick(lang, "File system write [GB/s]", "文件系统写带宽 [GB/s]") }
+                <input id="fs" type="number" min="0" step="any" value={format!("{}", job.storage.write_gbyte_per_s)} onchange={on_fs} />
+            </label>
+            <label>{ pick(lang, "Checkpoint every [min]", "检查点间隔 [分钟]") }
+                <input id="interval" type="number" min="1" step="any" value={format!("{}", job.storage.interval_min)} onchange={on_interval} />
+            </label>
+        </>
+    }
+}

@@ -1,0 +1,76 @@
+//! Cost and checkpoints of the whole training run, and the same job on every fabric.
+
+use super::{pct, Props};
+use crate::i18n::{pick, Lang};
+use fabricscope::catalog::Technology;
+use fabricscope::units::format_duration_ns;
+use yew::prelude::*;
+
+/// Days, GPU-hours and cost; checkpoint overhead; every fabric side by side.
+#[function_component(CostPanel)]
+pub fn cost_panel(props: &Props) -> Html {
+    let s = &props.state;
+    let lang = s.lang;
+    let r = &s.report;
+    let c = &r.cost;
+    let st = &r.storage;
+    let assumed = s.job.cost.gpu_hour_usd.is_none();
+    let fabrics = match s.fabrics.as_ref() {
+        None => {
+            html! { <p class="hint">{ pick(lang, "simulating the other fabrics…", "正在模拟其他网络…") }</p> }
+        }
+        Some(Err(message)) => html! { <p class="bad">{ message.clone() }</p> },
+        Some(Ok(rows)) => {
+            let tcp = rows.iter().find(|row| row.technology == Technology::Tcp).cloned();
+            let ib = rows.iter().find(|row| row.technology == Technology::Infiniband).cloned();
+            html! {
+                <>
+                    <table class="ops" id="fabrics">
+                        <thead><tr><th>{ pick(lang, "fabric", "网络") }</th><th>{ pick(lang, "step", "单步") }</th><th>{ pick(lang, "exposed comm", "暴露通信") }</th>
+                            <th>{ pick(lang, "days", "天数") }</th><th>{ "$/GPU-h" }</th><th>{ pick(lang, "cost", "费用") }</th></tr></thead>
+                        <tbody>
+                            { for rows.iter().map(|row| html! {
+                                <tr class={classes!((row.technology == s.job.cluster.fabric.technology).then_some("current"))}>
+                                    <td>{ row.technology.spec().name }</td><td>{ format_duration_ns(row.step_ns) }</td><td>{ pct(row.comm_exposed_share) }</td>
+                                    <td>{ format!("{:.1}", row.days) }</td><td>{ format!("{:.2}", row.gpu_hour_usd) }</td><td>{ format!("${:.0}", row.usd) }</td>
+                                </tr>
+                            }) }
+                        </tbody>
+                    </table>
+                    if let (Some(ib), Some(tcp)) = (ib, tcp) {
+                        <p class="formula" id="fabric-verdict">{ {
+                            let time = 1.0 - ib.days / tcp.days;
+                            let money = 1.0 - ib.usd / tcp.usd;
+                            let ratio = format!("{:.2}", ib.gpu_hour_usd / tcp.gpu_hour_usd);
+                            let (en, zh) = if money >= 0.0 { ("less", "少") } else { ("more", "多") };
+                            match lang {
+                                Lang::En => format!("InfiniBand against TCP Ethernet here: {} less time and {} {en} money ({ratio}× the price per GPU-hour). The seed article's claim, 40% less time for about 25% less money, is the case 0.6 × 1.25 = 0.75: it holds where communication is a large share of the step.", pct(time), pct(money.abs())),
+                                Lang::Zh => format!("此处 InfiniBand 相比 TCP 以太网：时间少 {}，费用{zh} {}（每 GPU 小时价格为 {ratio} 倍）。原文“时间减少 40%、总成本下降约 25%”即 0.6 × 1.25 = 0.75 的情形：只有通信在单步中占比很大时才成立。", pct(time), pct(money.abs())),
+                            }
+                        } }</p>
+                    }
+                </>
+            }
+        }
+    };
+    html! {
+        <>
+            <h2>{ pick(lang, "Cost and checkpoints", "成本与检查点") }</h2>
+            <dl class="figures">
+                <div><dt>{ pick(lang, "Days", "天数") }</dt><dd id="days">{ format!("{:.1}", c.days) }</dd></div>
+                <div><dt>{ pick(lang, "GPU-hours", "GPU 小时") }</dt><dd>{ format!("{:.0}", c.gpu_hours) }</dd></div>
+                <div><dt>{ pick(lang, "Cost", "费用") }</dt><dd id="cost">{ format!("${:.0}", c.usd) }</dd></div>
+            </dl>
+            <p class="hint">{ match lang {
+                Lang::En => format!("{:.0} B tokens at {:.0} tokens/s; ${:.2} per GPU-hour{} less {}.", c.tokens / 1e9, r.tokens_per_s, c.gpu_hour_usd, if assumed { " (an assumption for this fabric: edit it)" } else { "" }, pct(c.discount)),
+                Lang::Zh => format!("{:.0} B token，每秒 {:.0} token；每 GPU 小时 {:.2} 美元{}，折扣 {}。", c.tokens / 1e9, r.tokens_per_s, c.gpu_hour_usd, if assumed { "（按此网络的假设值，可修改）" } else { "" }, pct(c.discount)),
+            } }</p>
+            <p id="checkpoint">{ match lang {
+                Lang::En => format!("Checkpoint: {:.2} TB (14 B per parameter), {:.0} s to write at {} GB/s; every {} min that is {} of training time.", st.checkpoint_bytes / 1e12, st.write_s, s.job.storage.write_gbyte_per_s, st.interval_min, pct(st.overhead)),
+                Lang::Zh => format!("检查点：{:.2} TB（每参数 14 字节），以 {} GB/s 写入需 {:.0} 秒；每 {} 分钟一次，占训练时间的 {}。", st.checkpoint_bytes / 1e12, s.job.storage.write_gbyte_per_s, st.write_s, st.interval_min, pct(st.overhead)),
+            } }</p>
+            <h2>{ pick(lang, "The same job on every fabric", "同一作业在各种网络上") }</h2>
+            { fabrics }
+        </>
+    }
+}

@@ -1,0 +1,100 @@
+//! The 1F1B pipeline schedule as a Gantt chart, one row per stage, with its play controls.
+
+use super::{canvas_width, context, drawn_width, pct, Props};
+use crate::i18n::{pick, Lang};
+use crate::render::palette::TrainPalette;
+use crate::render::surface::Svg;
+use crate::render::training as train_paint;
+use crate::state::training::{TrainAction, TrainState};
+use fabricscope::units::format_duration_ns;
+use std::rc::Rc;
+use web_sys::{HtmlCanvasElement, HtmlInputElement};
+use yew::prelude::*;
+
+/// The 1F1B chart as SVG, as the canvas shows it now (light theme).
+pub fn gantt_svg(s: &TrainState) -> String {
+    let width = drawn_width("gantt");
+    let stages = s.report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
+    let svg = Svg::new();
+    train_paint::paint_gantt(
+        &svg,
+        width,
+        &s.report,
+        s.valid.shape().layers / s.job.pp,
+        s.playhead,
+        s.lang,
+        TrainPalette::of(false),
+    );
+    svg.finish(width, train_paint::gantt_height(stages))
+}
+
+/// The 1F1B chart at the playhead, and play, scrub and clock.
+#[function_component(Gantt)]
+pub fn gantt(props: &Props) -> Html {
+    let s = &props.state;
+    let lang = s.lang;
+    let canvas = use_node_ref();
+    {
+        let canvas = canvas.clone();
+        let (report, playhead, dark, layers) =
+            (s.report.clone(), s.playhead, s.dark, s.valid.shape().layers / s.job.pp);
+        use_effect_with((Rc::as_ptr(&report) as usize, playhead.to_bits(), dark, lang), move |_| {
+            if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
+                let width = canvas_width(&canvas);
+                let stages = report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
+                if let Some(ctx) = context(&element, width, train_paint::gantt_height(stages)) {
+                    train_paint::paint_gantt(
+                        &ctx,
+                        width,
+                        &report,
+                        layers,
+                        playhead,
+                        lang,
+                        TrainPalette::of(dark),
+                    );
+                }
+            }
+        });
+    }
+    let on_play = {
+        let s = s.clone();
+        Callback::from(move |_| s.dispatch(TrainAction::TogglePlay))
+    };
+    let on_scrub = {
+        let s = s.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Ok(v) = e.target_unchecked_into::<HtmlInputElement>().value().parse::<f64>() {
+                s.dispatch(TrainAction::Seek(v));
+            }
+        })
+    };
+    let r = &s.report;
+    let parts = [
+        ("part-compute", pick(lang, "forward", "前向")),
+        ("part-backward", pick(lang, "backward", "反向")),
+        ("part-tp", pick(lang, "TP collective", "TP 集合通信")),
+        ("part-pp", pick(lang, "PP send/receive", "PP 发送/接收")),
+        ("part-dp", pick(lang, "DP / ZeRO", "DP / ZeRO")),
+        ("part-optimizer", pick(lang, "optimizer", "优化器")),
+    ];
+    html! {
+        <>
+            <h2>{ pick(lang, "Pipeline schedule (1F1B), one row per stage", "流水线调度（1F1B），每行一个阶段") }</h2>
+            <div class="canvas-wrap"><canvas id="gantt" ref={canvas} data-stages={s.job.pp.to_string()}></canvas></div>
+            <div class="transport">
+                <button id="train-play" class="primary" onclick={on_play}>{ if s.playing { pick(lang, "Pause", "暂停") } else { pick(lang, "Play", "播放") } }</button>
+                <input id="train-scrub" type="range" min="0" max={format!("{}", r.step_ns.floor())} step="any" value={format!("{}", s.playhead)} oninput={on_scrub}
+                    aria-label={pick(lang, "Time in the step", "步内时间")} />
+                <span id="train-clock">{ format!("{} / {}", format_duration_ns(s.playhead), format_duration_ns(r.step_ns)) }</span>
+            </div>
+            <ul class="legend">
+                { for parts.iter().map(|(class, name)| html! { <li><span class={classes!("swatch", *class)}></span>{ *name }</li> }) }
+                <li><span class="swatch part-idle"></span>{ pick(lang, "idle: the bubble", "空闲：气泡") }</li>
+            </ul>
+            <p class="formula">{ match lang {
+                Lang::En => format!("{} micro-batches through {} stages: the first stage waits for nothing, the last starts after {} forwards; (p − 1) / (m + p − 1) = {} of the pipeline is bubble when stages are equal.", r.micro_batches, s.job.pp, s.job.pp.saturating_sub(1), pct((s.job.pp as f64 - 1.0) / (r.micro_batches as f64 + s.job.pp as f64 - 1.0))),
+                Lang::Zh => format!("{} 个微批经过 {} 个阶段：第一阶段立即开始，最后一阶段要等 {} 次前向；各阶段相同时，气泡占流水线的 (p − 1) / (m + p − 1) = {}。", r.micro_batches, s.job.pp, s.job.pp.saturating_sub(1), pct((s.job.pp as f64 - 1.0) / (r.micro_batches as f64 + s.job.pp as f64 - 1.0))),
+            } }</p>
+        </>
+    }
+}

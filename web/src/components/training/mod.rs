@@ -1,0 +1,156 @@
+//! The training view: pick a model and a TP × PP × DP layout on the cluster and see one step
+//! simulated: what it is spent on, the 1F1B schedule, where every rank sits and what crosses
+//! the nodes, the collectives with their engine times, memory, cost on every fabric, scaling.
+
+pub mod controls;
+pub mod cost;
+pub mod figures;
+pub mod gantt;
+pub mod ops;
+pub mod placement;
+
+use crate::components::chrome::banner::ErrorBanner;
+use crate::components::chrome::top_bar::TopBar;
+use crate::components::Handle;
+use crate::hooks::animation_frame::use_animation_frame;
+use crate::hooks::slices::use_next_slice;
+use crate::hooks::theme::use_theme;
+use crate::hooks::url_sync::use_job_in_url;
+use crate::i18n::{pick, Lang};
+use crate::route;
+use crate::state::training::{TrainAction, TrainState};
+use crate::state::Mode;
+use controls::TrainControls;
+use cost::CostPanel;
+use fabricscope::train::TrainScenario;
+use figures::Figures;
+use gantt::Gantt;
+use ops::Ops;
+use placement::PlacementView;
+use std::rc::Rc;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+pub type State = UseReducerHandle<TrainState>;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub state: State,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct TrainLabProps {
+    pub lang: Lang,
+    pub dark: bool,
+    pub on_mode: Callback<Mode>,
+    /// A lesson step's job, which the view opens on instead of the URL's.
+    #[prop_or_default]
+    pub job: Option<TrainScenario>,
+    pub on_lang: Callback<Lang>,
+    /// The lesson bar, shown under the top bar.
+    #[prop_or_default]
+    pub lesson_bar: Html,
+}
+
+/// The training view: its state, its effects, and its panels.
+#[function_component(TrainLab)]
+pub fn train_lab(props: &TrainLabProps) -> Html {
+    let (lang, dark, lesson_job) = (props.lang, props.dark, props.job.clone());
+    let state = use_reducer(move || route::initial_train_state(lesson_job, lang, dark));
+
+    use_theme(state.lang, state.dark);
+    {
+        let on_lang = props.on_lang.clone();
+        use_effect_with(state.lang, move |&lang| on_lang.emit(lang));
+    }
+    // The URL and this browser follow the job.
+    use_job_in_url(state.job.clone());
+    // Animation frames while playing.
+    {
+        let s = state.clone();
+        let deps = (state.playhead.to_bits(), state.last_frame_ms.map(f64::to_bits));
+        use_animation_frame(state.playing, deps, move |now_ms| s.dispatch(TrainAction::Frame { now_ms }));
+    }
+    // The comparisons, one simulation per idle tick so the page stays responsive.
+    {
+        let s = state.clone();
+        let key = (Rc::as_ptr(&state.fabrics) as usize, state.scaling.len(), state.scaling_todo.len());
+        use_next_slice(key, state.extras_pending(), 30, move || s.dispatch(TrainAction::Extra));
+    }
+
+    let lang = state.lang;
+    let on_lang = {
+        let s = state.clone();
+        Callback::from(move |l: Lang| s.dispatch(TrainAction::SetLang(l)))
+    };
+    let on_dark = {
+        let s = state.clone();
+        Callback::from(move |d: bool| s.dispatch(TrainAction::SetDark(d)))
+    };
+    html! {
+        <div class="lab train">
+            <TopBar lang={lang} dark={state.dark} mode={Mode::Training} on_lang={on_lang} on_dark={on_dark} on_mode={props.on_mode.clone()} />
+            { props.lesson_bar.clone() }
+            if let Some(message) = &state.error {
+                <ErrorBanner message={message.clone()}
+                    hint={pick(lang, "That change was not applied; the last valid job is still shown.", "该修改未生效，页面仍显示上一个有效作业。")}
+                    dismiss={pick(lang, "Dismiss", "关闭")}
+                    on_dismiss={ let s = state.clone(); move |_| s.dispatch(TrainAction::DismissError) } />
+            }
+            <div class="columns">
+                <aside class="panel controls">
+                    <TrainControls handle={Handle(state.clone())} job={state.job.clone()} lang={state.lang} report={Rc::as_ptr(&state.report) as usize} />
+                </aside>
+                <div class="main">
+                    <section class="panel"><Figures state={state.clone()} /></section>
+                    <section class="panel"><Gantt state={state.clone()} /></section>
+                    <section class="panel"><PlacementView state={state.clone()} /></section>
+                    <div class="lower">
+                        <section class="panel"><Ops state={state.clone()} /></section>
+                        <section class="panel"><CostPanel state={state.clone()} /></section>
+                    </div>
+                </div>
+            </div>
+        </div>
+    }
+}
+
+/// A share as a percentage with one decimal.
+pub fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// The width of the canvas's container (900 px where there is none).
+pub fn canvas_width(node: &NodeRef) -> f64 {
+    node.cast::<HtmlCanvasElement>()
+        .and_then(|c| c.parent_element())
+        .map(|p| p.client_width() as f64)
+        .unwrap_or(900.0)
+        .max(320.0)
+}
+
+/// Sizes `canvas` for `width` × `height` CSS pixels at the screen's pixel ratio, and its 2D context.
+pub fn context(
+    canvas: &HtmlCanvasElement,
+    width: f64,
+    height: f64,
+) -> Option<web_sys::CanvasRenderingContext2d> {
+    use wasm_bindgen::JsCast;
+    let ratio = gloo::utils::window().device_pixel_ratio().max(1.0);
+    canvas.set_width((width * ratio) as u32);
+    canvas.set_height((height * ratio) as u32);
+    let _ = canvas.set_attribute("style", &format!("width: {width}px; height: {height}px"));
+    let ctx = canvas.get_context("2d").ok()??.dyn_into::<web_sys::CanvasRenderingContext2d>().ok()?;
+    let _ = ctx.scale(ratio, ratio);
+    Some(ctx)
+}
+
+/// The width a training canvas is drawn at, from the page (960 px where there is none).
+pub fn drawn_width(id: &str) -> f64 {
+    gloo::utils::document()
+        .get_element_by_id(id)
+        .and_then(|e| e.parent_element())
+        .map(|p| p.client_width() as f64)
+        .unwrap_or(960.0)
+        .max(320.0)
+}

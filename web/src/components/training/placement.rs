@@ -1,0 +1,101 @@
+//! Where the ranks sit on the cluster, coloured by what they do at the playhead, with the
+//! traffic between nodes.
+
+use super::{canvas_width, context, drawn_width, Props};
+use crate::i18n::{pick, Lang};
+use crate::render::palette::TrainPalette;
+use crate::render::surface::Svg;
+use crate::render::training::{self as train_paint, Placement, PlacementScene};
+use crate::state::training::{TrainAction, TrainState};
+use fabricscope::train::layout::Dim;
+use std::rc::Rc;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+/// The placement grid as SVG, as the canvas shows it now (light theme).
+pub fn placement_svg(s: &TrainState) -> String {
+    let width = drawn_width("placement");
+    let nodes = s.valid.cluster().scenario().nodes;
+    let place = Placement::new(width, nodes, s.valid.cluster().preset().gpus_per_node);
+    let svg = Svg::new();
+    let layers = s.valid.shape().layers / s.valid.grid().pp;
+    let scene = PlacementScene {
+        place: &place,
+        grid: s.valid.grid(),
+        nodes,
+        report: &s.report,
+        layers,
+        t: s.playhead,
+        groups: s.groups,
+        lang: s.lang,
+        palette: TrainPalette::of(false),
+    };
+    train_paint::paint_placement(&svg, &scene);
+    svg.finish(place.width, place.height)
+}
+
+/// The placement grid at the playhead, and which groups it colours.
+#[function_component(PlacementView)]
+pub fn placement_view(props: &Props) -> Html {
+    let s = &props.state;
+    let lang = s.lang;
+    let canvas = use_node_ref();
+    {
+        let canvas = canvas.clone();
+        let (report, valid, playhead, dark, groups) =
+            (s.report.clone(), s.valid.clone(), s.playhead, s.dark, s.groups);
+        use_effect_with((Rc::as_ptr(&report) as usize, playhead.to_bits(), dark, lang, groups), move |_| {
+            if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
+                let width = canvas_width(&canvas);
+                let nodes = valid.cluster().scenario().nodes;
+                let place = Placement::new(width, nodes, valid.cluster().preset().gpus_per_node);
+                if let Some(ctx) = context(&element, width, place.height) {
+                    let layers = valid.shape().layers / valid.grid().pp;
+                    let scene = PlacementScene {
+                        place: &place,
+                        grid: valid.grid(),
+                        nodes,
+                        report: &report,
+                        layers,
+                        t: playhead,
+                        groups,
+                        lang,
+                        palette: TrainPalette::of(dark),
+                    };
+                    train_paint::paint_placement(&ctx, &scene);
+                }
+            }
+        });
+    }
+    let set = |dim: Dim| {
+        let s = s.clone();
+        Callback::from(move |_| s.dispatch(TrainAction::SetGroups(dim)))
+    };
+    let grid = s.valid.grid();
+    let nodes_of = |dim: Dim| {
+        let g = s.valid.cluster().preset().gpus_per_node;
+        let group = &grid.groups(dim)[0];
+        let mut nodes: Vec<u32> = group.iter().map(|r| r / g).collect();
+        nodes.dedup();
+        nodes.len()
+    };
+    let span = |dim: Dim, name: &str| match lang {
+        Lang::En => format!("each {name} group spans {} node(s)", nodes_of(dim)),
+        Lang::Zh => format!("每个 {name} 组跨 {} 个节点", nodes_of(dim)),
+    };
+    html! {
+        <>
+            <h2>{ pick(lang, "Where the ranks sit, and what crosses the nodes now", "rank 的放置，以及此刻跨节点的流量") }</h2>
+            <div class="segmented" role="group" aria-label={pick(lang, "Groups to colour", "着色的分组")}>
+                { for [(Dim::Tp, "TP"), (Dim::Pp, "PP"), (Dim::Dp, "DP")].into_iter().map(|(dim, name)| html! {
+                    <button id={format!("groups-{}", name.to_lowercase())} aria-pressed={(s.groups == dim).to_string()} onclick={set(dim)}>{ name }</button>
+                }) }
+            </div>
+            <p class="hint" id="group-span">{ format!("{}; {}; {}.", span(Dim::Tp, "TP"), span(Dim::Pp, "PP"), span(Dim::Dp, "DP")) }</p>
+            <div class="canvas-wrap"><canvas id="placement" ref={canvas} data-gpus={grid.ranks().to_string()}></canvas></div>
+            <p class="hint">{ pick(lang,
+                "Each GPU is filled with what its pipeline stage does at the playhead and underlined in its group's colour (the number is its index in that group); arrows are traffic between nodes right now: PP sends (pink), DP reduction (blue), TP collectives that span nodes (amber).",
+                "每块 GPU 的填充色表示其流水线阶段在播放头时刻的工作，下划线颜色表示所属分组（数字为组内序号）；箭头是此刻跨节点的流量：PP 发送（粉）、DP 归约（蓝）、跨节点的 TP 集合通信（橙）。") }</p>
+        </>
+    }
+}

@@ -1,0 +1,8 @@
+//! Pure painters: where things go (`layout`), what is drawn (`topology`, `training`) and what it
+//! is drawn on (`surface`: the page's canvas or an SVG document). No components, no state.
+
+pub mod layout;
+pub mod palette;
+pub mod surface;
+pub mod topology;
+pub mod training;

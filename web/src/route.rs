@@ -1,0 +1,170 @@
+//! Where each view opens: its first state from the URL (fragment and query), this browser's
+//! storage and the lesson step open, read once when the view mounts. Also the language and
+//! theme the page starts in, and whether it is embedded (`?embed`).
+
+use crate::i18n::{t, Lang, Text};
+use crate::lessons::{self, LessonAt, Step};
+use crate::services::{location, storage, url};
+use crate::state::collectives::{AppState, Focus};
+use crate::state::page_job::simulate_in_page;
+use crate::state::training::{TrainState, MAX_PAGE_NODES};
+use crate::state::Mode;
+use fabricscope::train::TrainScenario;
+use fabricscope::units::SimTime;
+use fabricscope::Scenario;
+use std::rc::Rc;
+
+/// The language chosen before, or the browser's.
+pub fn initial_lang() -> Lang {
+    let linked = url::view_options(&location::hash()).0;
+    linked.or_else(storage::stored_lang).unwrap_or_else(|| {
+        let browser = gloo::utils::window().navigator().language().unwrap_or_default();
+        if browser.starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    })
+}
+
+/// The theme chosen before, or the system's.
+pub fn initial_dark() -> bool {
+    if let (_, Some(dark)) = url::view_options(&location::hash()) {
+        return dark;
+    }
+    storage::stored_dark().unwrap_or_else(|| {
+        gloo::utils::window()
+            .match_media("(prefers-color-scheme: dark)")
+            .ok()
+            .flatten()
+            .map(|query| query.matches())
+            .unwrap_or(false)
+    })
+}
+
+/// `?embed` in the URL: the figure and its numbers alone, for an `<iframe>`.
+pub fn embed_mode() -> bool {
+    let search = location::search();
+    search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="))
+}
+
+/// The lesson step the URL's query opens (`?lesson=<id>&step=<k>`), if any.
+pub fn initial_lesson() -> Option<LessonAt> {
+    lessons::from_query(&location::search()).map(|(lesson, step)| LessonAt { lesson, step })
+}
+
+/// The view the page opens on: the lesson step's, else the one the URL's fragment is for.
+pub fn initial_mode(lesson: Option<LessonAt>) -> Mode {
+    match lesson {
+        Some(at) if at.step().train.is_some() => Mode::Training,
+        Some(_) => Mode::Collectives,
+        None if url::is_train(&location::hash()) => Mode::Training,
+        None => Mode::Collectives,
+    }
+}
+
+/// A lesson step's opening state: its scenario, at its step, with its links in focus.
+pub fn lesson_state(step: &Step, scenario: &Scenario) -> Result<AppState, String> {
+    let mut state = AppState::new(scenario.clone(), initial_lang(), initial_dark())?;
+    state.embed = embed_mode();
+    state.focus = Focus { kinds: step.focus_kinds(), ranks: step.focus_ranks() };
+    if let Some(k) = step.step {
+        let start = state.sim.step_starts.get(k as usize).copied().unwrap_or_default();
+        state.playhead = SimTime(start.0 + 1).min(state.end());
+    }
+    Ok(state)
+}
+
+/// The collectives view's opening state: the link's scenario (and time, and B), else the last
+/// one run in this browser, else the default; with what was wrong with the link, if anything.
+pub fn initial_state() -> Result<AppState, String> {
+    let lang = initial_lang();
+    let dark = initial_dark();
+    // A shared link carries the scenario (and the time) in the URL's fragment. Without one,
+    // or with a bad one (which is reported), the page shows the last scenario this browser
+    // ran, or the default one. Embedded figures never read the browser's own scenario.
+    let embed = embed_mode();
+    let hash = location::hash();
+    let stored =
+        if embed { None } else { storage::stored_scenario().filter(|s| *s != Scenario::default_demo()) };
+    let restored = stored.is_some();
+    let fallback = || stored.clone().unwrap_or_else(Scenario::default_demo);
+    let (scenario, playhead, problem) = match url::decode(&hash) {
+        Ok(Some((scenario, t))) => (scenario, t, None),
+        Ok(None) => (fallback(), None, None),
+        Err(message) => (fallback(), None, Some(message)),
+    };
+    // A valid scenario the page cannot run (too big, or no steady state) is reported like a
+    // bad one, and the fallback shown.
+    let (mut state, playhead, problem) = match AppState::new(scenario, lang, dark) {
+        Ok(state) => (state, playhead, problem),
+        Err(message) if problem.is_none() => (AppState::new(fallback(), lang, dark)?, None, Some(message)),
+        Err(message) => return Err(message),
+    };
+    state.embed = embed;
+    // An A/B link: B beside A (A is edited first).
+    if let Some(b) = url::decode_b(&hash) {
+        if let Some(sim) = b.validate().ok().and_then(|valid| simulate_in_page(&valid).ok()) {
+            state.other = Some((b, Rc::new(sim)));
+        }
+    }
+    if let Some(t) = playhead {
+        state.playhead = t.min(state.end());
+    }
+    match (problem, restored) {
+        (Some(message), false) => {
+            state.error = Some(match lang {
+                Lang::En => format!("The link's scenario could not be used ({message}); showing the default scenario."),
+                Lang::Zh => format!("链接中的场景无法使用（{message}），已显示默认场景。"),
+            })
+        }
+        (Some(message), true) => {
+            state.error = Some(match lang {
+                Lang::En => format!("The link's scenario could not be used ({message}); showing the last scenario you ran in this browser."),
+                Lang::Zh => format!("链接中的场景无法使用（{message}），已显示你在此浏览器中最近运行的场景。"),
+            })
+        }
+        (None, true) if playhead.is_none() && hash.trim_start_matches('#').is_empty() => {
+            state.notice = Some(t(lang, Text::RestoredScenario).to_string());
+        }
+        _ => {}
+    }
+    Ok(state)
+}
+
+/// The last job run in this browser, or the default.
+pub fn initial_job_stored() -> TrainScenario {
+    storage::stored_job().unwrap_or_else(TrainScenario::default_demo)
+}
+
+/// The job the view opens on: the link's, else the last one run here, else the default.
+pub fn initial_job() -> (TrainScenario, Option<String>) {
+    let hash = location::hash();
+    match url::decode_train(&hash) {
+        Ok(Some(job)) if job.cluster.nodes <= MAX_PAGE_NODES => (job, None),
+        Ok(Some(_)) => {
+            (initial_job_stored(), Some(format!("the page simulates up to {MAX_PAGE_NODES} nodes")))
+        }
+        Ok(None) => (initial_job_stored(), None),
+        Err(message) => (initial_job_stored(), Some(message)),
+    }
+}
+
+/// The training view's opening state: a lesson step's job, else `initial_job()`'s, with what
+/// was wrong with the link, if anything.
+pub fn initial_train_state(lesson_job: Option<TrainScenario>, lang: Lang, dark: bool) -> TrainState {
+    let (job, problem) = match lesson_job {
+        Some(job) => (job, None),
+        None => initial_job(),
+    };
+    let mut state = TrainState::new(job, lang, dark).unwrap_or_else(|_| {
+        TrainState::new(TrainScenario::default_demo(), lang, dark).expect("the default job is valid")
+    });
+    if let Some(problem) = problem {
+        state.error = Some(match lang {
+            Lang::En => format!("The link's training job could not be used ({problem}); showing another."),
+            Lang::Zh => format!("链接中的训练作业无法使用（{problem}），已显示其他作业。"),
+        });
+    }
+    state
+}

@@ -1,0 +1,119 @@
+//! What the page simulates, and how without freezing: the bounds of a run in the page
+//! (`page_job`), slices of work between frames (`work`), and the busbw chart's points.
+//!
+//! `work` reads the wall clock (`now_ms`) to end a slice after `SLICE_MS`; natively there is
+//! no clock (it reads 0) and a slice ends after a fixed number of polls instead.
+
+use fabricscope::collective::Algorithm;
+use fabricscope::{sweep_sizes, Collective, Job, Scenario, Simulation};
+
+/// Most transfers the page simulates one by one (about 1.5 s in WebAssembly here); a ring that
+/// settles into a steady state (`fabricscope::Steady`) runs at any size whose 32-step prefix
+/// is within it.
+pub const PAGE_MAX_TRANSFERS: u64 = 300_000;
+
+/// `simulate`, within what the page can do without keeping the reader waiting.
+pub fn simulate_in_page(valid: &fabricscope::ValidScenario) -> Result<Simulation, String> {
+    finish_job(&mut page_job(valid)?)
+}
+
+/// A job run to its end.
+pub fn finish_job(job: &mut Job) -> Result<Simulation, String> {
+    loop {
+        if let Some(result) = job.poll(u64::MAX) {
+            return result.map_err(|e| e.to_string());
+        }
+    }
+}
+
+/// The transfers a scenario's collective has.
+pub fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
+    let s = valid.scenario();
+    fabricscope::collective::transfer_count(
+        s.collective,
+        valid.n_ranks(),
+        s.size_bytes / fabricscope::collective::ELEM_BYTES,
+        valid.channels(),
+    )
+}
+
+/// The job that simulates a scenario in the page: up to `PAGE_MAX_TRANSFERS` one by one, a ring
+/// that settles at any size, else a named refusal.
+pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
+    let s = valid.scenario();
+    let (n, channels, count) =
+        (valid.n_ranks(), valid.channels(), s.size_bytes / fabricscope::collective::ELEM_BYTES);
+    let total = transfers_of(valid);
+    if total <= PAGE_MAX_TRANSFERS {
+        return Ok(Job::new(valid, fabricscope::Mode::Auto));
+    }
+    let prefix = fabricscope::simulation::STEADY_SEARCH_STEPS as u64 * n as u64 * channels as u64;
+    if fabricscope::simulation::runs_steady(s, n, channels, count).is_some() && prefix <= PAGE_MAX_TRANSFERS {
+        return Ok(Job::new(valid, fabricscope::Mode::Steady));
+    }
+    Err(format!(
+        "nodes: {} on {n} GPUs over {channels} channels is {total} transfers; the page simulates up to {PAGE_MAX_TRANSFERS} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})",
+        s.collective.nccl_name(),
+        s.collective.nccl_name().to_lowercase()
+    ))
+}
+
+/// Message sizes of the chart's sweep: 1 KiB to 4 GiB, ×2.
+pub fn chart_sizes() -> Vec<u64> {
+    sweep_sizes(1 << 10, 4 << 30, 2)
+}
+
+/// The chart's points to simulate: every size for every algorithm the collective runs with
+/// (AllReduce: Ring and Tree, each forced as NCCL_ALGO would), smallest sizes first.
+pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
+    let algorithms: Vec<Option<Algorithm>> = if scenario.collective == Collective::AllReduce {
+        // NVLS or CollNet too where they may run and in-network reduction is enabled.
+        let valid = scenario.validate().ok().filter(|_| scenario.in_network);
+        let mut list = vec![Some(Algorithm::Ring), Some(Algorithm::Tree)];
+        if valid.as_ref().is_some_and(fabricscope::collective::nvls::supported) {
+            list.push(Some(Algorithm::Nvls));
+        }
+        if valid.as_ref().is_some_and(fabricscope::collective::sharp_supported) {
+            list.push(Some(Algorithm::CollNet));
+        }
+        list
+    } else {
+        vec![None]
+    };
+    chart_sizes().into_iter().flat_map(|size| algorithms.iter().map(move |&a| (size, a))).collect()
+}
+
+/// Longest the page works between two frames [ms]: the page never freezes longer than this
+/// plus one engine poll.
+pub const SLICE_MS: f64 = 30.0;
+
+/// Scenarios up to this many transfers run at once when changed (a few ms); bigger ones run
+/// in slices with a progress bar and a cancel button.
+pub const SYNC_TRANSFERS: u64 = 20_000;
+
+/// Polls `job` for up to `SLICE_MS` (natively, where there is no clock, until done or a fixed
+/// number of polls).
+pub fn work(job: &mut Job) -> Option<Result<Simulation, fabricscope::ScenarioError>> {
+    let started = now_ms();
+    for _ in 0..2_000 {
+        if let Some(result) = job.poll(64) {
+            return Some(result);
+        }
+        if now_ms() - started >= SLICE_MS {
+            break;
+        }
+    }
+    None
+}
+
+/// Wall-clock milliseconds (the page's; 0 natively, where the tests run).
+pub fn now_ms() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        js_sys::Date::now()
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
+    }
+}
