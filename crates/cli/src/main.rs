@@ -209,7 +209,7 @@ fn scenario_from(
     if channels.is_some() {
         scenario.channels = channels;
     }
-    scenario.size_bytes = size_bytes.max(ELEM_BYTES) / ELEM_BYTES * ELEM_BYTES;
+    scenario.size_bytes = fabricscope::units::round_to_elements(size_bytes);
     let checked = if engine { scenario.validate() } else { scenario.validate_fabric() };
     match checked {
         Ok(valid) if errors.is_empty() => Ok(valid),
@@ -277,7 +277,7 @@ fn apply_hardware(args: &HardwareArgs, scenario: &mut Scenario) -> Vec<ScenarioE
 
 fn topo(args: &TopoArgs) -> Result<String, Vec<ScenarioError>> {
     let scenario = scenario_from(&args.hardware, ELEM_BYTES, Some(1), false)?;
-    let topology = fabricscope::topology::build(&scenario);
+    let topology = scenario.topology();
     let summary = topology.fabric_summary();
     if args.dot {
         return Ok(dot(&topology));
@@ -423,15 +423,16 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,
             // A schedule too big to build (a ring run as a steady state) is not checked, as
             // nccl-tests prints N/A when it does not check.
-            wrong: match fabricscope::collective::transfer_count(
+            wrong: if fabricscope::collective::transfer_count(
                 s.collective,
                 scenario.n_ranks(),
                 point.count,
                 scenario.channels(),
-            ) > fabricscope::scenario::MAX_TRANSFERS
+            ) > fabricscope::limits::MAX_TRANSFERS
             {
-                true => None,
-                false => match verify(&schedule_with(
+                None
+            } else {
+                match verify(&schedule_with(
                     s.collective,
                     point.algorithm,
                     s.nodes,
@@ -444,7 +445,7 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
                     Err(VerifyError::TooLarge { .. }) => None,
                     Err(VerifyError::Wrong { wrong, .. }) => Some(wrong),
                     Err(_) => Some(point.count * scenario.n_ranks() as u64),
-                },
+                }
             },
         })
         .collect();

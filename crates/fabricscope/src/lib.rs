@@ -1,13 +1,28 @@
 //! Fabricscope core: scenario in, trace out. No I/O, no clock, no web.
 //!
 //! ```text
-//!   Scenario ──validate──▶ ValidScenario ──▶ topology::build ──▶ Topology (petgraph)
-//!                                  │                                  │
-//!                                  └──▶ collective::ring_allreduce ──▶ Schedule (data)
-//!                                                                     │
-//!                         engine::run(Topology, Schedule) ──▶ Trace ──┴─▶ Summary
-//!                                                              │
-//!                              the page samples Trace::sample(t) ──▶ Frame (what to draw)
+//!   Scenario ──plan::validate──▶ ValidScenario ──▶ topology::build ──▶ Topology (petgraph)
+//!                                  │                                       │
+//!                                  └──▶ collective::schedule_with ──▶ Schedule (data)
+//!                                       (the pick of plan::tune)           │
+//!                         engine::Run(Topology, Schedule, routing::Policy) ──▶ Trace
+//!                                                                          │
+//!                simulation: Simulation (summary, steps, α-β, steady state) ◀┘
+//!                              the page samples Simulation::sample(t) ──▶ Frame
+//! ```
+//!
+//! The modules form layers; each uses only those below it (`tests/tidy.rs` checks it):
+//!
+//! ```text
+//!   simulation  train              what a scenario or a training job produces
+//!   plan                           validate, admission, tuner
+//!   engine                         the discrete-event loop, max-min sharing, steady states
+//!   routing  trace                 paths of flows; what a run recorded
+//!   collective                     schedules as data, protocols, verification on integers
+//!   topology                       the cluster as a graph, fabric planning
+//!   scenario                       plain serde data
+//!   catalog                        hardware figures with their sources
+//!   units  limits  hash  analytic  foundations
 //! ```
 //!
 //! Everything here is deterministic: the same scenario gives the same trace, bit for bit, on
@@ -17,6 +32,9 @@ pub mod analytic;
 pub mod catalog;
 pub mod collective;
 pub mod engine;
+pub mod hash;
+pub mod limits;
+pub mod plan;
 pub mod routing;
 pub mod scenario;
 pub mod simulation;
@@ -25,7 +43,8 @@ pub mod trace;
 pub mod train;
 pub mod units;
 
-pub use scenario::{Collective, Scenario, ScenarioError, ValidScenario};
+pub use plan::ValidScenario;
+pub use scenario::{Collective, Scenario, ScenarioError};
 pub use simulation::{
     simulate, simulate_as, sweep, sweep_point, sweep_sizes, sweep_unhashed, AlphaBeta, Job, Mode, Simulation,
     Steady, StepInfo, Summary, SweepPoint,

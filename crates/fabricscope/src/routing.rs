@@ -80,11 +80,30 @@ fn walk_back(topology: &Topology, via: &BTreeMap<u32, LinkId>, dst: VertexId) ->
     path
 }
 
+/// What decides a flow's route besides the topology: the load balancing, the seed its hashes
+/// take, and the job's NIC policy (how many NICs per node it may use, NCCL_IB_HCA, and whether
+/// each process is pinned next to its NIC). A job's choices, not the hardware's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Policy {
+    pub routing: Routing,
+    /// Seed of ECMP's hash.
+    pub seed: u64,
+    /// NICs per node the job may use (the first ones).
+    pub nics_used: u32,
+    pub pinning: Pinning,
+}
+
+impl Policy {
+    /// `routing` with `seed`, every NIC of a node in use, each process pinned next to its NIC.
+    pub fn all_nics(topology: &Topology, routing: Routing, seed: u64) -> Policy {
+        Policy { routing, seed, nics_used: topology.nics_per_node(), pinning: Pinning::Aligned }
+    }
+}
+
 /// Routes transfers between ranks; remembers intra-node paths.
 pub struct Router<'t> {
     topology: &'t Topology,
-    routing: Routing,
-    seed: u64,
+    policy: Policy,
     /// (from, to, may pass through a GPU) → path.
     intra: BTreeMap<(VertexId, VertexId, bool), Vec<LinkId>>,
     /// The NIC (local index) each GPU (local index) sends and receives through.
@@ -94,8 +113,7 @@ pub struct Router<'t> {
 /// A router without its topology, to be kept between slices of a run (`engine::Run`) and
 /// resumed on the same topology.
 pub struct RouterState {
-    routing: Routing,
-    seed: u64,
+    policy: Policy,
     intra: BTreeMap<(VertexId, VertexId, bool), Vec<LinkId>>,
     nic_of_gpu: Vec<u32>,
 }
@@ -103,38 +121,33 @@ pub struct RouterState {
 /// An empty state, the placeholder while a run holds the router (`std::mem::take`).
 impl Default for RouterState {
     fn default() -> RouterState {
-        RouterState { routing: Routing::Static, seed: 0, intra: BTreeMap::new(), nic_of_gpu: Vec::new() }
+        let policy = Policy { routing: Routing::Static, seed: 0, nics_used: 0, pinning: Pinning::Aligned };
+        RouterState { policy, intra: BTreeMap::new(), nic_of_gpu: Vec::new() }
     }
 }
 
 impl<'t> Router<'t> {
-    pub fn new(topology: &'t Topology, routing: Routing, seed: u64) -> Router<'t> {
-        let mut router = Router { topology, routing, seed, intra: BTreeMap::new(), nic_of_gpu: Vec::new() };
+    pub fn new(topology: &'t Topology, policy: Policy) -> Router<'t> {
+        let mut router = Router { topology, policy, intra: BTreeMap::new(), nic_of_gpu: Vec::new() };
         router.nic_of_gpu = router.pick_nics();
         router
     }
 
     /// The router without its topology.
     pub fn into_state(self) -> RouterState {
-        RouterState { routing: self.routing, seed: self.seed, intra: self.intra, nic_of_gpu: self.nic_of_gpu }
+        RouterState { policy: self.policy, intra: self.intra, nic_of_gpu: self.nic_of_gpu }
     }
 
     /// The router again, on the topology it was made for.
     pub fn resume(topology: &'t Topology, state: RouterState) -> Router<'t> {
-        Router {
-            topology,
-            routing: state.routing,
-            seed: state.seed,
-            intra: state.intra,
-            nic_of_gpu: state.nic_of_gpu,
-        }
+        Router { topology, policy: state.policy, intra: state.intra, nic_of_gpu: state.nic_of_gpu }
     }
 
     /// Each GPU's NIC among the `nics_used` the job may use: the one with the cheapest path
     /// (aligned), or the one half the NICs away, on the other socket (misaligned).
     fn pick_nics(&mut self) -> Vec<u32> {
         let t = self.topology;
-        let used = t.nics_used;
+        let used = self.policy.nics_used;
         if used == 0 || t.fabric.nics.is_empty() {
             return Vec::new();
         }
@@ -153,7 +166,7 @@ impl<'t> Router<'t> {
                         )
                     })
                     .unwrap_or(0);
-                match t.pinning {
+                match self.policy.pinning {
                     Pinning::Aligned => closest,
                     Pinning::Misaligned => (closest + used / 2) % used,
                 }
@@ -174,7 +187,7 @@ impl<'t> Router<'t> {
         let (src_node, dst_node) = (src_node.unwrap_or(0), dst_node.unwrap_or(0));
         let dst_local = self.nic_of_gpu[t.vertex(dst_gpu).local as usize];
         let plan = t.fabric.plan.as_ref().expect("a multi-node topology has a fabric");
-        let aligned = t.pinning == Pinning::Aligned;
+        let aligned = self.policy.pinning == Pinning::Aligned;
         let rail_aligned = aligned && plan.wiring == Wiring::Rail && plan.leaves > 1;
         let src_local =
             if rail_aligned { dst_local } else { self.nic_of_gpu[t.vertex(src_gpu).local as usize] };
@@ -231,7 +244,7 @@ impl<'t> Router<'t> {
                 self.intra(switch, gpu, false)
             }
             Hop::ToSwitch(SwitchRef::Rail { rail }) => {
-                let mut path = self.to_nic(transfer.src, true);
+                let mut path = self.nic_path(transfer.src);
                 let (nic, up) = self.rail_root(transfer.src, rail);
                 path.push(nic);
                 path.extend(up);
@@ -241,7 +254,7 @@ impl<'t> Router<'t> {
                 let (nic, up) = self.rail_root(transfer.dst, rail);
                 let mut path: Vec<LinkId> = up.into_iter().rev().map(LinkId::reverse).collect();
                 path.push(nic.reverse());
-                let mut down = self.to_nic(transfer.dst, false);
+                let mut down = self.nic_path(transfer.dst);
                 down.reverse();
                 path.extend(down.into_iter().map(LinkId::reverse));
                 path
@@ -249,8 +262,8 @@ impl<'t> Router<'t> {
         }
     }
 
-    /// The path from `rank`'s GPU to its own NIC (`up`), as aligned processes reach it.
-    fn to_nic(&mut self, rank: u32, _up: bool) -> Vec<LinkId> {
+    /// The path between `rank`'s GPU and its own NIC, as aligned processes reach it.
+    fn nic_path(&mut self, rank: u32) -> Vec<LinkId> {
         let t = self.topology;
         let gpu = t.gpu(rank);
         let vertex = t.vertex(gpu);
@@ -358,11 +371,12 @@ impl<'t> Router<'t> {
     ) -> usize {
         let n = candidates.len();
         debug_assert!(n > 0, "a switch with something above it has up-links");
-        match self.routing {
+        match self.policy.routing {
             Routing::Static => ((address / divisor) as usize) % n,
             Routing::Ecmp => {
                 let key =
-                    mix(mix(mix(mix(self.seed ^ tier) ^ flow.0 as u64) ^ flow.1 as u64) ^ flow.2 as u64);
+                    mix(mix(mix(mix(self.policy.seed ^ tier) ^ flow.0 as u64) ^ flow.1 as u64)
+                        ^ flow.2 as u64);
                 (key % n as u64) as usize
             }
             Routing::Adaptive => (0..n)
@@ -380,11 +394,18 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// A scenario's topology and its routing policy with static routing and seed 0.
+#[cfg(test)]
+fn static_of(scenario: &crate::scenario::Scenario) -> (Topology, Policy) {
+    let valid = scenario.validate().unwrap();
+    (valid.topology(), Policy { routing: Routing::Static, seed: 0, ..valid.policy() })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scenario::{FabricConfig, Scenario};
-    use crate::topology::{build, LinkKind};
+    use crate::topology::LinkKind;
 
     fn kinds(topology: &Topology, path: &[LinkId]) -> Vec<LinkKind> {
         path.iter().map(|&id| topology.link(id).kind).collect()
@@ -394,8 +415,8 @@ mod tests {
     fn paths_inside_and_across_nodes() {
         let mut scenario = Scenario::default_demo();
         scenario.nodes = 2;
-        let topology = build(&scenario.validate().unwrap());
-        let mut router = Router::new(&topology, Routing::Static, 0);
+        let (topology, policy) = static_of(&scenario);
+        let mut router = Router::new(&topology, policy);
         let load = vec![0; topology.n_links()];
         assert_eq!(kinds(&topology, &router.route(0, 1, 0, &load)), [LinkKind::NvLink, LinkKind::NvLink]);
         let path = router.route(7, 8, 0, &load);
@@ -424,8 +445,8 @@ mod tests {
             fabric: FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() },
             ..Scenario::default_demo()
         };
-        let topology = build(&scenario.validate().unwrap());
-        let mut router = Router::new(&topology, Routing::Static, 0);
+        let (topology, policy) = static_of(&scenario);
+        let mut router = Router::new(&topology, policy);
         let load = vec![0; topology.n_links()];
         // GPU 7 of node 0 to GPU 0 of node 1: over NVLink to GPU 0, out of NIC 0, through rail 0's leaf.
         let path = router.route(7, 8, 0, &load);
@@ -465,8 +486,8 @@ mod tests {
             },
             ..Scenario::default_demo()
         };
-        let topology = build(&scenario.validate().unwrap());
-        let mut router = Router::new(&topology, Routing::Static, 0);
+        let (topology, policy) = static_of(&scenario);
+        let mut router = Router::new(&topology, policy);
         let load = vec![0; topology.n_links()];
         let network_hops =
             |path: &[LinkId]| path.iter().filter(|&&l| topology.link(l).kind == LinkKind::Network).count();
@@ -480,11 +501,11 @@ mod tests {
 mod node_tests {
     use super::*;
     use crate::scenario::Scenario;
-    use crate::topology::{build, LinkKind};
+    use crate::topology::LinkKind;
 
     fn router_for(scenario: Scenario) -> (Topology, Vec<u32>) {
-        let topology = build(&scenario.validate().unwrap());
-        let nics = Router::new(&topology, Routing::Static, 0).nic_of_gpu.clone();
+        let (topology, policy) = static_of(&scenario);
+        let nics = Router::new(&topology, policy).nic_of_gpu.clone();
         (topology, nics)
     }
 
@@ -502,8 +523,8 @@ mod node_tests {
     #[test]
     fn dgx1_ring_hops_are_nvlink_and_other_pairs_cross_the_cpus() {
         let scenario = Scenario { preset: "dgx-1".into(), ..Scenario::default_demo() };
-        let topology = build(&scenario.validate().unwrap());
-        let mut router = Router::new(&topology, Routing::Static, 0);
+        let (topology, policy) = static_of(&scenario);
+        let mut router = Router::new(&topology, policy);
         let load = vec![0; topology.n_links()];
         let kinds =
             |path: Vec<LinkId>| -> Vec<LinkKind> { path.iter().map(|&l| topology.link(l).kind).collect() };

@@ -35,29 +35,13 @@
 //! | (engine) | simulated time ≤ 2^61 ns (73 years), bounded up front from the slowest link |
 //! | (engine) | at most 2,000,000 transfers per collective, except a ring whose steps all look alike (equal chunks, routing other than adaptive): it runs as a steady state (`simulation::Steady`) from a prefix of 32 steps of at most 600,000 transfers |
 
-use crate::catalog::{NodePreset, NodeSpec, Routing, Technology};
-use crate::topology::FabricPlan;
+pub use crate::catalog::CustomShape;
+use crate::catalog::{Routing, Technology};
+pub use crate::limits::{
+    HORIZON_NS, MAX_CHANNELS, MAX_CUSTOM_GPUS, MAX_NODES, MAX_SIZE_BYTES, MAX_STEADY_PREFIX, MAX_TRANSFERS,
+};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-
-/// Largest message a scenario may move [B].
-pub const MAX_SIZE_BYTES: u64 = 16 << 30;
-/// Most channels (parallel rings) a scenario may ask for.
-pub const MAX_CHANNELS: u32 = 32;
-/// Most nodes: 16,384 nodes of 8 GPUs is 131,072 GPUs.
-pub const MAX_NODES: u32 = 16_384;
-/// Most transfers one simulated collective may have (a ring AllReduce has 2(n-1)·n·channels).
-pub const MAX_TRANSFERS: u64 = 2_000_000;
-/// Most transfers of the prefix a ring runs as a steady state (`simulation::Steady`): a ring
-/// whose steps all look alike may have more than `MAX_TRANSFERS`, as long as this many cover the
-/// steps the engine looks for a repeat in (`simulation::STEADY_SEARCH_STEPS`). It bounds the
-/// search's time and memory (about 1.5 s and 600 MB natively).
-pub const MAX_STEADY_PREFIX: u64 = 600_000;
-const MAX_BANDWIDTH_GBYTE_PER_S: f64 = 100_000.0;
-const MAX_LATENCY_NS: u64 = 10_000_000_000;
-/// The engine's time horizon [ns] (about 73 years): a scenario that could run longer is
-/// rejected, so that no time sum can overflow.
-pub const HORIZON_NS: u64 = 1 << 61;
 
 /// The collectives a scenario can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -128,6 +112,66 @@ impl Collective {
     }
 }
 
+/// An algorithm, as NCCL_ALGO names it (the schedules are in `collective`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Algorithm {
+    /// NCCL_ALGO=Ring (Broadcast and Reduce run as a pipelined chain along the ring).
+    Ring,
+    /// Point-to-point sends to every peer at once (AllToAll, SendRecv): no NCCL_ALGO applies.
+    #[serde(rename = "P2P")]
+    Direct,
+    /// NCCL_ALGO=Tree: a chain inside each node and a double binary tree across nodes.
+    Tree,
+    /// Reduce-scatter in the node, AllReduce per rail across nodes, all-gather in the node
+    /// (not an NCCL_ALGO; for comparison).
+    Hierarchical,
+    /// NVLink SHARP: the NVSwitch reduces and multicasts (NCCL_ALGO=NVLS; NVSwitch gen3+).
+    #[serde(rename = "NVLS")]
+    Nvls,
+    /// InfiniBand SHARP across nodes (NCCL's CollNet): NVLink reduce-scatter in the node, the
+    /// rail's switches reduce across nodes, NVLink all-gather (NCCL_ALGO=CollNet).
+    #[serde(rename = "CollNet")]
+    CollNet,
+}
+
+impl Algorithm {
+    /// The name as NCCL_ALGO spells it.
+    pub fn nccl_name(self) -> &'static str {
+        match self {
+            Algorithm::Ring => "Ring",
+            Algorithm::Direct => "P2P",
+            Algorithm::Tree => "Tree",
+            Algorithm::Hierarchical => "Hierarchical",
+            Algorithm::Nvls => "NVLS",
+            Algorithm::CollNet => "CollNet",
+        }
+    }
+}
+
+/// A protocol, as NCCL_PROTO names it (what each costs is in `collective::protocol`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Protocol {
+    #[serde(rename = "LL")]
+    Ll,
+    #[serde(rename = "LL128")]
+    Ll128,
+    #[default]
+    Simple,
+}
+
+impl Protocol {
+    pub const ALL: [Protocol; 3] = [Protocol::Ll, Protocol::Ll128, Protocol::Simple];
+
+    /// The name as NCCL_PROTO spells it.
+    pub fn nccl_name(self) -> &'static str {
+        match self {
+            Protocol::Ll => "LL",
+            Protocol::Ll128 => "LL128",
+            Protocol::Simple => "Simple",
+        }
+    }
+}
+
 /// What the whole app shows, as plain data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -145,10 +189,10 @@ pub struct Scenario {
     pub root: u32,
     /// NCCL_ALGO: force an algorithm (Ring, Tree); default: the tuner's choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub algorithm: Option<crate::collective::Algorithm>,
+    pub algorithm: Option<Algorithm>,
     /// NCCL_PROTO: force a protocol; default: the tuner's choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<crate::collective::Protocol>,
+    pub protocol: Option<Protocol>,
     /// Parallel rings. `None`: NCCL's choice here, one channel per NIC of a node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<u32>,
@@ -193,18 +237,6 @@ fn is_default<T: Default + PartialEq>(value: &T) -> bool {
     *value == T::default()
 }
 
-/// The shape of a custom node's GPU interconnect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CustomShape {
-    /// GPU i linked to GPU i+1 (and the last to the first).
-    Ring,
-    /// Every GPU on one non-blocking switch.
-    Star,
-    /// A link between every pair of GPUs.
-    FullMesh,
-}
-
 /// A node described by its shape instead of a preset (`"preset": "custom"`). Nodes, NICs and
 /// the fabric between them come from the rest of the scenario, so "8 GPUs on a switch × M nodes
 /// on a switch" is a star node with `nodes: M`. Custom nodes have no PCIe cost: each GPU's NIC
@@ -237,9 +269,6 @@ fn custom_latency() -> u64 {
     250
 }
 
-/// Most GPUs a custom node may have.
-pub const MAX_CUSTOM_GPUS: u32 = 64;
-
 /// GPU ↔ NIC affinity of the job's processes (what OpenMPI/PyTorch process pinning decides).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -252,11 +281,6 @@ pub enum Pinning {
     /// and UPI, with no NVLink shortcut.
     Misaligned,
 }
-
-/// SR-IOV: a virtual function costs some of the NIC's bandwidth and adds latency. Cloud
-/// providers publish "near bare-metal" figures; the model assumes 3% and 400 ns per NIC hop.
-pub const SRIOV_EFFICIENCY: f64 = 0.97;
-pub const SRIOV_LATENCY_NS: u64 = 400;
 
 /// The shape of the fabric between nodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -369,6 +393,15 @@ impl LinkOverride {
     pub fn is_empty(&self) -> bool {
         *self == LinkOverride::default()
     }
+
+    /// The figures in force: each override, or the given default [GB/s, fraction, ns].
+    pub fn resolve(&self, line_rate_gbyte_per_s: f64, efficiency: f64, latency_ns: u64) -> (f64, f64, u64) {
+        (
+            self.bandwidth_gbyte_per_s.unwrap_or(line_rate_gbyte_per_s),
+            self.efficiency.unwrap_or(efficiency),
+            self.latency_ns.unwrap_or(latency_ns),
+        )
+    }
 }
 
 /// One problem with a scenario: which field, and what is wrong with it.
@@ -390,49 +423,6 @@ impl fmt::Display for ScenarioError {
 }
 
 impl std::error::Error for ScenarioError {}
-
-/// A scenario whose every field is in range. Only `Scenario::validate` makes one.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ValidScenario {
-    scenario: Scenario,
-    preset: NodeSpec,
-    channels: u32,
-    plan: FabricPlan,
-}
-
-impl ValidScenario {
-    pub fn scenario(&self) -> &Scenario {
-        &self.scenario
-    }
-
-    /// The node: the preset's figures or the custom node's.
-    pub fn preset(&self) -> &NodeSpec {
-        &self.preset
-    }
-
-    /// Parallel rings actually used (the scenario's, or the automatic choice).
-    pub fn channels(&self) -> u32 {
-        self.channels
-    }
-
-    pub fn fabric_plan(&self) -> &FabricPlan {
-        &self.plan
-    }
-
-    /// The routing in force: the scenario's, or the technology's default.
-    pub fn routing(&self) -> Routing {
-        self.scenario.fabric.routing.unwrap_or(self.scenario.fabric.technology.spec().default_routing)
-    }
-
-    pub fn n_ranks(&self) -> u32 {
-        self.scenario.nodes * self.preset.gpus_per_node
-    }
-
-    /// The same scenario with another message size (sizes are checked again).
-    pub fn with_size(&self, size_bytes: u64) -> Result<ValidScenario, Vec<ScenarioError>> {
-        Scenario { size_bytes, ..self.scenario.clone() }.validate()
-    }
-}
 
 impl Scenario {
     /// The scenario the page opens on: one DGX H100, ring AllReduce of 256 MiB.
@@ -469,267 +459,19 @@ impl Scenario {
         })
     }
 
+    /// Elements the message holds (4-byte floats, `units::ELEM_BYTES`).
+    pub fn count(&self) -> u64 {
+        self.size_bytes / crate::units::ELEM_BYTES
+    }
+
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a Scenario always serialises")
-    }
-
-    /// Checks every field, and that the engine can run it; returns all problems at once.
-    pub fn validate(&self) -> Result<ValidScenario, Vec<ScenarioError>> {
-        self.check(true)
-    }
-
-    /// Checks every field but not the engine's limit: for building and inspecting a topology
-    /// (up to `MAX_NODES` nodes) without simulating a collective on it.
-    pub fn validate_fabric(&self) -> Result<ValidScenario, Vec<ScenarioError>> {
-        self.check(false)
-    }
-
-    fn check(&self, engine_limit: bool) -> Result<ValidScenario, Vec<ScenarioError>> {
-        let mut errors = Vec::new();
-        let mut problem =
-            |field: &str, problem: String| errors.push(ScenarioError { field: field.to_string(), problem });
-
-        let preset: Option<NodeSpec> = match (self.preset.as_str(), &self.custom) {
-            ("custom", Some(custom)) => match custom_problem(custom) {
-                Some((field, why)) => {
-                    problem(field, why);
-                    None
-                }
-                None => Some(NodeSpec::custom(custom)),
-            },
-            ("custom", None) => {
-                problem("custom", "preset \"custom\" needs a custom node: {\"shape\": \"ring\"|\"star\"|\"full_mesh\", \"gpus\": N, \"link\": {\"bandwidth_gbyte_per_s\": B}}".into());
-                None
-            }
-            (_, Some(_)) => {
-                problem(
-                    "custom",
-                    format!("a custom node needs \"preset\": \"custom\", not '{}'", self.preset),
-                );
-                None
-            }
-            (id, None) => match NodePreset::by_id(id) {
-                Some(preset) => Some(NodeSpec::from(preset)),
-                None => {
-                    let known: Vec<&str> = NodePreset::ids().collect();
-                    problem(
-                        "preset",
-                        format!("unknown preset '{}'; use one of: {}, custom", self.preset, known.join(", ")),
-                    );
-                    None
-                }
-            },
-        };
-        let preset = preset.as_ref();
-        let mut plan = None;
-        if self.nodes == 0 || self.nodes > MAX_NODES {
-            problem("nodes", format!("{} is out of range: use 1 to {MAX_NODES}", self.nodes));
-        } else if let Some(preset) = preset {
-            match FabricPlan::new(&self.fabric, preset.switch_radix, self.nodes, preset.nics_per_node) {
-                Ok(p) => plan = Some(p),
-                Err((field, why)) => problem(&field, why),
-            }
-        }
-        if let (Some(used), Some(preset)) = (self.nics_used, preset) {
-            if used == 0 || used > preset.nics_per_node {
-                problem(
-                    "nics_used",
-                    format!("{used} is out of range: {} has 1 to {} NICs", preset.name, preset.nics_per_node),
-                );
-            }
-        }
-        if let (Some(preset), Pinning::Misaligned) = (preset, self.pinning) {
-            if preset.sockets == 0 {
-                problem(
-                    "pinning",
-                    format!("\"misaligned\" binds a process to the other CPU socket's NIC, and {} has no CPU sockets: use \"aligned\"", preset.name),
-                );
-            }
-        }
-        let nvls_capable = preset.is_some_and(|p| p.gpu_fabric.reduces_in_switch());
-        match (self.algorithm, self.collective) {
-            (Some(crate::collective::Algorithm::Nvls), Collective::AllReduce) if nvls_capable && self.nodes == 1 => {
-                if self.protocol.is_some_and(|p| p != crate::collective::Protocol::Simple) {
-                    problem("protocol", "NVLS runs with Simple only, as in NCCL".into());
-                }
-            }
-            (Some(crate::collective::Algorithm::CollNet), Collective::AllReduce)
-                if self.nodes > 1 && plan.as_ref().is_some_and(|p| crate::collective::sharp_fabric(self.fabric.technology, p.kind)) =>
-            {
-                if self.protocol == Some(crate::collective::Protocol::Ll128) {
-                    problem("protocol", "CollNet runs with Simple or LL, not LL128, as in NCCL".into());
-                }
-            }
-            (Some(crate::collective::Algorithm::CollNet), _) => problem(
-                "algorithm",
-                "CollNet reduces in InfiniBand switches (SHARP): it runs AllReduce across nodes on an InfiniBand single switch or leaf-spine".into(),
-            ),
-            (Some(crate::collective::Algorithm::Nvls), _) => problem(
-                "algorithm",
-                "NVLS reduces in the NVSwitch: it runs AllReduce on one node whose NVSwitch is third generation or later (DGX H100, HGX H800, HGX B200)".into(),
-            ),
-            (Some(crate::collective::Algorithm::Tree | crate::collective::Algorithm::Hierarchical), Collective::AllReduce)
-            | (Some(crate::collective::Algorithm::Ring), _)
-            | (None, _) => {}
-            (Some(crate::collective::Algorithm::Direct), Collective::AllToAll | Collective::SendRecv) => {}
-            (Some(algorithm), collective) => problem(
-                "algorithm",
-                format!("{} does not run {:?} here: Tree and Hierarchical run AllReduce, P2P runs AllToAll and SendRecv", algorithm.nccl_name(), collective),
-            ),
-        }
-        if let Some(eff) = self.fabric.congested_efficiency {
-            if !(eff > 0.0 && eff <= 1.0) {
-                problem(
-                    "fabric.congested_efficiency",
-                    format!("{eff} is out of range: use more than 0 and at most 1"),
-                );
-            }
-        }
-        if self.size_bytes < 4 || self.size_bytes > MAX_SIZE_BYTES {
-            problem("size_bytes", format!("{} is out of range: use 4 B to 16 GiB", self.size_bytes));
-        } else if self.size_bytes % 4 != 0 {
-            problem(
-                "size_bytes",
-                format!(
-                    "{} is not a multiple of 4 (elements are 4-byte floats, as in nccl-tests)",
-                    self.size_bytes
-                ),
-            );
-        }
-        if let Some(channels) = self.channels {
-            if channels == 0 || channels > MAX_CHANNELS {
-                problem("channels", format!("{channels} is out of range: use 1 to {MAX_CHANNELS}"));
-            }
-        }
-        for (kind, link) in
-            [("nvlink", &self.links.nvlink), ("pcie", &self.links.pcie), ("nic", &self.links.nic)]
-        {
-            if let Some(bandwidth) = link.bandwidth_gbyte_per_s {
-                if !(bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH_GBYTE_PER_S) {
-                    problem(
-                        &format!("links.{kind}.bandwidth_gbyte_per_s"),
-                        format!("{bandwidth} is out of range: use more than 0 and at most {MAX_BANDWIDTH_GBYTE_PER_S}"),
-                    );
-                }
-            }
-            if let Some(efficiency) = link.efficiency {
-                if !(efficiency > 0.0 && efficiency <= 1.0) {
-                    problem(
-                        &format!("links.{kind}.efficiency"),
-                        format!("{efficiency} is out of range: use more than 0 and at most 1"),
-                    );
-                }
-            }
-            if let Some(latency) = link.latency_ns {
-                if latency > MAX_LATENCY_NS {
-                    problem(
-                        &format!("links.{kind}.latency_ns"),
-                        format!("{latency} is out of range: use at most {MAX_LATENCY_NS} (10 s)"),
-                    );
-                }
-            }
-        }
-
-        let channels =
-            self.channels.unwrap_or(self.nics_used.or(preset.map(|p| p.nics_per_node)).unwrap_or(1).max(1));
-        if let Some(preset) = preset {
-            let n = self.nodes.saturating_mul(preset.gpus_per_node);
-            if self.root >= n && errors.is_empty() {
-                errors.push(ScenarioError {
-                    field: "root".into(),
-                    problem: format!("{} is out of range: ranks are 0 to {}", self.root, n - 1),
-                });
-            }
-        }
-        if let (Some(preset), true, true) = (preset, errors.is_empty(), engine_limit) {
-            let n = self.nodes as u64 * preset.gpus_per_node as u64;
-            let transfers =
-                crate::collective::transfer_count(self.collective, n as u32, self.size_bytes / 4, channels);
-            // A ring too big to simulate transfer by transfer may run as a steady state, whose
-            // first prefix is within `MAX_STEADY_PREFIX` (`simulation::Steady`).
-            let steady = crate::simulation::runs_steady(self, n as u32, channels, self.size_bytes / 4)
-                .is_some_and(|_| {
-                    crate::simulation::STEADY_SEARCH_STEPS as u64 * n * channels as u64 <= MAX_STEADY_PREFIX
-                });
-            if transfers > MAX_TRANSFERS && !steady {
-                errors.push(ScenarioError {
-                    field: "nodes".into(),
-                    problem: format!(
-                        "{} on {n} GPUs over {channels} channels is {transfers} transfers, more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes or channels",
-                        self.collective.nccl_name()
-                    ),
-                });
-            }
-        }
-        if let (Some(preset), true, true) = (preset, errors.is_empty(), engine_limit) {
-            let (worst_ns, slowest) = self.worst_case_ns(preset, channels);
-            if !(worst_ns <= HORIZON_NS as f64) {
-                errors.push(ScenarioError {
-                    field: "links".into(),
-                    problem: format!(
-                        "at the slowest link's {slowest:.3e} GB/s this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: use faster links or a smaller size_bytes"
-                    ),
-                });
-            }
-        }
-        match (preset, plan) {
-            (Some(preset), Some(plan)) if errors.is_empty() => {
-                Ok(ValidScenario { scenario: self.clone(), preset: preset.clone(), channels, plan })
-            }
-            _ => Err(errors),
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn default_is_valid() {
-        let valid = Scenario::default_demo().validate().unwrap();
-        assert_eq!(valid.n_ranks(), 8);
-        assert_eq!(valid.channels(), 8);
-    }
-
-    #[test]
-    fn every_problem_is_reported_with_its_field() {
-        let mut scenario = Scenario::default_demo();
-        scenario.nodes = 0;
-        scenario.size_bytes = 6;
-        scenario.channels = Some(99);
-        scenario.links.nic.efficiency = Some(1.5);
-        let errors = scenario.validate().unwrap_err();
-        let fields: Vec<&str> = errors.iter().map(|error| error.field.as_str()).collect();
-        assert_eq!(fields, ["nodes", "size_bytes", "channels", "links.nic.efficiency"]);
-        assert!(errors[0].problem.contains("use 1 to 16384"), "{}", errors[0]);
-    }
-
-    #[test]
-    fn a_scenario_that_could_outrun_the_horizon_is_rejected() {
-        let mut scenario = Scenario::default_demo();
-        scenario.links.nvlink.bandwidth_gbyte_per_s = Some(1e-300);
-        let errors = scenario.validate().unwrap_err();
-        assert_eq!(errors[0].field, "links");
-        assert!(errors[0].problem.contains("2^61 ns"), "{}", errors[0]);
-        // Slow but sane links are fine: 16 GiB at 1 MB/s is hours, not decades.
-        scenario.links.nvlink.bandwidth_gbyte_per_s = Some(0.001);
-        scenario.size_bytes = MAX_SIZE_BYTES;
-        assert!(scenario.validate().is_ok());
-    }
-
-    #[test]
-    fn misaligned_pinning_needs_cpu_sockets() {
-        let mut scenario = Scenario::default_demo();
-        scenario.preset = "custom".into();
-        scenario.custom = Some(CustomNode {
-            shape: CustomShape::Star,
-            gpus: 4,
-            link: CustomLink { bandwidth_gbyte_per_s: 50.0, latency_ns: 500, efficiency: 1.0 },
-        });
-        scenario.pinning = Pinning::Misaligned;
-        assert_eq!(scenario.validate().unwrap_err()[0].field, "pinning");
-    }
 
     #[test]
     fn json_errors_name_the_field() {
@@ -754,72 +496,4 @@ mod tests {
         scenario.links.nic.bandwidth_gbyte_per_s = Some(25.0);
         assert_eq!(Scenario::from_json(&scenario.to_json()).unwrap(), scenario);
     }
-}
-
-impl Scenario {
-    /// An upper bound on the simulated time [ns], and the slowest effective link rate [GB/s]
-    /// it assumes. The bound holds because at any time a moving flow crosses a saturated
-    /// link, so data moves at least at the slowest link's rate: time ≤ launch + every
-    /// transfer's latency (≤ 16 links of the slowest latency, plus 10 µs per step) + all wire
-    /// bytes (≤ 8 × size × ranks: LL doubles the bytes, no algorithm sends more than twice its
-    /// buffer per rank) / the slowest rate.
-    fn worst_case_ns(&self, preset: &NodeSpec, channels: u32) -> (f64, f64) {
-        let tech = self.fabric.technology.spec();
-        let rate = |over: &LinkOverride, spec: &crate::catalog::LinkSpec, efficiency: f64| {
-            over.bandwidth_gbyte_per_s.unwrap_or(spec.line_rate_gbyte_per_s)
-                * over.efficiency.unwrap_or(efficiency)
-        };
-        let nic_efficiency = tech.nic_efficiency * if self.virtualized { SRIOV_EFFICIENCY } else { 1.0 };
-        let congested = self.fabric.congested_efficiency.unwrap_or(tech.congested_efficiency).min(1.0);
-        let slowest = [
-            rate(&self.links.nvlink, &preset.nvlink, preset.nvlink.efficiency),
-            rate(&self.links.pcie, &preset.pcie, preset.pcie.efficiency),
-            rate(&self.links.nic, &preset.nic, nic_efficiency),
-        ]
-        .into_iter()
-        .fold(f64::INFINITY, f64::min)
-            * congested;
-        let latency = [
-            self.links.nvlink.latency_ns.unwrap_or(preset.nvlink.latency_ns),
-            self.links.pcie.latency_ns.unwrap_or(preset.pcie.latency_ns),
-            self.links.nic.latency_ns.unwrap_or(tech.nic_latency_ns.max(preset.nic.latency_ns))
-                + SRIOV_LATENCY_NS,
-            tech.switch_hop_latency_ns,
-        ]
-        .into_iter()
-        .max()
-        .unwrap_or(0) as f64;
-        let n = self.nodes as f64 * preset.gpus_per_node as f64;
-        let transfers =
-            crate::collective::transfer_count(self.collective, n as u32, self.size_bytes / 4, channels)
-                as f64;
-        let bytes = 8.0 * self.size_bytes as f64 * n;
-        (20_000.0 + transfers * (16.0 * latency + 10_000.0) + bytes / slowest, slowest)
-    }
-}
-
-fn custom_problem(custom: &CustomNode) -> Option<(&'static str, String)> {
-    if custom.gpus < 2 || custom.gpus > MAX_CUSTOM_GPUS {
-        return Some(("custom.gpus", format!("{} is out of range: use 2 to {MAX_CUSTOM_GPUS}", custom.gpus)));
-    }
-    let bandwidth = custom.link.bandwidth_gbyte_per_s;
-    if !(bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH_GBYTE_PER_S) {
-        return Some((
-            "custom.link.bandwidth_gbyte_per_s",
-            format!("{bandwidth} is out of range: use more than 0 and at most {MAX_BANDWIDTH_GBYTE_PER_S}"),
-        ));
-    }
-    if !(custom.link.efficiency > 0.0 && custom.link.efficiency <= 1.0) {
-        return Some((
-            "custom.link.efficiency",
-            format!("{} is out of range: use more than 0 and at most 1", custom.link.efficiency),
-        ));
-    }
-    if custom.link.latency_ns > MAX_LATENCY_NS {
-        return Some((
-            "custom.link.latency_ns",
-            format!("{} is out of range: use at most {MAX_LATENCY_NS} (10 s)", custom.link.latency_ns),
-        ));
-    }
-    None
 }

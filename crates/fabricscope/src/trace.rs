@@ -159,7 +159,7 @@ impl Trace {
     /// the exact bits of every rate): equal traces hash equal on every target, so the page (WASM)
     /// and the CLI (native) can show that they computed the same thing.
     pub fn hash(&self) -> u64 {
-        let mut h = Fnv::new();
+        let mut h = crate::hash::Fnv::default();
         h.u64(self.flows.len() as u64);
         for flow in &self.flows {
             h.u64(flow.transfer as u64);
@@ -307,26 +307,15 @@ impl Trace {
 
     /// Mean utilisation of every link over the whole run, in [0, 1].
     pub fn mean_utilisation(&self, topology: &Topology) -> Vec<f64> {
-        let span = self.end.0.max(1) as f64;
-        topology
-            .links()
-            .map(|(id, link)| self.link_bytes[id.index()] / (link.capacity().bytes_per_ns() * span))
-            .collect()
+        mean_utilisation(topology, self.end, &self.link_bytes)
     }
 }
 
-/// FNV-1a, 64 bit, fed little-endian words: simple, fixed and the same on every target.
-struct Fnv(u64);
-
-impl Fnv {
-    fn new() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn u64(&mut self, value: u64) {
-        for byte in value.to_le_bytes() {
-            self.0 ^= byte as u64;
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
+/// Mean utilisation of every link that carried `link_bytes` over `[0, end]`, in [0, 1].
+pub fn mean_utilisation(topology: &Topology, end: SimTime, link_bytes: &[f64]) -> Vec<f64> {
+    let span = end.0.max(1) as f64;
+    topology
+        .links()
+        .map(|(id, link)| link_bytes[id.index()] / (link.capacity().bytes_per_ns() * span))
+        .collect()
 }

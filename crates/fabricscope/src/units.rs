@@ -7,6 +7,14 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// Bytes per element: collectives move 4-byte floats, as nccl-tests does by default.
+pub const ELEM_BYTES: u64 = 4;
+
+/// `bytes` rounded down to whole elements, and at least one.
+pub fn round_to_elements(bytes: u64) -> u64 {
+    (bytes / ELEM_BYTES * ELEM_BYTES).max(ELEM_BYTES)
+}
+
 /// Simulated time [ns]. Integer so that ordering is total and identical on every target.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug, Default, Serialize, Deserialize)]
 #[serde(transparent)]

@@ -4,7 +4,8 @@ use fabricscope::analytic::{ring_allreduce_ns, ring_allreduce_rounded_ns};
 use fabricscope::catalog::Routing;
 use fabricscope::collective::{ring_allreduce, Algorithm, ChunkOp, Protocol, Schedule, Transfer};
 use fabricscope::engine::{flow_latency_ns, run};
-use fabricscope::topology::{build, LinkKind, Topology};
+use fabricscope::routing::Policy;
+use fabricscope::topology::{LinkKind, Topology};
 use fabricscope::units::transfer_ns;
 use fabricscope::{simulate, Collective, Scenario, ValidScenario};
 
@@ -23,12 +24,13 @@ fn scenario(nodes: u32, size_bytes: u64, channels: Option<u32>) -> ValidScenario
 }
 
 fn run_static(topology: &Topology, schedule: &Schedule) -> fabricscope::trace::Trace {
-    run(topology, schedule, Routing::Static, 0)
+    run(topology, schedule, Policy::all_nics(topology, Routing::Static, 0))
 }
 
 /// One Ring/Simple step's latency between two GPUs, over the route the engine uses.
 fn latency_between(topology: &Topology, a: u32, b: u32) -> u64 {
-    let mut router = fabricscope::routing::Router::new(topology, Routing::Static, 0);
+    let mut router =
+        fabricscope::routing::Router::new(topology, Policy::all_nics(topology, Routing::Static, 0));
     let path = router.route(a, b, 0, &vec![0; topology.n_links()]);
     flow_latency_ns(topology, &path, Algorithm::Ring, Protocol::Simple)
 }
@@ -118,7 +120,7 @@ fn dgx_a100_two_nodes_match_the_measured_busbw() {
 #[test]
 fn contention_halves_the_rate() {
     let valid = scenario(1, 1 << 20, Some(1));
-    let topology = build(&valid);
+    let topology = valid.topology();
     let len = 1 << 20; // elements: 4 MiB each
     let transfer = |src, dst| Transfer {
         step: 0,
@@ -289,7 +291,7 @@ fn permuting_the_schedule_gives_the_same_trace() {
                 t
             })
             .collect();
-        let trace = run(&sim.topology, &permuted, valid.routing(), valid.scenario().seed);
+        let trace = run(&sim.topology, &permuted, valid.policy());
         for (old, flow) in sim.trace.flows.iter().enumerate() {
             let other = &trace.flows[new_index[old] as usize];
             assert_eq!(

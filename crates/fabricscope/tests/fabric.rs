@@ -4,8 +4,9 @@
 use fabricscope::catalog::Routing;
 use fabricscope::collective::{Algorithm, ChunkOp, Schedule, Transfer};
 use fabricscope::engine::run;
+use fabricscope::routing::Policy;
 use fabricscope::scenario::{FabricConfig, FabricTopology, Wiring};
-use fabricscope::topology::{build, LinkKind, Topology};
+use fabricscope::topology::{LinkKind, Topology};
 use fabricscope::trace::Trace;
 use fabricscope::{Collective, Scenario};
 
@@ -25,7 +26,7 @@ fn cluster(nodes: u32, topology: FabricTopology, radix: u32, oversubscription: f
         },
         ..Scenario::default_demo()
     };
-    build(&scenario.validate().unwrap())
+    scenario.validate().unwrap().topology()
 }
 
 /// Every (src, dst) pair sends one 16 MiB chunk at once.
@@ -95,7 +96,7 @@ fn ecmp_collisions_halve_the_colliding_flows_and_adaptive_routing_does_not() {
     let topology = cluster(2, FabricTopology::LeafSpine, 16, 1.0);
     let schedule = node_shift(&topology);
 
-    let ecmp = run(&topology, &schedule, Routing::Ecmp, 7);
+    let ecmp = run(&topology, &schedule, Policy::all_nics(&topology, Routing::Ecmp, 7));
     let shared = sharing(&topology, &ecmp);
     assert!(shared.iter().any(|&s| s >= 2), "seed 7 hashes two flows onto one up-link: {shared:?}");
     for (rate, share) in first_rates(&ecmp).iter().zip(&shared) {
@@ -106,13 +107,13 @@ fn ecmp_collisions_halve_the_colliding_flows_and_adaptive_routing_does_not() {
         );
     }
 
-    let adaptive = run(&topology, &schedule, Routing::Adaptive, 7);
+    let adaptive = run(&topology, &schedule, Policy::all_nics(&topology, Routing::Adaptive, 7));
     assert!(sharing(&topology, &adaptive).iter().all(|&s| s == 1));
     assert!(first_rates(&adaptive).iter().all(|&rate| (rate - NIC_GBYTE).abs() < 1e-9));
     assert!(adaptive.end < ecmp.end, "collisions make the slowest flow, and so the step, slower");
 
     // D-mod-K spreads destinations 8..15 over spines 0..7: no collision either.
-    let dmodk = run(&topology, &schedule, Routing::Static, 7);
+    let dmodk = run(&topology, &schedule, Policy::all_nics(&topology, Routing::Static, 7));
     assert!(first_rates(&dmodk).iter().all(|&rate| (rate - NIC_GBYTE).abs() < 1e-9));
 }
 
@@ -122,13 +123,15 @@ fn a_2_to_1_oversubscribed_leaf_halves_cross_leaf_all_to_all() {
     let pairs: Vec<(u32, u32)> = (0..16).map(|i| (i, 16 + i)).collect();
     // 1:1 at radix 32: 16 down, 16 up per leaf.
     let blocking_free = cluster(4, FabricTopology::LeafSpine, 32, 1.0);
-    let trace = run(&blocking_free, &permutation(32, &pairs), Routing::Static, 0);
+    let trace =
+        run(&blocking_free, &permutation(32, &pairs), Policy::all_nics(&blocking_free, Routing::Static, 0));
     assert!(first_rates(&trace).iter().all(|&rate| (rate - NIC_GBYTE).abs() < 1e-9));
     // 2:1 at radix 24: 16 down, 8 up per leaf.
     let oversubscribed = cluster(4, FabricTopology::LeafSpine, 24, 2.0);
     let plan = oversubscribed.fabric.plan.clone().unwrap();
     assert_eq!((plan.down, plan.up), (16, 8));
-    let trace = run(&oversubscribed, &permutation(32, &pairs), Routing::Static, 0);
+    let trace =
+        run(&oversubscribed, &permutation(32, &pairs), Policy::all_nics(&oversubscribed, Routing::Static, 0));
     assert!(
         first_rates(&trace).iter().all(|&rate| (rate - NIC_GBYTE / 2.0).abs() < 1e-9),
         "{:?}",
@@ -141,7 +144,7 @@ fn a_non_blocking_fat_tree_carries_a_node_shift_at_line_rate_with_d_mod_k() {
     // Radix 16, 3 tiers, one node per leaf, 8 leaves per pod, 2 pods; node n sends to node n+1.
     let topology = cluster(16, FabricTopology::FatTree, 16, 1.0);
     let pairs: Vec<(u32, u32)> = (0..128).map(|rank| (rank, (rank + 8) % 128)).collect();
-    let trace = run(&topology, &permutation(128, &pairs), Routing::Static, 0);
+    let trace = run(&topology, &permutation(128, &pairs), Policy::all_nics(&topology, Routing::Static, 0));
     let rates = first_rates(&trace);
     assert!(rates.iter().all(|&rate| (rate - NIC_GBYTE).abs() < 1e-9), "{rates:?}");
     let crossing = trace
@@ -150,7 +153,7 @@ fn a_non_blocking_fat_tree_carries_a_node_shift_at_line_rate_with_d_mod_k() {
         .filter(|f| f.path.iter().filter(|&&l| topology.link(l).kind == LinkKind::Network).count() == 6);
     assert_eq!(crossing.count(), 16, "nodes 7 → 8 and 15 → 0 cross the cores");
     // ECMP on the same shift collides somewhere.
-    let ecmp = run(&topology, &permutation(128, &pairs), Routing::Ecmp, 1);
+    let ecmp = run(&topology, &permutation(128, &pairs), Policy::all_nics(&topology, Routing::Ecmp, 1));
     assert!(first_rates(&ecmp).iter().any(|&rate| rate < NIC_GBYTE - 1e-9));
 }
 
@@ -172,9 +175,13 @@ fn roce_tcp_and_efa_pay_for_congestion_where_infiniband_does_not() {
             },
             ..Scenario::default_demo()
         };
-        let topology = build(&scenario.validate().unwrap());
+        let topology = scenario.validate().unwrap().topology();
         // Two GPUs of node 0 send to GPU 8 at once: its NIC's down-link carries two sources.
-        let trace = run(&topology, &permutation(16, &[(0, 8), (1, 8)]), Routing::Static, 0);
+        let trace = run(
+            &topology,
+            &permutation(16, &[(0, 8), (1, 8)]),
+            Policy::all_nics(&topology, Routing::Static, 0),
+        );
         let nic = technology.spec().nic_efficiency * 50.0;
         for rate in first_rates(&trace) {
             assert!((rate - nic * efficiency / 2.0).abs() < 1e-9, "{technology:?}: {rate}");

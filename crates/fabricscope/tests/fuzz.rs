@@ -517,7 +517,7 @@ fn fuzz_training_jobs() {
         .map(|n: u64| n / 10)
         .unwrap_or(2_000);
     let seed: u64 = std::env::var("FABRICSCOPE_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
-    let mut rng = Rng(0x7EA1_0B5 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), 0);
+    let mut rng = Rng(0x07EA_10B5 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), 0);
     let (mut parsed, mut valid, mut ran) = (0u64, 0u64, 0u64);
     for case in 0..cases {
         let text = {

@@ -87,3 +87,116 @@ fn no_unsafe_without_a_safety_comment() {
         }
     }
 }
+
+/// The core's modules from the bottom up: each may use only those before it, so no two import
+/// each other and no circle can form. `simulation` is last: only the front door (`lib.rs`), the
+/// page and the CLI use it. A module's own tests (`#[cfg(test)]` and below) may reach up, to
+/// build what they test from a scenario.
+const LAYERS: &[&str] = &[
+    "units",
+    "hash",
+    "limits",
+    "analytic",
+    "catalog",
+    "scenario",
+    "topology",
+    "collective",
+    "routing",
+    "trace",
+    "engine",
+    "plan",
+    "train",
+    "simulation",
+];
+
+/// The top-level modules a piece of Rust names through `crate::`, including in `use crate::{…}`.
+fn crate_paths(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            for item in group[..end].split(',') {
+                let head: String =
+                    item.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                found.push(head);
+            }
+        } else {
+            found.push(rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect());
+        }
+    }
+    found
+}
+
+#[test]
+fn core_layers_point_down() {
+    let src = workspace().join("crates/fabricscope/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut checked = 0;
+    for file in files {
+        let relative = file.strip_prefix(&src).unwrap().to_string_lossy().replace('\\', "/");
+        if relative == "lib.rs" {
+            continue;
+        }
+        let module = relative.split('/').next().unwrap().trim_end_matches(".rs").to_string();
+        let rank = LAYERS
+            .iter()
+            .position(|&m| m == module)
+            .unwrap_or_else(|| panic!("{relative}: module `{module}` is not in tidy.rs's LAYERS"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let code: String =
+            code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+        for used in crate_paths(&code) {
+            if used == module || used.is_empty() {
+                continue;
+            }
+            let Some(used_rank) = LAYERS.iter().position(|&m| m == used) else {
+                continue; // a re-export of the crate root, such as `crate::Scenario`
+            };
+            assert!(
+                used_rank < rank,
+                "{relative} uses `crate::{used}`, which is above `{module}` in the layers (see LAYERS in tidy.rs and ARCHITECTURE.md)"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 30, "only {checked} files checked");
+}
+
+#[test]
+fn the_layer_check_catches_an_upward_import() {
+    let paths = crate_paths("use crate::{catalog::Gpu, simulation::Job};\nfn f() { crate::plan::admit(); }");
+    assert_eq!(paths, ["catalog", "simulation", "plan"]);
+}
+
+#[test]
+fn no_test_is_skipped_or_expected_to_panic() {
+    let mut files = Vec::new();
+    for dir in ["crates", "web/src"] {
+        rust_files(&workspace().join(dir), &mut files);
+    }
+    for file in files {
+        if file.ends_with("tidy.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for banned in ["#[should_panic", "#[ignore"] {
+            assert!(!text.contains(banned), "{} has {banned}: a test must assert, and run", file.display());
+        }
+    }
+}
+
+#[test]
+fn no_source_file_is_much_over_600_lines() {
+    let mut files = Vec::new();
+    for dir in ["crates/fabricscope/src", "crates/charts/src", "crates/cli/src", "crates/xtask/src"] {
+        rust_files(&workspace().join(dir), &mut files);
+    }
+    for file in files {
+        let lines = std::fs::read_to_string(&file).unwrap().lines().count();
+        assert!(lines <= 650, "{} has {lines} lines: split it by what its parts are for", file.display());
+    }
+}

@@ -5,6 +5,8 @@
 //! (GPU i and NIC i share a switch when there are as many NICs as GPUs). On top of that the GPUs
 //! are joined by an NVSwitch, by a fixed NVLink mesh (DGX-1), or not at all (PCIe server).
 
+use serde::{Deserialize, Serialize};
+
 use super::gpu::{Gpu, A100, B200, H100, H100_PCIE, H800, V100};
 use super::link::{
     LinkSpec, NIC_EDR_100, NIC_HDR_200, NIC_NDR_400, NVLINK2, NVLINK3, NVLINK4, NVLINK5, PCIE3_X16,
@@ -186,6 +188,18 @@ impl NodePreset {
     }
 }
 
+/// The shape of a custom node's GPU interconnect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CustomShape {
+    /// GPU i linked to GPU i+1 (and the last to the first).
+    Ring,
+    /// Every GPU on one non-blocking switch.
+    Star,
+    /// A link between every pair of GPUs.
+    FullMesh,
+}
+
 /// How the GPUs of a node are joined, owned (a preset's or a custom node's).
 #[derive(Clone, Debug, PartialEq)]
 pub enum NodeFabric {
@@ -246,11 +260,9 @@ impl From<&NodePreset> for NodeSpec {
 }
 
 impl NodeSpec {
-    /// A node built from a custom shape (validated by the scenario).
-    pub fn custom(custom: &crate::scenario::CustomNode) -> NodeSpec {
-        use crate::scenario::CustomShape;
-        let n = custom.gpus;
-        let gpu_fabric = match custom.shape {
+    /// A node built from a custom shape: `n` GPUs joined by `link` (validated by the scenario).
+    pub fn custom(shape: CustomShape, n: u32, link: LinkSpec) -> NodeSpec {
+        let gpu_fabric = match shape {
             CustomShape::Star => NodeFabric::NvSwitch { generation: 0 },
             CustomShape::Ring => {
                 NodeFabric::Mesh((0..n).map(|i| (i.min((i + 1) % n), i.max((i + 1) % n), 1)).collect())
@@ -259,7 +271,7 @@ impl NodeSpec {
                 NodeFabric::Mesh((0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b, 1))).collect())
             }
         };
-        let shape = match custom.shape {
+        let shape = match shape {
             CustomShape::Ring => "ring",
             CustomShape::Star => "star",
             CustomShape::FullMesh => "full mesh",
@@ -270,12 +282,7 @@ impl NodeSpec {
             // The GPU model matters only for compute; its NVLink count is one link per peer.
             gpu: Gpu { name: "GPU", nvlink_links: 1, ..super::gpu::H100 },
             gpus_per_node: n,
-            nvlink: LinkSpec {
-                name: "custom link",
-                line_rate_gbyte_per_s: custom.link.bandwidth_gbyte_per_s,
-                efficiency: custom.link.efficiency,
-                latency_ns: custom.link.latency_ns,
-            },
+            nvlink: link,
             gpu_fabric,
             // No PCIe cost: every GPU and its NIC share an ideal switch, and no CPU joins the
             // switches, so GPUs talk only over the custom links.

@@ -10,7 +10,6 @@ pub mod protocol;
 mod ring;
 mod schedule;
 pub mod tree;
-pub mod tuner;
 mod verify;
 
 pub use direct::{alltoall, sendrecv};
@@ -20,29 +19,13 @@ pub use ring::{
     chain_chunks, identity_order, ring_allreduce, ring_chain, ring_first_step, ring_gather_or_scatter,
     ring_order, ring_prefix, ring_steady_steps, CHAIN_CHUNK_BYTES, NCCL_STEPS,
 };
-pub use schedule::{Algorithm, ChunkOp, Hop, Phase, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES};
+pub use schedule::{
+    Algorithm, ChunkOp, Hop, Phase, Probe, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES,
+};
 pub use tree::tree_allreduce;
-pub use tuner::{pick, tune, TunerRow, Tuning};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};
 
 use crate::scenario::Collective;
-
-/// Whether InfiniBand SHARP (CollNet) can run the scenario: an AllReduce across nodes on an
-/// InfiniBand fabric of one switch or a leaf-spine, whose switches aggregate (Quantum class).
-pub fn sharp_supported(scenario: &crate::ValidScenario) -> bool {
-    let s = scenario.scenario();
-    s.collective == Collective::AllReduce
-        && s.nodes > 1
-        && sharp_fabric(s.fabric.technology, scenario.fabric_plan().kind)
-}
-
-/// Whether a fabric's switches aggregate here: InfiniBand (SHARP), on one switch or a
-/// leaf-spine (the aggregation trees modelled).
-pub fn sharp_fabric(technology: crate::catalog::Technology, kind: crate::scenario::FabricTopology) -> bool {
-    use crate::scenario::FabricTopology;
-    technology == crate::catalog::Technology::Infiniband
-        && matches!(kind, FabricTopology::SingleSwitch | FabricTopology::LeafSpine)
-}
 
 /// The schedule of `collective` on `nodes` nodes whose GPUs the `rings` orders visit.
 pub fn schedule<R: AsRef<[u32]>>(

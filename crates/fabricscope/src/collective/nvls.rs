@@ -19,13 +19,6 @@
 use super::schedule::{Algorithm, ChunkOp, Hop, Region, Schedule, SwitchRef, Transfer};
 use crate::scenario::Collective;
 
-/// Fraction of the NVLink bandwidth an NVLS hop achieves. A link-level model of the
-/// schedule below gives 8 H100s a busbw of `2 (n-1)/(n+1)` × 370.8 GB/s = 577 GB/s; nccl-tests
-/// measures about 480 GB/s with NVLS on (nccl-tests#212, reference/interconnects.md), so a
-/// switch hop moves its bytes at 480 / 577 = 0.83 of the link (the multimem loads and stores
-/// and the switch's arithmetic cost what this model does not otherwise see).
-pub const NVLS_EFFICIENCY: f64 = 0.83;
-
 /// Pipelining chunk of NVLS [B] (NCCL's NVLS chunk size is 128 KiB per channel step).
 pub const CHUNK_BYTES: u64 = 128 << 10;
 /// At most this many chunks per part and channel: a bigger buffer gets bigger chunks.
@@ -134,16 +127,6 @@ pub fn nvls_allreduce(n: u32, count: u64, n_channels: u32) -> Schedule {
     );
     schedule.regions = regions;
     schedule
-}
-
-/// Whether NVLS can run the scenario: an AllReduce inside one node whose NVSwitch reduces
-/// (generation 3 and later: DGX H100, HGX H800, HGX B200).
-pub fn supported(scenario: &crate::ValidScenario) -> bool {
-    let s = scenario.scenario();
-    s.collective == Collective::AllReduce
-        && s.nodes == 1
-        && scenario.n_ranks() > 1
-        && scenario.preset().gpu_fabric.reduces_in_switch()
 }
 
 /// Transfers `nvls_allreduce` makes (for the engine's cap).

@@ -15,30 +15,11 @@
 
 use super::schedule::Algorithm;
 use crate::topology::LinkKind;
-use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Protocol {
-    #[serde(rename = "LL")]
-    Ll,
-    #[serde(rename = "LL128")]
-    Ll128,
-    #[default]
-    Simple,
-}
+pub use crate::scenario::Protocol;
 
+/// What each protocol costs: wire bytes, NCCL's tuner efficiency and latencies.
 impl Protocol {
-    pub const ALL: [Protocol; 3] = [Protocol::Ll, Protocol::Ll128, Protocol::Simple];
-
-    /// The name as NCCL_PROTO spells it.
-    pub fn nccl_name(self) -> &'static str {
-        match self {
-            Protocol::Ll => "LL",
-            Protocol::Ll128 => "LL128",
-            Protocol::Simple => "Simple",
-        }
-    }
-
     /// Wire bytes for `data` bytes: LL 16 per 8, LL128 128 per 120, Simple 1 per 1.
     pub fn wire_bytes(self, data: u64) -> u64 {
         match self {

@@ -24,7 +24,7 @@
 //! NIC c): with one channel per NIC every NIC sends one channel and receives another.
 
 use super::schedule::Hop;
-use super::schedule::{Algorithm, ChunkOp, Region, Schedule, Transfer};
+use super::schedule::{Algorithm, ChunkOp, Probe, Region, Schedule, Transfer};
 use crate::scenario::Collective;
 
 /// Slots a channel keeps in flight per connection (NCCL's `NCCL_STEPS`).
@@ -97,7 +97,7 @@ pub fn ring_prefix<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
     steps: u32,
-) -> Option<(Schedule, u32, crate::engine::period::Probe)> {
+) -> Option<(Schedule, u32, Probe)> {
     let n = nodes * rings[0].as_ref().len() as u32;
     let total = ring_steady_steps(collective, n, count, n_channels)?;
     if steps < 3 * NCCL_STEPS || steps >= total {
@@ -109,12 +109,8 @@ pub fn ring_prefix<R: AsRef<[u32]>>(
         _ => ring_gather_or_scatter_steps(false, nodes, rings, count, n_channels, steps),
     };
     let unit = n * n_channels;
-    let probe = crate::engine::period::Probe {
-        unit,
-        regular_from: NCCL_STEPS * unit,
-        frontier: (steps - NCCL_STEPS) * unit,
-        stop: false,
-    };
+    let probe =
+        Probe { unit, regular_from: NCCL_STEPS * unit, frontier: (steps - NCCL_STEPS) * unit, stop: false };
     Some((schedule, total, probe))
 }
 

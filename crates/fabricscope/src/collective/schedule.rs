@@ -1,45 +1,11 @@
 //! The schedule data type shared by every algorithm.
 
 use crate::scenario::Collective;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// Bytes per element: collectives move 4-byte floats, as nccl-tests does by default.
-pub const ELEM_BYTES: u64 = 4;
+pub use crate::units::ELEM_BYTES;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Algorithm {
-    /// NCCL_ALGO=Ring (Broadcast and Reduce run as a pipelined chain along the ring).
-    Ring,
-    /// Point-to-point sends to every peer at once (AllToAll, SendRecv): no NCCL_ALGO applies.
-    #[serde(rename = "P2P")]
-    Direct,
-    /// NCCL_ALGO=Tree: a chain inside each node and a double binary tree across nodes.
-    Tree,
-    /// Reduce-scatter in the node, AllReduce per rail across nodes, all-gather in the node
-    /// (not an NCCL_ALGO; for comparison).
-    Hierarchical,
-    /// NVLink SHARP: the NVSwitch reduces and multicasts (NCCL_ALGO=NVLS; NVSwitch gen3+).
-    #[serde(rename = "NVLS")]
-    Nvls,
-    /// InfiniBand SHARP across nodes (NCCL's CollNet): NVLink reduce-scatter in the node, the
-    /// rail's switches reduce across nodes, NVLink all-gather (NCCL_ALGO=CollNet).
-    #[serde(rename = "CollNet")]
-    CollNet,
-}
-
-impl Algorithm {
-    /// The name as NCCL_ALGO spells it.
-    pub fn nccl_name(self) -> &'static str {
-        match self {
-            Algorithm::Ring => "Ring",
-            Algorithm::Direct => "P2P",
-            Algorithm::Tree => "Tree",
-            Algorithm::Hierarchical => "Hierarchical",
-            Algorithm::Nvls => "NVLS",
-            Algorithm::CollNet => "CollNet",
-        }
-    }
-}
+pub use crate::scenario::Algorithm;
 
 /// What the receiver does with a chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -108,15 +74,17 @@ pub enum Hop {
 
 impl Hop {
     /// The fraction of a link's bandwidth a hop's data moves at: 1 peer to peer; through a
-    /// reducing switch, its measured efficiency (`nvls::NVLS_EFFICIENCY`, and for SHARP 0.9,
-    /// NCCL's own CollNet bandwidth factor in `tuning.cc`).
+    /// reducing switch, its measured efficiency (`catalog::NVLS_EFFICIENCY`,
+    /// `catalog::SHARP_EFFICIENCY`).
     pub fn efficiency(self) -> f64 {
         match self {
             Hop::Peer => 1.0,
             Hop::ToSwitch(SwitchRef::NvSwitch { .. }) | Hop::FromSwitch(SwitchRef::NvSwitch { .. }) => {
-                super::nvls::NVLS_EFFICIENCY
+                crate::catalog::NVLS_EFFICIENCY
             }
-            Hop::ToSwitch(SwitchRef::Rail { .. }) | Hop::FromSwitch(SwitchRef::Rail { .. }) => 0.9,
+            Hop::ToSwitch(SwitchRef::Rail { .. }) | Hop::FromSwitch(SwitchRef::Rail { .. }) => {
+                crate::catalog::SHARP_EFFICIENCY
+            }
         }
     }
 
@@ -217,4 +185,21 @@ impl Schedule {
             Collective::SendRecv => Phase::SendRecv,
         }
     }
+}
+
+/// Where the engine may look for a steady state in a schedule (`engine::period`): which
+/// transfers repeat, one step apart, and from where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// Transfers per step: transfer `i + unit` is transfer `i` one step later.
+    pub unit: u32,
+    /// First index from which that holds, dependencies included (a ring's step `NCCL_STEPS`,
+    /// the first whose slot dependency exists).
+    pub regular_from: u32,
+    /// First index whose transfer, once finished, would release a transfer beyond the schedule
+    /// had the schedule gone on (a truncated ring's last `NCCL_STEPS` steps): a state is only
+    /// used while none of these has finished, so the truncation has not yet been felt.
+    pub frontier: u32,
+    /// Stop the run at the first period found (to learn where it is, not to time the run).
+    pub stop: bool,
 }

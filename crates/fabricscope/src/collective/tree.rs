@@ -54,13 +54,16 @@ pub fn btree(n: u32, rank: u32) -> (Option<u32>, Vec<u32>) {
     (Some(up), down0.into_iter().chain(down1).collect())
 }
 
+/// A renumbering of ranks (tree 1 as an image of tree 0).
+type RankMap = Box<dyn Fn(u32) -> u32>;
+
 /// Parent and children of `rank` in tree `which` (0 or 1) of NCCL's double binary tree: tree 1
 /// is tree 0 mirrored (even `n`) or shifted by one (odd `n`).
 pub fn dtree(n: u32, rank: u32, which: u32) -> (Option<u32>, Vec<u32>) {
     if which == 0 || n <= 1 {
         return btree(n, rank);
     }
-    let (to, from): (Box<dyn Fn(u32) -> u32>, Box<dyn Fn(u32) -> u32>) = if n % 2 == 1 {
+    let (to, from): (RankMap, RankMap) = if n % 2 == 1 {
         (Box::new(move |r| (r + n - 1) % n), Box::new(move |r| (r + 1) % n))
     } else {
         (Box::new(move |r| n - 1 - r), Box::new(move |r| n - 1 - r))

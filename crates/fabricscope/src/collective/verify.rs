@@ -116,9 +116,8 @@ fn execute(schedule: &Schedule, order: &[usize], order_name: &'static str) -> Re
     let mut first = None;
     let mut wrong = 0u64;
     for rank in 0..schedule.n_ranks {
-        for index in 0..count {
+        for (index, &got) in data[rank as usize].iter().enumerate().take(count) {
             let Some(want) = expected(schedule, &owner, rank, index as u64) else { continue };
-            let got = data[rank as usize][index];
             if got != want {
                 wrong += 1;
                 first.get_or_insert((rank, index as u64, got, want));

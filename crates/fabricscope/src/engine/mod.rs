@@ -48,7 +48,7 @@ pub mod period;
 
 use crate::catalog::Routing;
 use crate::collective::{Algorithm, Protocol, Schedule};
-use crate::routing::{Router, RouterState};
+use crate::routing::{Policy, Router, RouterState};
 use crate::topology::{LinkId, LinkKind, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
@@ -80,8 +80,8 @@ pub fn wire_bytes(schedule: &Schedule, transfer: &crate::collective::Transfer) -
 
 /// Runs `schedule` on `topology` to the end and returns the trace. Each flow is routed when
 /// it is issued, so adaptive routing sees the flows then in flight.
-pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64) -> Trace {
-    run_probed(topology, schedule, routing, seed, None).0
+pub fn run(topology: &Topology, schedule: &Schedule, policy: Policy) -> Trace {
+    run_probed(topology, schedule, policy, None).0
 }
 
 /// `run`, and where `probe` says the schedule repeats, the first steady state the run reaches
@@ -90,11 +90,10 @@ pub fn run(topology: &Topology, schedule: &Schedule, routing: Routing, seed: u64
 pub fn run_probed(
     topology: &Topology,
     schedule: &Schedule,
-    routing: Routing,
-    seed: u64,
+    policy: Policy,
     probe: Option<period::Probe>,
 ) -> (Trace, Option<period::Period>) {
-    let mut run = Run::new(topology, schedule, routing, seed, probe);
+    let mut run = Run::new(topology, schedule, policy, probe);
     while !run.advance(topology, schedule, u64::MAX) {}
     run.finish(topology)
 }
@@ -132,8 +131,7 @@ impl Run {
     pub fn new(
         topology: &Topology,
         schedule: &Schedule,
-        routing: Routing,
-        seed: u64,
+        policy: Policy,
         probe: Option<period::Probe>,
     ) -> Run {
         let transfers = &schedule.transfers;
@@ -173,14 +171,14 @@ impl Run {
         // Adaptive routing sees the order flows are issued in, which a shift of whole steps does
         // not keep (chunks and offsets differ): no steady state is claimed under it.
         let detector = probe
-            .filter(|p| routing != Routing::Adaptive && period::is_regular(schedule, p))
+            .filter(|p| policy.routing != Routing::Adaptive && period::is_regular(schedule, p))
             .map(period::Detector::new);
         // The collective's launch latency passes before its first transfers are issued.
         sim.now = schedule.protocol.base_latency_ns(schedule.algorithm);
         let mut released: Vec<u32> = (0..n_flows as u32).filter(|&f| deps_left[f as usize] == 0).collect();
         // Every flow issued later is touched first by a dependency finishing.
         let highest_touched = released.iter().copied().max().unwrap_or(0) as usize;
-        let mut router = Router::new(topology, routing, seed);
+        let mut router = Router::new(topology, policy);
         let mut issuer = Issuer { router: &mut router, schedule, topology, load: vec![0; n_links] };
         sim.issue_all(&mut flows, &mut issuer, &mut released);
         let load = issuer.load;

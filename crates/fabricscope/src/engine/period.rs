@@ -23,21 +23,7 @@
 use crate::collective::Schedule;
 use crate::topology::LinkId;
 
-/// Where the engine may look for a steady state in a schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Probe {
-    /// Transfers per step: transfer `i + unit` is transfer `i` one step later.
-    pub unit: u32,
-    /// First index from which that holds, dependencies included (a ring's step `NCCL_STEPS`,
-    /// the first whose slot dependency exists).
-    pub regular_from: u32,
-    /// First index whose transfer, once finished, would release a transfer beyond the schedule
-    /// had the schedule gone on (a truncated ring's last `NCCL_STEPS` steps): a state is only
-    /// used while none of these has finished, so the truncation has not yet been felt.
-    pub frontier: u32,
-    /// Stop the run at the first period found (to learn where it is, not to time the run).
-    pub stop: bool,
-}
+pub use crate::collective::Probe;
 
 /// A proved steady state: the state at `to` is the state at `from` shifted by `steps` steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,11 +109,8 @@ pub(super) struct Snapshot {
 
 impl Snapshot {
     pub fn hash_of(flows: &[FlowState]) -> u64 {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut add = |x: u64| {
-            h ^= x;
-            h = h.wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29);
-        };
+        let mut h = crate::hash::Fnv::default();
+        let mut add = |x: u64| h.word_rotated(x);
         add(flows.len() as u64);
         for f in flows {
             add(f.stage as u64);
@@ -138,7 +121,7 @@ impl Snapshot {
                 add(link.index() as u64);
             }
         }
-        h
+        h.0
     }
 }
 

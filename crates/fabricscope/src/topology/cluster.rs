@@ -19,19 +19,21 @@
 //! Every fabric cable runs at the NIC's line rate. Latency: a NIC adds the technology's NIC
 //! latency on its hop, and every switch adds its hop latency on the link it sends out on.
 
+use super::FabricPlan;
 use super::{FabricIndex, LinkKind, Topology, Vertex, VertexId, VertexKind};
-use crate::catalog::{NodeFabric, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK};
-use crate::scenario::{FabricTopology, LinkOverride, ValidScenario, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS};
+use crate::catalog::{
+    NodeFabric, NodeSpec, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS,
+};
+use crate::scenario::{FabricTopology, LinkOverride, Scenario};
 use crate::units::Bandwidth;
 use petgraph::graph::DiGraph;
 
-/// Builds the cluster a scenario describes. Pure: same scenario, same ids.
-pub fn build(scenario: &ValidScenario) -> Topology {
-    let preset = scenario.preset();
-    let s = scenario.scenario();
+/// Builds the cluster a validated scenario describes (`ValidScenario::topology`): its nodes
+/// are `preset`, its fabric is `plan`. Pure: same scenario, same ids.
+pub fn build(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Topology {
     let links = &s.links;
     let tech = s.fabric.technology.spec();
-    let plan = scenario.fabric_plan().clone();
+    let plan = plan.clone();
 
     let nvlink_links = preset.gpu.nvlink_links as f64;
     let nvlink = resolve(
@@ -57,8 +59,6 @@ pub fn build(scenario: &ValidScenario) -> Topology {
         fabric: FabricIndex::default(),
         congested_efficiency: s.fabric.congested_efficiency.unwrap_or(tech.congested_efficiency),
         technology: s.fabric.technology,
-        nics_used: s.nics_used.unwrap_or(preset.nics_per_node),
-        pinning: s.pinning,
     };
     let switch =
         |topology: &mut Topology, kind, local| topology.add_vertex(Vertex { kind, node: None, local });
@@ -194,11 +194,8 @@ fn resolve(
     efficiency: f64,
     latency_ns: u64,
 ) -> (Bandwidth, f64, u64) {
-    (
-        over.bandwidth_gbyte_per_s.map(Bandwidth::from_gbyte_per_s).unwrap_or(line_rate),
-        over.efficiency.unwrap_or(efficiency),
-        over.latency_ns.unwrap_or(latency_ns),
-    )
+    let (rate, efficiency, latency_ns) = over.resolve(line_rate.gbyte_per_s(), efficiency, latency_ns);
+    (Bandwidth::from_gbyte_per_s(rate), efficiency, latency_ns)
 }
 
 #[cfg(test)]
@@ -210,7 +207,7 @@ mod tests {
     fn dgx_h100_figures() {
         let mut scenario = Scenario::default_demo();
         scenario.nodes = 2;
-        let topology = build(&scenario.validate().unwrap());
+        let topology = scenario.validate().unwrap().topology();
         assert_eq!(topology.n_gpus(), 16);
         // 1 switch + 2 × (NVSwitch + 2 CPUs + 4 PCIe switches + 8 GPUs + 8 NICs).
         assert_eq!(topology.vertices().count(), 1 + 2 * 23);
@@ -251,7 +248,7 @@ mod tests {
                 ..Scenario::default_demo()
             };
             let topology =
-                build(&scenario.validate().unwrap_or_else(|e| panic!("{kind:?} {wiring:?}: {e:?}")));
+                scenario.validate().unwrap_or_else(|e| panic!("{kind:?} {wiring:?}: {e:?}")).topology();
             let summary = topology.fabric_summary();
             let plan = topology.fabric.plan.as_ref().unwrap();
             let nics = nodes * 8;

@@ -57,14 +57,14 @@ impl FabricPlan {
         nics_per_node: u32,
     ) -> Result<FabricPlan, (String, String)> {
         let radix = config.radix.unwrap_or(default_radix);
-        if radix < 4 || radix > MAX_RADIX || radix % 2 != 0 {
+        if !(4..=MAX_RADIX).contains(&radix) || radix % 2 != 0 {
             return Err((
                 "fabric.radix".into(),
                 format!("{radix} is not allowed: use an even number from 4 to {MAX_RADIX}"),
             ));
         }
         let r = config.oversubscription;
-        if !(r >= 1.0 && r <= MAX_OVERSUBSCRIPTION) {
+        if !(1.0..=MAX_OVERSUBSCRIPTION).contains(&r) {
             return Err((
                 "fabric.oversubscription".into(),
                 format!("{r} is not allowed: use 1 (non-blocking) to {MAX_OVERSUBSCRIPTION} (down-links per up-link)"),

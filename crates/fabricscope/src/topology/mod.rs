@@ -167,9 +167,6 @@ pub struct Topology {
     /// Efficiency of a network link that flows from several sources share.
     pub congested_efficiency: f64,
     pub technology: Technology,
-    /// NICs per node the job may use (the first ones).
-    pub nics_used: u32,
-    pub pinning: crate::scenario::Pinning,
 }
 
 impl Topology {

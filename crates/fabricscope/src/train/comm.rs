@@ -16,7 +16,9 @@
 use crate::collective::Hop;
 use crate::collective::{schedule_with, Algorithm, ChunkOp, Protocol, Schedule, Transfer, ELEM_BYTES};
 use crate::engine;
-use crate::scenario::{Collective, ValidScenario, MAX_TRANSFERS};
+use crate::limits::MAX_TRANSFERS;
+use crate::plan::ValidScenario;
+use crate::scenario::Collective;
 use crate::topology::Topology;
 use serde::Serialize;
 
@@ -169,7 +171,6 @@ fn run(
         Schedule::new(collective, algorithm, topology.n_gpus(), valid.channels(), count, 1, transfers);
     // Messages of a training step are megabytes: the tuner's choice there is Simple.
     schedule.protocol = Protocol::Simple;
-    let s = valid.scenario();
-    let trace = engine::run(topology, &schedule, valid.routing(), s.seed);
+    let trace = engine::run(topology, &schedule, valid.policy());
     OpTiming { time_ns: trace.end.as_ns(), transfers: n, crosses_nodes }
 }

@@ -129,8 +129,10 @@ mod tests {
         let mut times = vec![StageTimes { forward_ns: 10.0, backward_ns: 20.0 }; 4];
         times[3] = StageTimes { forward_ns: 15.0, backward_ns: 30.0 };
         let (_, makespan) = run(&times, 16);
-        // At least the slow stage's own work, and more than with equal stages.
-        assert!(makespan >= 16.0 * 45.0 && makespan > 19.0 * 30.0, "{makespan}");
+        // The slow stage's own work (16 × 45), after the first forward reaches it (3 × 10) and
+        // before the last backward returns through the others (3 × 20): more than the 19 × 30
+        // that equal stages take.
+        assert!(makespan >= 16.0 * 45.0 + 3.0 * 10.0 + 3.0 * 20.0, "{makespan}");
     }
 
     #[test]

@@ -12,8 +12,7 @@
 //! one figure, counts latency per step rather than along the slowest chain of data, and uses
 //! NCCL's rounded protocol factors; the engine moves every chunk over real routes.
 
-use super::protocol::Protocol;
-use super::schedule::{Algorithm, Schedule};
+use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::routing::Router;
 use crate::scenario::Collective;
 use crate::topology::{LinkKind, Topology};

@@ -1,0 +1,75 @@
+//! The one hash of the core: FNV-1a, 64 bit, with its published offset basis and prime.
+//!
+//! It is simple, fixed and the same on every target, which is all a trace hash needs (the page
+//! and the CLI print it; a browser test compares them). Three ways of feeding it exist because
+//! three figures were hashed that way before this module existed, and their values are part of
+//! the golden behaviour file:
+//!
+//! - `bytes`: textbook FNV-1a, a byte at a time (`Trace::hash`);
+//! - `word`: a whole 64-bit word xored in, then one multiply (a steady state's hash on top of
+//!   its prefix trace's);
+//! - `word_rotated`: the same with a rotation after the multiply (the steady-state detector's
+//!   bucket key, which only decides when a full comparison is worth making).
+
+/// FNV-1a's 64-bit offset basis.
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV's 64-bit prime.
+pub const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// An FNV-1a state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fnv(pub u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(FNV_OFFSET)
+    }
+}
+
+impl Fnv {
+    /// Feeds `value` little-endian, a byte at a time.
+    pub fn u64(&mut self, value: u64) {
+        self.bytes(&value.to_le_bytes());
+    }
+
+    /// Feeds `data` a byte at a time.
+    pub fn bytes(&mut self, data: &[u8]) {
+        for &byte in data {
+            self.0 ^= byte as u64;
+            self.0 = self.0.wrapping_mul(FNV_PRIME);
+        }
+    }
+
+    /// Feeds a whole word: one xor, one multiply.
+    pub fn word(&mut self, value: u64) {
+        self.0 = (self.0 ^ value).wrapping_mul(FNV_PRIME);
+    }
+
+    /// Feeds a whole word, rotating the state after the multiply.
+    pub fn word_rotated(&mut self, value: u64) {
+        self.0 = (self.0 ^ value).wrapping_mul(FNV_PRIME).rotate_left(29);
+    }
+
+    /// The hash as 16 hex digits.
+    pub fn hex(self) -> String {
+        format!("{:016x}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_match_the_published_fnv1a_vectors() {
+        // FNV-1a 64 test vectors (Fowler, Noll, Vo: "FNV-1a" of "", "a" and "foobar").
+        let hash = |text: &str| {
+            let mut h = Fnv::default();
+            h.bytes(text.as_bytes());
+            h.0
+        };
+        assert_eq!(hash(""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(hash("a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(hash("foobar"), 0x8594_4171_f739_67e8);
+    }
+}

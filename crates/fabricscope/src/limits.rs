@@ -1,0 +1,55 @@
+//! Every cap the core puts on its input, in one table, so that no input can make the engine
+//! hang, run out of memory or overflow time. Validation (`plan::validate`, `train`) checks them
+//! and names the field; the docs (`scenario.rs`, README) quote them.
+//!
+//! | what | cap | why |
+//! | --- | --- | --- |
+//! | nodes | 1 ..= `MAX_NODES` (16,384: 131,072 GPUs of 8) | the fabric builders' and the seeds' scale |
+//! | GPUs of a custom node | 2 ..= `MAX_CUSTOM_GPUS` (64) | a node, not a cluster |
+//! | message size | 4 B ..= `MAX_SIZE_BYTES` (16 GiB), a multiple of 4 | nccl-tests' float elements |
+//! | channels | 1 ..= `MAX_CHANNELS` (32) | NCCL's MAXCHANNELS on most builds |
+//! | switch radix | even, 4 ..= `MAX_RADIX` (1,024) | the largest switch ASICs have 512 ports |
+//! | oversubscription | 1 ..= `MAX_OVERSUBSCRIPTION` (16) | |
+//! | link bandwidth | > 0, ≤ `MAX_BANDWIDTH_GBYTE_PER_S` (100,000 GB/s) | |
+//! | link latency | ≤ `MAX_LATENCY_NS` (10 s) | |
+//! | transfers of one collective | ≤ `MAX_TRANSFERS` (2,000,000), or a steady state whose prefix is ≤ `MAX_STEADY_PREFIX` (600,000) | engine time and memory (about 1.5 s and 600 MB natively) |
+//! | simulated time | ≤ `HORIZON_NS` (2^61 ns, 73 years), bounded up front from the slowest link | no time sum can overflow |
+//! | elements `verify` executes | ≤ `MAX_VERIFY_ELEMENTS` (2^22) | 32 MiB of i64s |
+//! | custom model | layers ≤ 1,024, hidden ≤ 131,072, sequence ≤ 2^20, vocabulary ≤ 2^21 | |
+//! | micro-batches per pipeline | ≤ `MAX_MICRO_BATCHES` (4,096) | the 1F1B schedule keeps every block |
+
+/// Most nodes: 16,384 nodes of 8 GPUs is 131,072 GPUs.
+pub const MAX_NODES: u32 = 16_384;
+/// Most GPUs a custom node may have.
+pub const MAX_CUSTOM_GPUS: u32 = 64;
+/// Largest message a scenario may move [B].
+pub const MAX_SIZE_BYTES: u64 = 16 << 30;
+/// Most channels (parallel rings) a scenario may ask for.
+pub const MAX_CHANNELS: u32 = 32;
+/// Largest radix a scenario may ask for.
+pub const MAX_RADIX: u32 = 1024;
+/// Largest oversubscription ratio.
+pub const MAX_OVERSUBSCRIPTION: f64 = 16.0;
+/// Largest link bandwidth a scenario may set [GB/s].
+pub const MAX_BANDWIDTH_GBYTE_PER_S: f64 = 100_000.0;
+/// Largest link latency a scenario may set [ns] (10 s).
+pub const MAX_LATENCY_NS: u64 = 10_000_000_000;
+/// Most transfers one simulated collective may have (a ring AllReduce has 2(n-1)·n·channels).
+pub const MAX_TRANSFERS: u64 = 2_000_000;
+/// Most transfers of the prefix a ring runs as a steady state (`simulation::Steady`): a ring
+/// whose steps all look alike may have more than `MAX_TRANSFERS`, as long as this many cover the
+/// steps the engine looks for a repeat in (`plan::STEADY_SEARCH_STEPS`). It bounds the search's
+/// time and memory (about 1.5 s and 600 MB natively).
+pub const MAX_STEADY_PREFIX: u64 = 600_000;
+/// The engine's time horizon [ns] (about 73 years): a scenario that could run longer is
+/// rejected, so that no time sum can overflow.
+pub const HORIZON_NS: u64 = 1 << 61;
+/// Largest `n_ranks × count` that `collective::verify` executes (32 MiB of i64s).
+pub const MAX_VERIFY_ELEMENTS: u64 = 1 << 22;
+/// Caps on a custom model's shape.
+pub const MAX_LAYERS: u32 = 1024;
+pub const MAX_HIDDEN: u32 = 131_072;
+pub const MAX_SEQ: u32 = 1 << 20;
+pub const MAX_VOCAB: u32 = 1 << 21;
+/// Micro-batches per pipeline per step (the 1F1B schedule keeps every block).
+pub const MAX_MICRO_BATCHES: u64 = 4096;

@@ -1,0 +1,87 @@
+//! Admission: how a collective runs within a budget of transfers, one rule for the core's
+//! validation (`ENGINE_BUDGET`) and for the page's (a smaller budget it picks).
+//!
+//! ```text
+//!   transfers ≤ budget.transfers                           → Whole   (every transfer simulated;
+//!                                                                      a big ring may still settle)
+//!   a ring whose steps look alike, with more than STEADY_ABOVE transfers,
+//!   no adaptive routing, no in-network reduction to weigh,
+//!   and STEADY_SEARCH_STEPS · n · channels ≤ budget.steady_prefix → Steady (a proved period)
+//!   otherwise                                              → Refused { transfers }
+//! ```
+
+use crate::catalog::Routing;
+use crate::collective::{ring_steady_steps, transfer_count, NCCL_STEPS};
+use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
+use crate::scenario::{Algorithm, Collective, Scenario};
+
+/// Collectives with more transfers than this run as a steady state where they can: a prefix of
+/// their steps is simulated until the run provably repeats (`engine::period`), and the rest is
+/// that repetition. Below it every transfer is simulated.
+pub const STEADY_ABOVE: u64 = 250_000;
+
+/// Steps of a ring the first steady-state attempt simulates; doubled while no steady state is
+/// found, up to `MAX_STEADY_PREFIX` transfers.
+pub const STEADY_FIRST_STEPS: u32 = 3 * NCCL_STEPS;
+
+/// Steps of the prefix a steady state is looked for in: rings that settle do so within about
+/// 16 steps (`tests/steady.rs`); ones that have not by then are not waited for.
+pub const STEADY_SEARCH_STEPS: u32 = 4 * NCCL_STEPS;
+
+/// What a caller lets one collective cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Most transfers simulated one by one.
+    pub transfers: u64,
+    /// Most transfers of a steady state's search prefix.
+    pub steady_prefix: u64,
+}
+
+/// The engine's own limits, which `validate` enforces.
+pub const ENGINE_BUDGET: Budget = Budget { transfers: MAX_TRANSFERS, steady_prefix: MAX_STEADY_PREFIX };
+
+/// How a collective fits a budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Within the budget transfer by transfer (a big ring may still run as a steady state).
+    Whole,
+    /// Too big transfer by transfer, but a ring that may settle, whose search prefix fits.
+    Steady,
+    /// Neither: the collective's transfer count.
+    Refused { transfers: u64 },
+}
+
+/// How `scenario`'s collective on `n_ranks` ranks over `channels` channels fits `budget`.
+pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -> Admission {
+    let count = scenario.count();
+    let transfers = transfer_count(scenario.collective, n_ranks, count, channels);
+    if transfers <= budget.transfers {
+        return Admission::Whole;
+    }
+    let prefix = STEADY_SEARCH_STEPS as u64 * n_ranks as u64 * channels as u64;
+    if runs_steady(scenario, n_ranks, channels, count).is_some() && prefix <= budget.steady_prefix {
+        Admission::Steady
+    } else {
+        Admission::Refused { transfers }
+    }
+}
+
+/// Whether `scenario` runs as a steady state (`simulation::Steady`): a ring collective with more
+/// than `STEADY_ABOVE` transfers, regular steps, routing that does not depend on the order flows
+/// are issued in (not adaptive) and no in-network reduction to weigh. Returns the whole
+/// collective's transfer count.
+pub fn runs_steady(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
+    let ring = scenario.collective != Collective::AllReduce
+        || scenario.algorithm.is_none_or(|a| a == Algorithm::Ring);
+    let alike = ring_steady_steps(scenario.collective, n_ranks, count, channels).is_some();
+    let transfers = ring_transfers(scenario.collective, n_ranks, count, channels);
+    let adaptive = scenario.fabric.routing == Some(Routing::Adaptive);
+    // In-network reduction (NVLS, CollNet) may win the tuner's choice: weighed only exactly.
+    (ring && alike && !adaptive && !scenario.in_network && transfers > STEADY_ABOVE).then_some(transfers)
+}
+
+/// Transfers of `collective` run as a ring: (n-1) steps of n per channel, twice for AllReduce.
+pub fn ring_transfers(collective: Collective, n: u32, count: u64, channels: u32) -> u64 {
+    transfer_count(Collective::AllGather, n, count, channels)
+        * if collective == Collective::AllReduce { 2 } else { 1 }
+}

@@ -1,0 +1,15 @@
+//! Planning: what may run and how. `validate` turns a `Scenario` into a `ValidScenario` (every
+//! field in range, every problem named); `admission` is the one rule for how big a collective
+//! runs whole or as a steady state; `tuner` predicts each algorithm and protocol the way NCCL's
+//! tuning model does and picks one.
+
+mod admission;
+mod tuner;
+mod validate;
+
+pub use admission::{
+    admit, ring_transfers, runs_steady, Admission, Budget, ENGINE_BUDGET, STEADY_ABOVE, STEADY_FIRST_STEPS,
+    STEADY_SEARCH_STEPS,
+};
+pub use tuner::{bandwidth_bound_ns, pick, tune, TunerRow, Tuning};
+pub use validate::ValidScenario;

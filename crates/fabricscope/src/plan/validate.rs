@@ -1,0 +1,442 @@
+//! Validation: a `Scenario` becomes a `ValidScenario` whose every field is in range, or the
+//! list of *all* its problems, each naming its field. The caps are in `limits`; what runs at
+//! all is `admission`'s rule. The rest of the core takes a `ValidScenario` without checking again.
+
+use super::admission::{admit, Admission, Budget, ENGINE_BUDGET};
+use crate::catalog::{
+    LinkSpec, NodePreset, NodeSpec, Routing, Technology, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS,
+};
+use crate::collective::transfer_count;
+use crate::limits::{
+    HORIZON_NS, MAX_BANDWIDTH_GBYTE_PER_S, MAX_CHANNELS, MAX_CUSTOM_GPUS, MAX_LATENCY_NS, MAX_NODES,
+    MAX_SIZE_BYTES, MAX_TRANSFERS,
+};
+use crate::routing::Policy;
+use crate::scenario::{
+    Algorithm, Collective, CustomNode, FabricTopology, LinkOverride, Pinning, Protocol, Scenario,
+    ScenarioError,
+};
+use crate::topology::{FabricPlan, Topology};
+use crate::units::ELEM_BYTES;
+
+/// A scenario whose every field is in range. Only `Scenario::validate` makes one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidScenario {
+    scenario: Scenario,
+    preset: NodeSpec,
+    channels: u32,
+    plan: FabricPlan,
+}
+
+impl ValidScenario {
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The node: the preset's figures or the custom node's.
+    pub fn preset(&self) -> &NodeSpec {
+        &self.preset
+    }
+
+    /// Parallel rings actually used (the scenario's, or the automatic choice).
+    pub fn channels(&self) -> u32 {
+        self.channels
+    }
+
+    pub fn fabric_plan(&self) -> &FabricPlan {
+        &self.plan
+    }
+
+    /// The routing in force: the scenario's, or the technology's default.
+    pub fn routing(&self) -> Routing {
+        self.scenario.fabric.routing.unwrap_or(self.scenario.fabric.technology.spec().default_routing)
+    }
+
+    pub fn n_ranks(&self) -> u32 {
+        self.scenario.nodes * self.preset.gpus_per_node
+    }
+
+    /// The cluster this scenario describes, as a graph.
+    pub fn topology(&self) -> Topology {
+        crate::topology::build(&self.scenario, &self.preset, &self.plan)
+    }
+
+    /// How flows are routed: the routing in force, the seed and the job's NIC policy.
+    pub fn policy(&self) -> Policy {
+        Policy {
+            routing: self.routing(),
+            seed: self.scenario.seed,
+            nics_used: self.scenario.nics_used.unwrap_or(self.preset.nics_per_node),
+            pinning: self.scenario.pinning,
+        }
+    }
+
+    /// How this scenario's collective fits `budget` (`admission`).
+    pub fn admit(&self, budget: Budget) -> Admission {
+        admit(&self.scenario, self.n_ranks(), self.channels, budget)
+    }
+
+    /// Whether NVLS can run the scenario: an AllReduce inside one node whose NVSwitch reduces
+    /// (generation 3 and later: DGX H100, HGX H800, HGX B200).
+    pub fn nvls_supported(&self) -> bool {
+        nvls_runs(&self.scenario, &self.preset)
+    }
+
+    /// Whether InfiniBand SHARP (CollNet) can run the scenario: an AllReduce across nodes on an
+    /// InfiniBand fabric of one switch or a leaf-spine, whose switches aggregate (Quantum class).
+    pub fn sharp_supported(&self) -> bool {
+        sharp_runs(&self.scenario, self.plan.kind)
+    }
+
+    /// The same scenario with another message size (sizes are checked again).
+    pub fn with_size(&self, size_bytes: u64) -> Result<ValidScenario, Vec<ScenarioError>> {
+        Scenario { size_bytes, ..self.scenario.clone() }.validate()
+    }
+}
+
+impl Scenario {
+    /// Checks every field, and that the engine can run it; returns all problems at once.
+    pub fn validate(&self) -> Result<ValidScenario, Vec<ScenarioError>> {
+        self.check(true)
+    }
+
+    /// Checks every field but not the engine's limit: for building and inspecting a topology
+    /// (up to `MAX_NODES` nodes) without simulating a collective on it.
+    pub fn validate_fabric(&self) -> Result<ValidScenario, Vec<ScenarioError>> {
+        self.check(false)
+    }
+
+    fn check(&self, engine_limit: bool) -> Result<ValidScenario, Vec<ScenarioError>> {
+        let mut errors = Vec::new();
+        let mut problem =
+            |field: &str, problem: String| errors.push(ScenarioError { field: field.to_string(), problem });
+
+        let preset: Option<NodeSpec> = match (self.preset.as_str(), &self.custom) {
+            ("custom", Some(custom)) => match custom_problem(custom) {
+                Some((field, why)) => {
+                    problem(field, why);
+                    None
+                }
+                None => Some(custom_node(custom)),
+            },
+            ("custom", None) => {
+                problem("custom", "preset \"custom\" needs a custom node: {\"shape\": \"ring\"|\"star\"|\"full_mesh\", \"gpus\": N, \"link\": {\"bandwidth_gbyte_per_s\": B}}".into());
+                None
+            }
+            (_, Some(_)) => {
+                problem(
+                    "custom",
+                    format!("a custom node needs \"preset\": \"custom\", not '{}'", self.preset),
+                );
+                None
+            }
+            (id, None) => match NodePreset::by_id(id) {
+                Some(preset) => Some(NodeSpec::from(preset)),
+                None => {
+                    let known: Vec<&str> = NodePreset::ids().collect();
+                    problem(
+                        "preset",
+                        format!("unknown preset '{}'; use one of: {}, custom", self.preset, known.join(", ")),
+                    );
+                    None
+                }
+            },
+        };
+        let preset = preset.as_ref();
+        let mut plan = None;
+        if self.nodes == 0 || self.nodes > MAX_NODES {
+            problem("nodes", format!("{} is out of range: use 1 to {MAX_NODES}", self.nodes));
+        } else if let Some(preset) = preset {
+            match FabricPlan::new(&self.fabric, preset.switch_radix, self.nodes, preset.nics_per_node) {
+                Ok(p) => plan = Some(p),
+                Err((field, why)) => problem(&field, why),
+            }
+        }
+        if let (Some(used), Some(preset)) = (self.nics_used, preset) {
+            if used == 0 || used > preset.nics_per_node {
+                problem(
+                    "nics_used",
+                    format!("{used} is out of range: {} has 1 to {} NICs", preset.name, preset.nics_per_node),
+                );
+            }
+        }
+        if let (Some(preset), Pinning::Misaligned) = (preset, self.pinning) {
+            if preset.sockets == 0 {
+                problem(
+                    "pinning",
+                    format!("\"misaligned\" binds a process to the other CPU socket's NIC, and {} has no CPU sockets: use \"aligned\"", preset.name),
+                );
+            }
+        }
+        match (self.algorithm, self.collective) {
+            (Some(Algorithm::Nvls), Collective::AllReduce) if preset.is_some_and(|p| nvls_runs(self, p)) => {
+                if self.protocol.is_some_and(|p| p != Protocol::Simple) {
+                    problem("protocol", "NVLS runs with Simple only, as in NCCL".into());
+                }
+            }
+            (Some(Algorithm::CollNet), Collective::AllReduce)
+                if plan.as_ref().is_some_and(|p| sharp_runs(self, p.kind)) =>
+            {
+                if self.protocol == Some(Protocol::Ll128) {
+                    problem("protocol", "CollNet runs with Simple or LL, not LL128, as in NCCL".into());
+                }
+            }
+            (Some(Algorithm::CollNet), _) => problem(
+                "algorithm",
+                "CollNet reduces in InfiniBand switches (SHARP): it runs AllReduce across nodes on an InfiniBand single switch or leaf-spine".into(),
+            ),
+            (Some(Algorithm::Nvls), _) => problem(
+                "algorithm",
+                "NVLS reduces in the NVSwitch: it runs AllReduce on one node whose NVSwitch is third generation or later (DGX H100, HGX H800, HGX B200)".into(),
+            ),
+            (Some(Algorithm::Tree | Algorithm::Hierarchical), Collective::AllReduce)
+            | (Some(Algorithm::Ring), _)
+            | (None, _) => {}
+            (Some(Algorithm::Direct), Collective::AllToAll | Collective::SendRecv) => {}
+            (Some(algorithm), collective) => problem(
+                "algorithm",
+                format!("{} does not run {:?} here: Tree and Hierarchical run AllReduce, P2P runs AllToAll and SendRecv", algorithm.nccl_name(), collective),
+            ),
+        }
+        if let Some(eff) = self.fabric.congested_efficiency {
+            if !(eff > 0.0 && eff <= 1.0) {
+                problem(
+                    "fabric.congested_efficiency",
+                    format!("{eff} is out of range: use more than 0 and at most 1"),
+                );
+            }
+        }
+        if self.size_bytes < 4 || self.size_bytes > MAX_SIZE_BYTES {
+            problem("size_bytes", format!("{} is out of range: use 4 B to 16 GiB", self.size_bytes));
+        } else if self.size_bytes % ELEM_BYTES != 0 {
+            problem(
+                "size_bytes",
+                format!(
+                    "{} is not a multiple of 4 (elements are 4-byte floats, as in nccl-tests)",
+                    self.size_bytes
+                ),
+            );
+        }
+        if let Some(channels) = self.channels {
+            if channels == 0 || channels > MAX_CHANNELS {
+                problem("channels", format!("{channels} is out of range: use 1 to {MAX_CHANNELS}"));
+            }
+        }
+        for (kind, link) in
+            [("nvlink", &self.links.nvlink), ("pcie", &self.links.pcie), ("nic", &self.links.nic)]
+        {
+            if let Some(bandwidth) = link.bandwidth_gbyte_per_s {
+                if !(bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH_GBYTE_PER_S) {
+                    problem(
+                        &format!("links.{kind}.bandwidth_gbyte_per_s"),
+                        format!("{bandwidth} is out of range: use more than 0 and at most {MAX_BANDWIDTH_GBYTE_PER_S}"),
+                    );
+                }
+            }
+            if let Some(efficiency) = link.efficiency {
+                if !(efficiency > 0.0 && efficiency <= 1.0) {
+                    problem(
+                        &format!("links.{kind}.efficiency"),
+                        format!("{efficiency} is out of range: use more than 0 and at most 1"),
+                    );
+                }
+            }
+            if let Some(latency) = link.latency_ns {
+                if latency > MAX_LATENCY_NS {
+                    problem(
+                        &format!("links.{kind}.latency_ns"),
+                        format!("{latency} is out of range: use at most {MAX_LATENCY_NS} (10 s)"),
+                    );
+                }
+            }
+        }
+
+        let channels =
+            self.channels.unwrap_or(self.nics_used.or(preset.map(|p| p.nics_per_node)).unwrap_or(1).max(1));
+        if let Some(preset) = preset {
+            let n = self.nodes.saturating_mul(preset.gpus_per_node);
+            if self.root >= n && errors.is_empty() {
+                errors.push(ScenarioError {
+                    field: "root".into(),
+                    problem: format!("{} is out of range: ranks are 0 to {}", self.root, n - 1),
+                });
+            }
+        }
+        if let (Some(preset), true, true) = (preset, errors.is_empty(), engine_limit) {
+            let n = self.nodes * preset.gpus_per_node;
+            // A ring too big to simulate transfer by transfer may run as a steady state, whose
+            // first prefix is within `MAX_STEADY_PREFIX` (`simulation::Steady`).
+            if let Admission::Refused { transfers } = admit(self, n, channels, ENGINE_BUDGET) {
+                errors.push(ScenarioError {
+                    field: "nodes".into(),
+                    problem: format!(
+                        "{} on {n} GPUs over {channels} channels is {transfers} transfers, more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes or channels",
+                        self.collective.nccl_name()
+                    ),
+                });
+            }
+        }
+        if let (Some(preset), true, true) = (preset, errors.is_empty(), engine_limit) {
+            let (worst_ns, slowest) = self.worst_case_ns(preset, channels);
+            if worst_ns.is_nan() || worst_ns > HORIZON_NS as f64 {
+                errors.push(ScenarioError {
+                    field: "links".into(),
+                    problem: format!(
+                        "at the slowest link's {slowest:.3e} GB/s this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: use faster links or a smaller size_bytes"
+                    ),
+                });
+            }
+        }
+        match (preset, plan) {
+            (Some(preset), Some(plan)) if errors.is_empty() => {
+                Ok(ValidScenario { scenario: self.clone(), preset: preset.clone(), channels, plan })
+            }
+            _ => Err(errors),
+        }
+    }
+
+    /// An upper bound on the simulated time [ns], and the slowest effective link rate [GB/s]
+    /// it assumes. The bound holds because at any time a moving flow crosses a saturated
+    /// link, so data moves at least at the slowest link's rate: time ≤ launch + every
+    /// transfer's latency (≤ 16 links of the slowest latency, plus 10 µs per step) + all wire
+    /// bytes (≤ 8 × size × ranks: LL doubles the bytes, no algorithm sends more than twice its
+    /// buffer per rank) / the slowest rate.
+    fn worst_case_ns(&self, preset: &NodeSpec, channels: u32) -> (f64, f64) {
+        let tech = self.fabric.technology.spec();
+        let rate = |over: &LinkOverride, spec: &LinkSpec, efficiency: f64| {
+            let (line_rate, efficiency, _) = over.resolve(spec.line_rate_gbyte_per_s, efficiency, 0);
+            line_rate * efficiency
+        };
+        let nic_efficiency = tech.nic_efficiency * if self.virtualized { SRIOV_EFFICIENCY } else { 1.0 };
+        let congested = self.fabric.congested_efficiency.unwrap_or(tech.congested_efficiency).min(1.0);
+        let slowest = [
+            rate(&self.links.nvlink, &preset.nvlink, preset.nvlink.efficiency),
+            rate(&self.links.pcie, &preset.pcie, preset.pcie.efficiency),
+            rate(&self.links.nic, &preset.nic, nic_efficiency),
+        ]
+        .into_iter()
+        .fold(f64::INFINITY, f64::min)
+            * congested;
+        let latency = [
+            self.links.nvlink.latency_ns.unwrap_or(preset.nvlink.latency_ns),
+            self.links.pcie.latency_ns.unwrap_or(preset.pcie.latency_ns),
+            self.links.nic.latency_ns.unwrap_or(tech.nic_latency_ns.max(preset.nic.latency_ns))
+                + SRIOV_LATENCY_NS,
+            tech.switch_hop_latency_ns,
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0) as f64;
+        let n = self.nodes as f64 * preset.gpus_per_node as f64;
+        let transfers = transfer_count(self.collective, n as u32, self.count(), channels) as f64;
+        let bytes = 8.0 * self.size_bytes as f64 * n;
+        (20_000.0 + transfers * (16.0 * latency + 10_000.0) + bytes / slowest, slowest)
+    }
+}
+
+/// NVLS runs AllReduce inside one node whose NVSwitch reduces (one predicate for `validate` and
+/// `ValidScenario::nvls_supported`).
+fn nvls_runs(s: &Scenario, node: &NodeSpec) -> bool {
+    s.collective == Collective::AllReduce
+        && s.nodes == 1
+        && node.gpus_per_node > 1
+        && node.gpu_fabric.reduces_in_switch()
+}
+
+/// CollNet (InfiniBand SHARP) runs AllReduce across nodes whose InfiniBand switches aggregate:
+/// one switch or a leaf-spine (the aggregation trees modelled).
+fn sharp_runs(s: &Scenario, kind: FabricTopology) -> bool {
+    s.collective == Collective::AllReduce
+        && s.nodes > 1
+        && s.fabric.technology == Technology::Infiniband
+        && matches!(kind, FabricTopology::SingleSwitch | FabricTopology::LeafSpine)
+}
+
+fn custom_problem(custom: &CustomNode) -> Option<(&'static str, String)> {
+    if custom.gpus < 2 || custom.gpus > MAX_CUSTOM_GPUS {
+        return Some(("custom.gpus", format!("{} is out of range: use 2 to {MAX_CUSTOM_GPUS}", custom.gpus)));
+    }
+    let bandwidth = custom.link.bandwidth_gbyte_per_s;
+    if !(bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH_GBYTE_PER_S) {
+        return Some((
+            "custom.link.bandwidth_gbyte_per_s",
+            format!("{bandwidth} is out of range: use more than 0 and at most {MAX_BANDWIDTH_GBYTE_PER_S}"),
+        ));
+    }
+    if !(custom.link.efficiency > 0.0 && custom.link.efficiency <= 1.0) {
+        return Some((
+            "custom.link.efficiency",
+            format!("{} is out of range: use more than 0 and at most 1", custom.link.efficiency),
+        ));
+    }
+    if custom.link.latency_ns > MAX_LATENCY_NS {
+        return Some((
+            "custom.link.latency_ns",
+            format!("{} is out of range: use at most {MAX_LATENCY_NS} (10 s)", custom.link.latency_ns),
+        ));
+    }
+    None
+}
+
+/// The node a custom description builds (validated by `custom_problem`).
+fn custom_node(custom: &CustomNode) -> NodeSpec {
+    let link = LinkSpec {
+        name: "custom link",
+        line_rate_gbyte_per_s: custom.link.bandwidth_gbyte_per_s,
+        efficiency: custom.link.efficiency,
+        latency_ns: custom.link.latency_ns,
+    };
+    NodeSpec::custom(custom.shape, custom.gpus, link)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{CustomLink, CustomShape};
+
+    #[test]
+    fn default_is_valid() {
+        let valid = Scenario::default_demo().validate().unwrap();
+        assert_eq!(valid.n_ranks(), 8);
+        assert_eq!(valid.channels(), 8);
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_field() {
+        let mut scenario = Scenario::default_demo();
+        scenario.nodes = 0;
+        scenario.size_bytes = 6;
+        scenario.channels = Some(99);
+        scenario.links.nic.efficiency = Some(1.5);
+        let errors = scenario.validate().unwrap_err();
+        let fields: Vec<&str> = errors.iter().map(|error| error.field.as_str()).collect();
+        assert_eq!(fields, ["nodes", "size_bytes", "channels", "links.nic.efficiency"]);
+        assert!(errors[0].problem.contains("use 1 to 16384"), "{}", errors[0]);
+    }
+
+    #[test]
+    fn a_scenario_that_could_outrun_the_horizon_is_rejected() {
+        let mut scenario = Scenario::default_demo();
+        scenario.links.nvlink.bandwidth_gbyte_per_s = Some(1e-300);
+        let errors = scenario.validate().unwrap_err();
+        assert_eq!(errors[0].field, "links");
+        assert!(errors[0].problem.contains("2^61 ns"), "{}", errors[0]);
+        // Slow but sane links are fine: 16 GiB at 1 MB/s is hours, not decades.
+        scenario.links.nvlink.bandwidth_gbyte_per_s = Some(0.001);
+        scenario.size_bytes = MAX_SIZE_BYTES;
+        assert!(scenario.validate().is_ok());
+    }
+
+    #[test]
+    fn misaligned_pinning_needs_cpu_sockets() {
+        let mut scenario = Scenario::default_demo();
+        scenario.preset = "custom".into();
+        scenario.custom = Some(CustomNode {
+            shape: CustomShape::Star,
+            gpus: 4,
+            link: CustomLink { bandwidth_gbyte_per_s: 50.0, latency_ns: 500, efficiency: 1.0 },
+        });
+        scenario.pinning = Pinning::Misaligned;
+        assert_eq!(scenario.validate().unwrap_err()[0].field, "pinning");
+    }
+}

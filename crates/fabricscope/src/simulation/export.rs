@@ -1,0 +1,83 @@
+//! Exports of a simulation: every link and every transfer as CSV, and its fingerprint.
+
+use super::Simulation;
+use crate::hash::Fnv;
+
+impl Simulation {
+    /// The run's fingerprint: the trace's hash, and for a steady state also the figures that
+    /// extend it (`Trace::hash`).
+    pub fn hash_hex(&self) -> String {
+        match &self.steady {
+            None => self.trace.hash_hex(),
+            Some(steady) => {
+                let mut h = Fnv(self.trace.hash());
+                for value in [
+                    steady.total_steps as u64,
+                    steady.from_ns,
+                    steady.to_ns,
+                    steady.period_steps as u64,
+                    steady.repeats,
+                ] {
+                    h.word(value);
+                }
+                for &bytes in &self.link_bytes {
+                    h.word(bytes.to_bits());
+                }
+                h.hex()
+            }
+        }
+    }
+
+    /// Every link as CSV: what it joins, its kind and capacity, the bytes it carried, its mean
+    /// and peak utilisation over the run.
+    pub fn links_csv(&self) -> String {
+        let mut out = String::from(
+            "link,from,to,kind,capacity_gbyte_per_s,latency_ns,bytes,mean_utilisation,peak_utilisation\n",
+        );
+        let mean = self.mean_utilisation();
+        for (id, link) in self.topology.links() {
+            let capacity = link.capacity().bytes_per_ns();
+            out.push_str(&format!(
+                "{},{},{},{:?},{:.3},{},{:.0},{:.6},{:.6}\n",
+                id.index(),
+                self.topology.vertex_name(link.src),
+                self.topology.vertex_name(link.dst),
+                link.kind,
+                capacity,
+                link.latency_ns,
+                self.link_bytes[id.index()],
+                mean[id.index()],
+                self.trace.link_peak[id.index()] / capacity
+            ));
+        }
+        out
+    }
+
+    /// Every transfer as CSV, sorted by sending rank then time: each rank's timeline of sends
+    /// (issued: dependencies done; started: data moving; finished) with what it moved. For a
+    /// steady state, the simulated prefix's transfers (the rest repeat them, `Steady`).
+    pub fn transfers_csv(&self) -> String {
+        let mut out =
+            String::from("rank,peer,step,channel,chunk,op,bytes,issued_ns,started_ns,finished_ns,links\n");
+        let mut order: Vec<usize> = (0..self.schedule.transfers.len()).collect();
+        order.sort_by_key(|&i| (self.schedule.transfers[i].src, self.trace.flows[i].issued, i));
+        for i in order {
+            let (t, f) = (&self.schedule.transfers[i], &self.trace.flows[i]);
+            out.push_str(&format!(
+                "{},{},{},{},{},{:?},{},{},{},{},{}\n",
+                t.src,
+                t.dst,
+                t.step,
+                t.channel,
+                t.chunk,
+                t.op,
+                t.bytes(),
+                f.issued.0,
+                f.started.0,
+                f.finished.0,
+                f.path.len()
+            ));
+        }
+        out
+    }
+}

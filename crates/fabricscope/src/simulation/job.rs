@@ -1,0 +1,420 @@
+//! A simulation as a state machine (`Job`): planning an algorithm at a time (its schedule and
+//! routed bound for the tuner), then engine runs, polled a number of event batches at a time so
+//! that a caller that must stay responsive can run it between frames. A ring too big to run
+//! transfer by transfer runs as a steady state: a prefix until `engine::period` proves a period.
+
+use super::steady::Steady;
+use super::summary::finish;
+use super::Mode;
+use super::Simulation;
+use crate::collective::{Algorithm, Schedule, ELEM_BYTES};
+use crate::engine;
+use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
+use crate::plan::{
+    bandwidth_bound_ns, pick as pick_row, ring_transfers, runs_steady, tune, Tuning, ValidScenario,
+    STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
+};
+use crate::routing::{Policy, Router};
+use crate::scenario::{Collective, Scenario, ScenarioError};
+use crate::topology::{LinkKind, Topology};
+use crate::trace::Trace;
+
+/// A simulation done a slice at a time: `poll` handles up to a number of the engine's event
+/// batches and returns the result once there is one, so a caller that must stay responsive
+/// (the page) can run a long simulation between frames, show `progress` and drop the job to
+/// cancel it. `simulate_as` polls one job to its end: the two give the same result.
+pub struct Job {
+    scenario: ValidScenario,
+    mode: Mode,
+    stage: Stage,
+}
+
+/// The planning a run's result is finished with.
+pub(super) struct Plan {
+    pub tuning: Tuning,
+    pub bounds: Vec<(Algorithm, f64)>,
+    pub intra: LinkKind,
+}
+
+/// A steady-state attempt's figures (`Steady`).
+#[derive(Clone, Copy)]
+struct SteadyPlan {
+    total_steps: u32,
+    total_transfers: u64,
+    unit: u64,
+    protocol: crate::collective::Protocol,
+}
+
+/// What a finished engine run is for.
+#[derive(Clone, Copy)]
+enum Then {
+    /// The whole collective: finish it.
+    Finish,
+    /// The steady-state search (a prefix of `STEADY_SEARCH_STEPS` steps).
+    Search(SteadyPlan),
+    /// The prefix fitted to the period the search found.
+    Fitted(SteadyPlan),
+}
+
+enum Stage {
+    /// The exact plan, an algorithm at a time: those left, and each built one's schedule and bound.
+    Planning {
+        topology: Topology,
+        todo: Vec<Algorithm>,
+        built: Vec<Schedule>,
+        bounds: Vec<(Algorithm, f64)>,
+    },
+    Running {
+        topology: Topology,
+        schedule: Schedule,
+        run: engine::Run,
+        plan: Plan,
+        then: Then,
+    },
+    Done(Option<Result<Simulation, ScenarioError>>),
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Job({:?}, {:.0}% of the current run)", self.mode, 100.0 * self.progress())
+    }
+}
+
+impl Job {
+    /// Plans the simulation (topology, the tuner's table, the schedule) and sets its first
+    /// engine run up; `poll` runs it.
+    pub fn new(scenario: &ValidScenario, mode: Mode) -> Job {
+        let s = scenario.scenario();
+        let count = s.count();
+        let (n, channels) = (scenario.n_ranks(), scenario.channels());
+        let ring_transfers = ring_transfers(s.collective, n, count, channels);
+        let steady_total = match mode {
+            Mode::Auto => runs_steady(s, n, channels, count),
+            Mode::Exact => None,
+            Mode::Steady => Some(ring_transfers),
+        };
+        let topology = scenario.topology();
+        let stage = match steady_total.map(|total| start_steady(scenario, topology.clone(), total)) {
+            Some(Ok(stage)) => stage,
+            // A ring the engine can simulate whole that does not settle runs whole.
+            Some(Err(_)) if mode == Mode::Auto && ring_transfers <= MAX_TRANSFERS => {
+                start_exact(scenario, topology)
+            }
+            Some(Err(error)) => Stage::Done(Some(Err(error))),
+            None => start_exact(scenario, topology),
+        };
+        Job { scenario: scenario.clone(), mode, stage }
+    }
+
+    /// Runs up to `batches` event batches; the result once the simulation is done (once: a
+    /// later poll gives `None` again).
+    pub fn poll(&mut self, batches: u64) -> Option<Result<Simulation, ScenarioError>> {
+        let over = match &mut self.stage {
+            Stage::Done(result) => return result.take(),
+            Stage::Planning { .. } => {
+                let Stage::Planning { topology, todo, built, bounds } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                self.stage = plan_step(&self.scenario, topology, todo, built, bounds);
+                return None;
+            }
+            Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
+        };
+        if !over {
+            return None;
+        }
+        let Stage::Running { topology, schedule, run, plan, then } =
+            std::mem::replace(&mut self.stage, Stage::Done(None))
+        else {
+            return None;
+        };
+        let (trace, period) = run.finish(&topology);
+        let scenario = &self.scenario;
+        let s = scenario.scenario();
+        self.stage = match then {
+            Then::Finish => Stage::Done(Some(Ok(finish(scenario, topology, schedule, trace, None, plan)))),
+            Then::Search(steady) | Then::Fitted(steady) => {
+                let whole =
+                    |p: &engine::period::Period| (steady.total_steps - schedule.n_steps) % p.steps == 0;
+                match (period, then) {
+                    (Some(period), _) if whole(&period) => Stage::Done(Some(steady_result(
+                        scenario, topology, schedule, trace, period, steady, plan,
+                    ))),
+                    // Settled, but the periods do not come out whole: a prefix whose frontier
+                    // (its last NCCL_STEPS steps) lies beyond every step issued by the period's
+                    // end, and that ends whole periods before the collective does.
+                    (Some(found), Then::Search(_)) => {
+                        let mut steps =
+                            (found.step + crate::collective::NCCL_STEPS + 1).max(STEADY_FIRST_STEPS);
+                        steps += (steady.total_steps - steps.min(steady.total_steps)) % found.steps;
+                        let count = s.count();
+                        let fits = steps as u64 * steady.unit
+                            <= MAX_STEADY_PREFIX.max(STEADY_SEARCH_STEPS as u64 * steady.unit);
+                        match crate::collective::ring_prefix(
+                            s.collective,
+                            s.nodes,
+                            &scenario.preset().rings,
+                            count,
+                            scenario.channels(),
+                            steps,
+                        )
+                        .filter(|_| fits)
+                        {
+                            Some((mut fitted, _, probe)) => {
+                                fitted.protocol = steady.protocol;
+                                let run =
+                                    engine::Run::new(&topology, &fitted, scenario.policy(), Some(probe));
+                                Stage::Running {
+                                    topology,
+                                    schedule: fitted,
+                                    run,
+                                    plan,
+                                    then: Then::Fitted(steady),
+                                }
+                            }
+                            None => self.unsettled(steady, topology),
+                        }
+                    }
+                    _ => self.unsettled(steady, topology),
+                }
+            }
+        };
+        self.poll(0)
+    }
+
+    /// No steady state: the whole ring where the engine can run it (`Mode::Auto`), else the error.
+    fn unsettled(&self, steady: SteadyPlan, topology: Topology) -> Stage {
+        if self.mode == Mode::Auto && steady.total_transfers <= MAX_TRANSFERS {
+            return start_exact(&self.scenario, topology);
+        }
+        Stage::Done(Some(Err(too_big(self.scenario.scenario(), steady.total_transfers, &format!(
+            "this one did not within {STEADY_SEARCH_STEPS} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"
+        )))))
+    }
+
+    /// The share of the current engine run's flows finished, in [0, 1] (a steady state may take
+    /// a second run, and a ring that does not settle a whole one after its search).
+    pub fn progress(&self) -> f64 {
+        match &self.stage {
+            Stage::Done(_) => 1.0,
+            Stage::Planning { .. } => 0.0,
+            Stage::Running { run, .. } => {
+                let (done, all) = run.progress();
+                done as f64 / all.max(1) as f64
+            }
+        }
+    }
+}
+
+/// Plans the exact run: every algorithm the tuner weighs (one schedule and its routed bound per
+/// poll, `Stage::Planning`), then its pick, set up on the engine.
+fn start_exact(scenario: &ValidScenario, topology: Topology) -> Stage {
+    let s = scenario.scenario();
+    let mut algorithms = vec![Algorithm::Ring];
+    if s.collective == Collective::AllReduce && scenario.n_ranks() > 1 {
+        use Algorithm::{Hierarchical, Tree};
+        // NVLS is weighed where the NVSwitch reduces and it is enabled, or forced.
+        let nvls = scenario.nvls_supported() && (s.in_network || s.algorithm == Some(Algorithm::Nvls));
+        let collnet = scenario.sharp_supported() && (s.in_network || s.algorithm == Some(Algorithm::CollNet));
+        let more: &[_] = match (s.nodes > 1, nvls, collnet) {
+            (true, _, true) => &[Tree, Hierarchical, Algorithm::CollNet],
+            (true, _, false) => &[Tree, Hierarchical],
+            (false, true, _) => &[Tree, Algorithm::Nvls],
+            (false, false, _) => &[Tree],
+        };
+        algorithms.extend_from_slice(more);
+    }
+    algorithms.reverse();
+    Stage::Planning { topology, todo: algorithms, built: Vec::new(), bounds: Vec::new() }
+}
+
+/// One more algorithm of the exact plan: its schedule and its bound; with the last, the tuner's
+/// pick set up on the engine.
+fn plan_step(
+    scenario: &ValidScenario,
+    topology: Topology,
+    mut todo: Vec<Algorithm>,
+    mut built: Vec<Schedule>,
+    mut bounds: Vec<(Algorithm, f64)>,
+) -> Stage {
+    let s = scenario.scenario();
+    let count = s.count();
+    let rings = &scenario.preset().rings;
+    // The tuner's table, from each algorithm's bandwidth bound on this topology: a schedule is
+    // built in one poll and routed for its bound in the next.
+    if built.len() > bounds.len() {
+        let schedule = &built[bounds.len()];
+        let mut router =
+            Router::new(&topology, Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() });
+        bounds.push((schedule.algorithm, bandwidth_bound_ns(&topology, schedule, &mut router)));
+        return Stage::Planning { topology, todo, built, bounds };
+    }
+    if let Some(algorithm) = todo.pop() {
+        built.push(crate::collective::schedule_with(
+            s.collective,
+            algorithm,
+            s.nodes,
+            rings,
+            count,
+            scenario.channels(),
+            s.root,
+        ));
+        return Stage::Planning { topology, todo, built, bounds };
+    }
+    let intra = match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
+        _ => LinkKind::NvLink,
+    };
+    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
+    // NCCL_ALGO and NCCL_PROTO narrow the tuner's choice; it picks among what is left.
+    let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let chosen = built.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
+    let mut schedule = built.swap_remove(chosen);
+    schedule.protocol = s.protocol.unwrap_or(pick.protocol);
+    let run = engine::Run::new(&topology, &schedule, scenario.policy(), None);
+    Stage::Running { topology, schedule, run, plan: Plan { tuning, bounds, intra }, then: Then::Finish }
+}
+
+/// Plans a ring collective too big to simulate transfer by transfer as a steady state: a prefix
+/// of `STEADY_SEARCH_STEPS` steps in which the engine looks for a proved period
+/// (`engine::period`); the rest is the arithmetic of `Steady`. The tuner weighs the ring (its
+/// bound scales exactly with its identical steps) and Tree; if it picks Tree and Tree is within
+/// the engine's limit, Tree runs exactly.
+fn start_steady(
+    scenario: &ValidScenario,
+    topology: Topology,
+    total_transfers: u64,
+) -> Result<Stage, ScenarioError> {
+    let s = scenario.scenario();
+    let count = s.count();
+    let rings = &scenario.preset().rings;
+    let channels = scenario.channels();
+    let intra = match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
+        _ => LinkKind::NvLink,
+    };
+    let unit = scenario.n_ranks() as u64 * channels as u64;
+    let steps_differ = || too_big(s, total_transfers, "its steps differ or are too few");
+    let total_steps = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
+        .filter(|&total| total > STEADY_FIRST_STEPS)
+        .ok_or_else(steps_differ)?;
+    let mut router =
+        Router::new(&topology, Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() });
+    let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)
+        .ok_or_else(steps_differ)?;
+    let ring_bound = bandwidth_bound_ns(&topology, &one_step, &mut router) * total_steps as f64;
+    let mut bounds = vec![(Algorithm::Ring, ring_bound)];
+    // Tree is weighed from a one-chunk-per-channel tree scaled to the size (a link's bytes
+    // grow with the size, not with how it is cut), and runs only within the engine's limit.
+    let tree_fits = 2
+        * (scenario.n_ranks() as u64 - 1)
+        * crate::collective::chain_chunks(count.div_ceil(channels as u64)) as u64
+        * channels as u64
+        <= MAX_TRANSFERS;
+    if s.collective == Collective::AllReduce && s.nodes > 1 {
+        let small = count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * channels as u64).max(1);
+        let tree = crate::collective::schedule_with(
+            s.collective,
+            Algorithm::Tree,
+            s.nodes,
+            rings,
+            small,
+            channels,
+            s.root,
+        );
+        let bound = bandwidth_bound_ns(&topology, &tree, &mut router) * count as f64 / small as f64;
+        bounds.push((Algorithm::Tree, bound));
+    }
+    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
+    let mut pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    if pick.algorithm == Algorithm::Tree && !tree_fits {
+        // Tree wins but is too big to simulate: the best ring row runs.
+        pick = pick_row(&tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
+    }
+    let protocol = s.protocol.unwrap_or(pick.protocol);
+    let plan = Plan { tuning, bounds, intra };
+    if pick.algorithm == Algorithm::Tree && tree_fits {
+        let mut tree = crate::collective::schedule_with(
+            s.collective,
+            Algorithm::Tree,
+            s.nodes,
+            rings,
+            count,
+            channels,
+            s.root,
+        );
+        tree.protocol = protocol;
+        let run = engine::Run::new(&topology, &tree, scenario.policy(), None);
+        return Ok(Stage::Running { topology, schedule: tree, run, plan, then: Then::Finish });
+    }
+    let search = STEADY_SEARCH_STEPS.min(total_steps - 1);
+    let (mut schedule, _, probe) =
+        crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, search)
+            .ok_or_else(steps_differ)?;
+    schedule.protocol = protocol;
+    let run = engine::Run::new(&topology, &schedule, scenario.policy(), Some(probe));
+    let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
+    Ok(Stage::Running { topology, schedule, run, plan, then: Then::Search(steady) })
+}
+
+/// The whole collective from a prefix run and its proved period (`Steady`).
+fn steady_result(
+    scenario: &ValidScenario,
+    topology: Topology,
+    schedule: Schedule,
+    trace: Trace,
+    period: engine::period::Period,
+    steady: SteadyPlan,
+    plan: Plan,
+) -> Result<Simulation, ScenarioError> {
+    let SteadyPlan { total_steps, total_transfers, unit, .. } = steady;
+    let repeats = ((total_steps - schedule.n_steps) / period.steps) as u64;
+    // The flows issued in (from, to] are one period's: each repeat adds their bytes.
+    let mut period_bytes = vec![0u64; topology.n_links()];
+    let mut in_period = 0u64;
+    let mut step_at_to = 0;
+    for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
+        if flow.issued.0 <= period.to {
+            step_at_to = step_at_to.max(transfer.step);
+        }
+        if flow.issued.0 > period.from && flow.issued.0 <= period.to {
+            in_period += 1;
+            for link in &flow.path {
+                period_bytes[link.index()] += flow.bytes;
+            }
+        }
+    }
+    if in_period != period.steps as u64 * unit {
+        return Err(too_big(scenario.scenario(), total_transfers, "its period was not whole steps"));
+    }
+    let steady = Steady {
+        total_steps,
+        simulated_steps: schedule.n_steps,
+        total_transfers,
+        simulated_transfers: schedule.transfers.len() as u64,
+        from_ns: period.from,
+        to_ns: period.to,
+        period_steps: period.steps,
+        repeats,
+        step_at_to,
+        prefix_end_ns: trace.end.0,
+        batches: trace.batches + repeats * period.batches,
+    };
+    let link_bytes =
+        trace.link_bytes.iter().zip(&period_bytes).map(|(&b, &p)| (b as u64 + repeats * p) as f64).collect();
+    Ok(finish(scenario, topology, schedule, trace, Some((steady, link_bytes)), plan))
+}
+
+/// The error for a collective too big to simulate whole that cannot run as a steady state.
+fn too_big(s: &Scenario, transfers: u64, why: &str) -> ScenarioError {
+    ScenarioError {
+        field: "nodes".into(),
+        problem: format!(
+            "{} is {transfers} transfers, more than the engine simulates one by one ({}); it runs as a steady state only once its steps repeat exactly, and {why}: use fewer nodes or fewer channels (NCCL_MAX_NCHANNELS)",
+            s.collective.nccl_name(),
+            MAX_TRANSFERS
+        ),
+    }
+}

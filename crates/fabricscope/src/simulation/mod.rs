@@ -1,0 +1,164 @@
+//! The front door's engine room: simulate a scenario (`simulate`, or a `Job` a slice at a
+//! time), and what a simulation answers: its summary, its steps in words, the α-β prediction,
+//! sweeps over sizes and exports.
+//!
+//! ```text
+//!   ValidScenario ──▶ Job (job.rs): tuner's table → schedule → engine::Run (or a steady prefix)
+//!                                         │
+//!                                         ▼
+//!                    Simulation (here): topology, schedule, trace, summary (summary.rs)
+//!                                         │
+//!            steps.rs (what step k does) · alpha_beta.rs · sweep.rs · export.rs (CSV, hash)
+//! ```
+
+mod alpha_beta;
+mod export;
+mod job;
+mod steady;
+mod steps;
+mod summary;
+mod sweep;
+
+pub use alpha_beta::AlphaBeta;
+pub use job::Job;
+pub use steady::Steady;
+pub use steps::StepInfo;
+pub use summary::Summary;
+pub use sweep::{sweep, sweep_point, sweep_sizes, sweep_unhashed, SweepPoint};
+
+use crate::collective::{Algorithm, Schedule};
+use crate::plan::{Tuning, ValidScenario};
+use crate::scenario::ScenarioError;
+use crate::topology::{LinkKind, Topology};
+use crate::trace::Trace;
+use crate::units::SimTime;
+use steps::StepIndex;
+
+/// Everything one scenario produces.
+#[derive(Clone, Debug)]
+pub struct Simulation {
+    pub scenario: ValidScenario,
+    pub topology: Topology,
+    pub schedule: Schedule,
+    pub trace: Trace,
+    pub summary: Summary,
+    /// The tuner's predictions and choice for this collective and size.
+    pub tuning: Tuning,
+    /// Each algorithm's bandwidth-bound time at this size [ns], and the intra-node link class:
+    /// what `tuning_at` scales to other sizes.
+    pub tuning_bounds: Vec<(Algorithm, f64)>,
+    pub tuning_intra: LinkKind,
+    /// The rank whose channel-0 transfers the step text follows (`focus_rank`).
+    pub focus_rank: u32,
+    /// When the followed transfer of each step was issued, indexed by step. Channels and ranks
+    /// drift apart once links differ, so "the current step" is the followed rank's.
+    pub step_starts: Vec<SimTime>,
+    /// Per step: its transfer count, the followed transfer (channel 0) and the example the step
+    /// text describes, found once so a frame never scans the schedule.
+    step_index: Vec<StepIndex>,
+    /// Set when the collective ran as a steady state: `schedule` and `trace` then hold only its
+    /// first steps, and the rest is those steps' proved repetition (`Steady`).
+    pub steady: Option<Steady>,
+    /// Bytes each link carried over the whole collective.
+    pub link_bytes: Vec<f64>,
+}
+
+/// Builds, schedules and runs a scenario. Fails only when a collective too big to simulate
+/// transfer by transfer reaches no steady state within the engine's limit (`Steady`).
+pub fn simulate(scenario: &ValidScenario) -> Result<Simulation, ScenarioError> {
+    simulate_as(scenario, Mode::Auto)
+}
+
+/// How `simulate_as` runs a collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// As a steady state where `runs_steady` says so, else every transfer.
+    Auto,
+    /// Every transfer.
+    Exact,
+    /// As a steady state wherever the collective is a ring with more steps than the first
+    /// prefix (tests compare it with `Exact`).
+    Steady,
+}
+
+/// `simulate`, choosing how.
+pub fn simulate_as(scenario: &ValidScenario, mode: Mode) -> Result<Simulation, ScenarioError> {
+    let mut job = Job::new(scenario, mode);
+    loop {
+        if let Some(result) = job.poll(u64::MAX) {
+            return result;
+        }
+    }
+}
+
+impl Simulation {
+    /// When the whole collective ends.
+    pub fn end(&self) -> SimTime {
+        match &self.steady {
+            Some(steady) => SimTime(self.trace.end.0 + steady.shift_ns()),
+            None => self.trace.end,
+        }
+    }
+
+    /// Steps of the whole collective.
+    pub fn n_steps(&self) -> u32 {
+        self.steady.map_or(self.schedule.n_steps, |s| s.total_steps)
+    }
+
+    /// Transfers of the whole collective.
+    pub fn n_transfers(&self) -> u64 {
+        self.steady.map_or(self.schedule.transfers.len() as u64, |s| s.total_transfers)
+    }
+
+    /// Event batches of the whole collective (counted, for a steady state, as the prefix's
+    /// plus each repeat's).
+    pub fn batches(&self) -> u64 {
+        self.steady.map_or(self.trace.batches, |s| s.batches)
+    }
+
+    /// The cluster at time `t` of the whole collective: for a steady state, the prefix's frame
+    /// that looks the same (`Steady::fold`).
+    pub fn sample(&self, t: SimTime) -> crate::trace::Frame {
+        let (prefix_t, _) = self.fold(t);
+        let mut frame = self.trace.sample(prefix_t);
+        frame.t = t;
+        frame
+    }
+
+    /// `t` as the prefix's time and the steps the whole collective is ahead then.
+    pub fn fold(&self, t: SimTime) -> (SimTime, u32) {
+        self.steady.map_or((t, 0), |s| s.fold(t))
+    }
+
+    /// Utilisation of every link in a frame, in [0, 1].
+    pub fn utilisation(&self, frame: &crate::trace::Frame) -> Vec<f64> {
+        self.trace.utilisation(&self.topology, frame)
+    }
+
+    /// Mean utilisation of every link over the whole collective, in [0, 1].
+    pub fn mean_utilisation(&self) -> Vec<f64> {
+        crate::trace::mean_utilisation(&self.topology, self.end(), &self.link_bytes)
+    }
+
+    /// The tuner's table at another message size, on the same hardware: a bandwidth bound is
+    /// the busiest link's bytes over its capacity, so it scales with the size.
+    pub fn tuning_at(&self, size_bytes: u64) -> Tuning {
+        let s = self.scenario.scenario();
+        let scale = size_bytes as f64 / s.size_bytes.max(1) as f64;
+        let bounds: Vec<_> = self.tuning_bounds.iter().map(|&(a, ns)| (a, ns * scale)).collect();
+        crate::plan::tune(
+            s.collective,
+            self.schedule.n_ranks,
+            s.nodes,
+            size_bytes,
+            &bounds,
+            self.tuning_intra,
+        )
+    }
+
+    /// The step running at time `t`: the last one whose first transfer was issued by `t`.
+    pub fn step_at(&self, t: SimTime) -> Option<u32> {
+        let started = self.step_starts.partition_point(|&start| start <= t);
+        (started > 0).then(|| started as u32 - 1)
+    }
+}

@@ -1,0 +1,129 @@
+//! A finished run as a `Simulation`: when each step started, the nccl-tests figures (`Summary`)
+//! and the bottleneck link.
+
+use super::job::Plan;
+use super::steady::Steady;
+use super::steps::index_steps;
+use super::Simulation;
+use crate::collective::Schedule;
+use crate::plan::ValidScenario;
+use crate::topology::{LinkId, Topology};
+use crate::trace::Trace;
+use crate::units::SimTime;
+use serde::Serialize;
+
+/// The numbers nccl-tests prints, and the bottleneck.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub size_bytes: u64,
+    pub n_ranks: u32,
+    pub time: SimTime,
+    /// size / time [GB/s] (nccl-tests `algbw`).
+    pub algbw_gbyte_per_s: f64,
+    /// algbw × the collective's factor [GB/s] (nccl-tests `busbw`).
+    pub busbw_gbyte_per_s: f64,
+    /// The link with the highest mean utilisation over the run.
+    pub bottleneck: Option<LinkId>,
+    pub bottleneck_utilisation: f64,
+}
+
+/// The simulation around a run: step starts and index, summary.
+pub(super) fn finish(
+    scenario: &ValidScenario,
+    topology: Topology,
+    schedule: Schedule,
+    trace: Trace,
+    steady: Option<(Steady, Vec<f64>)>,
+    plan: Plan,
+) -> Simulation {
+    let Plan { tuning, bounds, intra } = plan;
+    let (steady, link_bytes) = match steady {
+        Some((steady, bytes)) => (Some(steady), bytes),
+        None => (None, trace.link_bytes.clone()),
+    };
+    let end = SimTime(trace.end.0 + steady.map_or(0, |s: Steady| s.shift_ns()));
+    let summary = summarise(scenario, &topology, end, &link_bytes);
+    let focus_rank = focus_rank(&topology, &scenario.preset().rings[0]);
+    // A step's start is when the followed rank's channel-0 transfer was issued, or, in a step
+    // where that rank sends nothing (a broadcast's chain), the step's first channel-0 transfer.
+    let mut followed = vec![SimTime(u64::MAX); schedule.n_steps as usize];
+    let mut any = vec![SimTime(u64::MAX); schedule.n_steps as usize];
+    for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
+        if transfer.channel == 0 {
+            let k = transfer.step as usize;
+            any[k] = any[k].min(flow.issued);
+            if transfer.src == focus_rank {
+                followed[k] = followed[k].min(flow.issued);
+            }
+        }
+    }
+    let mut step_starts: Vec<SimTime> =
+        followed.iter().zip(&any).map(|(&f, &a)| if f.0 == u64::MAX { a } else { f }).collect();
+    // Keep them in order, so "the step at t" is well defined.
+    for k in 1..step_starts.len() {
+        step_starts[k] = step_starts[k].max(step_starts[k - 1]);
+    }
+    if let Some(steady) = &steady {
+        // The whole collective's steps: each one a prefix step, whole periods later.
+        step_starts = (0..steady.total_steps)
+            .map(|step| {
+                let (prefix_step, m) = steady.prefix_step(step);
+                SimTime(step_starts[prefix_step as usize].0 + m * steady.period_ns())
+            })
+            .collect();
+    }
+    let step_index = index_steps(&schedule, focus_rank);
+    Simulation {
+        steady,
+        link_bytes,
+        step_index,
+        scenario: scenario.clone(),
+        topology,
+        schedule,
+        trace,
+        summary,
+        focus_rank,
+        step_starts,
+        tuning,
+        tuning_bounds: bounds,
+        tuning_intra: intra,
+    }
+}
+
+/// The rank to follow: on several nodes the one whose channel-0 send leaves its node (the last
+/// of the node's ring order, so the story shows the NIC), else the ring's first GPU.
+fn focus_rank(topology: &Topology, intra: &[u32]) -> u32 {
+    if topology.n_nodes() > 1 {
+        intra[intra.len() - 1]
+    } else {
+        intra[0]
+    }
+}
+
+fn summarise(scenario: &ValidScenario, topology: &Topology, end: SimTime, link_bytes: &[f64]) -> Summary {
+    let size_bytes = scenario.scenario().size_bytes;
+    let n_ranks = scenario.n_ranks();
+    let time_ns = end.0.max(1) as f64;
+    let algbw = size_bytes as f64 / time_ns;
+    let mean = crate::trace::mean_utilisation(topology, end, link_bytes);
+    let bottleneck = mean.iter().enumerate().filter(|(_, &u)| u > 0.0).fold(
+        None,
+        |best: Option<(usize, f64)>, (i, &u)| match best {
+            Some((_, b)) if b >= u => best,
+            _ => Some((i, u)),
+        },
+    );
+    Summary {
+        size_bytes,
+        n_ranks,
+        time: end,
+        algbw_gbyte_per_s: if end.0 == 0 { 0.0 } else { algbw },
+        busbw_gbyte_per_s: if end.0 == 0 {
+            0.0
+        } else {
+            algbw * scenario.scenario().collective.busbw_factor(n_ranks)
+        },
+        bottleneck: bottleneck.map(|(i, _)| LinkId(i as u32)),
+        bottleneck_utilisation: bottleneck.map(|(_, u)| u).unwrap_or(0.0),
+    }
+}

@@ -1,0 +1,90 @@
+//! Sweeps over message sizes, as nccl-tests' `-b -e -f` do: one simulation per size.
+
+use super::{simulate, Simulation};
+use crate::plan::ValidScenario;
+use crate::scenario::ScenarioError;
+use crate::units::{round_to_elements, ELEM_BYTES};
+use serde::Serialize;
+
+/// One row of a size sweep.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepPoint {
+    pub size_bytes: u64,
+    /// Elements of 4-byte float.
+    pub count: u64,
+    pub time_us: f64,
+    pub algbw_gbyte_per_s: f64,
+    pub busbw_gbyte_per_s: f64,
+    /// The algorithm and protocol it ran with.
+    pub algorithm: crate::collective::Algorithm,
+    pub protocol: crate::collective::Protocol,
+    /// NCCL's model's prediction for that protocol [us].
+    pub tuner_time_us: f64,
+    /// `Trace::hash_hex` of the run: the page shows the same for the same scenario.
+    pub trace_hash: String,
+}
+
+/// Sizes from `min` to `max` multiplying by `factor`, as nccl-tests' `-b -e -f` do; each rounded
+/// down to a multiple of 4 bytes and at least 4.
+pub fn sweep_sizes(min: u64, max: u64, factor: u64) -> Vec<u64> {
+    let mut sizes = Vec::new();
+    let mut size = min.max(4);
+    while size <= max {
+        sizes.push(round_to_elements(size));
+        match size.checked_mul(factor.max(2)) {
+            Some(next) => size = next,
+            None => break,
+        }
+    }
+    sizes.dedup();
+    sizes
+}
+
+/// Runs the scenario at every size.
+pub fn sweep(scenario: &ValidScenario, sizes: &[u64]) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
+    sweep_hashed(scenario, sizes, true)
+}
+
+/// `sweep` without the trace hashes (`trace_hash` left empty): hashing every segment of a
+/// large trace costs as much as a fifth of simulating it, and a chart does not show it.
+pub fn sweep_unhashed(
+    scenario: &ValidScenario,
+    sizes: &[u64],
+) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
+    sweep_hashed(scenario, sizes, false)
+}
+
+fn sweep_hashed(
+    scenario: &ValidScenario,
+    sizes: &[u64],
+    hash: bool,
+) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
+    sizes
+        .iter()
+        .map(|&size| {
+            let sim = simulate(&scenario.with_size(size)?).map_err(|e| vec![e])?;
+            Ok(sweep_point(&sim, hash))
+        })
+        .collect()
+}
+
+/// A simulation's row of a sweep (`trace_hash` empty unless `hash`).
+pub fn sweep_point(sim: &Simulation, hash: bool) -> SweepPoint {
+    SweepPoint {
+        size_bytes: sim.summary.size_bytes,
+        count: sim.summary.size_bytes / ELEM_BYTES,
+        time_us: sim.summary.time.as_us(),
+        algbw_gbyte_per_s: sim.summary.algbw_gbyte_per_s,
+        busbw_gbyte_per_s: sim.summary.busbw_gbyte_per_s,
+        algorithm: sim.schedule.algorithm,
+        protocol: sim.schedule.protocol,
+        tuner_time_us: sim
+            .tuning
+            .rows
+            .iter()
+            .find(|row| row.protocol == sim.schedule.protocol && row.algorithm == sim.schedule.algorithm)
+            .map(|row| row.predicted_ns / 1e3)
+            .unwrap_or(f64::NAN),
+        trace_hash: if hash { sim.hash_hex() } else { String::new() },
+    }
+}

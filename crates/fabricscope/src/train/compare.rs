@@ -1,0 +1,110 @@
+//! Comparisons: how two steps differ and in which part, the same job on every fabric, and the
+//! job on more nodes (scaling DP).
+
+use super::*;
+
+/// Where two steps differ: the whole, and the part of the breakdown that changed most.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Difference {
+    /// B's step over A's, minus one (0.1 = B is 10% slower).
+    pub step_change: f64,
+    /// The part that moved most: "compute", "tp", "pp", "dp", "bubble" or "optimizer".
+    pub part: &'static str,
+    pub part_a_ns: f64,
+    pub part_b_ns: f64,
+    /// Whether each job's TP collectives cross nodes.
+    pub tp_crosses: (bool, bool),
+}
+
+impl TrainReport {
+    fn parts(&self) -> [(&'static str, f64); 6] {
+        let b = &self.breakdown;
+        [
+            ("compute", b.compute_ns),
+            ("tp", b.tp_ns),
+            ("pp", b.pp_ns),
+            ("dp", b.dp_ns),
+            ("bubble", b.bubble_ns),
+            ("optimizer", b.optimizer_ns),
+        ]
+    }
+
+    fn tp_crosses(&self) -> bool {
+        self.ops.iter().any(|op| op.kind == OpKind::Tp && op.crosses_nodes)
+    }
+}
+
+/// How step `b` differs from step `a`: by how much, and in which part most.
+pub fn difference(a: &TrainReport, b: &TrainReport) -> Difference {
+    let (pa, pb) = (a.parts(), b.parts());
+    let (i, _) = pa
+        .iter()
+        .zip(&pb)
+        .map(|(x, y)| (y.1 - x.1).abs())
+        .enumerate()
+        .fold((0, f64::MIN), |best, (i, d)| if d > best.1 { (i, d) } else { best });
+    Difference {
+        step_change: b.step_ns / a.step_ns - 1.0,
+        part: pa[i].0,
+        part_a_ns: pa[i].1,
+        part_b_ns: pb[i].1,
+        tp_crosses: (a.tp_crosses(), b.tp_crosses()),
+    }
+}
+
+/// One fabric in `compare_fabrics`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FabricRow {
+    pub technology: Technology,
+    pub step_ns: f64,
+    pub comm_exposed_share: f64,
+    pub days: f64,
+    pub gpu_hour_usd: f64,
+    pub usd: f64,
+}
+
+/// The same job on every fabric technology, at the cluster's NIC speed, each at its own
+/// (assumed or set) price: what "is InfiniBand worth the money" needs.
+pub fn compare_fabrics(train: &TrainScenario) -> Result<Vec<FabricRow>, Vec<ScenarioError>> {
+    [Technology::Infiniband, Technology::Roce, Technology::Efa, Technology::Tcp]
+        .into_iter()
+        .map(|technology| {
+            let mut s = train.clone();
+            s.cluster.fabric.technology = technology;
+            s.cluster.fabric.routing = None;
+            s.cluster.fabric.congested_efficiency = None;
+            s.cost.gpu_hour_usd =
+                if technology == train.cluster.fabric.technology { train.cost.gpu_hour_usd } else { None };
+            let r = s.validate()?.run();
+            Ok(FabricRow {
+                technology,
+                step_ns: r.step_ns,
+                comm_exposed_share: r.comm_exposed_share,
+                days: r.cost.days,
+                gpu_hour_usd: r.cost.gpu_hour_usd,
+                usd: r.cost.usd,
+            })
+        })
+        .collect()
+}
+
+/// Runs a step for each DP size in `dps` (nodes grow with DP; micro-batches per replica stay):
+/// `(gpus, tokens/s, scaling efficiency against the first)`.
+pub fn scaling(train: &TrainScenario, dps: &[u32]) -> Result<Vec<(u32, f64, f64)>, Vec<ScenarioError>> {
+    let base_m = train.global_batch / (train.micro_batch * train.dp).max(1);
+    let g_node = train.cluster.validate_fabric()?.preset().gpus_per_node;
+    let mut points = Vec::new();
+    let mut first: Option<f64> = None;
+    for &dp in dps {
+        let gpus = train.tp * train.pp * dp;
+        let mut s = train.clone();
+        s.dp = dp;
+        s.cluster.nodes = gpus.div_ceil(g_node);
+        s.global_batch = base_m * train.micro_batch * dp;
+        let report = s.validate()?.run();
+        let per_gpu = report.tokens_per_s / gpus as f64;
+        let base = *first.get_or_insert(per_gpu);
+        points.push((gpus, report.tokens_per_s, per_gpu / base));
+    }
+    Ok(points)
+}

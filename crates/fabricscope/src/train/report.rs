@@ -1,0 +1,206 @@
+//! What a simulated step reports (`TrainReport`): its breakdown, its collectives, memory, cost
+//! and storage, and what each stage does at any time of the step (for the Gantt and the
+//! animation).
+
+use super::*;
+
+/// What a step's time is spent on [ns]; the parts add up to the step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Breakdown {
+    pub compute_ns: f64,
+    /// Tensor-parallel collectives (not overlapped).
+    pub tp_ns: f64,
+    /// Pipeline sends on the critical path.
+    pub pp_ns: f64,
+    /// Data-parallel (and ZeRO) communication left exposed after overlap.
+    pub dp_ns: f64,
+    /// Pipeline fill and drain.
+    pub bubble_ns: f64,
+    pub optimizer_ns: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum OpKind {
+    Tp,
+    Pp,
+    Dp,
+}
+
+/// One kind of collective in the step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Op {
+    pub kind: OpKind,
+    pub name: &'static str,
+    /// Groups doing it at once, and ranks in each (2 for a send).
+    pub groups: usize,
+    pub group_size: u32,
+    /// Bytes per call, nccl-tests' convention.
+    pub bytes: u64,
+    /// Calls per step (per GPU).
+    pub calls: f64,
+    /// One call, every group at once, through the engine [ns].
+    pub time_ns: u64,
+    pub transfers: u64,
+    pub crosses_nodes: bool,
+}
+
+impl Op {
+    pub(super) fn new(
+        kind: OpKind,
+        name: &'static str,
+        groups: usize,
+        group_size: u32,
+        bytes: u64,
+        calls: f64,
+        timing: &comm::OpTiming,
+    ) -> Op {
+        Op {
+            kind,
+            name,
+            groups,
+            group_size,
+            bytes,
+            calls,
+            time_ns: timing.time_ns,
+            transfers: timing.transfers,
+            crosses_nodes: timing.crosses_nodes,
+        }
+    }
+}
+
+/// Memory per GPU on the most loaded stage [B].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Memory {
+    pub weights: f64,
+    pub grads: f64,
+    pub optimizer: f64,
+    pub activations: f64,
+    pub total: f64,
+    /// The GPU's HBM.
+    pub capacity: f64,
+    pub fits: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Cost {
+    pub gpu_hour_usd: f64,
+    pub discount: f64,
+    pub tokens: f64,
+    pub days: f64,
+    pub gpu_hours: f64,
+    pub usd: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Storage {
+    pub checkpoint_bytes: f64,
+    pub write_s: f64,
+    pub interval_min: f64,
+    /// Fraction of training time spent writing checkpoints.
+    pub overhead: f64,
+}
+
+/// One micro-batch on the slowest stage, by part [ns]: a forward is `compute_f + tp_f + p2p +
+/// zero_f`, a backward `compute_b + tp_b + p2p + zero_b`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MicroBatch {
+    pub compute_f: f64,
+    pub compute_b: f64,
+    pub tp_f: f64,
+    pub tp_b: f64,
+    pub p2p: f64,
+    pub zero_f: f64,
+    pub zero_b: f64,
+}
+
+/// One training step, simulated.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrainReport {
+    pub micro: MicroBatch,
+    /// The 1F1B schedule: every forward and backward of every stage.
+    pub blocks: Vec<pipeline::Block>,
+    /// The pipeline's makespan; DP exposed and the optimizer follow it.
+    pub pipeline_ns: f64,
+    pub dp_exposed_ns: f64,
+    pub model_name: String,
+    pub params: u64,
+    pub gpus: u32,
+    pub micro_batches: u64,
+    pub step_ns: f64,
+    pub breakdown: Breakdown,
+    /// Exposed communication over the step.
+    pub comm_exposed_share: f64,
+    /// All communication, overlapped or not [ns].
+    pub comm_total_ns: f64,
+    pub tokens_per_s: f64,
+    /// Model FLOPs utilisation of the whole step.
+    pub mfu: f64,
+    pub memory: Memory,
+    pub ops: Vec<Op>,
+    pub cost: Cost,
+    pub storage: Storage,
+}
+
+/// What a stage is doing at one time of the step (for the animation and the Gantt).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Activity {
+    /// Waiting: the pipeline bubble, or done before the others.
+    Idle,
+    Compute(pipeline::Phase),
+    /// A tensor-parallel collective inside the TP group.
+    Tp,
+    /// Receiving or sending activations (or their gradients) to a neighbouring stage.
+    PipelineSend,
+    /// ZeRO-3 parameter gathers and the gradient reduction after the pipeline.
+    DataParallel,
+    Optimizer,
+}
+
+impl TrainReport {
+    pub fn step_ns(&self) -> f64 {
+        self.step_ns
+    }
+
+    /// What stage `stage` does at `t` [ns from the step's start]. Inside a block the parts run
+    /// in their order: the activations arrive (half the send time), then layer by layer the
+    /// ZeRO-3 gather, the compute and the TP collectives, then the send onwards.
+    pub fn activity(&self, stage: u32, layers: u32, t: f64) -> Activity {
+        if t >= self.pipeline_ns {
+            return if t < self.pipeline_ns + self.dp_exposed_ns {
+                Activity::DataParallel
+            } else if t < self.step_ns {
+                Activity::Optimizer
+            } else {
+                Activity::Idle
+            };
+        }
+        let from = self.blocks.partition_point(|b| (b.stage, b.end_ns) <= (stage, t));
+        let Some(block) = self.blocks.get(from).filter(|b| b.stage == stage && b.start_ns <= t) else {
+            return Activity::Idle;
+        };
+        let m = &self.micro;
+        let forward = block.phase == pipeline::Phase::Forward;
+        let (zero, tp) = if forward { (m.zero_f, m.tp_f) } else { (m.zero_b, m.tp_b) };
+        let length = block.end_ns - block.start_ns;
+        // This stage's compute (the last stage's includes the logits): the rest of the block.
+        let compute = (length - zero - tp - m.p2p).max(0.0);
+        let mut x = t - block.start_ns;
+        if x < m.p2p / 2.0 {
+            return Activity::PipelineSend;
+        }
+        x -= m.p2p / 2.0;
+        let layers = layers.max(1) as f64;
+        let per_layer = (zero + compute + tp) / layers;
+        if x < per_layer * layers && per_layer > 0.0 {
+            let y = x % per_layer;
+            return if y < zero / layers {
+                Activity::DataParallel
+            } else if y < (zero + compute) / layers {
+                Activity::Compute(block.phase)
+            } else {
+                Activity::Tp
+            };
+        }
+        Activity::PipelineSend
+    }
+}

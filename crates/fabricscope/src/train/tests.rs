@@ -1,0 +1,138 @@
+//! The training job's tests: layouts, breakdowns, memory, cost and the animation.
+
+use super::*;
+use crate::scenario::Scenario;
+
+fn gpt3(tp: u32, pp: u32, technology: Technology) -> TrainReport {
+    let mut s = TrainScenario::default_demo();
+    s.tp = tp;
+    s.pp = pp;
+    s.cluster.fabric.technology = technology;
+    s.validate().unwrap().run()
+}
+
+/// The architects' question: TP inside the node (TP 8 × PP 16) against TP across two
+/// nodes (TP 16 × PP 8), GPT-3 175B on 32 DGX H100 over NDR (DP 2 either way).
+#[test]
+fn tensor_parallelism_inside_the_node_beats_across_nodes() {
+    let inside = gpt3(8, 16, Technology::Infiniband);
+    let across = gpt3(16, 8, Technology::Infiniband);
+    assert!(inside.ops.iter().filter(|o| o.kind == OpKind::Tp).all(|o| !o.crosses_nodes));
+    assert!(across.ops.iter().filter(|o| o.kind == OpKind::Tp).all(|o| o.crosses_nodes));
+    assert!(inside.step_ns < across.step_ns, "{} vs {}", inside.step_ns, across.step_ns);
+    // TP communication takes a far bigger part of the step once it crosses the NICs.
+    let share = |r: &TrainReport| r.breakdown.tp_ns / r.step_ns;
+    assert!(share(&across) > 1.5 * share(&inside), "{} vs {}", share(&across), share(&inside));
+}
+
+#[test]
+fn the_difference_names_the_part_that_moved() {
+    let (a, b) = (gpt3(8, 16, Technology::Infiniband), gpt3(16, 8, Technology::Infiniband));
+    let d = difference(&a, &b);
+    assert!(d.step_change > 0.05, "{d:?}");
+    assert_eq!((d.part, d.tp_crosses), ("tp", (false, true)));
+    assert!((difference(&a, &a).step_change).abs() < 1e-12);
+}
+
+#[test]
+fn the_breakdown_adds_up_and_memory_fits() {
+    let r = gpt3(8, 16, Technology::Infiniband);
+    let b = &r.breakdown;
+    let sum = b.compute_ns + b.tp_ns + b.pp_ns + b.dp_ns + b.bubble_ns + b.optimizer_ns;
+    assert!((sum - r.step_ns).abs() < 1e-6 * r.step_ns, "{sum} vs {}", r.step_ns);
+    assert!(r.memory.fits, "{:?}", r.memory);
+    assert!(r.mfu > 0.2 && r.mfu < 0.55, "{}", r.mfu);
+}
+
+#[test]
+fn a_slower_fabric_makes_the_step_slower_and_cost_follows() {
+    let ib = gpt3(8, 16, Technology::Infiniband);
+    let tcp = gpt3(8, 16, Technology::Tcp);
+    assert!(tcp.step_ns > ib.step_ns);
+    assert!(tcp.breakdown.pp_ns > ib.breakdown.pp_ns);
+    assert!((tcp.cost.days / ib.cost.days - tcp.step_ns / ib.step_ns).abs() < 1e-9);
+}
+
+#[test]
+fn bad_layouts_name_their_field() {
+    let mut s = TrainScenario::default_demo();
+    s.tp = 5;
+    s.zero = 4;
+    let errors = s.validate().unwrap_err();
+    let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["zero"]);
+    s.zero = 0;
+    let fields: Vec<String> = s.validate().unwrap_err().into_iter().map(|e| e.field).collect();
+    assert!(fields.contains(&"dp".to_string()) && fields.contains(&"tp".to_string()), "{fields:?}");
+    s.tp = 8;
+    s.model = "gpt5".into();
+    assert_eq!(s.validate().unwrap_err()[0].field, "model");
+    // Found by fuzzing: kernels at 1e-300 of peak made a step of 1e300 ns and an MFU of 0.
+    s.model = "gpt3-175b".into();
+    s.compute_efficiency = 1e-300;
+    assert_eq!(s.validate().unwrap_err()[0].field, "compute_efficiency");
+}
+
+#[test]
+fn the_seed_cost_claim_is_checkable() {
+    // "40% less time → about 25% less money": money scales with time × price, so with the
+    // assumed 25% InfiniBand premium, 0.6 × 1.25 = 0.75.
+    let rows = compare_fabrics(&TrainScenario {
+        cluster: Scenario { nodes: 32, ..Scenario::default_demo() },
+        dp: 2,
+        global_batch: 128,
+        ..TrainScenario::default_demo()
+    })
+    .unwrap();
+    let ib = &rows[0];
+    let tcp = rows.iter().find(|r| r.technology == Technology::Tcp).unwrap();
+    assert!(ib.step_ns < tcp.step_ns);
+    let money = ib.usd / tcp.usd;
+    let predicted = (ib.days / tcp.days) * (ib.gpu_hour_usd / tcp.gpu_hour_usd);
+    assert!((money - predicted).abs() < 1e-9, "{money} vs {predicted}");
+    assert!(
+        (default_gpu_hour_usd(Technology::Infiniband) / default_gpu_hour_usd(Technology::Tcp) - 1.25).abs()
+            < 1e-12
+    );
+}
+
+#[test]
+fn the_animation_follows_the_schedule() {
+    let r = gpt3(8, 16, Technology::Infiniband);
+    // Stage 15 waits at the start (bubble), then computes; the end is DP and the optimizer.
+    assert_eq!(r.activity(15, 6, 1.0), Activity::Idle);
+    let first = r.blocks.iter().find(|b| b.stage == 15).unwrap();
+    let kinds: std::collections::BTreeSet<String> = (0..400)
+        .map(|i| {
+            format!(
+                "{:?}",
+                r.activity(15, 6, first.start_ns + (first.end_ns - first.start_ns) * i as f64 / 400.0)
+            )
+        })
+        .collect();
+    assert!(
+        kinds.contains("Tp") && kinds.contains("PipelineSend") && kinds.contains("Compute(Forward)"),
+        "{kinds:?}"
+    );
+    assert_eq!(r.activity(0, 6, r.step_ns - 1.0), Activity::Optimizer);
+}
+
+#[test]
+fn zero_shards_memory() {
+    let mut s = TrainScenario {
+        cluster: Scenario { nodes: 2, ..Scenario::default_demo() },
+        model: "llama2-7b".into(),
+        tp: 8,
+        pp: 1,
+        dp: 2,
+        global_batch: 16,
+        ..TrainScenario::default_demo()
+    };
+    let mut memory = Vec::new();
+    for zero in 0..=3 {
+        s.zero = zero;
+        let r = s.validate().unwrap().run();
+        memory.push(r.memory.weights + r.memory.grads + r.memory.optimizer);
+    }
+    assert!(memory.windows(2).all(|w| w[1] < w[0]), "{memory:?}");
+}
