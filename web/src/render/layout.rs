@@ -510,13 +510,12 @@ fn distance_to_segment(p: Point, a: Point, b: Point) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fabricscope::topology::build;
     use fabricscope::Scenario;
 
     #[test]
     fn two_nodes_sit_side_by_side_and_links_pair_up() {
         let scenario = Scenario { nodes: 2, ..Scenario::default_demo() }.validate().unwrap();
-        let topology = build(&scenario);
+        let topology = scenario.topology();
         let layout = Layout::new(&topology, 1200.0);
         assert_eq!(layout.nodes.len(), 2);
         assert!(layout.nodes[0].x + layout.nodes[0].w < layout.nodes[1].x);
@@ -538,7 +537,7 @@ mod tests {
         for preset in fabricscope::catalog::NODE_PRESETS {
             let scenario =
                 Scenario { preset: preset.id.into(), ..Scenario::default_demo() }.validate().unwrap();
-            let topology = build(&scenario);
+            let topology = scenario.topology();
             let layout = Layout::new(&topology, 1100.0);
             let frame = layout.nodes[0];
             for (id, vertex) in topology.vertices() {

@@ -5,6 +5,7 @@
 //! no clock (it reads 0) and a slice ends after a fixed number of polls instead.
 
 use fabricscope::collective::Algorithm;
+use fabricscope::plan::{Admission, Budget};
 use fabricscope::{sweep_sizes, Collective, Job, Scenario, Simulation};
 
 /// Most transfers the page simulates one by one (about 1.5 s in WebAssembly here); a ring that
@@ -29,28 +30,23 @@ pub fn finish_job(job: &mut Job) -> Result<Simulation, String> {
 /// The transfers a scenario's collective has.
 pub fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
     let s = valid.scenario();
-    fabricscope::collective::transfer_count(
-        s.collective,
-        valid.n_ranks(),
-        s.size_bytes / fabricscope::collective::ELEM_BYTES,
-        valid.channels(),
-    )
+    fabricscope::collective::transfer_count(s.collective, valid.n_ranks(), s.count(), valid.channels())
 }
 
-/// The job that simulates a scenario in the page: up to `PAGE_MAX_TRANSFERS` one by one, a ring
-/// that settles at any size, else a named refusal.
+/// What the page lets one collective cost: `PAGE_MAX_TRANSFERS` one by one, or a steady state's
+/// search prefix of as many.
+pub const PAGE_BUDGET: Budget = Budget { transfers: PAGE_MAX_TRANSFERS, steady_prefix: PAGE_MAX_TRANSFERS };
+
+/// The job that simulates a scenario in the page: the core's admission rule under the page's
+/// budget (`PAGE_BUDGET`): whole, as a ring that settles at any size, else a named refusal.
 pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
     let s = valid.scenario();
-    let (n, channels, count) =
-        (valid.n_ranks(), valid.channels(), s.size_bytes / fabricscope::collective::ELEM_BYTES);
-    let total = transfers_of(valid);
-    if total <= PAGE_MAX_TRANSFERS {
-        return Ok(Job::new(valid, fabricscope::Mode::Auto));
-    }
-    let prefix = fabricscope::simulation::STEADY_SEARCH_STEPS as u64 * n as u64 * channels as u64;
-    if fabricscope::simulation::runs_steady(s, n, channels, count).is_some() && prefix <= PAGE_MAX_TRANSFERS {
-        return Ok(Job::new(valid, fabricscope::Mode::Steady));
-    }
+    let (n, channels) = (valid.n_ranks(), valid.channels());
+    let total = match valid.admit(PAGE_BUDGET) {
+        Admission::Whole => return Ok(Job::new(valid, fabricscope::Mode::Auto)),
+        Admission::Steady => return Ok(Job::new(valid, fabricscope::Mode::Steady)),
+        Admission::Refused { transfers } => transfers,
+    };
     Err(format!(
         "nodes: {} on {n} GPUs over {channels} channels is {total} transfers; the page simulates up to {PAGE_MAX_TRANSFERS} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})",
         s.collective.nccl_name(),
@@ -70,10 +66,10 @@ pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
         // NVLS or CollNet too where they may run and in-network reduction is enabled.
         let valid = scenario.validate().ok().filter(|_| scenario.in_network);
         let mut list = vec![Some(Algorithm::Ring), Some(Algorithm::Tree)];
-        if valid.as_ref().is_some_and(fabricscope::collective::nvls::supported) {
+        if valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_supported) {
             list.push(Some(Algorithm::Nvls));
         }
-        if valid.as_ref().is_some_and(fabricscope::collective::sharp_supported) {
+        if valid.as_ref().is_some_and(fabricscope::ValidScenario::sharp_supported) {
             list.push(Some(Algorithm::CollNet));
         }
         list

@@ -309,7 +309,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                         }) }
                     </select>
                 </label>
-                if fabricscope::collective::nvls::supported(&state.sim.scenario) || fabricscope::collective::sharp_supported(&state.sim.scenario) {
+                if state.sim.scenario.nvls_supported() || state.sim.scenario.sharp_supported() {
                     <label class="check">
                         <input id="in-network" type="checkbox" checked={scenario.in_network} onchange={ let s = state.clone(); Callback::from(move |e: Event| {
                             let on = e.target_unchecked_into::<HtmlInputElement>().checked();
@@ -361,7 +361,7 @@ pub fn controls(props: &ControlsProps) -> Html {
 const PAGE_NODES: [u32; 11] = [1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256];
 
 /// The tuner's algorithms, each once, in its table's order.
-fn algorithms_of(tuning: &fabricscope::collective::Tuning) -> Vec<fabricscope::collective::Algorithm> {
+fn algorithms_of(tuning: &fabricscope::plan::Tuning) -> Vec<fabricscope::collective::Algorithm> {
     let mut list = Vec::new();
     for row in &tuning.rows {
         if !list.contains(&row.algorithm) {

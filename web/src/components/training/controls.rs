@@ -42,7 +42,7 @@ fn number(s: &State, field: &str, text: &str) -> Option<f64> {
 
 /// Layout sizes that divide `total`, up to `max`.
 fn divisors(total: u32, max: u32) -> Vec<u32> {
-    (1..=total.min(max)).filter(|&d| total.is_multiple_of(d)).collect()
+    (1..=total.min(max)).filter(|&d| total % d == 0).collect()
 }
 
 #[function_component(TrainControls)]
