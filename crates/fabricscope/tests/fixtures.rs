@@ -51,7 +51,19 @@ fn the_roce_fixture_is_deterministic_and_collides() {
     let a = load("dgx-h100-2-nodes-roce-leaf-spine.json");
     let b = load("dgx-h100-2-nodes-roce-leaf-spine.json");
     assert_eq!(a.trace, b.trace);
+    // Not only the same twice in this process: the same as when the golden file was written.
+    assert_eq!(a.hash_hex(), golden_hash("fixture dgx-h100-2-nodes-roce-leaf-spine.json"));
     assert!(a.summary.busbw_gbyte_per_s < load_with_routing("adaptive").summary.busbw_gbyte_per_s);
+}
+
+/// The trace hash `tests/golden/behaviour.txt` records for a case.
+fn golden_hash(case: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/behaviour.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines().skip_while(|line| *line != case);
+    assert_eq!(lines.next(), Some(case), "{case} is in the golden file");
+    let trace = lines.next().unwrap().trim_start();
+    trace.strip_prefix("trace ").unwrap().split(' ').next().unwrap().to_string()
 }
 
 fn load_with_routing(routing: &str) -> Simulation {
