@@ -214,7 +214,7 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
         };
         out.push_str(&format!(
             "  {kind:<4}  {:<42}  {:>6} × {:<5}  {:>10}  {:>10.0}  {:>9}  {}\n",
-            op.name,
+            op.op.name(),
             op.groups,
             op.group_size,
             format_bytes(op.bytes),

@@ -68,7 +68,7 @@ mod tests;
 mod validate;
 
 pub use compare::{compare_fabrics, difference, scaling, Difference, FabricRow};
-pub use report::{Activity, Breakdown, Cost, Memory, MicroBatch, Op, OpKind, Storage, TrainReport};
+pub use report::{Activity, Breakdown, Cost, Memory, MicroBatch, Op, OpKind, StepOp, Storage, TrainReport};
 pub use scenario::{default_gpu_hour_usd, CostAssumptions, Recompute, StorageAssumptions, TrainScenario};
 pub use validate::ValidTrain;
 

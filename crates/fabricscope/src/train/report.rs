@@ -26,11 +26,58 @@ pub enum OpKind {
     Dp,
 }
 
+/// Which collective of the step an `Op` is: a closed set, so a page or a CLI names each in its
+/// own words without matching English text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepOp {
+    /// Sequence parallelism's AllGather before a TP block.
+    SequenceAllGather,
+    /// Sequence parallelism's ReduceScatter after a TP block.
+    SequenceReduceScatter,
+    /// A TP block's AllReduce (no sequence parallelism).
+    TpAllReduce,
+    /// Activations forward and their gradients back between pipeline stages.
+    PipelineSendRecv,
+    /// ZeRO-3's gather of each layer's parameters before its forward and its backward.
+    LayerParamGather,
+    /// DP's gradient AllReduce after the last backward.
+    GradAllReduce,
+    /// ZeRO 1-2's gradient ReduceScatter.
+    GradReduceScatter,
+    /// ZeRO 1-2's gather of the updated parameters after the optimizer.
+    UpdatedParamGather,
+}
+
+impl StepOp {
+    /// Its name in English (the CLI's, and the JSON's `name`).
+    pub fn name(self) -> &'static str {
+        match self {
+            StepOp::SequenceAllGather => "AllGather (sequence parallel)",
+            StepOp::SequenceReduceScatter => "ReduceScatter (sequence parallel)",
+            StepOp::TpAllReduce => "AllReduce",
+            StepOp::PipelineSendRecv => "Send/Recv activations and their gradients",
+            StepOp::LayerParamGather => "AllGather layer parameters (ZeRO-3)",
+            StepOp::GradAllReduce => "AllReduce gradients",
+            StepOp::GradReduceScatter => "ReduceScatter gradients (ZeRO)",
+            StepOp::UpdatedParamGather => "AllGather updated parameters (ZeRO)",
+        }
+    }
+}
+
+/// Serialised as its English name, as reports always were.
+impl Serialize for StepOp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
 /// One kind of collective in the step.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Op {
     pub kind: OpKind,
-    pub name: &'static str,
+    /// Which one (serialised as `name`, its English name).
+    #[serde(rename = "name")]
+    pub op: StepOp,
     /// Groups doing it at once, and ranks in each (2 for a send).
     pub groups: usize,
     pub group_size: u32,
@@ -47,7 +94,7 @@ pub struct Op {
 impl Op {
     pub(super) fn new(
         kind: OpKind,
-        name: &'static str,
+        op: StepOp,
         groups: usize,
         group_size: u32,
         bytes: u64,
@@ -56,7 +103,7 @@ impl Op {
     ) -> Op {
         Op {
             kind,
-            name,
+            op,
             groups,
             group_size,
             bytes,

@@ -113,7 +113,7 @@ impl ValidTrain {
                 );
                 ops.push(Op::new(
                     OpKind::Tp,
-                    "AllGather (sequence parallel)",
+                    StepOp::SequenceAllGather,
                     tp_groups.len(),
                     s.tp,
                     activation,
@@ -122,7 +122,7 @@ impl ValidTrain {
                 ));
                 ops.push(Op::new(
                     OpKind::Tp,
-                    "ReduceScatter (sequence parallel)",
+                    StepOp::SequenceReduceScatter,
                     tp_groups.len(),
                     s.tp,
                     activation,
@@ -140,7 +140,7 @@ impl ValidTrain {
                 );
                 ops.push(Op::new(
                     OpKind::Tp,
-                    "AllReduce",
+                    StepOp::TpAllReduce,
                     tp_groups.len(),
                     s.tp,
                     activation,
@@ -165,15 +165,7 @@ impl ValidTrain {
             }
             let share = round_to_elements(activation / s.tp as u64);
             let op = comm::sends_op(&self.cluster, topology, &pairs, share);
-            ops.push(Op::new(
-                OpKind::Pp,
-                "Send/Recv activations and their gradients",
-                pairs.len(),
-                2,
-                share,
-                2.0 * m,
-                &op,
-            ));
+            ops.push(Op::new(OpKind::Pp, StepOp::PipelineSendRecv, pairs.len(), 2, share, 2.0 * m, &op));
             op.time_ns as f64
         } else {
             0.0
@@ -185,7 +177,7 @@ impl ValidTrain {
                 comm::collective_op(&self.cluster, topology, Collective::AllGather, &dp_groups, layer_bytes);
             ops.push(Op::new(
                 OpKind::Dp,
-                "AllGather layer parameters (ZeRO-3)",
+                StepOp::LayerParamGather,
                 dp_groups.len(),
                 s.dp,
                 layer_bytes,
@@ -212,7 +204,7 @@ impl ValidTrain {
         let (dp_exposed, dp_total) = if s.dp > 1 {
             let collective = if s.zero == 0 { Collective::AllReduce } else { Collective::ReduceScatter };
             let op = comm::collective_op(&self.cluster, topology, collective, &dp_groups, grad);
-            let name = if s.zero == 0 { "AllReduce gradients" } else { "ReduceScatter gradients (ZeRO)" };
+            let name = if s.zero == 0 { StepOp::GradAllReduce } else { StepOp::GradReduceScatter };
             ops.push(Op::new(OpKind::Dp, name, dp_groups.len(), s.dp, grad, 1.0, &op));
             let t = op.time_ns as f64;
             let buckets = (grad as f64 / BUCKET_BYTES).ceil().max(1.0);
@@ -223,7 +215,7 @@ impl ValidTrain {
                     comm::collective_op(&self.cluster, topology, Collective::AllGather, &dp_groups, grad);
                 ops.push(Op::new(
                     OpKind::Dp,
-                    "AllGather updated parameters (ZeRO)",
+                    StepOp::UpdatedParamGather,
                     dp_groups.len(),
                     s.dp,
                     grad,

@@ -2,6 +2,7 @@
 
 use super::{pct, Props};
 use crate::i18n::{pick, Lang};
+use fabricscope::train::StepOp;
 use fabricscope::units::{format_bytes, format_duration_ns};
 use yew::prelude::*;
 
@@ -23,7 +24,7 @@ pub fn ops(props: &Props) -> Html {
                     { for r.ops.iter().map(|op| html! {
                         <tr data-kind={format!("{:?}", op.kind)}>
                             <td>{ format!("{:?}", op.kind).to_uppercase() }</td>
-                            <td>{ op_name(lang, op.name) }</td>
+                            <td>{ op_name(lang, op.op) }</td>
                             <td>{ format!("{} × {}", op.groups, op.group_size) }</td>
                             <td>{ format_bytes(op.bytes) }</td>
                             <td>{ format!("{:.0}", op.calls) }</td>
@@ -50,20 +51,17 @@ pub fn ops(props: &Props) -> Html {
     }
 }
 
-/// The core names its operations in English; the page's Chinese for each.
-fn op_name(lang: Lang, name: &'static str) -> &'static str {
-    if lang == Lang::En {
-        return name;
-    }
-    match name {
-        "AllGather (sequence parallel)" => "AllGather（序列并行）",
-        "ReduceScatter (sequence parallel)" => "ReduceScatter（序列并行）",
-        "AllReduce" => "AllReduce",
-        "Send/Recv activations and their gradients" => "发送/接收激活及其梯度",
-        "AllGather layer parameters (ZeRO-3)" => "AllGather 层参数（ZeRO-3）",
-        "AllReduce gradients" => "AllReduce 梯度",
-        "ReduceScatter gradients (ZeRO)" => "ReduceScatter 梯度（ZeRO）",
-        "AllGather updated parameters (ZeRO)" => "AllGather 更新后的参数（ZeRO）",
-        other => other,
+/// Each collective of the step in the page's language.
+fn op_name(lang: Lang, op: StepOp) -> &'static str {
+    match (lang, op) {
+        (Lang::En, op) => op.name(),
+        (Lang::Zh, StepOp::SequenceAllGather) => "AllGather（序列并行）",
+        (Lang::Zh, StepOp::SequenceReduceScatter) => "ReduceScatter（序列并行）",
+        (Lang::Zh, StepOp::TpAllReduce) => "AllReduce",
+        (Lang::Zh, StepOp::PipelineSendRecv) => "发送/接收激活及其梯度",
+        (Lang::Zh, StepOp::LayerParamGather) => "AllGather 层参数（ZeRO-3）",
+        (Lang::Zh, StepOp::GradAllReduce) => "AllReduce 梯度",
+        (Lang::Zh, StepOp::GradReduceScatter) => "ReduceScatter 梯度（ZeRO）",
+        (Lang::Zh, StepOp::UpdatedParamGather) => "AllGather 更新后的参数（ZeRO）",
     }
 }
