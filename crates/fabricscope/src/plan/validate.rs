@@ -16,7 +16,7 @@ use crate::scenario::{
     Algorithm, Collective, CustomNode, FabricTopology, LinkOverride, Pinning, Protocol, Scenario,
     ScenarioError,
 };
-use crate::topology::{FabricPlan, Topology};
+use crate::topology::{FabricPlan, LinkFigures, Topology};
 use crate::units::ELEM_BYTES;
 
 /// A scenario whose every field is in range. Only `Scenario::validate` makes one.
@@ -59,6 +59,11 @@ impl ValidScenario {
     /// The cluster this scenario describes, as a graph.
     pub fn topology(&self) -> Topology {
         crate::topology::build(&self.scenario, &self.preset, &self.plan)
+    }
+
+    /// The figures each kind of link runs at, before SR-IOV (`topology::LinkFigures`).
+    pub fn link_figures(&self) -> LinkFigures {
+        crate::topology::link_figures(&self.scenario, &self.preset)
     }
 
     /// How flows are routed: the routing in force, the seed and the job's NIC policy.

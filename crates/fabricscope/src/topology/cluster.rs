@@ -28,23 +28,55 @@ use crate::scenario::{FabricTopology, LinkOverride, Scenario};
 use crate::units::Bandwidth;
 use petgraph::graph::DiGraph;
 
+/// One kind of link's figures in force.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkFigure {
+    /// Line rate per direction.
+    pub line_rate: Bandwidth,
+    /// Fraction of the line rate data moves at.
+    pub efficiency: f64,
+    /// One hop's latency [ns].
+    pub latency_ns: u64,
+}
+
+/// The figures each kind of link runs at, before SR-IOV (`ValidScenario::link_figures`): the
+/// scenario's overrides, else the node's parts, and for the NIC the fabric technology's
+/// efficiency and latency. A GPU's NVLinks count as one link. The builder and the page's
+/// controls both read them here.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkFigures {
+    pub nvlink: LinkFigure,
+    pub pcie: LinkFigure,
+    pub nic: LinkFigure,
+}
+
+/// The link figures a scenario's overrides leave on `preset` (`LinkFigures`).
+pub fn link_figures(s: &Scenario, preset: &NodeSpec) -> LinkFigures {
+    let links = &s.links;
+    let tech = s.fabric.technology.spec();
+    let nvlink_links = preset.gpu.nvlink_links as f64;
+    LinkFigures {
+        nvlink: resolve(
+            &links.nvlink,
+            preset.nvlink.line_rate().scale(nvlink_links),
+            preset.nvlink.efficiency,
+            preset.nvlink.latency_ns,
+        ),
+        pcie: resolve(&links.pcie, preset.pcie.line_rate(), preset.pcie.efficiency, preset.pcie.latency_ns),
+        nic: resolve(&links.nic, preset.nic.line_rate(), tech.nic_efficiency, tech.nic_latency_ns),
+    }
+}
+
 /// Builds the cluster a validated scenario describes (`ValidScenario::topology`): its nodes
 /// are `preset`, its fabric is `plan`. Pure: same scenario, same ids.
 pub fn build(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Topology {
-    let links = &s.links;
     let tech = s.fabric.technology.spec();
     let plan = plan.clone();
 
-    let nvlink_links = preset.gpu.nvlink_links as f64;
-    let nvlink = resolve(
-        &links.nvlink,
-        preset.nvlink.line_rate().scale(nvlink_links),
-        preset.nvlink.efficiency,
-        preset.nvlink.latency_ns,
-    );
-    let pcie = resolve(&links.pcie, preset.pcie.line_rate(), preset.pcie.efficiency, preset.pcie.latency_ns);
-    let (nic_rate, mut nic_eff, mut nic_lat) =
-        resolve(&links.nic, preset.nic.line_rate(), tech.nic_efficiency, tech.nic_latency_ns);
+    let figures = link_figures(s, preset);
+    let tuple = |f: LinkFigure| (f.line_rate, f.efficiency, f.latency_ns);
+    let (nvlink, pcie) = (tuple(figures.nvlink), tuple(figures.pcie));
+    let (nic_rate, mut nic_eff, mut nic_lat) = tuple(figures.nic);
     if s.virtualized {
         nic_eff *= SRIOV_EFFICIENCY;
         nic_lat += SRIOV_LATENCY_NS;
@@ -119,7 +151,7 @@ pub fn build(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Topology {
         if let NodeFabric::Mesh(pairs) = &preset.gpu_fabric {
             // Each pair's links as one link; its share of the GPU's NVLink bandwidth.
             for &(a, b, count) in pairs {
-                let rate = nvlink.0.scale(count as f64 / nvlink_links);
+                let rate = nvlink.0.scale(count as f64 / preset.gpu.nvlink_links as f64);
                 topology.add_cable(
                     gpus[a as usize],
                     gpus[b as usize],
@@ -188,14 +220,9 @@ pub fn build(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Topology {
     topology
 }
 
-fn resolve(
-    over: &LinkOverride,
-    line_rate: Bandwidth,
-    efficiency: f64,
-    latency_ns: u64,
-) -> (Bandwidth, f64, u64) {
+fn resolve(over: &LinkOverride, line_rate: Bandwidth, efficiency: f64, latency_ns: u64) -> LinkFigure {
     let (rate, efficiency, latency_ns) = over.resolve(line_rate.gbyte_per_s(), efficiency, latency_ns);
-    (Bandwidth::from_gbyte_per_s(rate), efficiency, latency_ns)
+    LinkFigure { line_rate: Bandwidth::from_gbyte_per_s(rate), efficiency, latency_ns }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 mod cluster;
 pub mod fabric;
 
-pub use cluster::build;
+pub use cluster::{build, link_figures, LinkFigure, LinkFigures};
 pub use fabric::FabricPlan;
 
 use crate::catalog::Technology;

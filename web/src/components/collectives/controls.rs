@@ -142,11 +142,11 @@ pub fn controls(props: &ControlsProps) -> Html {
 
     let fabric = &scenario.fabric;
     let size_exp = 63 - scenario.size_bytes.max(1).leading_zeros();
-    let nvlink_per_gpu = preset.nvlink.line_rate_gbyte_per_s * preset.gpu.nvlink_links as f64;
-    let nvlink_value = scenario.links.nvlink.bandwidth_gbyte_per_s.unwrap_or(nvlink_per_gpu);
-    let nic_value =
-        scenario.links.nic.bandwidth_gbyte_per_s.unwrap_or(preset.nic.line_rate_gbyte_per_s) * 8.0;
-    let nic_latency = scenario.links.nic.latency_ns.unwrap_or(preset.nic.latency_ns);
+    // The figures the engine runs at (the NIC's latency is the fabric technology's, not the part's).
+    let figures = state.sim.scenario.link_figures();
+    let nvlink_value = figures.nvlink.line_rate.gbyte_per_s();
+    let nic_value = figures.nic.line_rate.gbyte_per_s() * 8.0;
+    let nic_latency = figures.nic.latency_ns;
     let compare = {
         let s = state.clone();
         let on = !props.comparing;

@@ -93,14 +93,7 @@ fn steady_text(lang: Lang, s: &fabricscope::Steady) -> String {
 
 /// Why NVLS's busbw is above the NVLink line rate (nccl-tests#312), in the run's own figures.
 fn nvls_note(lang: Lang, n: u32, busbw: f64, sim: &fabricscope::Simulation) -> String {
-    let preset = sim.scenario.preset();
-    let line = sim
-        .scenario
-        .scenario()
-        .links
-        .nvlink
-        .bandwidth_gbyte_per_s
-        .unwrap_or(preset.nvlink.line_rate_gbyte_per_s * preset.gpu.nvlink_links as f64);
+    let line = sim.scenario.link_figures().nvlink.line_rate.gbyte_per_s();
     let (ring, nvls) = (2.0 * (n as f64 - 1.0) / n as f64, 1.0 + 1.0 / n as f64);
     match lang {
         Lang::En => format!(

@@ -237,7 +237,7 @@ fn link_info(state: &AppState, sim: &fabricscope::Simulation, id: LinkId) -> Str
         .filter(|c| c.moving && sim.trace.flows[c.transfer as usize].path.contains(&id))
         .count();
     let capacity = link.capacity().gbyte_per_s();
-    let mean = sim.link_bytes[id.index()] / (capacity * sim.summary.time.as_ns().max(1) as f64);
+    let mean = sim.mean_utilisation()[id.index()];
     let name = format!(
         "{} → {}",
         i18n::vertex_name(state.lang, &sim.topology, link.src),

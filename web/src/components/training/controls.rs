@@ -216,9 +216,7 @@ pub fn train_controls(props: &ControlsProps) -> Html {
     let on_fs = float_field("storage.write_gbyte_per_s", 1.0, |j, v| j.storage.write_gbyte_per_s = v);
     let on_interval = float_field("storage.interval_min", 1.0, |j, v| j.storage.interval_min = v);
 
-    let preset = valid.cluster().preset();
-    let nic_gbit =
-        job.cluster.links.nic.bandwidth_gbyte_per_s.unwrap_or(preset.nic.line_rate_gbyte_per_s) * 8.0;
+    let nic_gbit = valid.cluster().link_figures().nic.line_rate.gbyte_per_s() * 8.0;
     let options = |values: Vec<u32>, current: u32| -> Html {
         values
             .into_iter()
