@@ -313,15 +313,23 @@ await test('ring vs tree: the tuner picks Tree for small messages on 4 nodes; NC
 await test('a long simulation runs in slices with a progress bar; cancel keeps the last result', async () => {
   await page.selectOption('#technology', 'infiniband');
   const before = await gpuCount();
+  await waitFor('the result shown', async () => (await page.locator('#trace-hash').count()) === 1);
+  const hash = await text('#trace-hash');
   // 16 nodes over 8 channels: 260,096 transfers, a few seconds in slices.
   await page.selectOption('#nodes', '16');
   const progress = await page.waitForSelector('#progress', { timeout: 5000 });
   const said = await progress.innerText();
   expect(said.includes('Simulating 16 nodes'), said);
   await page.click('#cancel');
+  // The progress bar goes with the pending job; the kept result is the one shown before.
   await waitFor('the progress bar gone', async () => (await page.locator('#progress').count()) === 0);
-  await page.waitForTimeout(300);
+  await waitFor('the kept result shown', async () => (await text('#trace-hash')) === hash);
   expect((await gpuCount()) === before, `still ${before} GPUs after cancelling`);
+  // Playing on moves the clock of the kept run: the page is live, not still working on 16 nodes.
+  const clock = await text('#clock');
+  await page.click('#step-forward');
+  await waitFor('the kept run to step on', async () => (await text('#clock')) !== clock);
+  expect((await gpuCount()) === before && (await text('#trace-hash')) === hash, 'the cancelled run never lands');
 });
 
 await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, not asserted)', async () => {
