@@ -10,18 +10,20 @@ pub mod training;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-/// A reducer handle as a prop that never differs: a component given one re-renders only
-/// when its other props change. Both views' controls use it so that animation frames and
-/// results filling in do not re-render (and so reset) a field the user is typing into.
-pub struct Handle<T: Reducible>(pub UseReducerHandle<T>);
+/// The state as it is when an event fires, for a component that must not re-render on every
+/// animation frame but acts on what moves every frame (share and export copy the playhead as it
+/// is when the button is pressed). As a prop it never differs: what such a component shows
+/// comes from its other props, and it reads this only inside its callbacks. Controls do not use
+/// it: they are given the data they show and the reducer's dispatcher.
+pub struct LiveState<T: Reducible>(pub UseReducerHandle<T>);
 
-impl<T: Reducible> Clone for Handle<T> {
+impl<T: Reducible> Clone for LiveState<T> {
     fn clone(&self) -> Self {
-        Handle(self.0.clone())
+        LiveState(self.0.clone())
     }
 }
 
-impl<T: Reducible> PartialEq for Handle<T> {
+impl<T: Reducible> PartialEq for LiveState<T> {
     fn eq(&self, _: &Self) -> bool {
         true
     }

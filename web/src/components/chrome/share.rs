@@ -1,26 +1,28 @@
 //! Share and export for the collectives view: the link and the `<iframe>` code of the view as
 //! it is, and downloads of the run (JSON, CSV, PNG, SVG) made in the page.
 
-use crate::components::Handle;
+use crate::components::LiveState;
 use crate::i18n::Lang;
 use crate::render::topology::topology_svg;
 use crate::services::download::{download, export_canvas_png};
 use crate::services::{clipboard, location};
 use crate::state::collectives::AppState;
+use crate::state::Shared;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ShareProps {
-    pub handle: Handle<AppState>,
-    /// The simulation's identity: the exports are of this run.
-    pub sim: usize,
+    /// Read when a button is pressed, for what moves every frame (the playhead).
+    pub live: LiveState<AppState>,
+    /// The simulation shown: the exports are of this run.
+    pub sim: Shared<fabricscope::Simulation>,
     pub lang: Lang,
 }
 
 /// Copy a link to this view or the code that embeds it, and export the run.
 #[function_component(ShareExport)]
 pub fn share_export(props: &ShareProps) -> Html {
-    let state = &props.handle.0;
+    let state = &props.live.0;
     let lang = props.lang;
     let shown = use_state(|| None::<String>);
     let share = |embed: bool| {

@@ -6,11 +6,11 @@ use crate::hooks::slices::use_next_slice;
 use crate::i18n::{t, Lang, Text};
 use crate::services::download::{download, export_canvas_png};
 use crate::state::collectives::Action;
+use crate::state::Shared;
 use fabricscope::units::format_bytes;
 use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels, Marker};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -27,7 +27,7 @@ pub fn chart(props: &Props) -> Html {
         // The chart waits while the animation plays and while a simulation is pending.
         let deps = (
             state.curve_todo.len(),
-            Rc::as_ptr(&state.curve_todo) as usize,
+            Shared::of(&state.curve_todo),
             state.playing,
             state.work_tick,
             state.pending.is_some(),

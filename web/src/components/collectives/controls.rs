@@ -3,10 +3,10 @@
 //! validates it; text that does not parse is rejected with the field named.
 
 use super::custom::{default_custom, CustomControls};
-use super::State;
-use crate::components::{input_value, select_value, Handle};
+use crate::components::{input_value, select_value};
 use crate::i18n::{self, t, Lang, Text};
 use crate::state::collectives::{Action, AppState};
+use crate::state::Shared;
 use fabricscope::catalog::NODE_PRESETS;
 use fabricscope::units::format_bytes;
 use fabricscope::Scenario;
@@ -16,7 +16,7 @@ use yew::prelude::*;
 /// What the controls show: they re-render when one of these changes.
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
-    pub handle: Handle<AppState>,
+    pub dispatch: UseReducerDispatcher<AppState>,
     pub scenario: Scenario,
     pub lang: Lang,
     /// Comparing A and B, and which one these controls edit.
@@ -24,9 +24,36 @@ pub struct ControlsProps {
     pub comparing: bool,
     #[prop_or_default]
     pub editing_b: bool,
-    /// The simulation's identity (its address), for the figures derived from it.
-    pub sim: usize,
+    /// The simulation shown, for the figures derived from it.
+    pub sim: Shared<fabricscope::Simulation>,
 }
+
+/// What the controls read and where they send a change: the props, and the reducer's
+/// dispatcher. Cloned into each control's callback.
+#[derive(Clone, PartialEq)]
+pub struct Ctx {
+    dispatcher: UseReducerDispatcher<AppState>,
+    pub scenario: Scenario,
+    pub lang: Lang,
+    pub sim: Shared<fabricscope::Simulation>,
+}
+
+impl Ctx {
+    pub fn of(props: &ControlsProps) -> Ctx {
+        Ctx {
+            dispatcher: props.dispatch.clone(),
+            scenario: props.scenario.clone(),
+            lang: props.lang,
+            sim: props.sim.clone(),
+        }
+    }
+
+    pub fn dispatch(&self, action: Action) {
+        self.dispatcher.dispatch(action);
+    }
+}
+
+type State = Ctx;
 
 /// Applies `change` to a copy of the current scenario and submits it.
 fn edit(state: &State, change: impl Fn(&mut Scenario) + 'static) -> impl Fn(Scenario) {
@@ -63,7 +90,7 @@ fn number_field(
 
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
-    let state = &props.handle.0;
+    let state = &Ctx::of(props);
     let lang = state.lang;
     let scenario = &state.scenario;
     let preset = state.sim.scenario.preset();
@@ -181,7 +208,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 </select>
             </label>
             if let Some(custom) = &scenario.custom {
-                <CustomControls handle={Handle(state.clone())} custom={custom.clone()} lang={lang} />
+                <CustomControls ctx={state.clone()} custom={custom.clone()} />
             }
             <label>{ t(lang, Text::Nodes) }
                 <select id="nodes" onchange={on_nodes}>
@@ -418,7 +445,7 @@ fn fabric_select(
 }
 
 /// "leaf-spine: 8 leaves, 32 spines · 72 cables · bisection 3.2 TB/s · diameter 3".
-fn fabric_line(state: &AppState) -> String {
+fn fabric_line(state: &Ctx) -> String {
     let summary = state.sim.topology.fabric_summary();
     let plan = state.sim.scenario.fabric_plan();
     let tech = state.sim.scenario.scenario().fabric.technology.spec();

@@ -1,9 +1,8 @@
 //! The controls of a custom node: its shape, GPU count and link.
 
-use super::controls::{id_of, parse_id};
-use crate::components::Handle;
-use crate::i18n::{self, t, Lang, Text};
-use crate::state::collectives::{Action, AppState};
+use super::controls::{id_of, parse_id, Ctx};
+use crate::i18n::{self, t, Text};
+use crate::state::collectives::Action;
 use fabricscope::scenario::{CustomLink, CustomNode, CustomShape};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -19,15 +18,15 @@ pub fn default_custom() -> CustomNode {
 
 #[derive(Properties, PartialEq)]
 pub struct CustomProps {
-    pub handle: Handle<AppState>,
+    /// The controls' context (its scenario is the one shown).
+    pub ctx: Ctx,
     pub custom: CustomNode,
-    pub lang: Lang,
 }
 
 /// Shape, GPU count and link of a custom node.
 #[function_component(CustomControls)]
 pub fn custom_controls(props: &CustomProps) -> Html {
-    let (state, custom) = (&props.handle.0, &props.custom);
+    let (state, custom) = (&props.ctx, &props.custom);
     let lang = state.lang;
     let change = |apply: fn(&mut CustomNode, &str) -> Result<(), String>| {
         let s = state.clone();

@@ -14,7 +14,7 @@ pub mod tuner_table;
 use crate::components::chrome::banner::ErrorBanner;
 use crate::components::chrome::share::ShareExport;
 use crate::components::chrome::top_bar::Header;
-use crate::components::Handle;
+use crate::components::LiveState;
 use crate::hooks::animation_frame::use_animation_frame;
 use crate::hooks::keyboard::use_playback_keys;
 use crate::hooks::slices::use_next_slice;
@@ -24,7 +24,7 @@ use crate::i18n::{t, Lang, Text};
 use crate::lessons::{LessonAt, Step};
 use crate::route;
 use crate::state::collectives::{Action, AppState};
-use crate::state::Mode;
+use crate::state::{Mode, Shared};
 use chart::Chart;
 use controls::Controls;
 use fabricscope::Scenario;
@@ -94,8 +94,9 @@ fn lab(props: &LabProps) -> Html {
     // get their turn between slices.
     {
         let s = state.clone();
-        let pending = state.pending.as_ref().map(|p| Rc::as_ptr(p) as usize);
-        use_next_slice((state.work_tick, pending), pending.is_some(), 0, move || s.dispatch(Action::Work));
+        let pending = state.pending.as_ref().map(Shared::of);
+        let working = pending.is_some();
+        use_next_slice((state.work_tick, pending), working, 0, move || s.dispatch(Action::Work));
     }
     use_scenario_in_url(&state);
     use_remembered_scenario(state.scenario.clone(), state.embed);
@@ -152,9 +153,9 @@ fn lab(props: &LabProps) -> Html {
             }
             <div class="columns">
                 <aside class="panel controls">
-                    <Controls handle={Handle(state.clone())} scenario={state.scenario.clone()} lang={state.lang}
+                    <Controls dispatch={state.dispatcher()} scenario={state.scenario.clone()} lang={state.lang}
                         comparing={state.other.is_some()} editing_b={state.editing_b}
-                        sim={Rc::as_ptr(&state.sim) as usize} />
+                        sim={Shared::of(&state.sim)} />
                 </aside>
                 <div class="main">
                     <section class="panel stage">
@@ -173,7 +174,7 @@ fn lab(props: &LabProps) -> Html {
                         <section class="panel results"><Results state={state.clone()} /></section>
                         <div class="side">
                             <section class="panel chart"><Chart state={state.clone()} /></section>
-                            <section class="panel share"><ShareExport handle={Handle(state.clone())} sim={Rc::as_ptr(&state.sim) as usize} lang={state.lang} /></section>
+                            <section class="panel share"><ShareExport live={LiveState(state.clone())} sim={Shared::of(&state.sim)} lang={state.lang} /></section>
                         </div>
                     </div>
                 </div>

@@ -5,8 +5,8 @@ use super::heat_map::HeatMap;
 use super::tuner_table::TunerTable;
 use super::{network_name, Props};
 use crate::i18n::{self, t, Lang, Text};
+use crate::state::Shared;
 use fabricscope::units::format_duration_ns;
-use std::rc::Rc;
 use yew::prelude::*;
 
 /// The run's figures and how they come about.
@@ -18,7 +18,7 @@ pub fn results(props: &Props) -> Html {
     // Hashing a large trace takes tens of ms: once per simulation, not once per frame.
     let hash = {
         let sim = sim.clone();
-        use_memo(Rc::as_ptr(&sim) as usize, move |_| sim.hash_hex())
+        use_memo(Shared::of(&sim), move |_| sim.hash_hex())
     };
     let summary = &sim.summary;
     let bottleneck = summary.bottleneck.map(|id| {

@@ -7,6 +7,7 @@ use crate::render::layout::Layout;
 use crate::render::palette::Palette;
 use crate::render::topology as render;
 use crate::state::collectives::{AppState, Focus};
+use crate::state::Shared;
 use fabricscope::topology::{LinkId, LinkKind};
 use fabricscope::units::{format_bytes, format_duration_ns, SimTime};
 use std::rc::Rc;
@@ -117,7 +118,7 @@ pub fn topology_view(props: &TopologyProps) -> Html {
         let focus = state.focus.clone();
         // The simulation is compared by identity: a new one is a new Rc.
         let deps = (
-            Rc::as_ptr(&sim) as usize,
+            Shared::of(&sim),
             state.playhead,
             state.lang,
             state.dark,
@@ -271,7 +272,7 @@ fn pointer(
 
 /// A layout and what it was built for.
 struct LayoutCache {
-    sim: usize,
+    sim: Shared<fabricscope::Simulation>,
     width: f64,
     expanded: Option<u32>,
     layout: Rc<Layout>,
@@ -298,7 +299,7 @@ fn paint_topology(
 ) {
     let TopologyPaint { sim, playhead, lang, dark, pointed, expanded } = *view;
     let width = canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(960.0).max(320.0);
-    let key = Rc::as_ptr(sim) as usize;
+    let key = Shared::of(sim);
     let layout = {
         let mut cached = cache.borrow_mut();
         match cached.as_ref() {

@@ -1,26 +1,56 @@
 //! The training view's controls: model, cluster, fabric, layout (TP × PP × DP), batch, memory
 //! savers and cost. Every change goes through `TrainAction::SetJob`, which validates it.
 
-use super::State;
-use crate::components::{input_value, select_value, Handle};
+use crate::components::{input_value, select_value};
 use crate::i18n::{pick, Lang};
 use crate::state::training::{TrainAction, TrainState};
+use crate::state::Shared;
 use fabricscope::catalog::{Technology, NODE_PRESETS};
 use fabricscope::train::layout::RankOrder;
 use fabricscope::train::model::MODEL_PRESETS;
-use fabricscope::train::{Recompute, TrainScenario};
+use fabricscope::train::{Recompute, TrainReport, TrainScenario, ValidTrain};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
+    pub dispatch: UseReducerDispatcher<TrainState>,
     /// The controls re-render only when the job (or the language) changes.
-    pub handle: Handle<TrainState>,
     pub job: TrainScenario,
     pub lang: Lang,
-    /// The report's identity, for the figures the controls show from it.
-    pub report: usize,
+    /// The job validated, and its report, for the figures the controls show from them.
+    pub valid: Shared<ValidTrain>,
+    pub report: Shared<TrainReport>,
 }
+
+/// What the controls read and where they send a change: the props, and the reducer's
+/// dispatcher. Cloned into each control's callback.
+#[derive(Clone)]
+struct Ctx {
+    dispatcher: UseReducerDispatcher<TrainState>,
+    job: TrainScenario,
+    lang: Lang,
+    valid: Shared<ValidTrain>,
+    report: Shared<TrainReport>,
+}
+
+impl Ctx {
+    fn of(props: &ControlsProps) -> Ctx {
+        Ctx {
+            dispatcher: props.dispatch.clone(),
+            job: props.job.clone(),
+            lang: props.lang,
+            valid: props.valid.clone(),
+            report: props.report.clone(),
+        }
+    }
+
+    fn dispatch(&self, action: TrainAction) {
+        self.dispatcher.dispatch(action);
+    }
+}
+
+type State = Ctx;
 
 /// Submits the current job changed by `change`.
 fn edit(s: &State, change: impl FnOnce(&mut TrainScenario)) {
@@ -47,7 +77,7 @@ fn divisors(total: u32, max: u32) -> Vec<u32> {
 
 #[function_component(TrainControls)]
 pub fn train_controls(props: &ControlsProps) -> Html {
-    let s = &props.handle.0;
+    let s = &Ctx::of(props);
     let lang = s.lang;
     let job = &s.job;
     let valid = &s.valid;

@@ -6,8 +6,8 @@ use crate::render::palette::TrainPalette;
 use crate::render::surface::Svg;
 use crate::render::training as train_paint;
 use crate::state::training::{TrainAction, TrainState};
+use crate::state::Shared;
 use fabricscope::units::format_duration_ns;
-use std::rc::Rc;
 use web_sys::{HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;
 
@@ -38,7 +38,7 @@ pub fn gantt(props: &Props) -> Html {
         let canvas = canvas.clone();
         let (report, playhead, dark, layers) =
             (s.report.clone(), s.playhead, s.dark, s.valid.shape().layers / s.job.pp);
-        use_effect_with((Rc::as_ptr(&report) as usize, playhead.to_bits(), dark, lang), move |_| {
+        use_effect_with((Shared::of(&report), playhead.to_bits(), dark, lang), move |_| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
                 let width = canvas_width(&canvas);
                 let stages = report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);

@@ -11,7 +11,6 @@ pub mod placement;
 
 use crate::components::chrome::banner::ErrorBanner;
 use crate::components::chrome::top_bar::TopBar;
-use crate::components::Handle;
 use crate::hooks::animation_frame::use_animation_frame;
 use crate::hooks::slices::use_next_slice;
 use crate::hooks::theme::use_theme;
@@ -19,7 +18,7 @@ use crate::hooks::url_sync::use_job_in_url;
 use crate::i18n::{pick, Lang};
 use crate::route;
 use crate::state::training::{TrainAction, TrainState};
-use crate::state::Mode;
+use crate::state::{Mode, Shared};
 use controls::TrainControls;
 use cost::CostPanel;
 use fabricscope::train::TrainScenario;
@@ -27,7 +26,6 @@ use figures::Figures;
 use gantt::Gantt;
 use ops::Ops;
 use placement::PlacementView;
-use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -74,7 +72,7 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
     // The comparisons, one simulation per idle tick so the page stays responsive.
     {
         let s = state.clone();
-        let key = (Rc::as_ptr(&state.fabrics) as usize, state.scaling.len(), state.scaling_todo.len());
+        let key = (Shared::of(&state.fabrics), state.scaling.len(), state.scaling_todo.len());
         use_next_slice(key, state.extras_pending(), 30, move || s.dispatch(TrainAction::Extra));
     }
 
@@ -99,7 +97,8 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
             }
             <div class="columns">
                 <aside class="panel controls">
-                    <TrainControls handle={Handle(state.clone())} job={state.job.clone()} lang={state.lang} report={Rc::as_ptr(&state.report) as usize} />
+                    <TrainControls dispatch={state.dispatcher()} job={state.job.clone()} lang={state.lang}
+                        valid={Shared::of(&state.valid)} report={Shared::of(&state.report)} />
                 </aside>
                 <div class="main">
                     <section class="panel"><Figures state={state.clone()} /></section>

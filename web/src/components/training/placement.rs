@@ -7,8 +7,8 @@ use crate::render::palette::TrainPalette;
 use crate::render::surface::Svg;
 use crate::render::training::{self as train_paint, Placement, PlacementScene};
 use crate::state::training::{TrainAction, TrainState};
+use crate::state::Shared;
 use fabricscope::train::layout::Dim;
-use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -44,7 +44,7 @@ pub fn placement_view(props: &Props) -> Html {
         let canvas = canvas.clone();
         let (report, valid, playhead, dark, groups) =
             (s.report.clone(), s.valid.clone(), s.playhead, s.dark, s.groups);
-        use_effect_with((Rc::as_ptr(&report) as usize, playhead.to_bits(), dark, lang, groups), move |_| {
+        use_effect_with((Shared::of(&report), playhead.to_bits(), dark, lang, groups), move |_| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
                 let width = canvas_width(&canvas);
                 let nodes = valid.cluster().scenario().nodes;
