@@ -2,6 +2,7 @@
 
 pub mod collectives;
 pub mod page_job;
+pub mod slices;
 pub mod training;
 
 /// The page's two views.

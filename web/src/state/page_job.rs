@@ -1,8 +1,9 @@
 //! What the page simulates, and how without freezing: the bounds of a run in the page
 //! (`page_job`), slices of work between frames (`work`), and the busbw chart's points.
 //!
-//! `work` reads the wall clock (`now_ms`) to end a slice after `SLICE_MS`; natively there is
-//! no clock (it reads 0) and a slice ends after a fixed number of polls instead.
+//! `work` reads the clock it is given (`now_ms` in the page) to end a slice after `SLICE_MS`;
+//! natively `now_ms` reads 0 and a slice ends after a fixed number of polls instead. The slices
+//! run in the page's effects (`slices`), never in a reducer.
 
 use fabricscope::collective::Algorithm;
 use fabricscope::plan::{Admission, Budget};
@@ -87,15 +88,15 @@ pub const SLICE_MS: f64 = 30.0;
 /// in slices with a progress bar and a cancel button.
 pub const SYNC_TRANSFERS: u64 = 20_000;
 
-/// Polls `job` for up to `SLICE_MS` (natively, where there is no clock, until done or a fixed
-/// number of polls).
-pub fn work(job: &mut Job) -> Option<Result<Simulation, fabricscope::ScenarioError>> {
-    let started = now_ms();
+/// Polls `job` for up to `SLICE_MS` by `clock` [ms] (natively, where `now_ms` reads 0, until
+/// done or a fixed number of polls).
+pub fn work(job: &mut Job, clock: fn() -> f64) -> Option<Result<Simulation, fabricscope::ScenarioError>> {
+    let started = clock();
     for _ in 0..2_000 {
         if let Some(result) = job.poll(64) {
             return Some(result);
         }
-        if now_ms() - started >= SLICE_MS {
+        if clock() - started >= SLICE_MS {
             break;
         }
     }

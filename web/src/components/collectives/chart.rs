@@ -5,7 +5,8 @@ use super::Props;
 use crate::hooks::slices::use_next_slice;
 use crate::i18n::{t, Lang, Text};
 use crate::services::download::{download, export_canvas_png};
-use crate::state::collectives::Action;
+use crate::state::page_job::now_ms;
+use crate::state::slices::curve_slice;
 use crate::state::Shared;
 use fabricscope::units::format_bytes;
 use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels, Marker};
@@ -33,7 +34,11 @@ pub fn chart(props: &Props) -> Html {
             state.pending.is_some(),
         );
         let (todo, _, playing, _, pending) = deps;
-        use_next_slice(deps, todo > 0 && !playing && !pending, 0, move || s.dispatch(Action::CurvePoint));
+        use_next_slice(deps, todo > 0 && !playing && !pending, 0, move || {
+            if let Some(report) = curve_slice(&s, now_ms) {
+                s.dispatch(report);
+            }
+        });
     }
     {
         let canvas_ref = canvas_ref.clone();

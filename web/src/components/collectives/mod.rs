@@ -24,6 +24,8 @@ use crate::i18n::{t, Lang, Text};
 use crate::lessons::{LessonAt, Step};
 use crate::route;
 use crate::state::collectives::{Action, AppState};
+use crate::state::page_job::now_ms;
+use crate::state::slices::pending_slice;
 use crate::state::{Mode, Shared};
 use chart::Chart;
 use controls::Controls;
@@ -96,7 +98,12 @@ fn lab(props: &LabProps) -> Html {
         let s = state.clone();
         let pending = state.pending.as_ref().map(Shared::of);
         let working = pending.is_some();
-        use_next_slice((state.work_tick, pending), working, 0, move || s.dispatch(Action::Work));
+        // The slice runs here, in the effect, by the page's clock; the reducer applies its report.
+        use_next_slice((state.work_tick, pending), working, 0, move || {
+            if let Some(report) = pending_slice(&s, now_ms) {
+                s.dispatch(report);
+            }
+        });
     }
     use_scenario_in_url(&state);
     use_remembered_scenario(state.scenario.clone(), state.embed);
@@ -137,9 +144,9 @@ fn lab(props: &LabProps) -> Html {
                     <progress max="1" value={pending.job.borrow().progress().to_string()}></progress>
                     <span>{ match lang {
                         Lang::En => format!(" Simulating {} nodes… {:.0}% of this run, {:.1} s so far; the last result stays until it is done.",
-                            pending.scenario.nodes, 100.0 * pending.job.borrow().progress(), pending.spent_ms.get() / 1e3),
+                            pending.scenario.nodes, 100.0 * pending.job.borrow().progress(), state.pending_ms / 1e3),
                         Lang::Zh => format!(" 正在模拟 {} 个节点… 本轮已完成 {:.0}%，已用 {:.1} 秒；完成前仍显示上一次的结果。",
-                            pending.scenario.nodes, 100.0 * pending.job.borrow().progress(), pending.spent_ms.get() / 1e3),
+                            pending.scenario.nodes, 100.0 * pending.job.borrow().progress(), state.pending_ms / 1e3),
                     } }</span>
                     <button id="cancel" onclick={ let s = state.clone(); move |_| s.dispatch(Action::Cancel) }>{ crate::i18n::pick(lang, "Cancel", "取消") }</button>
                 </div>

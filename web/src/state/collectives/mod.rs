@@ -3,15 +3,19 @@
 //! The reducer owns the last *good* scenario and its simulation. A change that does not
 //! validate leaves them as they were and sets `error` to what was wrong. Animation ticks only
 //! move the playhead; the physics was done once, by the core, when the scenario changed.
+//! The reducer reads no clock and polls no job: a long simulation and the busbw curve's points
+//! run a slice at a time in the page's effects (`state::slices`), which report each slice as an
+//! `Action` (`Worked`, `ShowReady`, `Curve`) that the reducer applies.
 
 use super::page_job::{
-    chart_points, finish_job, now_ms, page_job, simulate_in_page, transfers_of, work, SYNC_TRANSFERS,
+    chart_points, finish_job, now_ms, page_job, simulate_in_page, transfers_of, SYNC_TRANSFERS,
 };
+use super::Shared;
 use crate::i18n::Lang;
 use fabricscope::collective::Algorithm;
 use fabricscope::units::SimTime;
 use fabricscope::{Job, Scenario, Simulation, SweepPoint};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -38,7 +42,7 @@ pub struct AppState {
     pub scenario: Scenario,
     pub sim: Rc<Simulation>,
     /// busbw against size for the current hardware (independent of the message size), filled
-    /// in one point per `Action::CurvePoint` so the page stays responsive while it grows.
+    /// in one point per `Action::Curve` so the page stays responsive while it grows.
     pub curve: Rc<Vec<SweepPoint>>,
     /// (size, algorithm) points of the curve still to simulate.
     pub curve_todo: Rc<Vec<(u64, Option<Algorithm>)>>,
@@ -63,24 +67,42 @@ pub struct AppState {
     pub editing_b: bool,
     /// Wall time the last simulation took in the page [ms] (a benchmark reads it).
     pub sim_ms: f64,
-    /// A simulation too long to run between two frames, run a slice per `Action::Work`; the
-    /// scenario shown stays until it is done.
+    /// A simulation too long to run between two frames, run a slice at a time by the page's
+    /// slice effect (`Action::Worked`); the scenario shown stays until it is done.
     pub pending: Option<Rc<Pending>>,
-    /// The job of the busbw curve's next point, run a slice per `Action::CurvePoint`.
+    /// Wall time the pending simulation's slices took so far [ms], as the effect measured them.
+    pub pending_ms: f64,
+    /// The pending simulation's result, once there is one, until the next slice shows it.
+    pub ready: Option<Result<Rc<Simulation>, String>>,
+    /// The id the next pending simulation gets.
+    pub next_pending_id: u64,
+    /// The job of the busbw curve's next point, polled a slice at a time by the page's slice
+    /// effect (`slices::curve_slice`, reported as `Action::Curve`).
     pub curve_job: Option<Rc<RefCell<Job>>>,
     /// Bumped by every slice, so the page re-renders (progress) and schedules the next one.
     pub work_tick: u64,
 }
 
-/// A scenario being simulated in slices.
+/// A scenario being simulated in slices. The page's slice effect polls `job`
+/// (`slices::pending_slice`) and reports each slice as an `Action`; the reducer never runs it.
 #[derive(Debug)]
 pub struct Pending {
+    /// Which pending run this is: a slice's report for an earlier one is ignored.
+    pub id: u64,
     pub scenario: Scenario,
     pub job: RefCell<Job>,
-    /// Wall time spent so far [ms].
-    pub spent_ms: Cell<f64>,
-    /// The result, once there is one, until the next slice shows it.
-    pub ready: RefCell<Option<Result<Simulation, fabricscope::ScenarioError>>>,
+}
+
+/// What a slice of a busbw point's simulation came to (`Action::Curve`).
+pub enum CurveOutcome {
+    /// Not done: its job, to go on with next slice.
+    Working(Rc<RefCell<Job>>),
+    /// Done: the point.
+    Point(SweepPoint),
+    /// Left off the chart: beyond what the page simulates, or beyond the engine's limit.
+    Skipped,
+    /// A size of the chart that does not validate: the curve stops there and says why.
+    Stopped(String),
 }
 
 /// What a lesson step points at in the topology.
@@ -95,10 +117,22 @@ pub struct Focus {
 pub enum Action {
     /// Replace the scenario (validated first; on error nothing else changes).
     SetScenario(Box<Scenario>),
-    /// Work on the next size of the busbw curve for one slice.
-    CurvePoint,
-    /// Work on the pending simulation for one slice.
-    Work,
+    /// A slice of the busbw curve's next point was done (by `slices::curve_slice`, on `todo`).
+    Curve {
+        todo: Shared<Vec<(u64, Option<Algorithm>)>>,
+        outcome: CurveOutcome,
+    },
+    /// A slice of pending simulation `id` was done in `ms` (by `slices::pending_slice`); the
+    /// result, once there is one.
+    Worked {
+        id: u64,
+        ms: f64,
+        result: Option<Result<Rc<Simulation>, String>>,
+    },
+    /// Show pending simulation `id`'s result (a slice after the one that finished it).
+    ShowReady {
+        id: u64,
+    },
     /// Drop the pending simulation; the scenario shown stays.
     Cancel,
     /// Start comparing (B starts as a copy of A, and is edited) or stop (A stays).
@@ -133,6 +167,9 @@ impl AppState {
         let curve_todo = Rc::new(chart_points(&scenario));
         Ok(AppState {
             pending: None,
+            pending_ms: 0.0,
+            ready: None,
+            next_pending_id: 0,
             curve_job: None,
             work_tick: 0,
             sim_ms,
@@ -179,14 +216,14 @@ impl AppState {
     }
 
     /// Shows `sim` of `scenario` (the change from `shown` that it simulates), from the start.
-    fn show(&mut self, shown: &Scenario, scenario: Scenario, sim: Simulation, ms: f64) {
+    fn show(&mut self, shown: &Scenario, scenario: Scenario, sim: Rc<Simulation>, ms: f64) {
         self.sim_ms = ms;
         if !same_hardware(&scenario, shown) {
             self.curve = Rc::new(Vec::new());
             self.curve_todo = Rc::new(chart_points(&scenario));
             self.curve_job = None;
         }
-        self.sim = Rc::new(sim);
+        self.sim = sim;
         self.scenario = scenario;
         self.error = None;
         self.notice = None;
@@ -204,7 +241,7 @@ impl AppState {
     }
 }
 
-fn join(errors: &[fabricscope::ScenarioError]) -> String {
+pub(super) fn join(errors: &[fabricscope::ScenarioError]) -> String {
     errors.iter().map(|error| error.to_string()).collect::<Vec<_>>().join("; ")
 }
 
@@ -260,51 +297,52 @@ impl Reducible for AppState {
                     // A rejected change leaves a pending one running.
                     Err(message) => next.error = Some(message),
                     Ok((valid, job)) if transfers_of(&valid) <= SYNC_TRANSFERS => {
-                        // A newer change replaces a pending one.
+                        // A newer change replaces a pending one. A run this small (a few ms) is
+                        // simulated here, at once, and not timed: the reducer reads no clock.
                         next.pending = None;
-                        let started = now_ms();
+                        next.ready = None;
                         let mut job = job;
                         match finish_job(&mut job) {
-                            Ok(sim) => next.show(&self.scenario, scenario, sim, now_ms() - started),
+                            Ok(sim) => next.show(&self.scenario, scenario, Rc::new(sim), 0.0),
                             Err(message) => next.error = Some(message),
                         }
                     }
                     Ok((_, job)) => {
                         next.pending = Some(Rc::new(Pending {
+                            id: self.next_pending_id,
                             scenario,
                             job: RefCell::new(job),
-                            spent_ms: Cell::new(0.0),
-                            ready: RefCell::new(None),
                         }));
+                        next.next_pending_id = self.next_pending_id + 1;
+                        next.pending_ms = 0.0;
+                        next.ready = None;
                         next.error = None;
                     }
                 }
             }
-            Action::Work => {
-                let Some(pending) = self.pending.clone() else { return self };
+            Action::Worked { id, ms, result } => {
+                if self.pending.as_ref().is_none_or(|p| p.id != id) {
+                    return self;
+                }
                 next.work_tick += 1;
-                // A result is shown a slice after the one that finished it, so that slice's
-                // work and the redraw do not add up to one long freeze.
-                let ready = pending.ready.borrow_mut().take();
-                let Some(result) = ready else {
-                    let started = now_ms();
-                    let result = work(&mut pending.job.borrow_mut());
-                    pending.spent_ms.set(pending.spent_ms.get() + now_ms() - started);
-                    *pending.ready.borrow_mut() = result;
-                    return Rc::new(next);
-                };
+                next.pending_ms += ms;
+                next.ready = result;
+            }
+            Action::ShowReady { id } => {
+                let Some(pending) = self.pending.as_ref().filter(|p| p.id == id) else { return self };
+                let Some(result) = self.ready.clone() else { return self };
+                next.work_tick += 1;
+                next.pending = None;
+                next.ready = None;
                 match result {
-                    Ok(sim) => {
-                        next.pending = None;
-                        next.show(&self.scenario, pending.scenario.clone(), sim, pending.spent_ms.get());
-                    }
-                    Err(error) => {
-                        next.pending = None;
-                        next.error = Some(error.to_string());
-                    }
+                    Ok(sim) => next.show(&self.scenario, pending.scenario.clone(), sim, self.pending_ms),
+                    Err(message) => next.error = Some(message),
                 }
             }
-            Action::Cancel => next.pending = None,
+            Action::Cancel => {
+                next.pending = None;
+                next.ready = None;
+            }
             Action::Compare(on) => {
                 // A pending run belongs to the side being edited: switching drops it.
                 next.pending = None;
@@ -344,60 +382,33 @@ impl Reducible for AppState {
                 next.sim = sim.clone();
                 next.editing_b = b;
             }
-            Action::CurvePoint => {
-                let Some((&(size, algorithm), rest)) = self.curve_todo.split_first() else { return self };
-                let point = Scenario {
-                    size_bytes: size,
-                    algorithm: algorithm.or(self.scenario.algorithm),
-                    ..self.scenario.clone()
-                };
-                let job = match &self.curve_job {
-                    Some(job) => Ok(Some(job.clone())),
-                    None => point
-                        .validate()
-                        .map_err(|errors| join(&errors))
-                        .map(|valid| page_job(&valid).ok().map(|job| Rc::new(RefCell::new(job)))),
-                };
-                let done = match job {
-                    // A point beyond what the page simulates is left off the chart.
-                    Ok(None) => true,
-                    Ok(Some(job)) => {
-                        let result = work(&mut job.borrow_mut());
-                        match result {
-                            None => {
-                                next.curve_job = Some(job);
-                                next.work_tick += 1;
-                                false
-                            }
-                            Some(Ok(sim)) => {
-                                let mut curve = (*self.curve).clone();
-                                curve.push(fabricscope::sweep_point(&sim, false));
-                                next.curve = Rc::new(curve);
-                                true
-                            }
-                            Some(Err(_)) => true,
-                        }
+            Action::Curve { todo, outcome } => {
+                // A report on a list of points the state no longer has is stale.
+                if !Rc::ptr_eq(&todo.0, &self.curve_todo) || self.curve_todo.is_empty() {
+                    return self;
+                }
+                let rest = || Rc::new(self.curve_todo[1..].to_vec());
+                match outcome {
+                    CurveOutcome::Working(job) => {
+                        next.curve_job = Some(job);
+                        next.work_tick += 1;
                     }
-                    // So is one beyond the engine's limit (a forced Tree on a huge cluster).
-                    Err(_)
-                        if point
-                            .validate()
-                            .is_err_and(|errors| errors.iter().all(|e| e.field == "nodes")) =>
-                    {
-                        true
+                    CurveOutcome::Point(point) => {
+                        let mut curve = (*self.curve).clone();
+                        curve.push(point);
+                        next.curve = Rc::new(curve);
+                        next.curve_job = None;
+                        next.curve_todo = rest();
                     }
-                    // Sizes on the chart are all valid for a valid scenario; if one is not,
-                    // the curve stops there and says why.
-                    Err(message) => {
+                    CurveOutcome::Skipped => {
+                        next.curve_job = None;
+                        next.curve_todo = rest();
+                    }
+                    CurveOutcome::Stopped(message) => {
                         next.error = Some(message);
                         next.curve_todo = Rc::new(Vec::new());
                         next.curve_job = None;
-                        return Rc::new(next);
                     }
-                };
-                if done {
-                    next.curve_job = None;
-                    next.curve_todo = Rc::new(rest.to_vec());
                 }
             }
             Action::Reject(message) => next.error = Some(message),
@@ -460,141 +471,4 @@ impl Reducible for AppState {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::state::page_job::chart_sizes;
-
-    fn state() -> Rc<AppState> {
-        Rc::new(AppState::new(Scenario::default_demo(), Lang::En, false).unwrap())
-    }
-
-    #[test]
-    fn compare_keeps_a_and_edits_b_on_one_clock() {
-        let s = state();
-        let a_time = s.sim.summary.time;
-        let s = s.reduce(Action::Compare(true));
-        assert!(s.editing_b);
-        let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..Scenario::default_demo() })));
-        let ((a, a_sim), (b, b_sim)) = s.ab().unwrap();
-        assert_eq!((a.nodes, b.nodes), (1, 2));
-        assert_eq!(a_sim.summary.time, a_time);
-        assert_eq!(s.end(), a_sim.summary.time.max(b_sim.summary.time));
-        // Editing A again swaps which one the controls change; nothing is lost.
-        let s = s.reduce(Action::EditB(false));
-        assert_eq!(s.scenario.nodes, 1);
-        let s = s.reduce(Action::SetScenario(Box::new(Scenario {
-            size_bytes: 1 << 20,
-            ..Scenario::default_demo()
-        })));
-        let ((a, _), (b, _)) = s.ab().unwrap();
-        assert_eq!((a.size_bytes, b.nodes), (1 << 20, 2));
-        // Stopping keeps A.
-        let s = s.reduce(Action::EditB(true)).reduce(Action::Compare(false));
-        assert!(s.other.is_none() && s.scenario.size_bytes == 1 << 20 && s.scenario.nodes == 1);
-    }
-
-    #[test]
-    fn stepping_walks_the_steps_in_order() {
-        let mut s = state();
-        assert_eq!(s.stage(), Stage::Launch, "NCCL's launch latency comes first");
-        s = s.reduce(Action::StepForward);
-        assert_eq!(s.current_step(), Some(0));
-        for want in 1..14 {
-            s = s.reduce(Action::StepForward);
-            assert_eq!(s.current_step(), Some(want));
-        }
-        s = s.reduce(Action::StepForward);
-        assert_eq!(s.current_step(), None, "past the last step the collective is done");
-        s = s.reduce(Action::StepBack);
-        assert_eq!(s.current_step(), Some(13));
-        s = s.reduce(Action::StepBack);
-        assert_eq!(s.current_step(), Some(12));
-    }
-
-    #[test]
-    fn a_bad_scenario_keeps_the_last_good_one() {
-        let s = state();
-        let good_time = s.sim.summary.time;
-        let bad = Scenario { nodes: 99_999, ..Scenario::default_demo() };
-        let s = s.reduce(Action::SetScenario(Box::new(bad)));
-        assert!(s.error.as_deref().unwrap().starts_with("nodes: 99999 is out of range"));
-        assert_eq!(s.scenario.nodes, 1);
-        assert_eq!(s.sim.summary.time, good_time);
-        let s = s.reduce(Action::SetScenario(Box::new(Scenario {
-            size_bytes: 1 << 20,
-            ..Scenario::default_demo()
-        })));
-        assert_eq!(s.error, None);
-        assert!(s.sim.summary.time < good_time);
-    }
-
-    #[test]
-    fn a_long_simulation_runs_in_slices_and_can_be_cancelled() {
-        let s = state();
-        let shown = s.sim.clone();
-        let big = Scenario { nodes: 8, ..Scenario::default_demo() };
-        let s = s.reduce(Action::SetScenario(Box::new(big.clone())));
-        // 64,512 transfers: pending, and the last result still shown.
-        assert!(s.pending.is_some() && Rc::ptr_eq(&s.sim, &shown));
-        let cancelled = s.clone().reduce(Action::Cancel);
-        assert!(
-            cancelled.pending.is_none() && Rc::ptr_eq(&cancelled.sim, &shown) && cancelled.scenario != big
-        );
-        let mut s = s;
-        let mut slices = 0;
-        while s.pending.is_some() {
-            s = s.reduce(Action::Work);
-            slices += 1;
-            assert!(slices < 1_000, "a pending simulation ends");
-        }
-        assert_eq!(s.scenario, big);
-        assert_eq!(s.sim.summary.n_ranks, 64);
-        assert_eq!(
-            s.sim.hash_hex(),
-            fabricscope::simulate(&big.validate().unwrap()).unwrap().hash_hex(),
-            "sliced as whole"
-        );
-    }
-
-    #[test]
-    fn the_curve_fills_in_point_by_point_and_restarts_on_new_hardware() {
-        let mut s = state();
-        assert!(s.curve.is_empty());
-        let total = s.curve_todo.len();
-        for _ in 0..total {
-            s = s.reduce(Action::CurvePoint);
-        }
-        assert_eq!(s.curve.len(), total);
-        assert_eq!(total, 2 * chart_sizes().len(), "AllReduce: a Ring and a Tree curve");
-        assert!(s.curve_todo.is_empty());
-        assert!(s.curve.windows(2).all(|w| w[0].size_bytes <= w[1].size_bytes));
-        // A new message size keeps the curve; new hardware starts it again.
-        let s = s.reduce(Action::SetScenario(Box::new(Scenario {
-            size_bytes: 1 << 20,
-            ..Scenario::default_demo()
-        })));
-        assert_eq!(s.curve.len(), total);
-        let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..Scenario::default_demo() })));
-        assert!(s.curve.is_empty() && s.curve_todo.len() == total);
-    }
-
-    #[test]
-    fn frames_advance_only_while_playing() {
-        let s = state();
-        let s = s.reduce(Action::Frame { now_ms: 0.0 });
-        assert_eq!(s.playhead, SimTime::ZERO);
-        let s = s
-            .reduce(Action::TogglePlay)
-            .reduce(Action::Frame { now_ms: 1000.0 })
-            .reduce(Action::Frame { now_ms: 1100.0 });
-        // 100 ms of a 12 s run.
-        let want = (s.end().as_ns() as f64 * 0.1 / SECONDS_PER_RUN).round() as u64;
-        assert_eq!(s.playhead.as_ns(), want);
-        let mut s = s;
-        for i in 0..200 {
-            s = s.reduce(Action::Frame { now_ms: 1100.0 + 100.0 * i as f64 });
-        }
-        assert!(!s.playing, "playback stops at the end");
-        assert_eq!(s.playhead, s.end());
-    }
-}
+mod tests;

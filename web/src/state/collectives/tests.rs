@@ -1,0 +1,150 @@
+//! The collectives view's reducer, natively: validation, slices, cancel, A/B, the curve, playback.
+
+use super::*;
+use crate::state::page_job::chart_sizes;
+
+fn state() -> Rc<AppState> {
+    Rc::new(AppState::new(Scenario::default_demo(), Lang::En, false).unwrap())
+}
+
+#[test]
+fn compare_keeps_a_and_edits_b_on_one_clock() {
+    let s = state();
+    let a_time = s.sim.summary.time;
+    let s = s.reduce(Action::Compare(true));
+    assert!(s.editing_b);
+    let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..Scenario::default_demo() })));
+    let ((a, a_sim), (b, b_sim)) = s.ab().unwrap();
+    assert_eq!((a.nodes, b.nodes), (1, 2));
+    assert_eq!(a_sim.summary.time, a_time);
+    assert_eq!(s.end(), a_sim.summary.time.max(b_sim.summary.time));
+    // Editing A again swaps which one the controls change; nothing is lost.
+    let s = s.reduce(Action::EditB(false));
+    assert_eq!(s.scenario.nodes, 1);
+    let s =
+        s.reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() })));
+    let ((a, _), (b, _)) = s.ab().unwrap();
+    assert_eq!((a.size_bytes, b.nodes), (1 << 20, 2));
+    // Stopping keeps A.
+    let s = s.reduce(Action::EditB(true)).reduce(Action::Compare(false));
+    assert!(s.other.is_none() && s.scenario.size_bytes == 1 << 20 && s.scenario.nodes == 1);
+}
+
+#[test]
+fn stepping_walks_the_steps_in_order() {
+    let mut s = state();
+    assert_eq!(s.stage(), Stage::Launch, "NCCL's launch latency comes first");
+    s = s.reduce(Action::StepForward);
+    assert_eq!(s.current_step(), Some(0));
+    for want in 1..14 {
+        s = s.reduce(Action::StepForward);
+        assert_eq!(s.current_step(), Some(want));
+    }
+    s = s.reduce(Action::StepForward);
+    assert_eq!(s.current_step(), None, "past the last step the collective is done");
+    s = s.reduce(Action::StepBack);
+    assert_eq!(s.current_step(), Some(13));
+    s = s.reduce(Action::StepBack);
+    assert_eq!(s.current_step(), Some(12));
+}
+
+#[test]
+fn a_bad_scenario_keeps_the_last_good_one() {
+    let s = state();
+    let good_time = s.sim.summary.time;
+    let bad = Scenario { nodes: 99_999, ..Scenario::default_demo() };
+    let s = s.reduce(Action::SetScenario(Box::new(bad)));
+    assert!(s.error.as_deref().unwrap().starts_with("nodes: 99999 is out of range"));
+    assert_eq!(s.scenario.nodes, 1);
+    assert_eq!(s.sim.summary.time, good_time);
+    let s =
+        s.reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() })));
+    assert_eq!(s.error, None);
+    assert!(s.sim.summary.time < good_time);
+}
+
+#[test]
+fn a_long_simulation_runs_in_slices_and_can_be_cancelled() {
+    let s = state();
+    let shown = s.sim.clone();
+    let big = Scenario { nodes: 8, ..Scenario::default_demo() };
+    let s = s.reduce(Action::SetScenario(Box::new(big.clone())));
+    // 64,512 transfers: pending, and the last result still shown.
+    assert!(s.pending.is_some() && Rc::ptr_eq(&s.sim, &shown));
+    let cancelled = s.clone().reduce(Action::Cancel);
+    assert!(cancelled.pending.is_none() && Rc::ptr_eq(&cancelled.sim, &shown) && cancelled.scenario != big);
+    let mut s = s;
+    let mut slices = 0;
+    while s.pending.is_some() {
+        let report = crate::state::slices::pending_slice(&s, now_ms).expect("a slice while pending");
+        s = s.reduce(report);
+        slices += 1;
+        assert!(slices < 1_000, "a pending simulation ends");
+    }
+    assert_eq!(s.scenario, big);
+    assert_eq!(s.sim.summary.n_ranks, 64);
+    assert_eq!(
+        s.sim.hash_hex(),
+        fabricscope::simulate(&big.validate().unwrap()).unwrap().hash_hex(),
+        "sliced as whole"
+    );
+}
+
+#[test]
+fn a_slice_of_a_replaced_or_cancelled_run_is_ignored() {
+    let s = state();
+    let first = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 8, ..Scenario::default_demo() })));
+    let report = crate::state::slices::pending_slice(&first, now_ms).expect("a slice while pending");
+    // A newer change replaces the pending run before the slice's report arrives.
+    let second = first.reduce(Action::SetScenario(Box::new(Scenario {
+        nodes: 8,
+        size_bytes: 64 << 20,
+        ..Scenario::default_demo()
+    })));
+    let after = second.clone().reduce(report);
+    assert!(Rc::ptr_eq(&after, &second), "the report of the replaced run changes nothing");
+    let cancelled = second.reduce(Action::Cancel);
+    let late = Action::ShowReady { id: 0 };
+    assert!(Rc::ptr_eq(&cancelled.clone().reduce(late), &cancelled));
+}
+
+#[test]
+fn the_curve_fills_in_point_by_point_and_restarts_on_new_hardware() {
+    let mut s = state();
+    assert!(s.curve.is_empty());
+    let total = s.curve_todo.len();
+    for _ in 0..total {
+        let report = crate::state::slices::curve_slice(&s, now_ms).expect("a point to work on");
+        s = s.reduce(report);
+    }
+    assert_eq!(s.curve.len(), total);
+    assert_eq!(total, 2 * chart_sizes().len(), "AllReduce: a Ring and a Tree curve");
+    assert!(s.curve_todo.is_empty());
+    assert!(s.curve.windows(2).all(|w| w[0].size_bytes <= w[1].size_bytes));
+    // A new message size keeps the curve; new hardware starts it again.
+    let s =
+        s.reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() })));
+    assert_eq!(s.curve.len(), total);
+    let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..Scenario::default_demo() })));
+    assert!(s.curve.is_empty() && s.curve_todo.len() == total);
+}
+
+#[test]
+fn frames_advance_only_while_playing() {
+    let s = state();
+    let s = s.reduce(Action::Frame { now_ms: 0.0 });
+    assert_eq!(s.playhead, SimTime::ZERO);
+    let s = s
+        .reduce(Action::TogglePlay)
+        .reduce(Action::Frame { now_ms: 1000.0 })
+        .reduce(Action::Frame { now_ms: 1100.0 });
+    // 100 ms of a 12 s run.
+    let want = (s.end().as_ns() as f64 * 0.1 / SECONDS_PER_RUN).round() as u64;
+    assert_eq!(s.playhead.as_ns(), want);
+    let mut s = s;
+    for i in 0..200 {
+        s = s.reduce(Action::Frame { now_ms: 1100.0 + 100.0 * i as f64 });
+    }
+    assert!(!s.playing, "playback stops at the end");
+    assert_eq!(s.playhead, s.end());
+}
