@@ -404,6 +404,19 @@ impl LinkOverride {
     }
 }
 
+/// Parses a JSON document into `T`; a syntax or type error names the field it is in (a dotted
+/// path, "" for the whole document). Scenarios and training jobs both parse through it.
+pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ScenarioError> {
+    let deserializer = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        ScenarioError {
+            field: if path == "." { String::new() } else { path },
+            problem: error.into_inner().to_string(),
+        }
+    })
+}
+
 /// One problem with a scenario: which field, and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScenarioError {
@@ -449,14 +462,7 @@ impl Scenario {
 
     /// Parses JSON; a syntax or type error names the field it is in.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let deserializer = &mut serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(deserializer).map_err(|error| {
-            let path = error.path().to_string();
-            ScenarioError {
-                field: if path == "." { String::new() } else { path },
-                problem: error.into_inner().to_string(),
-            }
-        })
+        parse_json(text)
     }
 
     /// Elements the message holds (4-byte floats, `units::ELEM_BYTES`).

@@ -154,14 +154,7 @@ impl TrainScenario {
     }
 
     pub fn from_json(text: &str) -> Result<TrainScenario, ScenarioError> {
-        let deserializer = &mut serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(deserializer).map_err(|error| {
-            let path = error.path().to_string();
-            ScenarioError {
-                field: if path == "." { String::new() } else { path },
-                problem: error.into_inner().to_string(),
-            }
-        })
+        crate::scenario::parse_json(text)
     }
 
     pub fn to_json(&self) -> String {
