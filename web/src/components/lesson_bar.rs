@@ -3,7 +3,7 @@
 //! the previous and next steps. Opening a step is the App's job (`on_lesson`): it puts the
 //! step's scenario in the URL and remounts the view on it.
 
-use crate::i18n::{pick, Lang};
+use crate::i18n::{t, Lang, Text};
 use crate::lessons;
 use crate::lessons::LessonAt;
 use web_sys::HtmlSelectElement;
@@ -37,9 +37,9 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
         };
         return html! {
             <div class="lesson-picker">
-                <label>{ pick(lang, "Lessons", "课程") }
+                <label>{ t(lang, Text::Lessons) }
                     <select id="lesson-select" onchange={on_pick}>
-                        <option value="" selected=true>{ pick(lang, "Pick a guided lesson…", "选择一节引导课程…") }</option>
+                        <option value="" selected=true>{ t(lang, Text::PickAGuidedLesson) }</option>
                         { for lessons::all().iter().enumerate().map(|(i, lesson)| html! {
                             <option value={lesson.id.clone()}>{ format!("{}. {}", i + 1, lesson.title.get(lang)) }</option>
                         }) }
@@ -60,20 +60,20 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
         Callback::from(move |_| revealed.set(!*revealed))
     };
     html! {
-        <section id="lesson" class="panel lesson" aria-label={pick(lang, "Lesson", "课程")}>
+        <section id="lesson" class="panel lesson" aria-label={t(lang, Text::Lesson)}>
             <div class="lesson-head">
                 <h2>{ at.lesson.title.get(lang) }</h2>
-                <span class="hint" id="lesson-progress">{ format!("{} {} / {n}", pick(lang, "Step", "第"), at.step + 1) }</span>
-                <button id="lesson-close" onclick={go(None)}>{ pick(lang, "Close lesson", "关闭课程") }</button>
+                <span class="hint" id="lesson-progress">{ format!("{} {} / {n}", t(lang, Text::LessonStepPrefix), at.step + 1) }</span>
+                <button id="lesson-close" onclick={go(None)}>{ t(lang, Text::CloseLesson) }</button>
             </div>
             <p id="lesson-text">{ step.text.get(lang) }</p>
             if let Some(try_this) = &step.try_this {
-                <p id="lesson-try" class="try"><strong>{ pick(lang, "Try: ", "试一试：") }</strong>{ try_this.get(lang) }</p>
+                <p id="lesson-try" class="try"><strong>{ t(lang, Text::Try) }</strong>{ try_this.get(lang) }</p>
             }
             if let Some(question) = &step.question {
-                <p id="lesson-question" class="question"><strong>{ pick(lang, "Question: ", "问题：") }</strong>{ question.get(lang) }
+                <p id="lesson-question" class="question"><strong>{ t(lang, Text::Question) }</strong>{ question.get(lang) }
                     { " " }<button id="lesson-reveal" aria-expanded={revealed.to_string()} onclick={reveal}>
-                        { if *revealed { pick(lang, "Hide the answer", "隐藏答案") } else { pick(lang, "Show the answer", "显示答案") } }
+                        { if *revealed { t(lang, Text::HideTheAnswer) } else { t(lang, Text::ShowTheAnswer) } }
                     </button>
                 </p>
                 if *revealed {
@@ -83,8 +83,8 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
                 }
             }
             <div class="buttons">
-                <button id="lesson-prev" disabled={at.step == 0} onclick={go(at.step.checked_sub(1))}>{ pick(lang, "← Previous", "← 上一步") }</button>
-                <button id="lesson-next" class="primary" disabled={at.step + 1 >= n} onclick={go(Some((at.step + 1).min(n - 1)))}>{ pick(lang, "Next →", "下一步 →") }</button>
+                <button id="lesson-prev" disabled={at.step == 0} onclick={go(at.step.checked_sub(1))}>{ t(lang, Text::Previous) }</button>
+                <button id="lesson-next" class="primary" disabled={at.step + 1 >= n} onclick={go(Some((at.step + 1).min(n - 1)))}>{ t(lang, Text::Next) }</button>
             </div>
         </section>
     }

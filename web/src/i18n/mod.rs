@@ -35,9 +35,6 @@ impl Lang {
     }
 }
 
-
-
-
 /// A link class in words; the network is named after the fabric's technology.
 pub fn link_kind(lang: Lang, kind: LinkKind, network: &str) -> String {
     match (lang, kind) {

@@ -2,7 +2,7 @@
 //! it is, and downloads of the run (JSON, CSV, PNG, SVG) made in the page.
 
 use crate::components::LiveState;
-use crate::i18n::Lang;
+use crate::i18n::{t, Lang, Text};
 use crate::render::topology::topology_svg;
 use crate::services::download::{download, export_canvas_png};
 use crate::services::{clipboard, location};
@@ -89,21 +89,21 @@ pub fn share_export(props: &ShareProps) -> Html {
     };
     html! {
         <>
-            <h2>{ crate::i18n::pick(lang, "Share and export", "分享与导出") }</h2>
+            <h2>{ t(lang, Text::ShareAndExport) }</h2>
             <div class="buttons">
-                <button id="copy-link" onclick={share(false)}>{ crate::i18n::pick(lang, "Copy link", "复制链接") }</button>
-                <button id="copy-embed" onclick={share(true)}>{ crate::i18n::pick(lang, "Copy embed code", "复制嵌入代码") }</button>
+                <button id="copy-link" onclick={share(false)}>{ t(lang, Text::CopyLink) }</button>
+                <button id="copy-embed" onclick={share(true)}>{ t(lang, Text::CopyEmbedCode) }</button>
             </div>
             if let Some(text) = &*shown {
-                <input id="share-text" class="share-text" readonly=true value={text.clone()} aria-label={crate::i18n::pick(lang, "Link or embed code", "链接或嵌入代码")} />
-                <p class="hint">{ crate::i18n::pick(lang, "Copied to the clipboard where the browser allows it; otherwise select it above.", "浏览器允许时已复制到剪贴板；否则请选中上面的文本。") }</p>
+                <input id="share-text" class="share-text" readonly=true value={text.clone()} aria-label={t(lang, Text::LinkOrEmbedCode)} />
+                <p class="hint">{ t(lang, Text::CopiedToTheClipboardWhere) }</p>
             }
             <div class="buttons">
                 <button id="export-json" onclick={export_json}>{ "JSON" }</button>
-                <button id="export-links" onclick={export_links}>{ crate::i18n::pick(lang, "Links CSV", "链路 CSV") }</button>
-                <button id="export-transfers" onclick={export_transfers}>{ crate::i18n::pick(lang, "Per-rank timeline CSV", "各 rank 时间线 CSV") }</button>
-                <button id="export-png" onclick={export_png}>{ crate::i18n::pick(lang, "Topology PNG", "拓扑 PNG") }</button>
-                <button id="export-topology-svg" onclick={export_svg}>{ crate::i18n::pick(lang, "Topology SVG", "拓扑 SVG") }</button>
+                <button id="export-links" onclick={export_links}>{ t(lang, Text::LinksCSV) }</button>
+                <button id="export-transfers" onclick={export_transfers}>{ t(lang, Text::PerRankTimelineCSV) }</button>
+                <button id="export-png" onclick={export_png}>{ t(lang, Text::TopologyPNG) }</button>
+                <button id="export-topology-svg" onclick={export_svg}>{ t(lang, Text::TopologySVG) }</button>
             </div>
         </>
     }

@@ -38,9 +38,9 @@ pub fn top_bar(props: &TopBarProps) -> Html {
                 <p class="tagline">{ t(lang, Text::Tagline) }</p>
             </div>
             <div class="toggles">
-                <div class="segmented tabs" role="group" aria-label={ crate::i18n::pick(lang, "View", "视图") }>
-                    <button id="mode-collectives" aria-pressed={(props.mode == Mode::Collectives).to_string()} onclick={set_mode(Mode::Collectives)}>{ crate::i18n::pick(lang, "Collectives", "集合通信") }</button>
-                    <button id="mode-training" aria-pressed={(props.mode == Mode::Training).to_string()} onclick={set_mode(Mode::Training)}>{ crate::i18n::pick(lang, "Training job", "训练作业") }</button>
+                <div class="segmented tabs" role="group" aria-label={ t(lang, Text::View) }>
+                    <button id="mode-collectives" aria-pressed={(props.mode == Mode::Collectives).to_string()} onclick={set_mode(Mode::Collectives)}>{ t(lang, Text::Collectives) }</button>
+                    <button id="mode-training" aria-pressed={(props.mode == Mode::Training).to_string()} onclick={set_mode(Mode::Training)}>{ t(lang, Text::TrainingJob) }</button>
                 </div>
                 <div class="segmented" role="group" aria-label="Language / 语言">
                     <button id="lang-en" aria-pressed={(lang == Lang::En).to_string()} onclick={set_lang(Lang::En)}>{ "English" }</button>

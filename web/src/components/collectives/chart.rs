@@ -91,8 +91,8 @@ pub fn chart(props: &Props) -> Html {
         <>
             <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}
                 data-points={state.curve.len().to_string()} data-complete={state.curve_todo.is_empty().to_string()}></canvas>
-            <div class="buttons"><button id="export-svg" onclick={export_svg}>{ crate::i18n::pick(state.lang, "Chart SVG", "图表 SVG") }</button>
-                <button id="export-chart-png" onclick={Callback::from(|_| export_canvas_png("busbw-chart", "fabricscope-busbw.png"))}>{ crate::i18n::pick(state.lang, "Chart PNG", "图表 PNG") }</button></div>
+            <div class="buttons"><button id="export-svg" onclick={export_svg}>{ t(state.lang, Text::ChartSVG) }</button>
+                <button id="export-chart-png" onclick={Callback::from(|_| export_canvas_png("busbw-chart", "fabricscope-busbw.png"))}>{ t(state.lang, Text::ChartPNG) }</button></div>
         </>
     }
 }

@@ -187,12 +187,12 @@ pub fn controls(props: &ControlsProps) -> Html {
         <>
             <div class="compare-bar">
                 <button id="compare" aria-pressed={props.comparing.to_string()} onclick={compare}>
-                    { if props.comparing { crate::i18n::pick(lang, "Stop comparing", "结束对比") } else { crate::i18n::pick(lang, "Compare A / B", "对比 A / B") } }
+                    { if props.comparing { t(lang, Text::StopComparing) } else { t(lang, Text::CompareAB) } }
                 </button>
                 if props.comparing {
-                    <div class="segmented" role="group" aria-label={crate::i18n::pick(lang, "Which to edit", "编辑哪一个")}>
-                        <button id="edit-a" aria-pressed={(!props.editing_b).to_string()} onclick={edit_side(false)}>{ crate::i18n::pick(lang, "Edit A", "编辑 A") }</button>
-                        <button id="edit-b" aria-pressed={props.editing_b.to_string()} onclick={edit_side(true)}>{ crate::i18n::pick(lang, "Edit B", "编辑 B") }</button>
+                    <div class="segmented" role="group" aria-label={t(lang, Text::WhichToEdit)}>
+                        <button id="edit-a" aria-pressed={(!props.editing_b).to_string()} onclick={edit_side(false)}>{ t(lang, Text::EditA) }</button>
+                        <button id="edit-b" aria-pressed={props.editing_b.to_string()} onclick={edit_side(true)}>{ t(lang, Text::EditB) }</button>
                     </div>
                 }
             </div>
@@ -343,9 +343,9 @@ pub fn controls(props: &ControlsProps) -> Html {
                             edit(&s, move |sc| sc.in_network = on)(s.scenario.clone());
                         }) } />
                         { if scenario.nodes > 1 {
-                            crate::i18n::pick(lang, "In-network reduction: SHARP in the InfiniBand switches (CollNet, NCCL_COLLNET_ENABLE)", "网络内归约：在 InfiniBand 交换机中做 SHARP（CollNet，NCCL_COLLNET_ENABLE）")
+                            t(lang, Text::InNetworkReductionSHARPIn)
                         } else {
-                            crate::i18n::pick(lang, "In-network reduction: NVLS in the NVSwitch (NCCL_NVLS_ENABLE)", "网络内归约：在 NVSwitch 中做 NVLS（NCCL_NVLS_ENABLE）")
+                            t(lang, Text::InNetworkReductionNVLSIn)
                         } }
                     </label>
                 }

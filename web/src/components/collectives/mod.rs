@@ -148,7 +148,7 @@ fn lab(props: &LabProps) -> Html {
                         Lang::Zh => format!(" 正在模拟 {} 个节点… 本轮已完成 {:.0}%，已用 {:.1} 秒；完成前仍显示上一次的结果。",
                             pending.scenario.nodes, 100.0 * pending.job.borrow().progress(), state.pending_ms / 1e3),
                     } }</span>
-                    <button id="cancel" onclick={ let s = state.clone(); move |_| s.dispatch(Action::Cancel) }>{ crate::i18n::pick(lang, "Cancel", "取消") }</button>
+                    <button id="cancel" onclick={ let s = state.clone(); move |_| s.dispatch(Action::Cancel) }>{ t(lang, Text::Cancel) }</button>
                 </div>
             }
             if let Some(message) = &state.notice {

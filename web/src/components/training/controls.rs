@@ -2,7 +2,7 @@
 //! savers and cost. Every change goes through `TrainAction::SetJob`, which validates it.
 
 use crate::components::{input_value, select_value};
-use crate::i18n::{pick, Lang};
+use crate::i18n::{t, Lang, Text};
 use crate::state::training::{TrainAction, TrainState};
 use crate::state::Shared;
 use fabricscope::catalog::{Technology, NODE_PRESETS};
@@ -255,8 +255,8 @@ pub fn train_controls(props: &ControlsProps) -> Html {
     };
     html! {
         <>
-            <h2>{ pick(lang, "Model", "模型") }</h2>
-            <label>{ pick(lang, "Model", "模型") }
+            <h2>{ t(lang, Text::Model) }</h2>
+            <label>{ t(lang, Text::Model) }
                 <select id="model" onchange={on_model}>
                     { for MODEL_PRESETS.iter().map(|m| html! { <option value={m.id} selected={m.id == job.model}>{ m.name }</option> }) }
                 </select>
@@ -265,73 +265,73 @@ pub fn train_controls(props: &ControlsProps) -> Html {
                 Lang::En => format!("{:.1} B parameters · {} layers · hidden {} · {} heads · sequence {}", shape.params() as f64 / 1e9, shape.layers, shape.hidden, shape.heads, shape.seq_len),
                 Lang::Zh => format!("{:.1} B 参数 · {} 层 · 隐藏维度 {} · {} 个注意力头 · 序列长度 {}", shape.params() as f64 / 1e9, shape.layers, shape.hidden, shape.heads, shape.seq_len),
             } }</p>
-            <h2>{ pick(lang, "Cluster", "集群") }</h2>
-            <label>{ pick(lang, "Node", "节点") }
+            <h2>{ t(lang, Text::Cluster) }</h2>
+            <label>{ t(lang, Text::Node) }
                 <select id="train-preset" onchange={on_preset}>
                     { for NODE_PRESETS.iter().map(|p| html! { <option value={p.id} selected={p.id == job.cluster.preset}>{ p.name }</option> }) }
                 </select>
             </label>
-            <label>{ pick(lang, "Nodes", "节点数") }
+            <label>{ t(lang, Text::Nodes) }
                 <select id="train-nodes" onchange={on_nodes}>{ options(vec![1, 2, 4, 8, 16, 32, 64], job.cluster.nodes) }</select>
             </label>
-            <label>{ pick(lang, "Fabric", "网络") }
+            <label>{ t(lang, Text::FabricTitle) }
                 <select id="train-fabric" onchange={on_fabric}>
                     { for [(Technology::Infiniband, "infiniband"), (Technology::Roce, "roce"), (Technology::Efa, "efa"), (Technology::Tcp, "tcp")].into_iter().map(|(t, id)| html! {
                         <option value={id} selected={t == job.cluster.fabric.technology}>{ t.spec().name }</option>
                     }) }
                 </select>
             </label>
-            <label>{ pick(lang, "NIC line rate [Gb/s]", "网卡速率 [Gb/s]") }
+            <label>{ t(lang, Text::NICLineRateGbS) }
                 <input id="train-nic" type="number" min="1" step="any" value={format!("{nic_gbit}")} onchange={on_nic} />
             </label>
-            <h2>{ pick(lang, "Layout", "并行布局") }</h2>
-            <label>{ pick(lang, "Tensor parallel (TP)", "张量并行 TP") }
+            <h2>{ t(lang, Text::Layout) }</h2>
+            <label>{ t(lang, Text::TensorParallelTP) }
                 <select id="tp" onchange={on_tp}>{ options(divisors(gpus, 64).into_iter().filter(|d| d.is_power_of_two()).collect(), job.tp) }</select>
             </label>
-            <label>{ pick(lang, "Pipeline parallel (PP)", "流水线并行 PP") }
+            <label>{ t(lang, Text::PipelineParallelPP) }
                 <select id="pp" onchange={on_pp}>{ options(divisors(shape.layers, 128).into_iter().filter(|&d| d <= gpus).collect(), job.pp) }</select>
             </label>
-            <p class="hint" id="dp">{ format!("{} = {} / ({} × {}) = {}", pick(lang, "Data parallel (DP)", "数据并行 DP"), gpus, job.tp, job.pp, job.dp) }</p>
-            <label>{ pick(lang, "Rank order (innermost first)", "rank 顺序（最内层在前）") }
+            <p class="hint" id="dp">{ format!("{} = {} / ({} × {}) = {}", t(lang, Text::DataParallelDP), gpus, job.tp, job.pp, job.dp) }</p>
+            <label>{ t(lang, Text::RankOrderInnermostFirst) }
                 <select id="order" onchange={on_order}>
                     { for RankOrder::ALL.iter().map(|o| html! { <option value={o.name()} selected={*o == job.order}>{ o.name() }</option> }) }
                 </select>
             </label>
-            <label>{ pick(lang, "Micro-batch (sequences)", "微批大小（序列数）") }
+            <label>{ t(lang, Text::MicroBatchSequences) }
                 <select id="micro-batch" onchange={on_micro}>{ options(vec![1, 2, 4, 8], job.micro_batch) }</select>
             </label>
-            <label>{ pick(lang, "Global batch (sequences)", "全局批大小（序列数）") }
+            <label>{ t(lang, Text::GlobalBatchSequences) }
                 <input id="global-batch" type="number" min="1" value={job.global_batch.to_string()} onchange={on_global} />
             </label>
-            <label class="check"><input id="sp" type="checkbox" checked={job.sequence_parallel} onchange={on_sp} />{ pick(lang, " Sequence parallelism", " 序列并行") }</label>
+            <label class="check"><input id="sp" type="checkbox" checked={job.sequence_parallel} onchange={on_sp} />{ t(lang, Text::SequenceParallelism) }</label>
             <label>{ "ZeRO" }
                 <select id="zero" onchange={on_zero}>{ options(vec![0, 1, 2, 3], job.zero as u32) }</select>
             </label>
-            <label>{ pick(lang, "Activation recomputation", "激活重计算") }
+            <label>{ t(lang, Text::ActivationRecomputation) }
                 <select id="recompute" onchange={on_recompute}>
-                    <option value="none" selected={job.recompute == Recompute::None}>{ pick(lang, "none", "不重算") }</option>
-                    <option value="selective" selected={job.recompute == Recompute::Selective}>{ pick(lang, "selective (attention)", "选择性（注意力）") }</option>
-                    <option value="full" selected={job.recompute == Recompute::Full}>{ pick(lang, "full", "全部") }</option>
+                    <option value="none" selected={job.recompute == Recompute::None}>{ t(lang, Text::RecomputeNone) }</option>
+                    <option value="selective" selected={job.recompute == Recompute::Selective}>{ t(lang, Text::SelectiveAttention) }</option>
+                    <option value="full" selected={job.recompute == Recompute::Full}>{ t(lang, Text::RecomputeFull) }</option>
                 </select>
             </label>
-            <label>{ pick(lang, "Kernel efficiency [% of peak BF16]", "算子效率 [峰值 BF16 的 %]") }
+            <label>{ t(lang, Text::KernelEfficiencyOfPeakBF16) }
                 <input id="efficiency" type="number" min="1" max="100" step="any" value={format!("{:.4}", job.compute_efficiency * 100.0).trim_end_matches('0').trim_end_matches('.').to_string()} onchange={on_efficiency} />
             </label>
-            <h2>{ pick(lang, "Cost and storage (assumptions)", "成本与存储（假设值）") }</h2>
-            <label>{ pick(lang, "GPU-hour [USD] (empty: assumed for the fabric)", "每 GPU 小时 [美元]（留空：按网络假设）") }
+            <h2>{ t(lang, Text::CostAndStorageAssumptions) }</h2>
+            <label>{ t(lang, Text::GPUHourUSDEmptyAssumed) }
                 <input id="price" type="number" min="0" step="any" placeholder={format!("{:.2}", s.report.cost.gpu_hour_usd)}
                     value={job.cost.gpu_hour_usd.map(|p| p.to_string()).unwrap_or_default()} onchange={on_price} />
             </label>
-            <label>{ pick(lang, "Reserved / committed discount [%]", "预留 / 承诺折扣 [%]") }
+            <label>{ t(lang, Text::ReservedCommittedDiscount) }
                 <input id="discount" type="number" min="0" max="99" step="any" value={format!("{:.4}", job.cost.discount * 100.0).trim_end_matches('0').trim_end_matches('.').to_string()} onchange={on_discount} />
             </label>
-            <label>{ pick(lang, "Tokens to train [billions]", "训练 token 数 [十亿]") }
+            <label>{ t(lang, Text::TokensToTrainBillions) }
                 <input id="tokens" type="number" min="0" step="any" value={format!("{}", job.cost.tokens / 1e9)} onchange={on_tokens} />
             </label>
-            <label>{ pick(lang, "File system write [GB/s]", "文件系统写带宽 [GB/s]") }
+            <label>{ t(lang, Text::FileSystemWriteGBS) }
                 <input id="fs" type="number" min="0" step="any" value={format!("{}", job.storage.write_gbyte_per_s)} onchange={on_fs} />
             </label>
-            <label>{ pick(lang, "Checkpoint every [min]", "检查点间隔 [分钟]") }
+            <label>{ t(lang, Text::CheckpointEveryMin) }
                 <input id="interval" type="number" min="1" step="any" value={format!("{}", job.storage.interval_min)} onchange={on_interval} />
             </label>
         </>

@@ -1,7 +1,7 @@
 //! Cost and checkpoints of the whole training run, and the same job on every fabric.
 
 use super::{pct, Props};
-use crate::i18n::{pick, Lang};
+use crate::i18n::{t, Lang, Text};
 use fabricscope::catalog::Technology;
 use fabricscope::units::format_duration_ns;
 use yew::prelude::*;
@@ -17,7 +17,7 @@ pub fn cost_panel(props: &Props) -> Html {
     let assumed = s.job.cost.gpu_hour_usd.is_none();
     let fabrics = match s.fabrics.as_ref() {
         None => {
-            html! { <p class="hint">{ pick(lang, "simulating the other fabrics…", "正在模拟其他网络…") }</p> }
+            html! { <p class="hint">{ t(lang, Text::SimulatingTheOtherFabrics) }</p> }
         }
         Some(Err(message)) => html! { <p class="bad">{ message.clone() }</p> },
         Some(Ok(rows)) => {
@@ -26,8 +26,8 @@ pub fn cost_panel(props: &Props) -> Html {
             html! {
                 <>
                     <table class="ops" id="fabrics">
-                        <thead><tr><th>{ pick(lang, "fabric", "网络") }</th><th>{ pick(lang, "step", "单步") }</th><th>{ pick(lang, "exposed comm", "暴露通信") }</th>
-                            <th>{ pick(lang, "days", "天数") }</th><th>{ "$/GPU-h" }</th><th>{ pick(lang, "cost", "费用") }</th></tr></thead>
+                        <thead><tr><th>{ t(lang, Text::FabricColumn) }</th><th>{ t(lang, Text::StepColumn) }</th><th>{ t(lang, Text::ExposedComm) }</th>
+                            <th>{ t(lang, Text::Days) }</th><th>{ "$/GPU-h" }</th><th>{ t(lang, Text::Cost) }</th></tr></thead>
                         <tbody>
                             { for rows.iter().map(|row| html! {
                                 <tr class={classes!((row.technology == s.job.cluster.fabric.technology).then_some("current"))}>
@@ -55,11 +55,11 @@ pub fn cost_panel(props: &Props) -> Html {
     };
     html! {
         <>
-            <h2>{ pick(lang, "Cost and checkpoints", "成本与检查点") }</h2>
+            <h2>{ t(lang, Text::CostAndCheckpoints) }</h2>
             <dl class="figures">
-                <div><dt>{ pick(lang, "Days", "天数") }</dt><dd id="days">{ format!("{:.1}", c.days) }</dd></div>
-                <div><dt>{ pick(lang, "GPU-hours", "GPU 小时") }</dt><dd>{ format!("{:.0}", c.gpu_hours) }</dd></div>
-                <div><dt>{ pick(lang, "Cost", "费用") }</dt><dd id="cost">{ format!("${:.0}", c.usd) }</dd></div>
+                <div><dt>{ t(lang, Text::DaysLabel) }</dt><dd id="days">{ format!("{:.1}", c.days) }</dd></div>
+                <div><dt>{ t(lang, Text::GPUHours) }</dt><dd>{ format!("{:.0}", c.gpu_hours) }</dd></div>
+                <div><dt>{ t(lang, Text::CostLabel) }</dt><dd id="cost">{ format!("${:.0}", c.usd) }</dd></div>
             </dl>
             <p class="hint">{ match lang {
                 Lang::En => format!("{:.0} B tokens at {:.0} tokens/s; ${:.2} per GPU-hour{} less {}.", c.tokens / 1e9, r.tokens_per_s, c.gpu_hour_usd, if assumed { " (an assumption for this fabric: edit it)" } else { "" }, pct(c.discount)),
@@ -69,7 +69,7 @@ pub fn cost_panel(props: &Props) -> Html {
                 Lang::En => format!("Checkpoint: {:.2} TB (14 B per parameter), {:.0} s to write at {} GB/s; every {} min that is {} of training time.", st.checkpoint_bytes / 1e12, st.write_s, s.job.storage.write_gbyte_per_s, st.interval_min, pct(st.overhead)),
                 Lang::Zh => format!("检查点：{:.2} TB（每参数 14 字节），以 {} GB/s 写入需 {:.0} 秒；每 {} 分钟一次，占训练时间的 {}。", st.checkpoint_bytes / 1e12, s.job.storage.write_gbyte_per_s, st.write_s, st.interval_min, pct(st.overhead)),
             } }</p>
-            <h2>{ pick(lang, "The same job on every fabric", "同一作业在各种网络上") }</h2>
+            <h2>{ t(lang, Text::TheSameJobOnEvery) }</h2>
             { fabrics }
         </>
     }

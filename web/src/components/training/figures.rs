@@ -4,7 +4,7 @@
 use super::gantt::gantt_svg;
 use super::placement::placement_svg;
 use super::{pct, Props};
-use crate::i18n::{pick, Lang};
+use crate::i18n::{t, Lang, Text};
 use crate::services::download::{download, export_canvas_png};
 use crate::state::training::TrainAction;
 use fabricscope::train::{OpKind, TrainScenario};
@@ -19,12 +19,12 @@ pub fn figures(props: &Props) -> Html {
     let r = &s.report;
     let b = &r.breakdown;
     let parts: [(&str, &str, &str, f64); 6] = [
-        ("compute", pick(lang, "compute", "计算"), "part-compute", b.compute_ns),
-        ("tp", pick(lang, "TP collectives", "TP 集合通信"), "part-tp", b.tp_ns),
-        ("pp", pick(lang, "PP sends", "PP 点对点"), "part-pp", b.pp_ns),
-        ("dp", pick(lang, "DP / ZeRO exposed", "DP / ZeRO 未重叠部分"), "part-dp", b.dp_ns),
-        ("bubble", pick(lang, "pipeline bubble", "流水线气泡"), "part-bubble", b.bubble_ns),
-        ("optimizer", pick(lang, "optimizer", "优化器"), "part-optimizer", b.optimizer_ns),
+        ("compute", t(lang, Text::Compute), "part-compute", b.compute_ns),
+        ("tp", t(lang, Text::TPCollectives), "part-tp", b.tp_ns),
+        ("pp", t(lang, Text::PPSends), "part-pp", b.pp_ns),
+        ("dp", t(lang, Text::DPZeROExposed), "part-dp", b.dp_ns),
+        ("bubble", t(lang, Text::PipelineBubble), "part-bubble", b.bubble_ns),
+        ("optimizer", t(lang, Text::Optimizer), "part-optimizer", b.optimizer_ns),
     ];
     let tp_op = r.ops.iter().find(|o| o.kind == OpKind::Tp);
     let tp_note = match (tp_op, lang) {
@@ -44,21 +44,21 @@ pub fn figures(props: &Props) -> Html {
             format_bytes(op.bytes),
             format_duration_ns(op.time_ns as f64)
         ),
-        (None, _) => pick(lang, "No tensor parallelism: TP = 1.", "未使用张量并行：TP = 1。").to_string(),
+        (None, _) => t(lang, Text::NoTensorParallelismTP1).to_string(),
     };
     let m = &r.memory;
     html! {
         <>
-            <h2>{ pick(lang, "One training step", "一个训练步") }</h2>
+            <h2>{ t(lang, Text::OneTrainingStep) }</h2>
             <dl class="figures">
-                <div><dt>{ pick(lang, "Step", "单步时间") }</dt><dd id="step-time">{ format_duration_ns(r.step_ns) }</dd></div>
+                <div><dt>{ t(lang, Text::StepTime) }</dt><dd id="step-time">{ format_duration_ns(r.step_ns) }</dd></div>
                 <div><dt>{ "tokens/s" }</dt><dd id="tokens-per-s">{ format!("{:.0}", r.tokens_per_s) }</dd></div>
                 <div><dt>{ "MFU" }</dt><dd id="mfu">{ pct(r.mfu) }</dd></div>
-                <div><dt>{ pick(lang, "Exposed communication", "暴露的通信") }</dt><dd id="comm-share">{ pct(r.comm_exposed_share) }</dd></div>
-                <div><dt>{ pick(lang, "Memory per GPU", "每 GPU 显存") }</dt>
+                <div><dt>{ t(lang, Text::ExposedCommunication) }</dt><dd id="comm-share">{ pct(r.comm_exposed_share) }</dd></div>
+                <div><dt>{ t(lang, Text::MemoryPerGPU) }</dt>
                     <dd id="memory" class={classes!((!m.fits).then_some("bad"))}>{ format!("{:.1} / {:.0} GB", m.total / 1e9, m.capacity / 1e9) }</dd></div>
             </dl>
-            <div class="stack" id="breakdown" role="img" aria-label={pick(lang, "Step breakdown", "单步时间构成")}>
+            <div class="stack" id="breakdown" role="img" aria-label={t(lang, Text::StepBreakdown)}>
                 { for parts.iter().filter(|p| p.3 > 0.0).map(|(key, _, class, ns)| html! {
                     <div class={classes!("part", *class)} data-part={*key} style={format!("width: {:.3}%", 100.0 * ns / r.step_ns)}></div>
                 }) }
@@ -73,13 +73,13 @@ pub fn figures(props: &Props) -> Html {
                 <button id="export-train" onclick={ let h = s.clone(); Callback::from(move |_| {
                     let value = serde_json::json!({ "job": h.job, "report": *h.report, "fabrics": *h.fabrics, "scaling": *h.scaling });
                     download("fabricscope-training.json", "application/json", &serde_json::to_string_pretty(&value).unwrap_or_default());
-                }) }>{ pick(lang, "Export JSON", "导出 JSON") }</button>
-                <button id="export-gantt" onclick={ Callback::from(|_| export_canvas_png("gantt", "fabricscope-1f1b.png")) }>{ pick(lang, "1F1B chart PNG", "1F1B 图 PNG") }</button>
-                <button id="export-gantt-svg" onclick={ let h = s.clone(); Callback::from(move |_| download("fabricscope-1f1b.svg", "image/svg+xml", &gantt_svg(&h))) }>{ pick(lang, "1F1B chart SVG", "1F1B 图 SVG") }</button>
-                <button id="export-placement" onclick={ Callback::from(|_| export_canvas_png("placement", "fabricscope-placement.png")) }>{ pick(lang, "Placement PNG", "放置图 PNG") }</button>
-                <button id="export-placement-svg" onclick={ let h = s.clone(); Callback::from(move |_| download("fabricscope-placement.svg", "image/svg+xml", &placement_svg(&h))) }>{ pick(lang, "Placement SVG", "放置图 SVG") }</button>
+                }) }>{ t(lang, Text::ExportJSON) }</button>
+                <button id="export-gantt" onclick={ Callback::from(|_| export_canvas_png("gantt", "fabricscope-1f1b.png")) }>{ t(lang, Text::N1F1BChartPNG) }</button>
+                <button id="export-gantt-svg" onclick={ let h = s.clone(); Callback::from(move |_| download("fabricscope-1f1b.svg", "image/svg+xml", &gantt_svg(&h))) }>{ t(lang, Text::N1F1BChartSVG) }</button>
+                <button id="export-placement" onclick={ Callback::from(|_| export_canvas_png("placement", "fabricscope-placement.png")) }>{ t(lang, Text::PlacementPNG) }</button>
+                <button id="export-placement-svg" onclick={ let h = s.clone(); Callback::from(move |_| download("fabricscope-placement.svg", "image/svg+xml", &placement_svg(&h))) }>{ t(lang, Text::PlacementSVG) }</button>
                 <button id="pin-a" aria-pressed={s.pinned.is_some().to_string()} onclick={ let h = s.clone(); let on = s.pinned.is_none(); Callback::from(move |_| h.dispatch(TrainAction::Pin(on))) }>
-                    { if s.pinned.is_some() { pick(lang, "Forget A", "清除 A") } else { pick(lang, "Keep this job as A, to compare", "把此作业记为 A，用于对比") } }
+                    { if s.pinned.is_some() { t(lang, Text::ForgetA) } else { t(lang, Text::KeepThisJobAsA) } }
                 </button>
             </div>
             if let Some(pinned) = &s.pinned {

@@ -1,7 +1,7 @@
 //! The 1F1B pipeline schedule as a Gantt chart, one row per stage, with its play controls.
 
 use super::{canvas_width, context, drawn_width, pct, Props};
-use crate::i18n::{pick, Lang};
+use crate::i18n::{t, Lang, Text};
 use crate::render::palette::TrainPalette;
 use crate::render::surface::Svg;
 use crate::render::training as train_paint;
@@ -70,26 +70,26 @@ pub fn gantt(props: &Props) -> Html {
     };
     let r = &s.report;
     let parts = [
-        ("part-compute", pick(lang, "forward", "前向")),
-        ("part-backward", pick(lang, "backward", "反向")),
-        ("part-tp", pick(lang, "TP collective", "TP 集合通信")),
-        ("part-pp", pick(lang, "PP send/receive", "PP 发送/接收")),
-        ("part-dp", pick(lang, "DP / ZeRO", "DP / ZeRO")),
-        ("part-optimizer", pick(lang, "optimizer", "优化器")),
+        ("part-compute", t(lang, Text::Forward)),
+        ("part-backward", t(lang, Text::Backward)),
+        ("part-tp", t(lang, Text::TPCollective)),
+        ("part-pp", t(lang, Text::PPSendReceive)),
+        ("part-dp", t(lang, Text::DPZeRO)),
+        ("part-optimizer", t(lang, Text::Optimizer)),
     ];
     html! {
         <>
-            <h2>{ pick(lang, "Pipeline schedule (1F1B), one row per stage", "流水线调度（1F1B），每行一个阶段") }</h2>
+            <h2>{ t(lang, Text::PipelineSchedule1F1BOneRow) }</h2>
             <div class="canvas-wrap"><canvas id="gantt" ref={canvas} data-stages={s.job.pp.to_string()}></canvas></div>
             <div class="transport">
-                <button id="train-play" class="primary" onclick={on_play}>{ if s.playing { pick(lang, "Pause", "暂停") } else { pick(lang, "Play", "播放") } }</button>
+                <button id="train-play" class="primary" onclick={on_play}>{ if s.playing { t(lang, Text::Pause) } else { t(lang, Text::Play) } }</button>
                 <input id="train-scrub" type="range" min="0" max={format!("{}", r.step_ns.floor())} step="any" value={format!("{}", s.playhead)} oninput={on_scrub}
-                    aria-label={pick(lang, "Time in the step", "步内时间")} />
+                    aria-label={t(lang, Text::TimeInTheStep)} />
                 <span id="train-clock">{ format!("{} / {}", format_duration_ns(s.playhead), format_duration_ns(r.step_ns)) }</span>
             </div>
             <ul class="legend">
                 { for parts.iter().map(|(class, name)| html! { <li><span class={classes!("swatch", *class)}></span>{ *name }</li> }) }
-                <li><span class="swatch part-idle"></span>{ pick(lang, "idle: the bubble", "空闲：气泡") }</li>
+                <li><span class="swatch part-idle"></span>{ t(lang, Text::IdleTheBubble) }</li>
             </ul>
             <p class="formula">{ match lang {
                 Lang::En => format!("{} micro-batches through {} stages: the first stage waits for nothing, the last starts after {} forwards; (p − 1) / (m + p − 1) = {} of the pipeline is bubble when stages are equal.", r.micro_batches, s.job.pp, s.job.pp.saturating_sub(1), pct((s.job.pp as f64 - 1.0) / (r.micro_batches as f64 + s.job.pp as f64 - 1.0))),

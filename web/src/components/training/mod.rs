@@ -15,7 +15,7 @@ use crate::hooks::animation_frame::use_animation_frame;
 use crate::hooks::slices::use_next_slice;
 use crate::hooks::theme::use_theme;
 use crate::hooks::url_sync::use_job_in_url;
-use crate::i18n::{pick, Lang};
+use crate::i18n::{t, Lang, Text};
 use crate::route;
 use crate::state::training::{TrainAction, TrainState};
 use crate::state::{Mode, Shared};
@@ -91,8 +91,8 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
             { props.lesson_bar.clone() }
             if let Some(message) = &state.error {
                 <ErrorBanner message={message.clone()}
-                    hint={pick(lang, "That change was not applied; the last valid job is still shown.", "该修改未生效，页面仍显示上一个有效作业。")}
-                    dismiss={pick(lang, "Dismiss", "关闭")}
+                    hint={t(lang, Text::ThatChangeWasNotApplied)}
+                    dismiss={t(lang, Text::DismissError)}
                     on_dismiss={ let s = state.clone(); move |_| s.dispatch(TrainAction::DismissError) } />
             }
             <div class="columns">

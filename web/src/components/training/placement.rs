@@ -2,7 +2,7 @@
 //! traffic between nodes.
 
 use super::{canvas_width, context, drawn_width, Props};
-use crate::i18n::{pick, Lang};
+use crate::i18n::{t, Lang, Text};
 use crate::render::palette::TrainPalette;
 use crate::render::surface::Svg;
 use crate::render::training::{self as train_paint, Placement, PlacementScene};
@@ -85,17 +85,15 @@ pub fn placement_view(props: &Props) -> Html {
     };
     html! {
         <>
-            <h2>{ pick(lang, "Where the ranks sit, and what crosses the nodes now", "rank 的放置，以及此刻跨节点的流量") }</h2>
-            <div class="segmented" role="group" aria-label={pick(lang, "Groups to colour", "着色的分组")}>
+            <h2>{ t(lang, Text::WhereTheRanksSitAnd) }</h2>
+            <div class="segmented" role="group" aria-label={t(lang, Text::GroupsToColour)}>
                 { for [(Dim::Tp, "TP"), (Dim::Pp, "PP"), (Dim::Dp, "DP")].into_iter().map(|(dim, name)| html! {
                     <button id={format!("groups-{}", name.to_lowercase())} aria-pressed={(s.groups == dim).to_string()} onclick={set(dim)}>{ name }</button>
                 }) }
             </div>
             <p class="hint" id="group-span">{ format!("{}; {}; {}.", span(Dim::Tp, "TP"), span(Dim::Pp, "PP"), span(Dim::Dp, "DP")) }</p>
             <div class="canvas-wrap"><canvas id="placement" ref={canvas} data-gpus={grid.ranks().to_string()}></canvas></div>
-            <p class="hint">{ pick(lang,
-                "Each GPU is filled with what its pipeline stage does at the playhead and underlined in its group's colour (the number is its index in that group); arrows are traffic between nodes right now: PP sends (pink), DP reduction (blue), TP collectives that span nodes (amber).",
-                "每块 GPU 的填充色表示其流水线阶段在播放头时刻的工作，下划线颜色表示所属分组（数字为组内序号）；箭头是此刻跨节点的流量：PP 发送（粉）、DP 归约（蓝）、跨节点的 TP 集合通信（橙）。") }</p>
+            <p class="hint">{ t(lang, Text::EachGPUIsFilledWith) }</p>
         </>
     }
 }
