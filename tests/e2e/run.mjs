@@ -715,6 +715,20 @@ await test('A/B compare: B starts as A, is edited alone, both run on one clock, 
   await page.goto(base + '#');
 });
 
+await test('the topology is redrawn at the new width after every window resize, not only the first', async () => {
+  await page.goto(base + '#');
+  await page.waitForSelector('#topology[data-gpu-count]');
+  const width = () => page.$eval('#topology', (c) => c.width);
+  const wide = await width();
+  for (const viewport of [1000, 1200, 900]) {
+    const before = await width();
+    await page.setViewportSize({ width: viewport, height: 1000 });
+    await waitFor(`a redraw at ${viewport} px`, async () => (await width()) !== before);
+  }
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await waitFor('the first width again', async () => (await width()) === wide);
+});
+
 await test('the page carries a Content-Security-Policy and runs under it', async () => {
   const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
   const script = (policy || '').split(';').find((d) => d.trim().startsWith('script-src')) || '';
