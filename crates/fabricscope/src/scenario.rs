@@ -172,6 +172,20 @@ impl Protocol {
     }
 }
 
+/// What a transfer's latency is made of (`Scenario::latency`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencyModel {
+    /// NCCL's: the collective's launch latency, then per step the path's link latencies plus
+    /// NCCL's protocol latency for the path's slowest link class (`collective::protocol`).
+    #[default]
+    Nccl,
+    /// The textbook's: per step the path's link latencies only, no launch or protocol latency,
+    /// so an uncontended ring takes exactly the α-β formula's time; the tuner then weighs
+    /// bandwidth alone.
+    Links,
+}
+
 /// What the whole app shows, as plain data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -220,6 +234,9 @@ pub struct Scenario {
     /// aggregation manager); NCCL_ALGO=NVLS or CollNet forces one either way.
     #[serde(default, skip_serializing_if = "is_default")]
     pub in_network: bool,
+    /// What a transfer's latency is made of: NCCL's (default) or the links' alone.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub latency: LatencyModel,
     /// Seed of every pseudo-random choice (ECMP hashing); the same seed gives the same trace.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub seed: u64,
@@ -456,6 +473,7 @@ impl Scenario {
             pinning: Pinning::Aligned,
             virtualized: false,
             in_network: false,
+            latency: LatencyModel::Nccl,
             seed: 0,
         }
     }

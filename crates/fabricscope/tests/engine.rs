@@ -5,6 +5,7 @@ use fabricscope::catalog::Routing;
 use fabricscope::collective::{ring_allreduce, Algorithm, ChunkOp, Protocol, Schedule, Transfer};
 use fabricscope::engine::{flow_latency_ns, run};
 use fabricscope::routing::Policy;
+use fabricscope::scenario::LatencyModel;
 use fabricscope::topology::{LinkKind, Topology};
 use fabricscope::units::transfer_ns;
 use fabricscope::{simulate, Collective, Scenario, ValidScenario};
@@ -49,6 +50,41 @@ fn one_node_matches_alpha_beta_exactly() {
             assert_eq!(sim.summary.time.as_ns(), want, "channels={channels} size={size}");
             let exact = BASE as f64 + ring_allreduce_ns(8, size, alpha as f64, bandwidth);
             assert!((sim.summary.time.as_ns() as f64 - exact).abs() <= 14.0, "rounding adds < 1 ns per step");
+        }
+    }
+}
+
+/// With the links' latencies alone (`LatencyModel::Links`, the textbook's model) a ring on one
+/// node takes exactly the α-β formula's time, α being only the NVLink path's latency: no launch
+/// latency, no protocol latency. The α-β prediction the page shows says the same, and NCCL's
+/// model is that time plus its launch and its protocol latency on every step.
+#[test]
+fn links_only_latency_is_the_textbook_alpha_beta() {
+    for channels in [1, 8] {
+        for size in [256 << 20, 1 << 20, 64 << 10] {
+            let nccl = scenario(1, size, Some(channels));
+            let links =
+                Scenario { latency: LatencyModel::Links, ..nccl.scenario().clone() }.validate().unwrap();
+            let sim = simulate(&links).unwrap();
+            let alpha: u64 = {
+                let mut router = fabricscope::routing::Router::new(
+                    &sim.topology,
+                    Policy::all_nics(&sim.topology, Routing::Static, 0),
+                );
+                let path = router.route(0, 1, 0, &vec![0; sim.topology.n_links()]);
+                path.iter().map(|&id| sim.topology.link(id).latency_ns).sum()
+            };
+            let bandwidth = 450.0 * 0.824;
+            let want = ring_allreduce_rounded_ns(8, size, alpha, bandwidth);
+            assert_eq!(sim.summary.time.as_ns(), want, "channels={channels} size={size}");
+            let ab = sim.alpha_beta().unwrap();
+            assert_eq!(ab.base_ns, 0.0);
+            assert_eq!(ab.alpha_intra_ns, alpha as f64);
+            assert!((ab.predicted_ns - want as f64).abs() <= 14.0, "{} vs {want}", ab.predicted_ns);
+            // NCCL's model on the same ring: its launch, and its Simple NVLink step latency on
+            // each of the 14 steps (3.4 µs, `collective::protocol`).
+            let with_nccl = simulate(&nccl).unwrap().summary.time.as_ns();
+            assert_eq!(with_nccl, want + BASE + 14 * 3_400, "channels={channels} size={size}");
         }
     }
 }
@@ -146,6 +182,7 @@ fn contention_halves_the_rate() {
         n_steps: 1,
         root: 0,
         protocol: fabricscope::collective::Protocol::Simple,
+        latency: fabricscope::scenario::LatencyModel::Nccl,
         regions: vec![],
         phase_starts: vec![],
         transfers,

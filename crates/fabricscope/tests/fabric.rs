@@ -40,6 +40,7 @@ fn permutation(n_ranks: u32, pairs: &[(u32, u32)]) -> Schedule {
         n_steps: 1,
         root: 0,
         protocol: fabricscope::collective::Protocol::Simple,
+        latency: fabricscope::scenario::LatencyModel::Nccl,
         regions: vec![],
         phase_starts: vec![],
         transfers: pairs

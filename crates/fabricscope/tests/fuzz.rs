@@ -236,6 +236,9 @@ fn scenario_value(rng: &mut Rng) -> Value {
     if rng.chance(20) {
         doc.insert("in_network".into(), field(rng, &[json!(true), json!(false)]));
     }
+    if rng.chance(20) {
+        doc.insert("latency".into(), field(rng, &[json!("nccl"), json!("links"), json!("textbook")]));
+    }
     if rng.chance(30) {
         doc.insert("seed".into(), field(rng, &nums(&[0.0, 7.0, 18_446_744_073_709_551_615.0])));
     }

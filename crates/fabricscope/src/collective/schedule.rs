@@ -1,6 +1,6 @@
 //! The schedule data type shared by every algorithm.
 
-use crate::scenario::Collective;
+use crate::scenario::{Collective, LatencyModel};
 use serde::Serialize;
 
 pub use crate::units::ELEM_BYTES;
@@ -126,6 +126,9 @@ pub struct Schedule {
     pub root: u32,
     /// The protocol the transfers run with (NCCL_PROTO).
     pub protocol: super::protocol::Protocol,
+    /// Whether NCCL's launch and protocol latencies are charged (`LatencyModel`).
+    #[serde(skip_serializing_if = "is_nccl")]
+    pub latency: LatencyModel,
     /// Which rank owns which part of the buffer (AllGather's inputs, ReduceScatter's outputs).
     pub regions: Vec<Region>,
     /// Steps at which a phase begins that cannot overlap the one before (Hierarchical's
@@ -133,6 +136,10 @@ pub struct Schedule {
     pub phase_starts: Vec<u32>,
     /// In an order where every dependency comes first.
     pub transfers: Vec<Transfer>,
+}
+
+fn is_nccl(latency: &LatencyModel) -> bool {
+    *latency == LatencyModel::Nccl
 }
 
 /// A part of the buffer and the rank it belongs to.
@@ -164,6 +171,7 @@ impl Schedule {
             n_steps,
             root: 0,
             protocol: super::protocol::Protocol::Simple,
+            latency: LatencyModel::Nccl,
             regions: Vec::new(),
             phase_starts: Vec::new(),
             transfers,
@@ -172,6 +180,24 @@ impl Schedule {
 
     pub fn size_bytes(&self) -> u64 {
         self.count * ELEM_BYTES
+    }
+
+    /// The collective's launch latency before its first transfers are issued [ns]: NCCL's for
+    /// the algorithm and protocol, or none with `LatencyModel::Links`.
+    pub fn base_latency_ns(&self) -> u64 {
+        match self.latency {
+            LatencyModel::Nccl => self.protocol.base_latency_ns(self.algorithm),
+            LatencyModel::Links => 0,
+        }
+    }
+
+    /// The latency a step adds to its path's link latencies [ns]: NCCL's protocol latency for
+    /// the path's slowest link class, or none with `LatencyModel::Links`.
+    pub fn step_latency_ns(&self, class: crate::topology::LinkKind) -> u64 {
+        match self.latency {
+            LatencyModel::Nccl => self.protocol.step_latency_ns(self.algorithm, class),
+            LatencyModel::Links => 0,
+        }
     }
 
     pub fn phase(&self, step: u32) -> Phase {

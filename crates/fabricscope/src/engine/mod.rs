@@ -60,8 +60,15 @@ pub fn path_class(topology: &Topology, path: &[LinkId]) -> LinkKind {
     path.iter().map(|&id| topology.link(id).kind).max().unwrap_or(LinkKind::NvLink)
 }
 
-/// A flow's latency before data moves: the links' latencies plus the protocol's per-step
-/// latency for the path's slowest link class (`collective::protocol`).
+/// A flow of `schedule`'s latency before data moves: the links' latencies plus what the
+/// schedule's latency model adds per step (`Schedule::step_latency_ns`).
+pub fn schedule_flow_latency_ns(topology: &Topology, path: &[LinkId], schedule: &Schedule) -> u64 {
+    let wire: u64 = path.iter().map(|&id| topology.link(id).latency_ns).sum();
+    wire + schedule.step_latency_ns(path_class(topology, path))
+}
+
+/// A flow's latency before data moves under NCCL's latency model: the links' latencies plus the
+/// protocol's per-step latency for the path's slowest link class (`collective::protocol`).
 pub fn flow_latency_ns(
     topology: &Topology,
     path: &[LinkId],
@@ -174,7 +181,7 @@ impl Run {
             .filter(|p| policy.routing != Routing::Adaptive && period::is_regular(schedule, p))
             .map(period::Detector::new);
         // The collective's launch latency passes before its first transfers are issued.
-        sim.now = schedule.protocol.base_latency_ns(schedule.algorithm);
+        sim.now = schedule.base_latency_ns();
         let mut released: Vec<u32> = (0..n_flows as u32).filter(|&f| deps_left[f as usize] == 0).collect();
         // Every flow issued later is touched first by a dependency finishing.
         let highest_touched = released.iter().copied().max().unwrap_or(0) as usize;
@@ -549,7 +556,7 @@ impl State {
             issuer.load[link.index()] += 1;
         }
         let schedule = issuer.schedule;
-        let latency = flow_latency_ns(issuer.topology, &path, schedule.algorithm, schedule.protocol);
+        let latency = schedule_flow_latency_ns(issuer.topology, &path, schedule);
         let flow = &mut flows[f as usize];
         flow.path = path;
         flow.issued = SimTime(self.now);

@@ -14,7 +14,7 @@
 
 use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::routing::Router;
-use crate::scenario::Collective;
+use crate::scenario::{Collective, LatencyModel};
 use crate::topology::{LinkKind, Topology};
 use serde::Serialize;
 
@@ -92,6 +92,7 @@ pub fn tune(
     size_bytes: u64,
     bounds: &[(Algorithm, f64)],
     intra: LinkKind,
+    latency: LatencyModel,
 ) -> Tuning {
     let (n, nodes) = (n_ranks.max(1), n_nodes.max(1));
     let factor = collective.busbw_factor(n);
@@ -126,9 +127,15 @@ pub fn tune(
     let rows: Vec<TunerRow> = candidates
         .iter()
         .map(|&(algorithm, protocol, steps, inter, bound_ns)| {
-            let base_ns = protocol.base_latency_ns(algorithm) as f64;
-            let steps_ns = (steps - inter) as f64 * protocol.step_latency_ns(algorithm, intra) as f64
-                + inter as f64 * protocol.step_latency_ns(algorithm, LinkKind::Network) as f64;
+            // With the links' latencies alone (`LatencyModel::Links`) NCCL's model charges none.
+            let nccl = latency == LatencyModel::Nccl;
+            let base_ns = if nccl { protocol.base_latency_ns(algorithm) as f64 } else { 0.0 };
+            let steps_ns = if nccl {
+                (steps - inter) as f64 * protocol.step_latency_ns(algorithm, intra) as f64
+                    + inter as f64 * protocol.step_latency_ns(algorithm, LinkKind::Network) as f64
+            } else {
+                0.0
+            };
             let transfer_ns = bound_ns / protocol.tuner_efficiency();
             let bandwidth = if transfer_ns > 0.0 { factor * size_bytes as f64 / transfer_ns } else { 0.0 };
             TunerRow {
@@ -175,11 +182,12 @@ mod tests {
     fn small_messages_pick_ll_and_large_ones_simple() {
         // One DGX H100: 8 ranks, 370.8 GB/s: a ring's bound at S is 1.75 S / 370.8.
         let ring = |size: u64| [(Algorithm::Ring, 1.75 * size as f64 / 370.8)];
-        let tiny = tune(Collective::AllReduce, 8, 1, 8, &ring(8), LinkKind::NvLink);
+        let tiny = tune(Collective::AllReduce, 8, 1, 8, &ring(8), LinkKind::NvLink, LatencyModel::Nccl);
         assert_eq!(tiny.choice().protocol, Protocol::Ll);
         // 6.6 µs + 14 × 0.6 µs: NCCL's LL ring latency on NVLink.
         assert!((tiny.choice().predicted_ns - (6_600.0 + 14.0 * 600.0)).abs() < 1.0);
-        let big = tune(Collective::AllReduce, 8, 1, 1 << 30, &ring(1 << 30), LinkKind::NvLink);
+        let big =
+            tune(Collective::AllReduce, 8, 1, 1 << 30, &ring(1 << 30), LinkKind::NvLink, LatencyModel::Nccl);
         assert_eq!(big.choice().protocol, Protocol::Simple);
         assert!((big.choice().bus_bandwidth_gbyte_per_s - 370.8).abs() < 1e-6);
         assert_eq!((big.intra_steps, big.inter_steps), (14, 0));
@@ -191,12 +199,12 @@ mod tests {
         let size = 64u64 << 10;
         let bounds =
             [(Algorithm::Ring, 1.98 * size as f64 / 384.0), (Algorithm::Tree, 3.0 * size as f64 / 384.0)];
-        let many = tune(Collective::AllReduce, 128, 16, size, &bounds, LinkKind::NvLink);
+        let many = tune(Collective::AllReduce, 128, 16, size, &bounds, LinkKind::NvLink, LatencyModel::Nccl);
         assert_eq!(many.choice().algorithm, Algorithm::Tree, "{:?}", many.choice());
         let size = 1u64 << 30;
         let bounds =
             [(Algorithm::Ring, 1.98 * size as f64 / 384.0), (Algorithm::Tree, 3.0 * size as f64 / 384.0)];
-        let huge = tune(Collective::AllReduce, 128, 16, size, &bounds, LinkKind::NvLink);
+        let huge = tune(Collective::AllReduce, 128, 16, size, &bounds, LinkKind::NvLink, LatencyModel::Nccl);
         assert_eq!(huge.choice().algorithm, Algorithm::Ring);
     }
 }

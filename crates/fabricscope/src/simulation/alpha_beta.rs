@@ -83,12 +83,7 @@ impl Simulation {
             .map(|&i| {
                 let path = &self.trace.flows[i].path;
                 (
-                    engine::flow_latency_ns(
-                        &self.topology,
-                        path,
-                        self.schedule.algorithm,
-                        self.schedule.protocol,
-                    ),
+                    engine::schedule_flow_latency_ns(&self.topology, path, &self.schedule),
                     engine::path_class(&self.topology, path) == LinkKind::Network,
                 )
             })
@@ -119,7 +114,7 @@ impl Simulation {
         let bandwidth = slowest * self.schedule.n_channels as f64 * data_per_wire;
         let size = self.schedule.size_bytes();
         let beta_ns = collective.busbw_factor(n) * size as f64 / bandwidth;
-        let base = protocol.base_latency_ns(self.schedule.algorithm) as f64;
+        let base = self.schedule.base_latency_ns() as f64;
         Some(AlphaBeta {
             alpha_intra_ns: alpha_intra,
             alpha_inter_ns: alpha_inter,

@@ -164,6 +164,7 @@ impl Job {
                         {
                             Some((mut fitted, _, probe)) => {
                                 fitted.protocol = steady.protocol;
+                                fitted.latency = s.latency;
                                 let run =
                                     engine::Run::new(&topology, &fitted, scenario.policy(), Some(probe));
                                 Stage::Running {
@@ -267,12 +268,13 @@ fn plan_step(
         crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
         _ => LinkKind::NvLink,
     };
-    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
+    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
     // NCCL_ALGO and NCCL_PROTO narrow the tuner's choice; it picks among what is left.
     let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
     let chosen = built.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
     let mut schedule = built.swap_remove(chosen);
     schedule.protocol = s.protocol.unwrap_or(pick.protocol);
+    schedule.latency = s.latency;
     let run = engine::Run::new(&topology, &schedule, scenario.policy(), None);
     Stage::Running { topology, schedule, run, plan: Plan { tuning, bounds, intra }, then: Then::Finish }
 }
@@ -327,7 +329,7 @@ fn start_steady(
         let bound = bandwidth_bound_ns(&topology, &tree, &mut router) * count as f64 / small as f64;
         bounds.push((Algorithm::Tree, bound));
     }
-    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra);
+    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
     let mut pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
     if pick.algorithm == Algorithm::Tree && !tree_fits {
         // Tree wins but is too big to simulate: the best ring row runs.
@@ -346,6 +348,7 @@ fn start_steady(
             s.root,
         );
         tree.protocol = protocol;
+        tree.latency = s.latency;
         let run = engine::Run::new(&topology, &tree, scenario.policy(), None);
         return Ok(Stage::Running { topology, schedule: tree, run, plan, then: Then::Finish });
     }
@@ -354,6 +357,7 @@ fn start_steady(
         crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, search)
             .ok_or_else(steps_differ)?;
     schedule.protocol = protocol;
+    schedule.latency = s.latency;
     let run = engine::Run::new(&topology, &schedule, scenario.policy(), Some(probe));
     let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
     Ok(Stage::Running { topology, schedule, run, plan, then: Then::Search(steady) })

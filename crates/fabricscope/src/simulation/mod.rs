@@ -153,6 +153,7 @@ impl Simulation {
             size_bytes,
             &bounds,
             self.tuning_intra,
+            s.latency,
         )
     }
 

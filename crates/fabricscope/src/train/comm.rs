@@ -171,6 +171,7 @@ fn run(
         Schedule::new(collective, algorithm, topology.n_gpus(), valid.channels(), count, 1, transfers);
     // Messages of a training step are megabytes: the tuner's choice there is Simple.
     schedule.protocol = Protocol::Simple;
+    schedule.latency = valid.scenario().latency;
     let trace = engine::run(topology, &schedule, valid.policy());
     OpTiming { time_ns: trace.end.as_ns(), transfers: n, crosses_nodes }
 }
