@@ -109,6 +109,10 @@ pub struct HardwareArgs {
     /// NVSwitch (NCCL_NVLS_ENABLE), SHARP in InfiniBand switches (NCCL_COLLNET_ENABLE).
     #[arg(long)]
     in_network: bool,
+    /// What a transfer's latency is made of: nccl (NCCL's launch and protocol latencies on top
+    /// of the links', the default) or links (the links' alone: the textbook α-β model).
+    #[arg(long, value_name = "nccl|links")]
+    latency: Option<String>,
 }
 
 #[derive(Args)]
@@ -271,6 +275,11 @@ fn apply_hardware(args: &HardwareArgs, scenario: &mut Scenario) -> Vec<ScenarioE
     }
     if args.in_network {
         scenario.in_network = true;
+    }
+    if let Some(value) = &args.latency {
+        choice("--latency", "latency", value)
+            .map(|v| scenario.latency = v)
+            .unwrap_or_else(|e| errors.push(e));
     }
     errors
 }
@@ -488,6 +497,11 @@ fn table(scenario: &ValidScenario, report: &Report) -> String {
         report.protocol,
         report.channels
     ));
+    if s.latency == fabricscope::scenario::LatencyModel::Links {
+        out.push_str(
+            "# latency: the links' alone, no NCCL launch or protocol latency (the textbook α-β model)\n",
+        );
+    }
     out.push_str("# in-place would print the same figures: the model has no copy cost\n#\n");
     out.push_str("#                                                              out-of-place                        tuner\n");
     out.push_str("#       size         count      type   redop    root     time   algbw   busbw #wrong   algo   proto     time\n");
