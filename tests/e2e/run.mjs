@@ -715,6 +715,23 @@ await test('A/B compare: B starts as A, is edited alone, both run on one clock, 
   await page.goto(base + '#');
 });
 
+await test('the α-β lesson: links-only latency equals the formula, NCCL\'s model adds its overheads', async () => {
+  await page.goto('about:blank');
+  await page.goto(base + '?lesson=alpha-beta&step=0');
+  await page.waitForSelector('#latency');
+  await waitFor('the links-only model', async () => (await page.locator('#latency').inputValue()) === 'links');
+  const micros = (s) => parseFloat(s.replace(/[^0-9.]/g, ''));
+  const links = micros(await text('#time'));
+  const formula = await text('#alpha-beta');
+  const predicted = micros(formula.split('=').pop().split(/µs/)[0]);
+  expect(Math.abs(links - predicted) < 0.05, `engine ${links} µs vs α-β ${predicted} µs: ${formula}`);
+  await page.click('#lesson-next');
+  await waitFor('NCCL\'s model', async () => (await page.locator('#latency').inputValue()) === 'nccl');
+  const nccl = micros(await text('#time'));
+  expect(Math.abs(nccl - links - 56.0) < 0.05, `NCCL's model adds 8.4 + 14 × 3.4 µs: ${links} -> ${nccl}`);
+  await page.goto(base + '#');
+});
+
 await test('the topology is redrawn at the new width after every window resize, not only the first', async () => {
   await page.goto(base + '#');
   await page.waitForSelector('#topology[data-gpu-count]');

@@ -264,6 +264,14 @@ mod figures {
         assert!(nvls > 450.0, "NVLS busbw {nvls} above the line rate");
         let tp = find("tp-inside-node");
         assert!(train(&tp.steps[1]).step_ns > train(&tp.steps[0]).step_ns, "TP 16 across nodes is slower");
-        assert_eq!(lessons.len(), 15);
+        // The textbook's model is the α-β formula to the nanosecond's rounding; NCCL's adds its
+        // launch (8.4 µs) and 3.4 µs of Simple protocol latency on each of the 14 steps.
+        let alpha_beta = find("alpha-beta");
+        let links = collective(&alpha_beta.steps[0]);
+        let predicted = links.alpha_beta().unwrap().predicted_ns;
+        assert!((links.summary.time.as_ns() as f64 - predicted).abs() <= 14.0, "{predicted}");
+        let nccl = collective(&alpha_beta.steps[1]);
+        assert_eq!(nccl.summary.time.as_ns() - links.summary.time.as_ns(), 8_400 + 14 * 3_400);
+        assert_eq!(lessons.len(), 16);
     }
 }

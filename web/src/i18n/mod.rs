@@ -235,6 +235,10 @@ pub fn choice(lang: Lang, id: &str) -> &'static str {
         (Lang::Zh, "aligned") => "对齐（每块 GPU 使用最近的网卡）",
         (Lang::En, "misaligned") => "misaligned (a NIC on the other CPU socket)",
         (Lang::Zh, "misaligned") => "错位（使用另一个 CPU 插槽上的网卡）",
+        (Lang::En, "nccl") => "NCCL's (launch + protocol latency per step)",
+        (Lang::Zh, "nccl") => "NCCL 的（启动时延 + 每步协议时延）",
+        (Lang::En, "links") => "links only (the textbook α-β)",
+        (Lang::Zh, "links") => "仅链路时延（教科书 α-β）",
         _ => "?",
     }
 }

@@ -75,6 +75,7 @@ pub enum Text {
     UseDefault,
     TraceHash,
     TraceHashHelp,
+    LatencyModelLabel,
     ShareAndExport,
     CopyLink,
     CopyEmbedCode,
@@ -192,6 +193,8 @@ pub enum Text {
 pub fn t(lang: Lang, text: Text) -> &'static str {
     use Text::*;
     match (lang, text) {
+        (Lang::En, LatencyModelLabel) => "Latency model",
+        (Lang::Zh, LatencyModelLabel) => "时延模型",
         (Lang::En, Tagline) => "How a GPU cluster moves data: NVLink and NVSwitch inside a node, InfiniBand or Ethernet between nodes, NCCL collectives chunk by chunk.",
         (Lang::Zh, Tagline) => "GPU 集群如何搬运数据：节点内走 NVLink 与 NVSwitch，节点间走 InfiniBand 或以太网，逐块演示 NCCL 集合通信。",
         (Lang::En, Preset) => "Node",

@@ -8,6 +8,7 @@ use crate::i18n::{self, t, Lang, Text};
 use crate::state::collectives::{Action, AppState};
 use crate::state::Shared;
 use fabricscope::catalog::NODE_PRESETS;
+use fabricscope::scenario::LatencyModel;
 use fabricscope::units::format_bytes;
 use fabricscope::Scenario;
 use web_sys::HtmlInputElement;
@@ -360,6 +361,16 @@ pub fn controls(props: &ControlsProps) -> Html {
                     </option>
                     { for fabricscope::collective::Protocol::ALL.iter().map(|&p| html! {
                         <option value={id_of(&p)} selected={scenario.protocol == Some(p)}>{ p.nccl_name() }</option>
+                    }) }
+                </select>
+            </label>
+            <label>{ t(lang, Text::LatencyModelLabel) }
+                <select id="latency" onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                    let latency = parse_id(&select_value(&e)).unwrap_or_default();
+                    edit(&s, move |sc| sc.latency = latency)(s.scenario.clone());
+                }) }>
+                    { for [LatencyModel::Nccl, LatencyModel::Links].iter().map(|&m| html! {
+                        <option value={id_of(&m)} selected={scenario.latency == m}>{ i18n::choice(lang, &id_of(&m)) }</option>
                     }) }
                 </select>
             </label>

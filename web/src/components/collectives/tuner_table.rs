@@ -2,6 +2,7 @@
 
 use super::Props;
 use crate::i18n::{t, Lang, Text};
+use fabricscope::scenario::LatencyModel;
 use fabricscope::units::format_duration_ns;
 use yew::prelude::*;
 
@@ -33,12 +34,20 @@ pub fn tuner_table(props: &Props) -> Html {
                     }) }
                 </tbody>
             </table>
-            <p id="tuner-vs-engine" class="formula">{ match lang {
-                Lang::En => format!(
+            <p id="tuner-vs-engine" class="formula">{ match (lang, sim.schedule.latency) {
+                (Lang::En, LatencyModel::Links) => format!(
+                    "✓ is the tuner's pick. The engine ran {} and took {}: with the links' latencies alone, the tuner charges no launch or step latency and weighs bandwidth only; the engine adds each path's own link latencies, follows the slowest chain of data, and shares every link among the flows on it.",
+                    sim.schedule.protocol.nccl_name(), d(sim.summary.time.as_ns() as f64)
+                ),
+                (Lang::Zh, LatencyModel::Links) => format!(
+                    "✓ 为调优器的选择。引擎实际使用 {}，耗时 {}：只计链路时延时，调优器不计启动时延和每步时延，只比较带宽；引擎则加上每条路径自身的链路时延、沿最慢的数据链计时，并在每条链路上的各条流之间分配带宽。",
+                    sim.schedule.protocol.nccl_name(), d(sim.summary.time.as_ns() as f64)
+                ),
+                (Lang::En, LatencyModel::Nccl) => format!(
                     "✓ is the tuner's pick. The engine ran {} and took {}: the tuner counts NCCL's per-step latency for {} NVLink and {} network steps and sees no contention; the engine adds each path's own link latencies, follows the slowest chain of data, and shares every link among the flows on it.",
                     sim.schedule.protocol.nccl_name(), d(sim.summary.time.as_ns() as f64), tuning.intra_steps, tuning.inter_steps
                 ),
-                Lang::Zh => format!(
+                (Lang::Zh, LatencyModel::Nccl) => format!(
                     "✓ 为调优器的选择。引擎实际使用 {}，耗时 {}：调优器按 NCCL 的模型计入 {} 个节点内步骤与 {} 个网络步骤的固定时延，且不考虑拥塞；引擎则加上每条路径自身的链路时延、沿最慢的数据链计时，并在每条链路上的各条流之间分配带宽。",
                     sim.schedule.protocol.nccl_name(), d(sim.summary.time.as_ns() as f64), tuning.intra_steps, tuning.inter_steps
                 ),
