@@ -69,7 +69,8 @@ pub struct HardwareArgs {
     /// A scenario file (JSON); the flags below override its fields.
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<String>,
-    /// Node preset: dgx-h100 or dgx-a100.
+    /// Node preset: dgx-h100, dgx-a100, hgx-b200, hgx-h800, dgx-1 or pcie-h100 (a custom node:
+    /// --scenario).
     #[arg(long)]
     preset: Option<String>,
     /// Number of nodes.

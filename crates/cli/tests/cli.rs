@@ -192,3 +192,21 @@ fn in_network_reduction_is_an_option_the_tuner_then_takes() {
     assert_eq!(code, 2);
     assert!(err.contains("error: algorithm: NVLS reduces in the NVSwitch"), "{err}");
 }
+
+#[test]
+fn the_help_names_every_node_preset() {
+    let (code, out, _) = fabricscope(&["topo", "--help"]);
+    assert_eq!(code, 0);
+    for preset in fabricscope::catalog::NODE_PRESETS {
+        assert!(out.contains(preset.id), "--preset help lacks {}: {out}", preset.id);
+    }
+}
+
+#[test]
+fn an_algorithm_that_does_not_apply_is_named_not_replaced() {
+    let (code, _, err) = fabricscope(&["alltoall", "--algo", "Ring", "-b", "1M", "-e", "1M"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("algorithm: Ring does not run AllToAll"), "{err}");
+    let (code, _, err) = fabricscope(&["alltoall", "--algo", "P2P", "-b", "1M", "-e", "1M"]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -29,6 +29,7 @@
 //! | `seed` | any u64 (ECMP hashing) |
 //! | `in_network` | `true` lets the tuner pick NVLS where the node's NVSwitch reduces (NCCL_NVLS_ENABLE), and CollNet where the InfiniBand switches do (NCCL_COLLNET_ENABLE) |
 //! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
+//! | `latency` | `nccl` (default: NCCL's launch and protocol latencies on top of the links') or `links` (the links' alone: the textbook α-β) |
 //! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
 //! | `links.*.efficiency` | > 0 and ≤ 1 |
 //! | `links.*.latency_ns` | ≤ 10,000,000,000 (10 s) |

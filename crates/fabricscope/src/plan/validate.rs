@@ -194,6 +194,12 @@ impl Scenario {
                 "algorithm",
                 "NVLS reduces in the NVSwitch: it runs AllReduce on one node whose NVSwitch is third generation or later (DGX H100, HGX H800, HGX B200)".into(),
             ),
+            // AllToAll and SendRecv are grouped point-to-point sends in NCCL: no NCCL_ALGO
+            // applies, and a forced Ring is named, not silently replaced by P2P.
+            (Some(Algorithm::Ring), Collective::AllToAll | Collective::SendRecv) => problem(
+                "algorithm",
+                format!("Ring does not run {:?}: it is point-to-point sends (P2P) in NCCL, whatever NCCL_ALGO says; leave the algorithm to the tuner or choose P2P", self.collective),
+            ),
             (Some(Algorithm::Tree | Algorithm::Hierarchical), Collective::AllReduce)
             | (Some(Algorithm::Ring), _)
             | (None, _) => {}
