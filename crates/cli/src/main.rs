@@ -7,6 +7,7 @@ use fabricscope::{sweep, sweep_sizes, Collective, Scenario, ScenarioError, Valid
 use serde::Serialize;
 use std::process::ExitCode;
 
+mod calibrate;
 mod train;
 
 #[derive(Parser)]
@@ -61,6 +62,13 @@ enum Command {
     Topo(TopoArgs),
     /// One training step of a model laid out TP × PP × DP: breakdown, memory, cost, checkpoints.
     Train(train::TrainArgs),
+    /// Every published figure in FILE through the model: a markdown table of model, published,
+    /// ratio and source; fails naming each figure that drifts beyond its tolerance.
+    Calibrate {
+        /// The figures (JSON), e.g. tests/calibration.json.
+        #[arg(default_value = "tests/calibration.json")]
+        file: String,
+    },
 }
 
 /// Hardware and fabric, shared by every command.
@@ -171,6 +179,7 @@ fn main() -> ExitCode {
         Command::Sendrecv(args) => sweep_command(Collective::SendRecv, &args),
         Command::Topo(args) => topo(&args),
         Command::Train(args) => train::train(&args),
+        Command::Calibrate { file } => calibrate::calibrate(&file),
     };
     match result {
         Ok(text) => {

@@ -210,3 +210,30 @@ fn an_algorithm_that_does_not_apply_is_named_not_replaced() {
     let (code, _, err) = fabricscope(&["alltoall", "--algo", "P2P", "-b", "1M", "-e", "1M"]);
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn calibration_holds_and_the_readme_shows_it() {
+    let (code, out, err) = fabricscope(&["calibrate", "../../tests/calibration.json"]);
+    assert_eq!(code, 0, "a published figure drifted:\n{err}\n{out}");
+    let readme = std::fs::read_to_string("../../README.md").unwrap();
+    let start = readme.find("<!-- calibration -->\n").expect("the README's calibration table") + 21;
+    let end = readme.find("<!-- /calibration -->").unwrap();
+    assert_eq!(
+        &readme[start..end],
+        out,
+        "the README's calibration table is out of date: paste `cargo xtask calibrate`"
+    );
+}
+
+#[test]
+fn a_drifted_figure_fails_by_name() {
+    let text = std::fs::read_to_string("../../tests/calibration.json").unwrap();
+    let wrong = text.replacen("\"published\": 230.0", "\"published\": 300.0", 1);
+    let path = std::env::temp_dir().join(format!("fabricscope-calibration-{}.json", std::process::id()));
+    std::fs::write(&path, wrong).unwrap();
+    let (code, out, err) = fabricscope(&["calibrate", path.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("[0] 8× A100 SXM") && err.contains("tolerance ±5%"), "{err}");
+    assert!(out.contains("**drifted**"), "{out}");
+}

@@ -28,9 +28,18 @@ fn main() -> ExitCode {
         Some("serve") => serve(&args[1..]),
         Some("test") => test(),
         Some("lint") => lint(),
+        Some("calibrate") => run(cmd("cargo").args([
+            "run",
+            "-q",
+            "-p",
+            "fabricscope-cli",
+            "--",
+            "calibrate",
+            "tests/calibration.json",
+        ])),
         Some("dist") => dist().map(|_| ()),
         Some("bench") => bench(),
-        _ => Err("usage: cargo xtask serve [--port N] | test | lint | dist | bench".to_string()),
+        _ => Err("usage: cargo xtask serve [--port N] | test | lint | calibrate | dist | bench".to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
