@@ -3,6 +3,9 @@
 //! JSON document and every error message as it was. An intended change rewrites the file with
 //! `UPDATE_GOLDEN=1 cargo test -p fabricscope-cli --test golden` and shows the diff for review.
 
+#[path = "../../fabricscope/tests/support/golden_file.rs"]
+mod golden_file;
+
 use std::fmt::Write;
 use std::path::Path;
 use std::process::Command;
@@ -37,16 +40,6 @@ const COMMANDS: &[&str] = &[
 /// Outputs longer than this many lines are kept as their head and a hash.
 const LONG: usize = 200;
 
-/// FNV-1a 64 over `text`.
-fn fnv(text: &str) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in text.bytes() {
-        hash ^= byte as u64;
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{hash:016x}")
-}
-
 #[test]
 fn output_is_unchanged() {
     let mut out = String::new();
@@ -67,31 +60,14 @@ fn output_is_unchanged() {
             for line in stdout.lines().take(LONG) {
                 writeln!(out, "{line}").unwrap();
             }
-            writeln!(out, "[... {lines} lines in all, FNV-1a {}]", fnv(&stdout)).unwrap();
+            let mut hash = fabricscope::hash::Fnv::default();
+            hash.bytes(stdout.as_bytes());
+            writeln!(out, "[... {lines} lines in all, FNV-1a {}]", hash.hex()).unwrap();
         }
         for line in String::from_utf8_lossy(&output.stderr).lines() {
             writeln!(out, "stderr: {line}").unwrap();
         }
     }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/cli.txt");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &out).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    if expected != out {
-        let line = expected
-            .lines()
-            .zip(out.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(expected.lines().count().min(out.lines().count()));
-        panic!(
-            "CLI output changed from {} at line {}:\n  was: {:?}\n  now: {:?}\n(rewrite with UPDATE_GOLDEN=1 only for an intended change)",
-            path.display(),
-            line + 1,
-            expected.lines().nth(line),
-            out.lines().nth(line)
-        );
-    }
+    golden_file::check(&path, &out, "CLI output");
 }

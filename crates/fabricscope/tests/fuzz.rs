@@ -325,7 +325,7 @@ fn exercise(text: &str, tally: &mut Tally) {
     };
     tally.valid += 1;
     let n = valid.n_ranks();
-    let count = scenario.size_bytes / 4;
+    let count = scenario.count();
     if transfer_count(scenario.collective, n, count, valid.channels()) > ENGINE_TRANSFERS {
         return;
     }

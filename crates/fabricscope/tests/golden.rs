@@ -15,6 +15,9 @@
 
 use fabricscope::train::TrainScenario;
 use fabricscope::{simulate, Scenario, Simulation};
+#[path = "support/golden_file.rs"]
+mod golden_file;
+
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -241,21 +244,5 @@ fn behaviour_is_unchanged() {
     sweep(&mut out);
     corpus(&mut out);
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/behaviour.txt");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &out).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    if expected != out {
-        let first = expected.lines().zip(out.lines()).position(|(a, b)| a != b);
-        let line = first.unwrap_or(expected.lines().count().min(out.lines().count()));
-        panic!(
-            "behaviour changed from {} at line {}:\n  was: {:?}\n  now: {:?}\n(rewrite with UPDATE_GOLDEN=1 only for an intended change)",
-            path.display(),
-            line + 1,
-            expected.lines().nth(line),
-            out.lines().nth(line)
-        );
-    }
+    golden_file::check(&path, &out, "behaviour");
 }

@@ -19,14 +19,22 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every Rust file under the workspace folders `dirs`, in a stable order.
+fn files_under(dirs: &[&str]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        rust_files(&workspace().join(dir), &mut files);
+    }
+    files
+}
+
 #[test]
 fn core_has_no_web_no_io_no_clock() {
     let manifest = std::fs::read_to_string(workspace().join("crates/fabricscope/Cargo.toml")).unwrap();
     for banned in ["web-sys", "js-sys", "wasm-bindgen", "gloo", "yew", "plotters", "rand"] {
         assert!(!manifest.contains(banned), "the core must not depend on {banned}; see ARCHITECTURE.md");
     }
-    let mut files = Vec::new();
-    rust_files(&workspace().join("crates/fabricscope/src"), &mut files);
+    let files = files_under(&["crates/fabricscope/src"]);
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
         for banned in [
@@ -50,10 +58,7 @@ fn core_has_no_web_no_io_no_clock() {
 
 #[test]
 fn every_rust_file_says_what_it_is_for() {
-    let mut files = Vec::new();
-    for dir in ["crates", "web/src"] {
-        rust_files(&workspace().join(dir), &mut files);
-    }
+    let files = files_under(&["crates", "web/src"]);
     assert!(files.len() > 20);
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
@@ -67,10 +72,7 @@ fn every_rust_file_says_what_it_is_for() {
 
 #[test]
 fn no_unsafe_without_a_safety_comment() {
-    let mut files = Vec::new();
-    for dir in ["crates", "web/src"] {
-        rust_files(&workspace().join(dir), &mut files);
-    }
+    let files = files_under(&["crates", "web/src"]);
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
         for (i, line) in text.lines().enumerate() {
@@ -192,10 +194,7 @@ fn the_layer_check_catches_an_upward_import() {
 
 #[test]
 fn no_test_is_skipped_or_expected_to_panic() {
-    let mut files = Vec::new();
-    for dir in ["crates", "web/src"] {
-        rust_files(&workspace().join(dir), &mut files);
-    }
+    let files = files_under(&["crates", "web/src"]);
     for file in files {
         if file.ends_with("tidy.rs") {
             continue;
@@ -209,12 +208,13 @@ fn no_test_is_skipped_or_expected_to_panic() {
 
 #[test]
 fn no_source_file_is_much_over_600_lines() {
-    let mut files = Vec::new();
-    for dir in
-        ["crates/fabricscope/src", "crates/charts/src", "crates/cli/src", "crates/xtask/src", "web/src"]
-    {
-        rust_files(&workspace().join(dir), &mut files);
-    }
+    let files = files_under(&[
+        "crates/fabricscope/src",
+        "crates/charts/src",
+        "crates/cli/src",
+        "crates/xtask/src",
+        "web/src",
+    ]);
     for file in files {
         let lines = std::fs::read_to_string(&file).unwrap().lines().count();
         assert!(lines <= 650, "{} has {lines} lines: split it by what its parts are for", file.display());
