@@ -38,10 +38,7 @@ pub fn curve_slice(state: &AppState, clock: fn() -> f64) -> Option<Action> {
     };
     let job = match &state.curve_job {
         Some(job) => Ok(Some(job.clone())),
-        None => point
-            .validate()
-            .map_err(|errors| join(&errors))
-            .map(|valid| page_job(&valid).ok().map(|job| Rc::new(RefCell::new(job)))),
+        None => point.validate().map(|valid| page_job(&valid).ok().map(|job| Rc::new(RefCell::new(job)))),
     };
     let outcome = match job {
         // A point beyond what the page simulates is left off the chart.
@@ -55,12 +52,10 @@ pub fn curve_slice(state: &AppState, clock: fn() -> f64) -> Option<Action> {
             }
         }
         // So is one beyond the engine's limit (a forced Tree on a huge cluster).
-        Err(_) if point.validate().is_err_and(|errors| errors.iter().all(|e| e.field == "nodes")) => {
-            CurveOutcome::Skipped
-        }
+        Err(errors) if errors.iter().all(|e| e.field == "nodes") => CurveOutcome::Skipped,
         // Sizes on the chart are all valid for a valid scenario; if one is not, the curve stops
         // there and says why.
-        Err(message) => CurveOutcome::Stopped(message),
+        Err(errors) => CurveOutcome::Stopped(join(&errors)),
     };
     Some(Action::Curve { todo: Shared::of(&state.curve_todo), outcome })
 }

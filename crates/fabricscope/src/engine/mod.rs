@@ -63,8 +63,12 @@ pub fn path_class(topology: &Topology, path: &[LinkId]) -> LinkKind {
 /// A flow of `schedule`'s latency before data moves: the links' latencies plus what the
 /// schedule's latency model adds per step (`Schedule::step_latency_ns`).
 pub fn schedule_flow_latency_ns(topology: &Topology, path: &[LinkId], schedule: &Schedule) -> u64 {
-    let wire: u64 = path.iter().map(|&id| topology.link(id).latency_ns).sum();
-    wire + schedule.step_latency_ns(path_class(topology, path))
+    links_latency_ns(topology, path) + schedule.step_latency_ns(path_class(topology, path))
+}
+
+/// The sum of a path's link latencies [ns].
+fn links_latency_ns(topology: &Topology, path: &[LinkId]) -> u64 {
+    path.iter().map(|&id| topology.link(id).latency_ns).sum()
 }
 
 /// A flow's latency before data moves under NCCL's latency model: the links' latencies plus the
@@ -75,8 +79,7 @@ pub fn flow_latency_ns(
     algorithm: Algorithm,
     protocol: Protocol,
 ) -> u64 {
-    let wire: u64 = path.iter().map(|&id| topology.link(id).latency_ns).sum();
-    wire + protocol.step_latency_ns(algorithm, path_class(topology, path))
+    links_latency_ns(topology, path) + protocol.step_latency_ns(algorithm, path_class(topology, path))
 }
 
 /// Bytes a transfer puts on the wire: the protocol's (LL doubles them), and for a hop through
