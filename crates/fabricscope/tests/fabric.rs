@@ -189,3 +189,59 @@ fn roce_tcp_and_efa_pay_for_congestion_where_infiniband_does_not() {
         }
     }
 }
+
+/// Ring AllReduce on two nodes of `preset` using the first `nics` NICs over `channels` rings:
+/// the bytes each NIC sends, one channel's bytes across the node boundary, and the busbw.
+fn nic_spread(preset: &str, nics: u32, channels: u32) -> (Vec<f64>, f64, f64) {
+    let scenario = Scenario {
+        preset: preset.into(),
+        nodes: 2,
+        size_bytes: 256 << 20,
+        nics_used: Some(nics),
+        channels: Some(channels),
+        algorithm: Some(Algorithm::Ring),
+        ..Scenario::default_demo()
+    };
+    let sim = fabricscope::simulate(&scenario.validate().unwrap()).unwrap();
+    let t = &sim.topology;
+    let sent: Vec<f64> = t.fabric.nics.iter().map(|nic| sim.link_bytes[nic.up.index()]).collect();
+    // A ring crosses each node boundary once: 2(n-1) chunks of size / (channels · n) each.
+    let n = 16.0;
+    let per_channel = (256u64 << 20) as f64 / channels as f64 / n * 2.0 * (n - 1.0);
+    (sent, per_channel, sim.summary.busbw_gbyte_per_s)
+}
+
+#[test]
+fn rings_spread_over_the_nics_in_use_and_busbw_scales_with_them() {
+    // NCCL_IB_HCA with fewer NICs than GPUs: no NIC carries more than ⌈channels / NICs⌉ rings,
+    // the unused NICs carry nothing, and busbw grows with the NICs (before the fix, 4 NICs on
+    // a DGX A100 gave 51 GB/s: two rings shared one GPU's PCIe link).
+    for preset in ["dgx-a100", "dgx-h100"] {
+        let mut busbw = Vec::new();
+        for nics in [1, 2, 4, 8] {
+            let mut all_channels = vec![nics, 8];
+            all_channels.dedup();
+            for channels in all_channels {
+                let (sent, per_channel, bw) = nic_spread(preset, nics, channels);
+                let most = channels.div_ceil(nics) as f64 * per_channel;
+                for (i, &bytes) in sent.iter().enumerate() {
+                    let local = i as u32 % 8;
+                    assert!(
+                        bytes <= most * 1.0001,
+                        "{preset} {nics} NICs {channels} channels: NIC {i} sent {bytes}"
+                    );
+                    if local >= nics {
+                        assert_eq!(bytes, 0.0, "{preset}: NIC {i} is not in NCCL_IB_HCA");
+                    }
+                }
+                if channels == nics {
+                    busbw.push(bw);
+                }
+            }
+        }
+        for pair in busbw.windows(2) {
+            let ratio = pair[1] / pair[0];
+            assert!((ratio - 2.0).abs() < 0.1, "{preset}: doubling the NICs gives {ratio:.3}× ({busbw:?})");
+        }
+    }
+}

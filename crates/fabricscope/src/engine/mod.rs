@@ -188,7 +188,7 @@ impl Run {
         let mut released: Vec<u32> = (0..n_flows as u32).filter(|&f| deps_left[f as usize] == 0).collect();
         // Every flow issued later is touched first by a dependency finishing.
         let highest_touched = released.iter().copied().max().unwrap_or(0) as usize;
-        let mut router = Router::new(topology, policy);
+        let mut router = Router::for_transfers(topology, policy, &schedule.transfers);
         let mut issuer = Issuer { router: &mut router, schedule, topology, load: vec![0; n_links] };
         sim.issue_all(&mut flows, &mut issuer, &mut released);
         let load = issuer.load;

@@ -247,8 +247,8 @@ fn plan_step(
     // built in one poll and routed for its bound in the next.
     if built.len() > bounds.len() {
         let schedule = &built[bounds.len()];
-        let mut router =
-            Router::new(&topology, Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() });
+        let policy = Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() };
+        let mut router = Router::for_transfers(&topology, policy, &schedule.transfers);
         bounds.push((schedule.algorithm, bandwidth_bound_ns(&topology, schedule, &mut router)));
         return Stage::Planning { topology, todo, built, bounds };
     }
@@ -302,10 +302,10 @@ fn start_steady(
     let total_steps = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
         .filter(|&total| total > STEADY_FIRST_STEPS)
         .ok_or_else(steps_differ)?;
-    let mut router =
-        Router::new(&topology, Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() });
     let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)
         .ok_or_else(steps_differ)?;
+    let policy = Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() };
+    let mut router = Router::for_transfers(&topology, policy, &one_step.transfers);
     let ring_bound = bandwidth_bound_ns(&topology, &one_step, &mut router) * total_steps as f64;
     let mut bounds = vec![(Algorithm::Ring, ring_bound)];
     // Tree is weighed from a one-chunk-per-channel tree scaled to the size (a link's bytes
@@ -326,6 +326,7 @@ fn start_steady(
             channels,
             s.root,
         );
+        let mut router = Router::for_transfers(&topology, policy, &tree.transfers);
         let bound = bandwidth_bound_ns(&topology, &tree, &mut router) * count as f64 / small as f64;
         bounds.push((Algorithm::Tree, bound));
     }

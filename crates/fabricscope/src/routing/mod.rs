@@ -6,14 +6,18 @@
 //! in a custom ring or mesh, where the links between GPUs are all there is, do GPUs forward
 //! for each other (store-and-forward along the ring, as textbook models do). A GPU may reach a
 //! NIC through another GPU over NVLink (PXN).
-//! Each GPU sends through the cheapest-to-reach NIC among the first `nics_used` (NCCL_IB_HCA),
-//! or, with misaligned pinning, through the NIC half the NICs away (the other socket).
+//! Each GPU's own NIC is its cheapest-to-reach one. Between nodes a connection (a GPU and a
+//! channel) leaves and enters through one of the first `nics_used` NICs (NCCL_IB_HCA), spread
+//! the way NCCL spreads its channels: a connection keeps its GPU's own NIC if the job may use
+//! it, and the others go round the least-loaded NICs in use, reached over NVLink through the GPU
+//! that owns the NIC (PXN). With misaligned pinning every GPU sends through the NIC half the
+//! NICs away (the other socket).
 //!
 //! Across nodes: GPU → NIC → leaf → (spine, or aggregation → core → aggregation) → leaf → NIC →
-//! GPU, going up only as far as needed. The destination NIC is the destination GPU's own. On a
+//! GPU, going up only as far as needed. The destination NIC is the receiving connection's. On a
 //! rail-optimised multi-leaf fabric the source sends through *its node's NIC on the same rail*
 //! (NCCL's PXN: over NVLink to the GPU that owns that NIC), so traffic between nodes stays on
-//! one rail; elsewhere a GPU uses its own NIC. Where there are several up-links, `Routing` picks:
+//! one rail; elsewhere through the sending connection's NIC. Where there are several up-links, `Routing` picks:
 //!
 //! - `Static` (InfiniBand subnet manager, D-mod-K): up-link `(address / d) mod n`, where
 //!   `address` is the destination NIC's position (leaf × down-ports + port), `d` is 1 at the leaf
@@ -106,9 +110,25 @@ pub struct Router<'t> {
     policy: Policy,
     /// (from, to, may pass through a GPU) → path.
     intra: BTreeMap<(VertexId, VertexId, bool), Vec<LinkId>>,
-    /// The NIC (local index) each GPU (local index) sends and receives through.
+    /// The NIC (local index) each GPU (local index) sends and receives through when no
+    /// connection plan says otherwise (in-network trips, and routes asked for outside a run).
     nic_of_gpu: Vec<u32>,
+    /// The NIC each connection between nodes uses.
+    plan: Box<NicPlan>,
 }
+
+/// Each GPU's own NIC (`own`: the cheapest to reach among all of the node's), and the NIC each
+/// connection that crosses nodes, (GPU's local index, channel), sends (`send`) or receives
+/// (`recv`) through.
+#[derive(Clone, Default)]
+struct NicPlan {
+    own: Vec<u32>,
+    send: ConnectionNics,
+    recv: ConnectionNics,
+}
+
+/// (GPU's local index, channel) → NIC.
+type ConnectionNics = BTreeMap<(u32, u32), u32>;
 
 /// A router without its topology, to be kept between slices of a run (`engine::Run`) and
 /// resumed on the same topology.
@@ -116,38 +136,92 @@ pub struct RouterState {
     policy: Policy,
     intra: BTreeMap<(VertexId, VertexId, bool), Vec<LinkId>>,
     nic_of_gpu: Vec<u32>,
+    plan: Box<NicPlan>,
 }
 
 /// An empty state, the placeholder while a run holds the router (`std::mem::take`).
 impl Default for RouterState {
     fn default() -> RouterState {
         let policy = Policy { routing: Routing::Static, seed: 0, nics_used: 0, pinning: Pinning::Aligned };
-        RouterState { policy, intra: BTreeMap::new(), nic_of_gpu: Vec::new() }
+        let plan = Box::default();
+        RouterState { policy, intra: BTreeMap::new(), nic_of_gpu: Vec::new(), plan }
     }
 }
 
 impl<'t> Router<'t> {
+    /// A router whose GPUs each use their own NIC (or the closest allowed one).
     pub fn new(topology: &'t Topology, policy: Policy) -> Router<'t> {
-        let mut router = Router { topology, policy, intra: BTreeMap::new(), nic_of_gpu: Vec::new() };
-        router.nic_of_gpu = router.pick_nics();
+        let mut router =
+            Router { topology, policy, intra: BTreeMap::new(), nic_of_gpu: Vec::new(), plan: Box::default() };
+        router.nic_of_gpu = router.pick_nics(policy.nics_used);
+        router.plan.own = router.pick_nics(topology.nics_per_node());
+        router
+    }
+
+    /// A router for `transfers`: their connections between nodes spread over the NICs in use
+    /// (`NicPlan`, see the module's documentation).
+    pub fn for_transfers(topology: &'t Topology, policy: Policy, transfers: &[Transfer]) -> Router<'t> {
+        let mut router = Router::new(topology, policy);
+        if policy.pinning == Pinning::Aligned && !router.plan.own.is_empty() {
+            let (send, recv) = router.plan_nics(transfers);
+            (router.plan.send, router.plan.recv) = (send, recv);
+        }
         router
     }
 
     /// The router without its topology.
     pub fn into_state(self) -> RouterState {
-        RouterState { policy: self.policy, intra: self.intra, nic_of_gpu: self.nic_of_gpu }
+        let Router { policy, intra, nic_of_gpu, plan, .. } = self;
+        RouterState { policy, intra, nic_of_gpu, plan }
     }
 
     /// The router again, on the topology it was made for.
     pub fn resume(topology: &'t Topology, state: RouterState) -> Router<'t> {
-        Router { topology, policy: state.policy, intra: state.intra, nic_of_gpu: state.nic_of_gpu }
+        let RouterState { policy, intra, nic_of_gpu, plan } = state;
+        Router { topology, policy, intra, nic_of_gpu, plan }
     }
 
-    /// Each GPU's NIC among the `nics_used` the job may use: the one with the cheapest path
-    /// (aligned), or the one half the NICs away, on the other socket (misaligned).
-    fn pick_nics(&mut self) -> Vec<u32> {
+    /// Each crossing connection's NIC, for sends and for receives: its GPU's own NIC when the
+    /// job may use it (NCCL's point-to-point connections stay on the GPU's NIC), else the
+    /// least-loaded NIC in use, counting every connection already placed (ties to the lower
+    /// index). Connections are taken by channel, then GPU.
+    fn plan_nics(&self, transfers: &[Transfer]) -> (ConnectionNics, ConnectionNics) {
         let t = self.topology;
+        let g = t.gpus_per_node();
+        let mut sends = std::collections::BTreeSet::new();
+        let mut recvs = std::collections::BTreeSet::new();
+        for transfer in transfers.iter().filter(|tr| tr.hop == Hop::Peer) {
+            let (src, dst) = (transfer.src, transfer.dst);
+            if src / g != dst / g {
+                sends.insert((transfer.channel, src % g));
+                recvs.insert((transfer.channel, dst % g));
+            }
+        }
         let used = self.policy.nics_used;
+        let spread = |pairs: std::collections::BTreeSet<(u32, u32)>| {
+            let mut load = vec![0u32; used as usize];
+            let mut out = BTreeMap::new();
+            let (own, rest): (Vec<_>, Vec<_>) =
+                pairs.into_iter().partition(|&(_, local)| self.plan.own[local as usize] < used);
+            for (channel, local) in own {
+                let nic = self.plan.own[local as usize];
+                load[nic as usize] += 1;
+                out.insert((local, channel), nic);
+            }
+            for (channel, local) in rest {
+                let nic = (0..used).min_by_key(|&n| (load[n as usize], n)).unwrap_or(0);
+                load[nic as usize] += 1;
+                out.insert((local, channel), nic);
+            }
+            out
+        };
+        (spread(sends), spread(recvs))
+    }
+
+    /// Each GPU's NIC among the first `used`: the one with the cheapest path (aligned), or the
+    /// one half the NICs away, on the other socket (misaligned).
+    fn pick_nics(&mut self, used: u32) -> Vec<u32> {
+        let t = self.topology;
         if used == 0 || t.fabric.nics.is_empty() {
             return Vec::new();
         }
@@ -185,35 +259,16 @@ impl<'t> Router<'t> {
         }
         let nics = t.nics_per_node();
         let (src_node, dst_node) = (src_node.unwrap_or(0), dst_node.unwrap_or(0));
-        let dst_local = self.nic_of_gpu[t.vertex(dst_gpu).local as usize];
+        let (src_gpu_local, dst_gpu_local) = (t.vertex(src_gpu).local, t.vertex(dst_gpu).local);
+        let dst_local = self.connection_nic(false, dst_gpu_local, key);
         let plan = t.fabric.plan.as_ref().expect("a multi-node topology has a fabric");
         let aligned = self.policy.pinning == Pinning::Aligned;
         let rail_aligned = aligned && plan.wiring == Wiring::Rail && plan.leaves > 1;
-        let src_local =
-            if rail_aligned { dst_local } else { self.nic_of_gpu[t.vertex(src_gpu).local as usize] };
+        let src_local = if rail_aligned { dst_local } else { self.connection_nic(true, src_gpu_local, key) };
         let src_nic = t.fabric.nics[(src_node * nics + src_local) as usize];
         let dst_nic = t.fabric.nics[(dst_node * nics + dst_local) as usize];
 
-        // Aligned jobs reach another GPU's NIC the way NCCL's PXN does: over NVLink to the GPU
-        // that NIC belongs to, then down its PCIe link; misaligned ones go the way the process
-        // is bound: over PCIe and the CPUs.
-        let relay = self
-            .nic_of_gpu
-            .iter()
-            .position(|&nic| nic == src_local)
-            .map(|g| t.gpu(src_node * t.gpus_per_node() + g as u32));
-        let mut path = match relay {
-            Some(relay)
-                if aligned
-                    && relay != src_gpu
-                    && self.nic_of_gpu[t.vertex(src_gpu).local as usize] != src_local =>
-            {
-                let mut path = self.intra(src_gpu, relay, false);
-                path.extend(self.intra(relay, src_nic.vertex, false));
-                path
-            }
-            _ => self.intra(src_gpu, src_nic.vertex, aligned),
-        };
+        let mut path = self.gpu_nic(false, src_node, src_gpu_local, src_local);
         path.push(src_nic.up);
         path.extend(self.fabric(
             src_nic.leaf,
@@ -223,7 +278,45 @@ impl<'t> Router<'t> {
             load,
         ));
         path.push(dst_nic.up.reverse());
-        path.extend(self.intra(dst_nic.vertex, dst_gpu, aligned));
+        path.extend(self.gpu_nic(true, dst_node, dst_gpu_local, dst_local));
+        path
+    }
+
+    /// The NIC a connection (GPU `local`, channel `channel`) sends (`send`) or receives through.
+    fn connection_nic(&self, send: bool, local: u32, channel: u32) -> u32 {
+        let plan = if send { &self.plan.send } else { &self.plan.recv };
+        plan.get(&(local, channel)).copied().unwrap_or(self.nic_of_gpu[local as usize])
+    }
+
+    /// The path from GPU `local` of `node` to the node's NIC `nic`, or back (`inbound`). Aligned
+    /// jobs reach another GPU's NIC the way NCCL's PXN does: over NVLink to the GPU that NIC
+    /// belongs to, then over its PCIe link; misaligned ones go the way the process is bound:
+    /// over PCIe and the CPUs.
+    fn gpu_nic(&mut self, inbound: bool, node: u32, local: u32, nic: u32) -> Vec<LinkId> {
+        let t = self.topology;
+        let gpu = t.gpu(node * t.gpus_per_node() + local);
+        let nic_vertex = t.fabric.nics[(node * t.nics_per_node() + nic) as usize].vertex;
+        let aligned = self.policy.pinning == Pinning::Aligned;
+        let owner = self.plan.own.iter().position(|&own| own == nic).map(|g| g as u32);
+        let hops = match owner {
+            Some(owner) if aligned && self.plan.own[local as usize] != nic => {
+                vec![
+                    (gpu, t.gpu(node * t.gpus_per_node() + owner), false),
+                    (t.gpu(node * t.gpus_per_node() + owner), nic_vertex, false),
+                ]
+            }
+            _ => vec![(gpu, nic_vertex, aligned)],
+        };
+        let mut path = Vec::new();
+        if inbound {
+            for &(a, b, through) in hops.iter().rev() {
+                path.extend(self.intra(b, a, through));
+            }
+        } else {
+            for &(a, b, through) in &hops {
+                path.extend(self.intra(a, b, through));
+            }
+        }
         path
     }
 
@@ -394,143 +487,5 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// A scenario's topology and its routing policy with static routing and seed 0.
 #[cfg(test)]
-fn static_of(scenario: &crate::scenario::Scenario) -> (Topology, Policy) {
-    let valid = scenario.validate().unwrap();
-    (valid.topology(), Policy { routing: Routing::Static, seed: 0, ..valid.policy() })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario::{FabricConfig, Scenario};
-    use crate::topology::LinkKind;
-
-    fn kinds(topology: &Topology, path: &[LinkId]) -> Vec<LinkKind> {
-        path.iter().map(|&id| topology.link(id).kind).collect()
-    }
-
-    #[test]
-    fn paths_inside_and_across_nodes() {
-        let mut scenario = Scenario::default_demo();
-        scenario.nodes = 2;
-        let (topology, policy) = static_of(&scenario);
-        let mut router = Router::new(&topology, policy);
-        let load = vec![0; topology.n_links()];
-        assert_eq!(kinds(&topology, &router.route(0, 1, 0, &load)), [LinkKind::NvLink, LinkKind::NvLink]);
-        let path = router.route(7, 8, 0, &load);
-        let pcie = LinkKind::Pcie;
-        assert_eq!(kinds(&topology, &path), [pcie, pcie, LinkKind::Network, LinkKind::Network, pcie, pcie]);
-        // On one switch a GPU leaves through its own NIC and enters through the peer's.
-        let names: Vec<String> = path.iter().map(|&l| topology.vertex_name(topology.link(l).dst)).collect();
-        assert_eq!(
-            names,
-            [
-                "node 0 PCIe switch 3",
-                "node 0 NIC 7",
-                "switch",
-                "node 1 NIC 0",
-                "node 1 PCIe switch 0",
-                "node 1 GPU 0"
-            ]
-        );
-        assert!(router.route(3, 3, 0, &load).is_empty());
-    }
-
-    #[test]
-    fn rail_optimised_fabrics_keep_traffic_on_the_destination_rail() {
-        let scenario = Scenario {
-            nodes: 2,
-            fabric: FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() },
-            ..Scenario::default_demo()
-        };
-        let (topology, policy) = static_of(&scenario);
-        let mut router = Router::new(&topology, policy);
-        let load = vec![0; topology.n_links()];
-        // GPU 7 of node 0 to GPU 0 of node 1: over NVLink to GPU 0, out of NIC 0, through rail 0's leaf.
-        let path = router.route(7, 8, 0, &load);
-        let names: Vec<String> = path.iter().map(|&l| topology.vertex_name(topology.link(l).dst)).collect();
-        assert_eq!(
-            names,
-            [
-                "node 0 NVSwitch",
-                "node 0 GPU 0",
-                "node 0 PCIe switch 0",
-                "node 0 NIC 0",
-                "leaf 0",
-                "node 1 NIC 0",
-                "node 1 PCIe switch 0",
-                "node 1 GPU 0"
-            ]
-        );
-        // GPU 0 to rail 1: NIC 1 shares GPU 0's PCIe switch, but PXN still goes through GPU 1,
-        // so GPU 0's own PCIe link stays free for its own NIC.
-        let path = router.route(0, 9, 0, &load);
-        let names: Vec<String> =
-            path.iter().take(3).map(|&l| topology.vertex_name(topology.link(l).dst)).collect();
-        assert_eq!(names, ["node 0 NVSwitch", "node 0 GPU 1", "node 0 PCIe switch 0"]);
-    }
-
-    #[test]
-    fn fat_tree_paths_go_up_only_as_far_as_needed() {
-        // Radix 16, node wiring: one node per leaf, 8 leaves per pod, 2 pods for 16 nodes.
-        let scenario = Scenario {
-            nodes: 16,
-            channels: Some(1),
-            fabric: FabricConfig {
-                topology: FabricTopology::FatTree,
-                wiring: Wiring::Node,
-                radix: Some(16),
-                ..FabricConfig::default()
-            },
-            ..Scenario::default_demo()
-        };
-        let (topology, policy) = static_of(&scenario);
-        let mut router = Router::new(&topology, policy);
-        let load = vec![0; topology.n_links()];
-        let network_hops =
-            |path: &[LinkId]| path.iter().filter(|&&l| topology.link(l).kind == LinkKind::Network).count();
-        assert_eq!(network_hops(&router.route(0, 1, 0, &load)), 0, "inside a node");
-        assert_eq!(network_hops(&router.route(0, 8, 0, &load)), 4, "NIC, leaf, aggregation, leaf, NIC");
-        assert_eq!(network_hops(&router.route(0, 15 * 8, 0, &load)), 6, "and a core between pods");
-    }
-}
-
-#[cfg(test)]
-mod node_tests {
-    use super::*;
-    use crate::scenario::Scenario;
-    use crate::topology::LinkKind;
-
-    fn router_for(scenario: Scenario) -> (Topology, Vec<u32>) {
-        let (topology, policy) = static_of(&scenario);
-        let nics = Router::new(&topology, policy).nic_of_gpu.clone();
-        (topology, nics)
-    }
-
-    #[test]
-    fn nics_used_and_pinning_pick_each_gpus_nic() {
-        let (_, nics) = router_for(Scenario { nodes: 2, ..Scenario::default_demo() });
-        assert_eq!(nics, [0, 1, 2, 3, 4, 5, 6, 7], "aligned: every GPU its own NIC");
-        let (_, nics) = router_for(Scenario { nodes: 2, nics_used: Some(4), ..Scenario::default_demo() });
-        assert_eq!(nics, [0, 1, 2, 3, 0, 1, 2, 3], "GPUs 4-7 reach NICs 0-3 over NVLink (PXN)");
-        let (_, nics) =
-            router_for(Scenario { nodes: 2, pinning: Pinning::Misaligned, ..Scenario::default_demo() });
-        assert_eq!(nics, [4, 5, 6, 7, 0, 1, 2, 3], "misaligned: the other socket's NIC");
-    }
-
-    #[test]
-    fn dgx1_ring_hops_are_nvlink_and_other_pairs_cross_the_cpus() {
-        let scenario = Scenario { preset: "dgx-1".into(), ..Scenario::default_demo() };
-        let (topology, policy) = static_of(&scenario);
-        let mut router = Router::new(&topology, policy);
-        let load = vec![0; topology.n_links()];
-        let kinds =
-            |path: Vec<LinkId>| -> Vec<LinkKind> { path.iter().map(|&l| topology.link(l).kind).collect() };
-        assert_eq!(kinds(router.route(3, 7, 0, &load)), [LinkKind::NvLink]);
-        // GPU 0 and GPU 5 share no NVLink: PCIe up to CPU 0, UPI, down from CPU 1.
-        let path = kinds(router.route(0, 5, 0, &load));
-        assert!(path.contains(&LinkKind::Socket) && !path.contains(&LinkKind::NvLink), "{path:?}");
-    }
-}
+mod tests;
