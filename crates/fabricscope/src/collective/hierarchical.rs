@@ -56,9 +56,14 @@ pub fn pieces(count: u64, n_channels: u32) -> u32 {
 /// A connection's FIFO: every transfer on it follows the previous one, across pieces. Each
 /// phase has its own (NCCL runs them as separate steps of separate primitives), so a piece
 /// waiting to all-gather does not hold up the next piece's reduce-scatter on the same link.
+/// Across the network each step has its own too (`step`; 0 inside the node): piece q+1 follows
+/// piece q step by step instead of waiting for piece q's last step, so while a piece's chain
+/// of `2(N-1)` dependent steps waits out each step's network latency the next piece's data
+/// moves, as NCCL's slices overlap it, and the chain's latency is paid once, not once per
+/// piece. Inside the node the latency is small and strict order keeps the pipeline fed.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Connection {
-    Peer { src: u32, dst: u32, channel: u32, phase: u8 },
+    Peer { src: u32, dst: u32, channel: u32, phase: u8, step: u32 },
     Up { src: u32, channel: u32 },
     Down { dst: u32, channel: u32 },
 }
@@ -107,7 +112,13 @@ fn build<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, 
                     hop: Hop::Peer,
                 }
             };
-            let peer = |src: u32, dst: u32, phase: u8| Connection::Peer { src, dst, channel, phase };
+            let peer = |src: u32, dst: u32, phase: u8, step: u32| Connection::Peer {
+                src,
+                dst,
+                channel,
+                phase,
+                step,
+            };
             // into[node][position]: every transfer of a phase that writes into that GPU.
             let mut phase_a_into = vec![vec![Vec::<u32>::new(); g as usize]; nodes as usize];
             // (1) Reduce-scatter inside each node: position p adds chunk (p - s - 1) into p+1;
@@ -122,7 +133,7 @@ fn build<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, 
                         let (src, dst) = (rank(node, p), rank(node, (p + 1) % g));
                         let id = push(
                             &mut transfers,
-                            peer(src, dst, 1),
+                            peer(src, dst, 1, 0),
                             base(step, src, dst, k, ChunkOp::Reduce, deps),
                         );
                         this[p as usize] = Some(id);
@@ -192,7 +203,7 @@ fn build<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, 
                             len: s_len,
                             ..base(a_steps + step, src, dst, k, op, deps)
                         };
-                        let id = push(&mut transfers, peer(src, dst, 2), t);
+                        let id = push(&mut transfers, peer(src, dst, 2, step), t);
                         this[i as usize] = Some(id);
                         phase_b_into[to as usize][k as usize].push(id);
                     }
@@ -217,7 +228,7 @@ fn build<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32, 
                         let (src, dst) = (rank(node, p), rank(node, to));
                         let id = push(
                             &mut transfers,
-                            peer(src, dst, 3),
+                            peer(src, dst, 3, 0),
                             base(a_steps + b_steps + step, src, dst, k, ChunkOp::Copy, deps),
                         );
                         this[p as usize] = Some(id);
