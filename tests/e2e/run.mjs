@@ -551,11 +551,12 @@ await test('training view: the step animates, the URL keeps the job, Chinese, ba
   await page.goto(base + '#');
 });
 
-await test('NVLS: with in-network reduction on, the tuner picks NVLS at 1 GiB and the page says why busbw beats the line rate', async () => {
+await test('NVLS: on by default as in NCCL, the tuner picks it at 1 GiB, the page says why busbw beats the line rate, and NCCL_NVLS_ENABLE=0 gives Ring', async () => {
   await page.goto('about:blank');
-  await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 1, collective: 'all_reduce', size_bytes: 1 << 30 })));
+  await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 1, collective: 'all_reduce', size_bytes: 1 << 30, nvls: false })));
   await page.waitForSelector('#in-network');
   expect((await text('p.algo')).includes('Ring'), await text('p.algo'));
+  expect(!(await page.isChecked('#in-network')), 'nvls: false leaves the box unchecked');
   await page.check('#in-network');
   await page.waitForSelector('#nvls-note');
   expect((await text('p.algo')).includes('NVLS'), await text('p.algo'));

@@ -9,7 +9,6 @@ use crate::lessons::{self, LessonAt};
 use crate::route;
 use crate::services::{location, storage, url};
 use crate::state::Mode;
-use fabricscope::Scenario;
 use yew::prelude::*;
 
 /// The page: the open view under the lesson bar, opened from the URL.
@@ -57,9 +56,10 @@ pub fn app() -> Html {
             }
             let fragment = match next {
                 Mode::Training => url::encode_train(&route::initial_job_stored()),
-                Mode::Collectives => {
-                    url::encode(&storage::stored_scenario().unwrap_or_else(Scenario::default_demo), None)
-                }
+                Mode::Collectives => url::encode(
+                    &storage::stored_scenario().unwrap_or_else(crate::state::collectives::page_demo),
+                    None,
+                ),
             };
             location::replace(&fragment);
             mode.set(next);

@@ -5,7 +5,7 @@
 use crate::i18n::{t, Lang, Text};
 use crate::lessons::{self, LessonAt, Step};
 use crate::services::{location, storage, url};
-use crate::state::collectives::{AppState, Focus};
+use crate::state::collectives::{page_demo, AppState, Focus};
 use crate::state::page_job::simulate_in_page;
 use crate::state::training::{TrainState, MAX_PAGE_NODES};
 use crate::state::Mode;
@@ -85,10 +85,9 @@ pub fn initial_state() -> Result<AppState, String> {
     // ran, or the default one. Embedded figures never read the browser's own scenario.
     let embed = embed_mode();
     let hash = location::hash();
-    let stored =
-        if embed { None } else { storage::stored_scenario().filter(|s| *s != Scenario::default_demo()) };
+    let stored = if embed { None } else { storage::stored_scenario().filter(|s| *s != page_demo()) };
     let restored = stored.is_some();
-    let fallback = || stored.clone().unwrap_or_else(Scenario::default_demo);
+    let fallback = || stored.clone().unwrap_or_else(page_demo);
     let (scenario, playhead, problem) = match url::decode(&hash) {
         Ok(Some((scenario, t))) => (scenario, t, None),
         Ok(None) => (fallback(), None, None),

@@ -114,10 +114,14 @@ pub struct HardwareArgs {
     /// Latency of one NIC ↔ switch hop [ns].
     #[arg(long, value_name = "NS")]
     nic_latency: Option<u64>,
-    /// Let the tuner use in-network reduction where the hardware has it: NVLS in a gen3+
-    /// NVSwitch (NCCL_NVLS_ENABLE), SHARP in InfiniBand switches (NCCL_COLLNET_ENABLE).
+    /// Let the tuner use CollNet, SHARP in InfiniBand switches (NCCL_COLLNET_ENABLE=1; off by
+    /// default, as in NCCL, which needs its SHARP plugin for it).
+    #[arg(long, visible_alias = "in-network")]
+    collnet: bool,
+    /// Keep the tuner off NVLS, the reduction in a gen3+ NVSwitch (NCCL_NVLS_ENABLE=0; NVLS is
+    /// on by default where the NVSwitch has it, as in NCCL).
     #[arg(long)]
-    in_network: bool,
+    no_nvls: bool,
     /// What a transfer's latency is made of: nccl (NCCL's launch and protocol latencies on top
     /// of the links', the default) or links (the links' alone: the textbook α-β model).
     #[arg(long, value_name = "nccl|links")]
@@ -283,8 +287,11 @@ fn apply_hardware(args: &HardwareArgs, scenario: &mut Scenario) -> Vec<ScenarioE
     if args.nic_latency.is_some() {
         scenario.links.nic.latency_ns = args.nic_latency;
     }
-    if args.in_network {
-        scenario.in_network = true;
+    if args.collnet {
+        scenario.collnet = true;
+    }
+    if args.no_nvls {
+        scenario.nvls = false;
     }
     if let Some(value) = &args.latency {
         choice("--latency", "latency", value)
@@ -507,6 +514,7 @@ fn table(scenario: &ValidScenario, report: &Report) -> String {
         report.protocol,
         report.channels
     ));
+    out.push_str(&format!("# NCCL environment: {}\n", scenario.nccl_env().join(" ")));
     if s.latency == fabricscope::scenario::LatencyModel::Links {
         out.push_str(
             "# latency: the links' alone, no NCCL launch or protocol latency (the textbook α-β model)\n",

@@ -170,8 +170,8 @@ fn train_bad_layouts_exit_2_naming_the_field() {
 }
 
 #[test]
-fn in_network_reduction_is_an_option_the_tuner_then_takes() {
-    // One DGX H100 at 1 GiB: Ring by default, NVLS with --in-network, above the line rate.
+fn nvls_is_on_by_default_as_in_nccl_and_collnet_is_opt_in() {
+    // One DGX H100 at 1 GiB: NVLS by default, above the line rate; Ring with --no-nvls.
     let row = |args: &[&str]| {
         let (code, out, err) = fabricscope(args);
         assert_eq!(code, 0, "{err}");
@@ -182,11 +182,27 @@ fn in_network_reduction_is_an_option_the_tuner_then_takes() {
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
-    let plain = row(&["allreduce", "-b", "1G", "-e", "1G"]);
-    assert_eq!(plain[9], "Ring");
-    let nvls = row(&["allreduce", "-b", "1G", "-e", "1G", "--in-network"]);
+    let nvls = row(&["allreduce", "-b", "1G", "-e", "1G"]);
     assert_eq!(nvls[9], "NVLS");
     assert!(nvls[7].parse::<f64>().unwrap() > 450.0, "{nvls:?}");
+    let plain = row(&["allreduce", "-b", "1G", "-e", "1G", "--no-nvls"]);
+    assert_eq!(plain[9], "Ring");
+    // Two nodes on InfiniBand: CollNet only with --collnet (or its old name, --in-network).
+    let two = ["allreduce", "--nodes", "2", "-b", "1G", "-e", "1G"];
+    assert_ne!(row(&two)[9], "CollNet");
+    for flag in ["--collnet", "--in-network"] {
+        assert_eq!(row(&[&two[..], &[flag]].concat())[9], "CollNet", "{flag}");
+    }
+    // The header says which NCCL environment the run corresponds to.
+    let (_, out, _) = fabricscope(&["allreduce", "-b", "1M", "-e", "1M", "--no-nvls"]);
+    assert!(
+        out.contains("# NCCL environment: NCCL_NVLS_ENABLE=0 NCCL_COLLNET_ENABLE=0 NCCL_MIN_NCHANNELS=8 NCCL_MAX_NCHANNELS=8\n"),
+        "{out}"
+    );
+    // Forcing NVLS while it is disabled is an error, not a silent substitute.
+    let (code, _, err) = fabricscope(&["allreduce", "--algo", "NVLS", "--no-nvls"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("error: nvls: is false (NCCL_NVLS_ENABLE=0)"), "{err}");
     // NVLS on a DGX A100 (gen2 NVSwitch) is refused by name.
     let (code, _, err) = fabricscope(&["allreduce", "--preset", "dgx-a100", "--algo", "NVLS"]);
     assert_eq!(code, 2);

@@ -23,7 +23,7 @@ const COMMANDS: &[&str] = &[
     "allreduce --scenario ../../tests/fixtures/ring-8.json",
     "allreduce --nodes 4 --fabric roce --topology leaf_spine --wiring node --radix 16 -b 16M -e 16M",
     "allreduce -b 1G -e 1G --in-network",
-    "allreduce -b 1M -e 1M --latency links",
+    "allreduce -b 1M -e 1M --latency links --no-nvls",
     "allreduce --nodes 16 --algo CollNet -b 1G -e 1G",
     "topo --nodes 12800 --radix 128",
     "topo --nodes 2 --dot",

@@ -27,7 +27,8 @@
 //! | `fabric.topology` | `auto`, `single_switch`, `leaf_spine`, `fat_tree` |
 //! | `fabric.wiring`, `fabric.routing` | `rail` or `node`; `static`, `ecmp` or `adaptive` |
 //! | `seed` | any u64 (ECMP hashing) |
-//! | `in_network` | `true` lets the tuner pick NVLS where the node's NVSwitch reduces (NCCL_NVLS_ENABLE), and CollNet where the InfiniBand switches do (NCCL_COLLNET_ENABLE) |
+//! | `nvls` | `true` (default, as NCCL_NVLS_ENABLE): the tuner may pick NVLS where the node's NVSwitch reduces; `false` as NCCL_NVLS_ENABLE=0 |
+//! | `collnet` | `true` lets the tuner pick CollNet where the InfiniBand switches reduce (NCCL_COLLNET_ENABLE=1, which needs NCCL's SHARP plugin); default `false`. Read as `in_network` too (its name before NVLS became a default) |
 //! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
 //! | `latency` | `nccl` (default: NCCL's launch and protocol latencies on top of the links') or `links` (the links' alone: the textbook α-β) |
 //! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
@@ -229,18 +230,31 @@ pub struct Scenario {
     /// A cloud VM whose NICs are virtual functions (SR-IOV).
     #[serde(default, skip_serializing_if = "is_default")]
     pub virtualized: bool,
-    /// Let the tuner use in-network reduction where the hardware has it: NVLS on a gen3+
-    /// NVSwitch (NCCL_NVLS_ENABLE), SHARP in InfiniBand switches (NCCL_COLLNET_ENABLE). Off by
-    /// default, as both need fabric support (the fabric manager's multicast, the SHARP
-    /// aggregation manager); NCCL_ALGO=NVLS or CollNet forces one either way.
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub in_network: bool,
+    /// Let the tuner use NVLS where the node's NVSwitch reduces (gen3+): on by default, as
+    /// NCCL_NVLS_ENABLE is on NVSwitch systems whose fabric manager runs; `false` is
+    /// NCCL_NVLS_ENABLE=0. NCCL_ALGO=NVLS needs it.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub nvls: bool,
+    /// Let the tuner use CollNet where the InfiniBand switches reduce (SHARP):
+    /// NCCL_COLLNET_ENABLE=1, off by default as in NCCL, which needs the SHARP plugin and the
+    /// aggregation manager for it. NCCL_ALGO=CollNet forces it either way. Read from
+    /// `in_network` too, the field's name when it enabled both.
+    #[serde(default, skip_serializing_if = "is_default", alias = "in_network")]
+    pub collnet: bool,
     /// What a transfer's latency is made of: NCCL's (default) or the links' alone.
     #[serde(default, skip_serializing_if = "is_default")]
     pub latency: LatencyModel,
     /// Seed of every pseudo-random choice (ECMP hashing); the same seed gives the same trace.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub seed: u64,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(value: &bool) -> bool {
+    *value
 }
 
 fn is_zero_u32(value: &u32) -> bool {
@@ -473,7 +487,8 @@ impl Scenario {
             nics_used: None,
             pinning: Pinning::Aligned,
             virtualized: false,
-            in_network: false,
+            nvls: true,
+            collnet: false,
             latency: LatencyModel::Nccl,
             seed: 0,
         }

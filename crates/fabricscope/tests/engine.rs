@@ -534,28 +534,26 @@ fn hierarchical_runs_and_is_comparable_to_the_ring() {
 /// NVLS on one DGX H100: the switch adds the chunks, so each GPU sends its buffer up once
 /// (plus its own part) instead of 2(n-1)/n times, and nccl-tests' busbw, which assumes a
 /// ring, lands above the NVLink line rate of 450 GB/s per direction (nccl-tests#312): near the
-/// ~480 GB/s nccl-tests#212 measured. The tuner picks it for large messages, as NCCL does on
-/// H100, and Ring or LL below.
+/// ~480 GB/s nccl-tests#212 measured. NVLS is on by default (NCCL_NVLS_ENABLE), and the tuner
+/// picks it for large messages, as NCCL does on H100, and Ring or LL below.
 #[test]
 fn nvls_busbw_exceeds_the_line_rate_on_h100() {
-    let sim = simulate(
-        &Scenario { size_bytes: 1 << 30, in_network: true, ..Scenario::default_demo() }.validate().unwrap(),
-    )
-    .unwrap();
+    let sim =
+        simulate(&Scenario { size_bytes: 1 << 30, ..Scenario::default_demo() }.validate().unwrap()).unwrap();
     assert_eq!(sim.schedule.algorithm, Algorithm::Nvls, "the tuner's pick at 1 GiB");
     let busbw = sim.summary.busbw_gbyte_per_s;
     assert!(busbw > 450.0 && (busbw - 480.0).abs() < 0.05 * 480.0, "NVLS busbw {busbw}");
     assert!(busbw > 1.25 * simulate(&scenario(1, 1 << 30, None)).unwrap().summary.busbw_gbyte_per_s);
     assert_eq!(sim.trace.check(&sim.topology), Ok(()));
     // Small messages: NVLS's 25 µs latency loses.
-    let small = simulate(
-        &Scenario { size_bytes: 64 << 10, in_network: true, ..Scenario::default_demo() }.validate().unwrap(),
+    let small =
+        simulate(&Scenario { size_bytes: 64 << 10, ..Scenario::default_demo() }.validate().unwrap()).unwrap();
+    assert_ne!(small.schedule.algorithm, Algorithm::Nvls);
+    // With NCCL_NVLS_ENABLE=0 the tuner keeps to Ring and Tree.
+    let off = simulate(
+        &Scenario { size_bytes: 1 << 30, nvls: false, ..Scenario::default_demo() }.validate().unwrap(),
     )
     .unwrap();
-    assert_ne!(small.schedule.algorithm, Algorithm::Nvls);
-    // Without NCCL_NVLS_ENABLE the tuner keeps to Ring and Tree.
-    let off =
-        simulate(&Scenario { size_bytes: 1 << 30, ..Scenario::default_demo() }.validate().unwrap()).unwrap();
     assert_eq!(off.schedule.algorithm, Algorithm::Ring);
     // DGX A100's NVSwitch gen2 does not reduce: NVLS is refused by name.
     let a100 =

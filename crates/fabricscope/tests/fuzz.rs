@@ -234,7 +234,8 @@ fn scenario_value(rng: &mut Rng) -> Value {
         doc.insert("virtualized".into(), field(rng, &[json!(true), json!(false)]));
     }
     if rng.chance(20) {
-        doc.insert("in_network".into(), field(rng, &[json!(true), json!(false)]));
+        let key = ["in_network", "collnet", "nvls"][rng.below(3)];
+        doc.insert(key.into(), field(rng, &[json!(true), json!(false)]));
     }
     if rng.chance(20) {
         doc.insert("latency".into(), field(rng, &[json!("nccl"), json!("links"), json!("textbook")]));

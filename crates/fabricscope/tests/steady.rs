@@ -131,7 +131,7 @@ fn a_thousand_gpus_run_as_a_steady_state() {
     assert!(steady.simulated_transfers <= fabricscope::scenario::MAX_TRANSFERS, "{steady:?}");
     // With in-network reduction to weigh (CollNet), it is not run as a steady state, and at
     // this size the engine refuses it by name rather than leave CollNet out.
-    let collnet = Scenario { in_network: true, ..scenario.clone() };
+    let collnet = Scenario { collnet: true, ..scenario.clone() };
     assert!(collnet.validate().is_err_and(|errors| errors[0].field == "nodes"));
     // One channel crosses each node boundary through one 400 Gb/s NIC: busbw below 50 GB/s.
     assert!(

@@ -64,13 +64,13 @@ pub fn chart_sizes() -> Vec<u64> {
 /// (AllReduce: Ring and Tree, each forced as NCCL_ALGO would), smallest sizes first.
 pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
     let algorithms: Vec<Option<Algorithm>> = if scenario.collective == Collective::AllReduce {
-        // NVLS or CollNet too where they may run and in-network reduction is enabled.
-        let valid = scenario.validate().ok().filter(|_| scenario.in_network);
+        // NVLS or CollNet too where they may run and are enabled.
+        let valid = scenario.validate().ok();
         let mut list = vec![Some(Algorithm::Ring), Some(Algorithm::Tree)];
-        if valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_supported) {
+        if scenario.nvls && valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_supported) {
             list.push(Some(Algorithm::Nvls));
         }
-        if valid.as_ref().is_some_and(fabricscope::ValidScenario::sharp_supported) {
+        if scenario.collnet && valid.as_ref().is_some_and(fabricscope::ValidScenario::sharp_supported) {
             list.push(Some(Algorithm::CollNet));
         }
         list

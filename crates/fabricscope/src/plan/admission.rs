@@ -68,7 +68,7 @@ pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -
 
 /// Whether `scenario` runs as a steady state (`simulation::Steady`): a ring collective with more
 /// than `STEADY_ABOVE` transfers, regular steps, routing that does not depend on the order flows
-/// are issued in (not adaptive) and no in-network reduction to weigh. Returns the whole
+/// are issued in (not adaptive) and no CollNet to weigh (NVLS runs on one node, never this big). Returns the whole
 /// collective's transfer count.
 pub fn runs_steady(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
     let ring = scenario.collective != Collective::AllReduce
@@ -77,7 +77,7 @@ pub fn runs_steady(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64)
     let transfers = ring_transfers(scenario.collective, n_ranks, count, channels);
     let adaptive = scenario.fabric.routing == Some(Routing::Adaptive);
     // In-network reduction (NVLS, CollNet) may win the tuner's choice: weighed only exactly.
-    (ring && alike && !adaptive && !scenario.in_network && transfers > STEADY_ABOVE).then_some(transfers)
+    (ring && alike && !adaptive && !scenario.collnet && transfers > STEADY_ABOVE).then_some(transfers)
 }
 
 /// Transfers of `collective` run as a ring: (n-1) steps of n per channel, twice for AllReduce.

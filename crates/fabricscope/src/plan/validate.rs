@@ -93,6 +93,26 @@ impl ValidScenario {
         sharp_runs(&self.scenario, self.plan.kind)
     }
 
+    /// The NCCL environment this scenario's settings correspond to, as `NAME=value` pairs:
+    /// NVLS and CollNet on or off, the channel count, and the NICs when the job uses fewer than
+    /// the node has (NCCL_IB_HCA, with the usual `mlx5_N` device names). NCCL_ALGO and
+    /// NCCL_PROTO are the scenario's `algorithm` and `protocol` (unset: the tuner's choice).
+    pub fn nccl_env(&self) -> Vec<String> {
+        let s = &self.scenario;
+        let mut env = vec![
+            format!("NCCL_NVLS_ENABLE={}", u8::from(s.nvls)),
+            format!("NCCL_COLLNET_ENABLE={}", u8::from(s.collnet)),
+            format!("NCCL_MIN_NCHANNELS={}", self.channels),
+            format!("NCCL_MAX_NCHANNELS={}", self.channels),
+        ];
+        let nics = self.preset.nics_per_node;
+        if let Some(used) = s.nics_used.filter(|&used| used < nics) {
+            let names: Vec<String> = (0..used).map(|i| format!("mlx5_{i}")).collect();
+            env.push(format!("NCCL_IB_HCA={}", names.join(",")));
+        }
+        env
+    }
+
     /// The same scenario with another message size (sizes are checked again).
     pub fn with_size(&self, size_bytes: u64) -> Result<ValidScenario, Vec<ScenarioError>> {
         Scenario { size_bytes, ..self.scenario.clone() }.validate()
@@ -177,6 +197,9 @@ impl Scenario {
             (Some(Algorithm::Nvls), Collective::AllReduce) if preset.is_some_and(|p| nvls_runs(self, p)) => {
                 if self.protocol.is_some_and(|p| p != Protocol::Simple) {
                     problem("protocol", "NVLS runs with Simple only, as in NCCL".into());
+                }
+                if !self.nvls {
+                    problem("nvls", "is false (NCCL_NVLS_ENABLE=0) while the algorithm is NVLS: NCCL then has no NVLS to run; enable it or choose another algorithm".into());
                 }
             }
             (Some(Algorithm::CollNet), Collective::AllReduce)

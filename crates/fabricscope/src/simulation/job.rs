@@ -216,9 +216,10 @@ fn start_exact(scenario: &ValidScenario, topology: Topology) -> Stage {
     let mut algorithms = vec![Algorithm::Ring];
     if s.collective == Collective::AllReduce && scenario.n_ranks() > 1 {
         use Algorithm::{Hierarchical, Tree};
-        // NVLS is weighed where the NVSwitch reduces and it is enabled, or forced.
-        let nvls = scenario.nvls_supported() && (s.in_network || s.algorithm == Some(Algorithm::Nvls));
-        let collnet = scenario.sharp_supported() && (s.in_network || s.algorithm == Some(Algorithm::CollNet));
+        // NVLS is weighed where the NVSwitch reduces and it is enabled (NCCL's default; forcing it
+        // needs it enabled), CollNet where SHARP runs and it is enabled or forced.
+        let nvls = scenario.nvls_supported() && s.nvls;
+        let collnet = scenario.sharp_supported() && (s.collnet || s.algorithm == Some(Algorithm::CollNet));
         let more: &[_] = match (s.nodes > 1, nvls, collnet) {
             (true, _, true) => &[Tree, Hierarchical, Algorithm::CollNet],
             (true, _, false) => &[Tree, Hierarchical],

@@ -339,9 +339,11 @@ pub fn controls(props: &ControlsProps) -> Html {
                 </label>
                 if state.sim.scenario.nvls_supported() || state.sim.scenario.sharp_supported() {
                     <label class="check">
-                        <input id="in-network" type="checkbox" checked={scenario.in_network} onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                        // One node: NVLS (NCCL_NVLS_ENABLE, on by default); across nodes: CollNet
+                        // (NCCL_COLLNET_ENABLE, off by default).
+                        <input id="in-network" type="checkbox" checked={if scenario.nodes > 1 { scenario.collnet } else { scenario.nvls }} onchange={ let s = state.clone(); Callback::from(move |e: Event| {
                             let on = e.target_unchecked_into::<HtmlInputElement>().checked();
-                            edit(&s, move |sc| sc.in_network = on)(s.scenario.clone());
+                            edit(&s, move |sc| if sc.nodes > 1 { sc.collnet = on } else { sc.nvls = on })(s.scenario.clone());
                         }) } />
                         { if scenario.nodes > 1 {
                             t(lang, Text::InNetworkReductionSHARPIn)

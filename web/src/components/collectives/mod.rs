@@ -29,7 +29,6 @@ use crate::state::slices::pending_slice;
 use crate::state::{Mode, Shared};
 use chart::Chart;
 use controls::Controls;
-use fabricscope::Scenario;
 use results::Results;
 use std::rc::Rc;
 use timeline::Timeline;
@@ -154,7 +153,7 @@ fn lab(props: &LabProps) -> Html {
             if let Some(message) = &state.notice {
                 <div id="notice" class="banner notice" role="status">
                     <span>{ message.clone() }</span>
-                    <button id="use-default" onclick={ let s = state.clone(); move |_| s.dispatch(Action::SetScenario(Box::new(Scenario::default_demo()))) }>{ t(lang, Text::UseDefault) }</button>
+                    <button id="use-default" onclick={ let s = state.clone(); move |_| s.dispatch(Action::SetScenario(Box::new(crate::state::collectives::page_demo()))) }>{ t(lang, Text::UseDefault) }</button>
                     <button onclick={ let s = state.clone(); move |_| s.dispatch(Action::DismissNotice) }>{ t(lang, Text::DismissError) }</button>
                 </div>
             }

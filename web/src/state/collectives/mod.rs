@@ -19,6 +19,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
 
+/// The scenario the page opens on: one DGX H100, a 256 MiB AllReduce, NCCL's defaults except
+/// NVLS, which is off so that the ring the lessons start from is what plays (NCCL would pick
+/// NVLS at this size: the NVLS box, unticked, says so, and ticking it shows it).
+pub fn page_demo() -> Scenario {
+    Scenario { nvls: false, ..Scenario::default_demo() }
+}
+
 /// At 1× the whole collective plays in this many wall-clock seconds, whatever its simulated length.
 pub const SECONDS_PER_RUN: f64 = 12.0;
 /// Speeds the page offers.

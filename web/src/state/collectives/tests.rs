@@ -4,7 +4,7 @@ use super::*;
 use crate::state::page_job::chart_sizes;
 
 fn state() -> Rc<AppState> {
-    Rc::new(AppState::new(Scenario::default_demo(), Lang::En, false).unwrap())
+    Rc::new(AppState::new(page_demo(), Lang::En, false).unwrap())
 }
 
 #[test]
@@ -13,7 +13,7 @@ fn compare_keeps_a_and_edits_b_on_one_clock() {
     let a_time = s.sim.summary.time;
     let s = s.reduce(Action::Compare(true));
     assert!(s.editing_b);
-    let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..Scenario::default_demo() })));
+    let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..page_demo() })));
     let ((a, a_sim), (b, b_sim)) = s.ab().unwrap();
     assert_eq!((a.nodes, b.nodes), (1, 2));
     assert_eq!(a_sim.summary.time, a_time);
@@ -21,8 +21,7 @@ fn compare_keeps_a_and_edits_b_on_one_clock() {
     // Editing A again swaps which one the controls change; nothing is lost.
     let s = s.reduce(Action::EditB(false));
     assert_eq!(s.scenario.nodes, 1);
-    let s =
-        s.reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() })));
+    let s = s.reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..page_demo() })));
     let ((a, _), (b, _)) = s.ab().unwrap();
     assert_eq!((a.size_bytes, b.nodes), (1 << 20, 2));
     // Stopping keeps A.
@@ -52,13 +51,12 @@ fn stepping_walks_the_steps_in_order() {
 fn a_bad_scenario_keeps_the_last_good_one() {
     let s = state();
     let good_time = s.sim.summary.time;
-    let bad = Scenario { nodes: 99_999, ..Scenario::default_demo() };
+    let bad = Scenario { nodes: 99_999, ..page_demo() };
     let s = s.reduce(Action::SetScenario(Box::new(bad)));
     assert!(s.error.as_deref().unwrap().starts_with("nodes: 99999 is out of range"));
     assert_eq!(s.scenario.nodes, 1);
     assert_eq!(s.sim.summary.time, good_time);
-    let s =
-        s.reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() })));
+    let s = s.reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..page_demo() })));
     assert_eq!(s.error, None);
     assert!(s.sim.summary.time < good_time);
 }
@@ -67,7 +65,7 @@ fn a_bad_scenario_keeps_the_last_good_one() {
 fn a_long_simulation_runs_in_slices_and_can_be_cancelled() {
     let s = state();
     let shown = s.sim.clone();
-    let big = Scenario { nodes: 8, ..Scenario::default_demo() };
+    let big = Scenario { nodes: 8, ..page_demo() };
     let s = s.reduce(Action::SetScenario(Box::new(big.clone())));
     // 64,512 transfers: pending, and the last result still shown.
     assert!(s.pending.is_some() && Rc::ptr_eq(&s.sim, &shown));
@@ -93,13 +91,13 @@ fn a_long_simulation_runs_in_slices_and_can_be_cancelled() {
 #[test]
 fn a_slice_of_a_replaced_or_cancelled_run_is_ignored() {
     let s = state();
-    let first = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 8, ..Scenario::default_demo() })));
+    let first = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 8, ..page_demo() })));
     let report = crate::state::slices::pending_slice(&first, now_ms).expect("a slice while pending");
     // A newer change replaces the pending run before the slice's report arrives.
     let second = first.reduce(Action::SetScenario(Box::new(Scenario {
         nodes: 8,
         size_bytes: 64 << 20,
-        ..Scenario::default_demo()
+        ..page_demo()
     })));
     let after = second.clone().reduce(report);
     assert!(Rc::ptr_eq(&after, &second), "the report of the replaced run changes nothing");
@@ -122,10 +120,9 @@ fn the_curve_fills_in_point_by_point_and_restarts_on_new_hardware() {
     assert!(s.curve_todo.is_empty());
     assert!(s.curve.windows(2).all(|w| w[0].size_bytes <= w[1].size_bytes));
     // A new message size keeps the curve; new hardware starts it again.
-    let s =
-        s.reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..Scenario::default_demo() })));
+    let s = s.reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..page_demo() })));
     assert_eq!(s.curve.len(), total);
-    let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..Scenario::default_demo() })));
+    let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..page_demo() })));
     assert!(s.curve.is_empty() && s.curve_todo.len() == total);
 }
 
