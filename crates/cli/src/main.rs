@@ -32,8 +32,8 @@ Scenario files (--scenario FILE) are JSON; flags override their fields. Examples
    \"link\": {\"bandwidth_gbyte_per_s\": 100, \"latency_ns\": 500}},
    \"nodes\": 1, \"collective\": \"all_reduce\", \"size_bytes\": 268435456}
 
-Presets: dgx-h100, dgx-a100, hgx-b200, hgx-h800, dgx-1, pcie-h100, custom (shape ring, star or
-full_mesh). Every field and its range: tests/fixtures/README.md and crates/fabricscope/src/scenario.rs.";
+Presets: dgx-h100, dgx-a100, hgx-b200, hgx-b300, hgx-h800, hgx-h20, dgx-1, pcie-h100,
+pcie-h100-nvlink, custom (shape ring, star or full_mesh). Every field and its range: tests/fixtures/README.md and crates/fabricscope/src/scenario.rs.";
 
 #[derive(Subcommand)]
 enum Command {
@@ -77,8 +77,8 @@ pub struct HardwareArgs {
     /// A scenario file (JSON); the flags below override its fields.
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<String>,
-    /// Node preset: dgx-h100, dgx-a100, hgx-b200, hgx-h800, dgx-1 or pcie-h100 (a custom node:
-    /// --scenario).
+    /// Node preset: dgx-h100, dgx-a100, hgx-b200, hgx-b300, hgx-h800, hgx-h20, dgx-1, pcie-h100
+    /// or pcie-h100-nvlink (2 cards, NVLink bridge); a custom node: --scenario.
     #[arg(long)]
     preset: Option<String>,
     /// Number of nodes.

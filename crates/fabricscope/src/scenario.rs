@@ -8,7 +8,7 @@
 //!
 //! | field | allowed |
 //! | --- | --- |
-//! | `preset` | a node preset id: `dgx-h100`, `dgx-a100`, `hgx-b200`, `hgx-h800`, `dgx-1`, `pcie-h100` |
+//! | `preset` | a node preset id: `dgx-h100`, `dgx-a100`, `hgx-b200`, `hgx-b300`, `hgx-h800`, `hgx-h20`, `dgx-1`, `pcie-h100`, `pcie-h100-nvlink` |
 //! | `nodes` | 1 ..= 16,384, and the fabric must hold them (see `topology::fabric`) |
 //! | (engine) | a ring AllReduce has `2(n-1)·n·channels` transfers: at most 2,000,000 |
 //! | `fabric.radix` | an even number, 4 ..= 1024 (default: the preset's switch) |

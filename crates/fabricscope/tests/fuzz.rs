@@ -120,7 +120,19 @@ fn scenario_value(rng: &mut Rng) -> Value {
     let mut doc = Map::new();
     let preset = field(
         rng,
-        &strs(&["dgx-h100", "dgx-a100", "hgx-b200", "hgx-h800", "dgx-1", "pcie-h100", "custom", "tpu"]),
+        &strs(&[
+            "dgx-h100",
+            "dgx-a100",
+            "hgx-b200",
+            "hgx-b300",
+            "hgx-h800",
+            "hgx-h20",
+            "dgx-1",
+            "pcie-h100",
+            "pcie-h100-nvlink",
+            "custom",
+            "tpu",
+        ]),
     );
     let custom_preset = preset == json!("custom");
     doc.insert("preset".into(), preset);

@@ -173,7 +173,17 @@ fn lessons(out: &mut String) {
 }
 
 fn sweep(out: &mut String) {
-    let presets = ["dgx-h100", "dgx-a100", "hgx-b200", "hgx-h800", "dgx-1", "pcie-h100"];
+    let presets = [
+        "dgx-h100",
+        "dgx-a100",
+        "hgx-b200",
+        "hgx-h800",
+        "dgx-1",
+        "pcie-h100",
+        "hgx-b300",
+        "hgx-h20",
+        "pcie-h100-nvlink",
+    ];
     let technologies = ["infiniband", "roce", "tcp", "efa"];
     let collectives =
         ["all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all", "send_recv"];

@@ -69,6 +69,25 @@ pub const H100_PCIE: Gpu = Gpu {
     nvlink_links: 0,
 };
 
+/// H100 PCIe with an NVLink bridge to one other card: NVIDIA H100 PCIe product brief
+/// (PB-11133-001): the bridge gives 600 GB/s bidirectional, 12 fourth-generation NVLinks.
+pub const H100_PCIE_BRIDGED: Gpu =
+    Gpu { name: "H100 PCIe 80GB (NVLink bridge)", nvlink_generation: 4, nvlink_links: 12, ..H100_PCIE };
+/// NVIDIA H20 (HGX H20, the export Hopper part; NVIDIA product brief, as reported by vendors):
+/// 148 TFLOP/s BF16 dense, 96 GB HBM3 at 4.0 TB/s, and the full 18 NVLinks of NVLink 4 (900 GB/s
+/// bidirectional): little compute, full communication.
+pub const H20: Gpu = Gpu {
+    name: "H20 96GB",
+    bf16_dense_tflops: 148.0,
+    hbm_gbyte: 96.0,
+    hbm_gbyte_per_s: 4000.0,
+    nvlink_generation: 4,
+    nvlink_links: 18,
+};
+/// NVIDIA HGX B300 datasheet, per GPU (Blackwell Ultra): BF16 dense as B200's (2.25 PFLOP/s;
+/// 36 PFLOP/s sparse per 8-GPU board), 288 GB HBM3e at 8 TB/s, 18 fifth-generation NVLinks
+/// (1.8 TB/s bidirectional).
+pub const B300: Gpu = Gpu { name: "B300 288GB", hbm_gbyte: 288.0, hbm_gbyte_per_s: 8000.0, ..B200 };
 /// NVIDIA HGX B200 datasheet, per GPU: 2.25 PFLOP/s BF16 dense (4.5 sparse), 180 GB HBM3e at
 /// 7.7 TB/s, 18 fifth-generation NVLinks (1.8 TB/s bidirectional).
 pub const B200: Gpu = Gpu {
@@ -81,4 +100,4 @@ pub const B200: Gpu = Gpu {
 };
 
 /// Every GPU in the catalog.
-pub const GPUS: &[Gpu] = &[V100, A100, A800, H100, H800, H200, H100_PCIE, B200];
+pub const GPUS: &[Gpu] = &[V100, A100, A800, H100, H800, H200, H20, H100_PCIE, H100_PCIE_BRIDGED, B200, B300];

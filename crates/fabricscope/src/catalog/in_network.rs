@@ -9,6 +9,21 @@
 /// stores and the switch's arithmetic cost what this model does not otherwise see).
 pub const NVLS_EFFICIENCY: f64 = 0.83;
 
+/// The same for NVLink 5's switch (Blackwell, NVSwitch generation 4): the link-level model gives
+/// 8 B300s `14/9` × 18 × 40.1 GB/s = 1,123 GB/s, NVIDIA/nccl#2140 measured ~845 GB/s with NVLS
+/// on (and ~695 off, which the ring model meets unfitted): 845 / 1,123 = 0.75. Like the H100
+/// figure it is fitted to the one published measurement, and the calibration report says so.
+pub const NVLS_EFFICIENCY_NVLINK5: f64 = 0.75;
+
+/// The NVLS hop efficiency of an NVSwitch of `generation` (3: Hopper, 4: Blackwell).
+pub fn nvls_efficiency(generation: u8) -> f64 {
+    if generation >= 4 {
+        NVLS_EFFICIENCY_NVLINK5
+    } else {
+        NVLS_EFFICIENCY
+    }
+}
+
 /// Fraction of a NIC's bandwidth a hop through an InfiniBand SHARP aggregation switch achieves:
 /// NCCL's own CollNet bandwidth factor (0.9, NVIDIA/nccl `src/graph/tuning.cc`).
 pub const SHARP_EFFICIENCY: f64 = 0.9;

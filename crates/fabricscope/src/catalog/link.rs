@@ -51,6 +51,10 @@ pub const PCIE4_X16: LinkSpec =
     LinkSpec { name: "PCIe 4.0 x16", line_rate_gbyte_per_s: 32.0, efficiency: 0.80, latency_ns: 300 };
 pub const PCIE5_X16: LinkSpec =
     LinkSpec { name: "PCIe 5.0 x16", line_rate_gbyte_per_s: 64.0, efficiency: 0.80, latency_ns: 300 };
+/// PCIe 6.0 x16 (PCI-SIG: 64 GT/s, ~128 GB/s per direction): Blackwell Ultra's host link and
+/// ConnectX-8's built-in switch. Efficiency as gen5's, assumed.
+pub const PCIE6_X16: LinkSpec =
+    LinkSpec { name: "PCIe 6.0 x16", line_rate_gbyte_per_s: 128.0, efficiency: 0.80, latency_ns: 300 };
 
 /// Extra latency of a hop through the CPU's root complex [ns] (PCIe peer-to-peer across root
 /// ports; assumed, typically slower than through a PCIe switch).

@@ -14,6 +14,9 @@ mod node;
 pub use fabric::{Routing, Technology, TechnologySpec, TECHNOLOGIES};
 pub use gpu::H100;
 pub use gpu::{Gpu, GPUS};
-pub use in_network::{NVLS_EFFICIENCY, SHARP_EFFICIENCY, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS};
+pub use in_network::{
+    nvls_efficiency, NVLS_EFFICIENCY, NVLS_EFFICIENCY_NVLINK5, SHARP_EFFICIENCY, SRIOV_EFFICIENCY,
+    SRIOV_LATENCY_NS,
+};
 pub use link::{LinkSpec, NICS, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK};
 pub use node::{CustomShape, GpuFabric, NodeFabric, NodePreset, NodeSpec, NODE_PRESETS};

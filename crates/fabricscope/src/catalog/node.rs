@@ -7,10 +7,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::gpu::{Gpu, A100, B200, H100, H100_PCIE, H800, V100};
+use super::gpu::{Gpu, A100, B200, B300, H100, H100_PCIE, H100_PCIE_BRIDGED, H20, H800, V100};
 use super::link::{
-    LinkSpec, NIC_EDR_100, NIC_HDR_200, NIC_NDR_400, NVLINK2, NVLINK3, NVLINK4, NVLINK5, PCIE3_X16,
-    PCIE4_X16, PCIE5_X16,
+    LinkSpec, NIC_EDR_100, NIC_HDR_200, NIC_NDR_400, NIC_XDR_800, NVLINK2, NVLINK3, NVLINK4, NVLINK5,
+    PCIE3_X16, PCIE4_X16, PCIE5_X16, PCIE6_X16,
 };
 
 /// How the GPUs of a node are joined.
@@ -129,8 +129,30 @@ pub const NODE_PRESETS: &[NodePreset] = &[
         gpu_fabric: GpuFabric::NvSwitch { generation: 4 },
         ..DGX_H100
     },
+    // HGX B300 / DGX B300 (NVIDIA datasheet and user guide): 8× B300 (Blackwell Ultra), NVLink 5
+    // through the NVLink 5 switch (1.8 TB/s per GPU bidirectional, 14.4 TB/s in all), one
+    // ConnectX-8 SuperNIC of 800 Gb/s per GPU on the GPU board, whose built-in PCIe 6.0 switch
+    // joins that GPU and NIC. Switch: NVIDIA Quantum-X800 Q3400, 144 ports of XDR 800 Gb/s
+    // (datasheet). 2 sockets on the host board.
+    NodePreset {
+        id: "hgx-b300",
+        name: "HGX B300",
+        gpu: B300,
+        nvlink: NVLINK5,
+        gpu_fabric: GpuFabric::NvSwitch { generation: 4 },
+        pcie: PCIE6_X16,
+        pcie_switches: 8,
+        nic: NIC_XDR_800,
+        switch_name: "Quantum-X800 Q3400 (XDR)",
+        switch_radix: 144,
+        ..DGX_H100
+    },
     // HGX H800: the DGX H100 layout with the export GPU's 8 NVLinks (200 GB/s per direction).
     NodePreset { id: "hgx-h800", name: "HGX H800", gpu: H800, ..DGX_H100 },
+    // HGX H20: the HGX H100 board (third-generation NVSwitch, so NVLS) with the export H20,
+    // whose NVLink is H100's (18 links, 900 GB/s bidirectional) while its compute is a sixth;
+    // 8× ConnectX-7 NDR 400 Gb/s as on the HGX H100 reference design (servers vary).
+    NodePreset { id: "hgx-h20", name: "HGX H20", gpu: H20, ..DGX_H100 },
     // DGX-1 (V100) system architecture white paper: 8× V100 in a hybrid cube-mesh of NVLink 2,
     // no NVSwitch; 4 PCIe 3.0 switches, each with 2 GPUs and 1 EDR InfiniBand NIC (4 NICs), 2
     // Xeon sockets. Switch: Mellanox SB7800, 36 ports of EDR 100 Gb/s (datasheet).
@@ -175,6 +197,26 @@ pub const NODE_PRESETS: &[NodePreset] = &[
         switch_name: "Quantum-2 QM9700 (NDR)",
         switch_radix: 64,
         rings: IDENTITY_RING,
+    },
+    // Two H100 PCIe cards joined by NVLink bridges (NVIDIA H100 PCIe product brief: 600 GB/s
+    // bidirectional over the bridge, PCIe 5.0 x16 to the host, 128 GB/s bidirectional): the
+    // pair talks over NVLink, the host and NICs over PCIe. One socket, each card and its
+    // ConnectX-7 400 Gb/s NIC on a PCIe 5.0 switch of its own (the NICs are assumed; servers vary).
+    NodePreset {
+        id: "pcie-h100-nvlink",
+        name: "2× H100 PCIe, NVLink bridge",
+        gpu: H100_PCIE_BRIDGED,
+        gpus_per_node: 2,
+        nvlink: NVLINK4,
+        gpu_fabric: GpuFabric::Mesh(&[(0, 1, 12)]),
+        pcie: PCIE5_X16,
+        pcie_switches: 2,
+        sockets: 1,
+        nics_per_node: 2,
+        nic: NIC_NDR_400,
+        switch_name: "Quantum-2 QM9700 (NDR)",
+        switch_radix: 64,
+        rings: &[&[0, 1]],
     },
 ];
 

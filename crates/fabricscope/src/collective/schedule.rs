@@ -74,14 +74,12 @@ pub enum Hop {
 
 impl Hop {
     /// The fraction of a link's bandwidth a hop's data moves at: 1 peer to peer; through a
-    /// reducing switch, its measured efficiency (`catalog::NVLS_EFFICIENCY`,
-    /// `catalog::SHARP_EFFICIENCY`).
-    pub fn efficiency(self) -> f64 {
+    /// reducing switch, its measured efficiency: `nvls` for the node's NVSwitch (its
+    /// generation's, `catalog::nvls_efficiency`), `catalog::SHARP_EFFICIENCY` for InfiniBand's.
+    pub fn efficiency(self, nvls: f64) -> f64 {
         match self {
             Hop::Peer => 1.0,
-            Hop::ToSwitch(SwitchRef::NvSwitch { .. }) | Hop::FromSwitch(SwitchRef::NvSwitch { .. }) => {
-                crate::catalog::NVLS_EFFICIENCY
-            }
+            Hop::ToSwitch(SwitchRef::NvSwitch { .. }) | Hop::FromSwitch(SwitchRef::NvSwitch { .. }) => nvls,
             Hop::ToSwitch(SwitchRef::Rail { .. }) | Hop::FromSwitch(SwitchRef::Rail { .. }) => {
                 crate::catalog::SHARP_EFFICIENCY
             }
@@ -89,11 +87,11 @@ impl Hop {
     }
 
     /// The bytes a hop occupies its links for when it moves `bytes`: as many peer to peer,
-    /// over `efficiency` through a reducing switch.
-    pub fn carried(self, bytes: u64) -> u64 {
+    /// over `efficiency` through a reducing switch (`nvls`: the NVSwitch's NVLS efficiency).
+    pub fn carried(self, bytes: u64, nvls: f64) -> u64 {
         match self {
             Hop::Peer => bytes,
-            hop => (bytes as f64 / hop.efficiency()).ceil() as u64,
+            hop => (bytes as f64 / hop.efficiency(nvls)).ceil() as u64,
         }
     }
 }

@@ -84,8 +84,8 @@ pub fn flow_latency_ns(
 
 /// Bytes a transfer puts on the wire: the protocol's (LL doubles them), and for a hop through
 /// a reducing switch, over the switch's efficiency (`Hop::efficiency`).
-pub fn wire_bytes(schedule: &Schedule, transfer: &crate::collective::Transfer) -> u64 {
-    transfer.hop.carried(schedule.protocol.wire_bytes(transfer.bytes()))
+pub fn wire_bytes(topology: &Topology, schedule: &Schedule, transfer: &crate::collective::Transfer) -> u64 {
+    transfer.hop.carried(schedule.protocol.wire_bytes(transfer.bytes()), topology.nvls_efficiency)
 }
 
 /// Runs `schedule` on `topology` to the end and returns the trace. Each flow is routed when
@@ -152,7 +152,7 @@ impl Run {
         let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); n_flows];
         let mut deps_left: Vec<u32> = Vec::with_capacity(n_flows);
         for (index, transfer) in transfers.iter().enumerate() {
-            flows.push(FlowRecord::new(index as u32, Vec::new(), wire_bytes(schedule, transfer)));
+            flows.push(FlowRecord::new(index as u32, Vec::new(), wire_bytes(topology, schedule, transfer)));
             for &dep in &transfer.deps {
                 dependents[dep as usize].push(index as u32);
             }

@@ -67,7 +67,7 @@ pub fn bandwidth_bound_ns(topology: &Topology, schedule: &Schedule, router: &mut
     let mut bytes = vec![vec![0u64; topology.n_links()]; n_phases];
     for t in &schedule.transfers {
         // The protocol's own factor is the tuner's (`tuner_efficiency`); a switch hop's is here.
-        let hop_bytes = t.hop.carried(t.bytes());
+        let hop_bytes = t.hop.carried(t.bytes(), topology.nvls_efficiency);
         for link in router.route_transfer(t, &load) {
             bytes[phase(t.step)][link.index()] += hop_bytes;
         }

@@ -90,6 +90,12 @@ pub fn build(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Topology {
         gpus_per_node: preset.gpus_per_node,
         fabric: FabricIndex::default(),
         congested_efficiency: s.fabric.congested_efficiency.unwrap_or(tech.congested_efficiency),
+        nvls_efficiency: match preset.gpu_fabric {
+            crate::catalog::NodeFabric::NvSwitch { generation } => {
+                crate::catalog::nvls_efficiency(generation)
+            }
+            _ => crate::catalog::NVLS_EFFICIENCY,
+        },
         technology: s.fabric.technology,
     };
     let switch =

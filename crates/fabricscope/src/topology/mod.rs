@@ -166,6 +166,9 @@ pub struct Topology {
     pub fabric: FabricIndex,
     /// Efficiency of a network link that flows from several sources share.
     pub congested_efficiency: f64,
+    /// Fraction of the NVLink bandwidth an NVLS hop through the node's NVSwitch achieves
+    /// (`catalog::nvls_efficiency` of its generation).
+    pub nvls_efficiency: f64,
     pub technology: Technology,
 }
 
