@@ -153,8 +153,10 @@ struct SweepArgs {
     /// Force a protocol as NCCL_PROTO does: LL, LL128 or Simple; default: the tuner's choice.
     #[arg(long, value_name = "PROTO")]
     proto: Option<String>,
-    /// Force an algorithm as NCCL_ALGO does: Ring, Tree, NVLS or CollNet (AllReduce; also
-    /// Hierarchical, ours); default: the tuner's choice.
+    /// Force an algorithm as NCCL_ALGO does: Ring; Tree, NVLS, NVLSTree or CollNet (AllReduce);
+    /// PAT (AllGather, ReduceScatter at one GPU per node); P2P (AllToAll, SendRecv). For
+    /// comparison, never the tuner's pick: Hierarchical (AllReduce), HalvingDoubling and
+    /// AllPairs (AllReduce, AllGather, ReduceScatter), Bruck (AllToAll). Default: the tuner's choice.
     #[arg(long, value_name = "ALGO")]
     algo: Option<String>,
     /// Smallest size, like nccl-tests -b (suffixes K, M, G).

@@ -187,8 +187,10 @@ fn nvls_is_on_by_default_as_in_nccl_and_collnet_is_opt_in() {
     assert!(nvls[7].parse::<f64>().unwrap() > 450.0, "{nvls:?}");
     let plain = row(&["allreduce", "-b", "1G", "-e", "1G", "--no-nvls"]);
     assert_eq!(plain[9], "Ring");
-    // Two nodes on InfiniBand: CollNet only with --collnet (or its old name, --in-network).
-    let two = ["allreduce", "--nodes", "2", "-b", "1G", "-e", "1G"];
+    // Two nodes on InfiniBand: NVLSTree by default; CollNet (with NVLS off, which would win)
+    // only with --collnet, or its old name, --in-network.
+    assert_eq!(row(&["allreduce", "--nodes", "2", "-b", "1G", "-e", "1G"])[9], "NVLSTree");
+    let two = ["allreduce", "--nodes", "2", "-b", "1G", "-e", "1G", "--no-nvls"];
     assert_ne!(row(&two)[9], "CollNet");
     for flag in ["--collnet", "--in-network"] {
         assert_eq!(row(&[&two[..], &[flag]].concat())[9], "CollNet", "{flag}");

@@ -5,7 +5,8 @@
 //! | what | cap | why |
 //! | --- | --- | --- |
 //! | nodes | 1 ..= `MAX_NODES` (16,384: 131,072 GPUs of 8) | the fabric builders' and the seeds' scale |
-//! | GPUs of a custom node | 2 ..= `MAX_CUSTOM_GPUS` (64) | a node, not a cluster |
+//! | GPUs of a custom node | 1 ..= `MAX_CUSTOM_GPUS` (64) | a node, not a cluster (one GPU per node is what NCCL's PAT needs) |
+//! | ranks of an all-pairs AllReduce | ≤ `MAX_ALL_PAIRS_RANKS` (64) | each all-gather send waits for the n-1 sends into its rank: n³ dependencies |
 //! | message size | 4 B ..= `MAX_SIZE_BYTES` (16 GiB), a multiple of 4 | nccl-tests' float elements |
 //! | channels | 1 ..= `MAX_CHANNELS` (32) | NCCL's MAXCHANNELS on most builds |
 //! | switch radix | even, 4 ..= `MAX_RADIX` (1,024) | the largest switch ASICs have 512 ports |
@@ -22,6 +23,8 @@
 pub const MAX_NODES: u32 = 16_384;
 /// Most GPUs a custom node may have.
 pub const MAX_CUSTOM_GPUS: u32 = 64;
+/// Most ranks of an all-pairs AllReduce (`collective::textbook::all_pairs`).
+pub const MAX_ALL_PAIRS_RANKS: u32 = 64;
 /// Largest message a scenario may move [B].
 pub const MAX_SIZE_BYTES: u64 = 16 << 30;
 /// Most channels (parallel rings) a scenario may ask for.

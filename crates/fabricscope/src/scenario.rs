@@ -16,12 +16,12 @@
 //! | `fabric.congested_efficiency` | > 0 and ≤ 1 |
 //! | `nics_used` | 1 ..= the preset's NICs per node |
 //! | `pinning` | `aligned`, or `misaligned` on a node with CPU sockets (not a custom node) |
-//! | `custom.gpus` | 2 ..= 64 |
+//! | `custom.gpus` | 1 ..= 64 (one GPU per node is what PAT needs) |
 //! | `custom.link` | as `links.*` below |
 //! | `collective` | `all_reduce`, `all_gather`, `reduce_scatter`, `broadcast`, `reduce`, `all_to_all`, `send_recv` |
 //! | `size_bytes` | 4 B ..= 16 GiB, a multiple of 4 (elements are 4-byte floats, as in nccl-tests) |
 //! | `root` | 0 ..= ranks − 1 (Broadcast, Reduce) |
-//! | `algorithm` | `Ring` (every collective), `Tree` and `Hierarchical` (AllReduce), `NVLS` (AllReduce on one node with a gen3+ NVSwitch, Simple only), `CollNet` (AllReduce across nodes on an InfiniBand single switch or leaf-spine: SHARP; Simple or LL), `P2P` (AllToAll, SendRecv); absent: the tuner's choice |
+//! | `algorithm` | `Ring` (every collective), `Tree` and `Hierarchical` (AllReduce), `NVLS` (AllReduce on one node with a gen3+ NVSwitch, Simple only), `NVLSTree` (AllReduce across such nodes, Simple only), `CollNet` (AllReduce across nodes on an InfiniBand single switch or leaf-spine: SHARP; Simple or LL), `PAT` (AllGather, ReduceScatter with one GPU per node, Simple only), `P2P` (AllToAll, SendRecv); for comparison, never the tuner's pick: `HalvingDoubling` (AllReduce, AllGather, ReduceScatter on a power of two of ranks), `AllPairs` (the same; AllReduce on at most 64 ranks), `Bruck` (AllToAll); absent: the tuner's choice |
 //! | `protocol` | `LL`, `LL128`, `Simple`; absent: the tuner's choice |
 //! | `fabric.technology` | `infiniband`, `roce`, `tcp`, `efa` |
 //! | `fabric.topology` | `auto`, `single_switch`, `leaf_spine`, `fat_tree` |
@@ -134,6 +134,24 @@ pub enum Algorithm {
     /// rail's switches reduce across nodes, NVLink all-gather (NCCL_ALGO=CollNet).
     #[serde(rename = "CollNet")]
     CollNet,
+    /// NVLS inside each node, a double binary tree of nodes across (NCCL_ALGO=NVLSTree;
+    /// NVSwitch gen3+, more than one node).
+    #[serde(rename = "NVLSTree")]
+    NvlsTree,
+    /// Parallel Aggregated Trees: AllGather and ReduceScatter in ⌈log2 n⌉ steps of doubling
+    /// distance, for one GPU per node (NCCL_ALGO=PAT, NCCL 2.23+).
+    #[serde(rename = "PAT")]
+    Pat,
+    /// Recursive halving and doubling (Rabenseifner): ReduceScatter by halving, AllGather by
+    /// doubling, AllReduce both, in log2 n steps each; a power of two of ranks (not an
+    /// NCCL_ALGO; for comparison).
+    HalvingDoubling,
+    /// Every rank to every other at once: ReduceScatter, AllGather, AllReduce as both (not an
+    /// NCCL_ALGO; for comparison).
+    AllPairs,
+    /// Bruck's AllToAll: ⌈log2 n⌉ steps, each block relayed through the ranks its distance's
+    /// bits name (not an NCCL_ALGO; for comparison).
+    Bruck,
 }
 
 impl Algorithm {
@@ -146,7 +164,21 @@ impl Algorithm {
             Algorithm::Hierarchical => "Hierarchical",
             Algorithm::Nvls => "NVLS",
             Algorithm::CollNet => "CollNet",
+            Algorithm::NvlsTree => "NVLSTree",
+            Algorithm::Pat => "PAT",
+            Algorithm::HalvingDoubling => "HalvingDoubling",
+            Algorithm::AllPairs => "AllPairs",
+            Algorithm::Bruck => "Bruck",
         }
+    }
+
+    /// Whether NCCL's tuner may pick it (NCCL_ALGO names it); the others are shown for
+    /// comparison, never auto-picked.
+    pub fn is_nccls(self) -> bool {
+        !matches!(
+            self,
+            Algorithm::Hierarchical | Algorithm::HalvingDoubling | Algorithm::AllPairs | Algorithm::Bruck
+        )
     }
 }
 
@@ -277,7 +309,7 @@ fn is_default<T: Default + PartialEq>(value: &T) -> bool {
 #[serde(deny_unknown_fields)]
 pub struct CustomNode {
     pub shape: CustomShape,
-    /// GPUs per node, 2 ..= 64.
+    /// GPUs per node, 1 ..= 64.
     pub gpus: u32,
     /// Each GPU-to-GPU link (ring, full mesh) or GPU-to-switch link (star), per direction.
     pub link: CustomLink,

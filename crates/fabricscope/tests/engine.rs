@@ -179,10 +179,12 @@ fn contention_halves_the_rate() {
         n_ranks: 8,
         n_channels: 1,
         count: len,
+        scratch: 0,
         n_steps: 1,
         root: 0,
         protocol: fabricscope::collective::Protocol::Simple,
         latency: fabricscope::scenario::LatencyModel::Nccl,
+        exposed_network: false,
         regions: vec![],
         phase_starts: vec![],
         transfers,
@@ -471,7 +473,8 @@ fn broadcast_pipelines_its_chunks() {
 }
 
 /// Tree against ring on 8 DGX H100 nodes: the tree's log-depth latency wins small messages, the
-/// ring's lighter NIC load wins large ones, and the tuner's choice follows.
+/// ring's lighter NIC load wins large ones, and the tuner's choice follows (NVLS off: with it,
+/// NVLSTree wins large ones, `tests/algorithms.rs`).
 #[test]
 fn tree_beats_ring_for_small_messages_across_nodes_and_loses_for_large() {
     let run = |size: u64, algorithm: Option<Algorithm>| {
@@ -480,6 +483,7 @@ fn tree_beats_ring_for_small_messages_across_nodes_and_loses_for_large() {
             size_bytes: size,
             algorithm,
             protocol: Some(Protocol::Simple),
+            nvls: false,
             ..Scenario::default_demo()
         };
         simulate(&s.validate().unwrap()).unwrap()

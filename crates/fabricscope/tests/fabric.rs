@@ -37,10 +37,12 @@ fn permutation(n_ranks: u32, pairs: &[(u32, u32)]) -> Schedule {
         n_ranks,
         n_channels: 1,
         count: LEN,
+        scratch: 0,
         n_steps: 1,
         root: 0,
         protocol: fabricscope::collective::Protocol::Simple,
         latency: fabricscope::scenario::LatencyModel::Nccl,
+        exposed_network: false,
         regions: vec![],
         phase_starts: vec![],
         transfers: pairs

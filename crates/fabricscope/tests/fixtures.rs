@@ -75,7 +75,7 @@ fn load_with_routing(routing: &str) -> Simulation {
 
 #[test]
 fn custom_nodes_are_checked() {
-    let bad = r#"{"preset":"custom","custom":{"shape":"ring","gpus":1,"link":{"bandwidth_gbyte_per_s":0}},"nodes":1,"collective":"all_reduce","size_bytes":8}"#;
+    let bad = r#"{"preset":"custom","custom":{"shape":"ring","gpus":0,"link":{"bandwidth_gbyte_per_s":0}},"nodes":1,"collective":"all_reduce","size_bytes":8}"#;
     let errors = Scenario::from_json(bad).unwrap().validate().unwrap_err();
     assert_eq!(errors[0].field, "custom.gpus");
     let missing = r#"{"preset":"custom","nodes":1,"collective":"all_reduce","size_bytes":8}"#;

@@ -181,7 +181,23 @@ fn scenario_value(rng: &mut Rng) -> Value {
     if rng.chance(40) {
         doc.insert(
             "algorithm".into(),
-            field(rng, &strs(&["Ring", "Tree", "Hierarchical", "P2P", "NVLS", "CollNet", "ring"])),
+            field(
+                rng,
+                &strs(&[
+                    "Ring",
+                    "Tree",
+                    "Hierarchical",
+                    "P2P",
+                    "NVLS",
+                    "CollNet",
+                    "NVLSTree",
+                    "PAT",
+                    "HalvingDoubling",
+                    "AllPairs",
+                    "Bruck",
+                    "ring",
+                ]),
+            ),
         );
     }
     if rng.chance(40) {
@@ -360,15 +376,33 @@ fn exercise(text: &str, tally: &mut Tally) {
     // Every algorithm this collective has, executed on data.
     if n as u64 * count <= VERIFY_ELEMENTS {
         let algorithms: &[Algorithm] = match scenario.collective {
-            Collective::AllReduce if scenario.nodes == 1 => {
-                &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical, Algorithm::Nvls]
+            Collective::AllReduce if scenario.nodes == 1 => &[
+                Algorithm::Ring,
+                Algorithm::Tree,
+                Algorithm::Hierarchical,
+                Algorithm::Nvls,
+                Algorithm::AllPairs,
+            ],
+            Collective::AllReduce => &[
+                Algorithm::Ring,
+                Algorithm::Tree,
+                Algorithm::Hierarchical,
+                Algorithm::CollNet,
+                Algorithm::NvlsTree,
+                Algorithm::AllPairs,
+            ],
+            Collective::AllGather | Collective::ReduceScatter => {
+                &[Algorithm::Ring, Algorithm::Pat, Algorithm::AllPairs]
             }
-            Collective::AllReduce => {
-                &[Algorithm::Ring, Algorithm::Tree, Algorithm::Hierarchical, Algorithm::CollNet]
-            }
+            Collective::AllToAll => &[Algorithm::Ring, Algorithm::Bruck],
             _ => &[Algorithm::Ring],
         };
-        for &algorithm in algorithms {
+        let halving = matches!(
+            scenario.collective,
+            Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter
+        ) && n.is_power_of_two();
+        let extra: &[Algorithm] = if halving { &[Algorithm::HalvingDoubling] } else { &[] };
+        for &algorithm in algorithms.iter().chain(extra) {
             let schedule = schedule_with(
                 scenario.collective,
                 algorithm,

@@ -306,6 +306,8 @@ impl NodeSpec {
     pub fn custom(shape: CustomShape, n: u32, link: LinkSpec) -> NodeSpec {
         let gpu_fabric = match shape {
             CustomShape::Star => NodeFabric::NvSwitch { generation: 0 },
+            // A ring of one GPU has no links.
+            CustomShape::Ring if n < 2 => NodeFabric::Mesh(Vec::new()),
             CustomShape::Ring => {
                 NodeFabric::Mesh((0..n).map(|i| (i.min((i + 1) % n), i.max((i + 1) % n), 1)).collect())
             }

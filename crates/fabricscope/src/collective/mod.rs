@@ -6,9 +6,12 @@
 mod direct;
 pub mod hierarchical;
 pub mod nvls;
+pub mod nvls_tree;
+pub mod pat;
 pub mod protocol;
 mod ring;
 mod schedule;
+pub mod textbook;
 pub mod tree;
 mod verify;
 
@@ -39,8 +42,10 @@ pub fn schedule<R: AsRef<[u32]>>(
     schedule_with(collective, Algorithm::Ring, nodes, rings, count, n_channels, root)
 }
 
-/// The same with an algorithm: Tree applies to AllReduce; the point-to-point collectives are
-/// always direct.
+/// The same with an algorithm (validation admits only the pairs that apply; any other runs
+/// the collective's default, Ring or point-to-point): Tree, Hierarchical, NVLS, CollNet and
+/// NVLSTree run AllReduce; PAT AllGather and ReduceScatter; halving-doubling and all-pairs
+/// AllReduce, AllGather and ReduceScatter; Bruck AllToAll.
 pub fn schedule_with<R: AsRef<[u32]>>(
     collective: Collective,
     algorithm: Algorithm,
@@ -50,29 +55,37 @@ pub fn schedule_with<R: AsRef<[u32]>>(
     n_channels: u32,
     root: u32,
 ) -> Schedule {
-    let n = nodes * rings[0].as_ref().len() as u32;
-    match collective {
-        Collective::AllReduce if algorithm == Algorithm::Tree => {
-            tree_allreduce(nodes, rings, count, n_channels)
+    use Collective::{AllGather, AllReduce, AllToAll, ReduceScatter};
+    let g = rings[0].as_ref().len() as u32;
+    let n = nodes * g;
+    match (collective, algorithm) {
+        (AllReduce, Algorithm::Tree) => tree_allreduce(nodes, rings, count, n_channels),
+        (AllReduce, Algorithm::Hierarchical) => hierarchical_allreduce(nodes, rings, count, n_channels),
+        (AllReduce, Algorithm::Nvls) => nvls::nvls_allreduce(n, count, n_channels),
+        (AllReduce, Algorithm::CollNet) => collnet_allreduce(nodes, rings, count, n_channels),
+        (AllReduce, Algorithm::NvlsTree) => nvls_tree::nvls_tree_allreduce(nodes, g, count, n_channels),
+        (AllGather | ReduceScatter, Algorithm::Pat) => {
+            pat::pat(collective == AllGather, n, count, n_channels)
         }
-        Collective::AllReduce if algorithm == Algorithm::Hierarchical => {
-            hierarchical_allreduce(nodes, rings, count, n_channels)
+        (AllReduce | AllGather | ReduceScatter, Algorithm::HalvingDoubling) => {
+            textbook::halving_doubling(collective, n, count, n_channels)
         }
-        Collective::AllReduce if algorithm == Algorithm::Nvls => nvls::nvls_allreduce(n, count, n_channels),
-        Collective::AllReduce if algorithm == Algorithm::CollNet => {
-            collnet_allreduce(nodes, rings, count, n_channels)
+        (AllReduce | AllGather | ReduceScatter, Algorithm::AllPairs) => {
+            textbook::all_pairs(collective, n, count, n_channels)
         }
-        Collective::AllReduce => ring_allreduce(nodes, rings, count, n_channels),
-        Collective::AllGather => ring_gather_or_scatter(true, nodes, rings, count, n_channels),
-        Collective::ReduceScatter => ring_gather_or_scatter(false, nodes, rings, count, n_channels),
-        Collective::Broadcast => ring_chain(false, nodes, rings, count, n_channels, root),
-        Collective::Reduce => ring_chain(true, nodes, rings, count, n_channels, root),
-        Collective::AllToAll => alltoall(n, count, n_channels),
-        Collective::SendRecv => sendrecv(n, count, n_channels),
+        (AllToAll, Algorithm::Bruck) => textbook::bruck(n, count, n_channels),
+        (AllReduce, _) => ring_allreduce(nodes, rings, count, n_channels),
+        (AllGather, _) => ring_gather_or_scatter(true, nodes, rings, count, n_channels),
+        (ReduceScatter, _) => ring_gather_or_scatter(false, nodes, rings, count, n_channels),
+        (Collective::Broadcast, _) => ring_chain(false, nodes, rings, count, n_channels, root),
+        (Collective::Reduce, _) => ring_chain(true, nodes, rings, count, n_channels, root),
+        (AllToAll, _) => alltoall(n, count, n_channels),
+        (Collective::SendRecv, _) => sendrecv(n, count, n_channels),
     }
 }
 
-/// Transfers `schedule` makes, without making them (for the scenario's engine limit).
+/// Transfers the default schedules make (Ring, or point to point; for AllReduce the larger of
+/// Ring and Tree, which the tuner weighs), without making them: the scenario's engine limit.
 pub fn transfer_count(collective: Collective, n: u32, count: u64, n_channels: u32) -> u64 {
     let (n, c, k) = (n as u64, n_channels as u64, chain_chunks(count.div_ceil(n_channels as u64)) as u64);
     let m = n.saturating_sub(1);
@@ -82,5 +95,27 @@ pub fn transfer_count(collective: Collective, n: u32, count: u64, n_channels: u3
         Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => m * n * c,
         Collective::Broadcast | Collective::Reduce => k * m * c,
         Collective::SendRecv => k * n * c,
+    }
+}
+
+/// Transfers `schedule_with` makes for `algorithm` (`None`: the defaults, `transfer_count`) on
+/// `nodes` nodes of `g` GPUs.
+pub fn transfer_count_with(
+    collective: Collective,
+    algorithm: Option<Algorithm>,
+    nodes: u32,
+    g: u32,
+    count: u64,
+    n_channels: u32,
+) -> u64 {
+    let n = nodes * g;
+    match algorithm {
+        Some(Algorithm::NvlsTree) => nvls_tree::transfer_count(nodes, g, count, n_channels),
+        Some(Algorithm::Pat) => pat::transfer_count(n, n_channels),
+        Some(a @ (Algorithm::HalvingDoubling | Algorithm::AllPairs | Algorithm::Bruck)) => {
+            textbook::transfer_count(a, collective, n, n_channels)
+        }
+        Some(Algorithm::Nvls) => nvls::nvls_transfers(n, count, n_channels),
+        _ => transfer_count(collective, n, count, n_channels),
     }
 }

@@ -8,6 +8,13 @@
 //! | --- | --- | --- | --- | --- |
 //! | Ring LL / LL128 / Simple | 6.6 / 14.0 / 8.4 | 0.6 / 1.9 / 3.4 | 1.0 / 2.5 / 5.7 | 2.7 / 4.0 / 14.0 |
 //! | Tree LL / LL128 / Simple | 6.8 / 14.0 / 8.4 | 0.6 / 1.25 / 4.0 | 1.0 / 1.9 / 4.0 | 5.0 / 8.5 / 14.0 |
+//! | NVLS Simple | 0 | 25 | – | 18 |
+//! | NVLSTree Simple | 0 | 25 | – | 20.9 |
+//! | PAT Simple | 8.0 (+ 2.8 per rank) | 4.0 | 4.0 | 14 / 3.5 per step |
+//!
+//! (NVLS, NVLSTree and PAT from the NCCL tree at 5067397c, whose table adds PAT; the rest are
+//! unchanged since v2.30.7.) The algorithms NCCL does not have (Hierarchical, halving-doubling,
+//! all-pairs, Bruck) are charged the Ring's figures.
 //!
 //! Bandwidth: LL sends each 8 bytes of data with an 8-byte flag (16 on the wire), LL128 120
 //! data bytes in every 128-byte line; Simple sends data only. The engine moves those wire
@@ -41,8 +48,10 @@ impl Protocol {
     /// Latency of launching the collective [ns].
     pub fn base_latency_ns(self, algorithm: Algorithm) -> u64 {
         match (algorithm, self) {
-            // NVLS's whole latency is its hardware term (below).
-            (Algorithm::Nvls, _) => 0,
+            // NVLS's and NVLSTree's whole latency is their hardware term (below).
+            (Algorithm::Nvls | Algorithm::NvlsTree, _) => 0,
+            // PAT's fixed part; its linear part, 2.8 µs per rank, is `Schedule::base_latency_ns`'s.
+            (Algorithm::Pat, _) => 8_000,
             // CollNet: NCCL gives no separate launch figure in v2.30's table; the Tree's is used.
             (Algorithm::CollNet, p) => p.base_latency_ns(Algorithm::Tree),
             (Algorithm::Tree, Protocol::Ll) => 6_800,
@@ -54,10 +63,19 @@ impl Protocol {
 
     /// Hardware latency of one step over a path whose slowest link is of class `class` [ns].
     pub fn step_latency_ns(self, algorithm: Algorithm, class: LinkKind) -> u64 {
-        if algorithm == Algorithm::Nvls {
+        if algorithm == Algorithm::Nvls || (algorithm == Algorithm::NvlsTree && class != LinkKind::Network) {
             // NCCL's NVLS latency on NVLink, 25 µs (Simple only), over the four hops of a
             // chunk: up and down to reduce, up and down to multicast.
             return 25_000 / 4;
+        }
+        if algorithm == Algorithm::NvlsTree {
+            // NCCL's NVLSTree network latency per tree level.
+            return 20_900;
+        }
+        if algorithm == Algorithm::Pat {
+            // NCCL: 4 µs inside a node, and across the network the Tree's 14 µs over 3.5 per
+            // step: 4 µs too.
+            return 4_000;
         }
         if algorithm == Algorithm::CollNet {
             // NCCL's CollNet hardware latencies (tuning.cc, LL / LL128 / Simple): NVLink 0.5 /

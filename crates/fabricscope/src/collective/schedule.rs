@@ -119,6 +119,10 @@ pub struct Schedule {
     pub n_channels: u32,
     /// Elements in each rank's buffer.
     pub count: u64,
+    /// Elements past `count` a rank may use as a temporary buffer (Bruck's relayed blocks);
+    /// 0 for most schedules.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub scratch: u64,
     pub n_steps: u32,
     /// Root rank (Broadcast, Reduce).
     pub root: u32,
@@ -127,6 +131,10 @@ pub struct Schedule {
     /// Whether NCCL's launch and protocol latencies are charged (`LatencyModel`).
     #[serde(skip_serializing_if = "is_nccl")]
     pub latency: LatencyModel,
+    /// One GPU per node: NCCL charges a network step the Tree's latency whatever the algorithm
+    /// (`tuning.cc`: "with ppn=1 latencies are fully exposed").
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exposed_network: bool,
     /// Which rank owns which part of the buffer (AllGather's inputs, ReduceScatter's outputs).
     pub regions: Vec<Region>,
     /// Steps at which a phase begins that cannot overlap the one before (Hierarchical's
@@ -134,6 +142,10 @@ pub struct Schedule {
     pub phase_starts: Vec<u32>,
     /// In an order where every dependency comes first.
     pub transfers: Vec<Transfer>,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 fn is_nccl(latency: &LatencyModel) -> bool {
@@ -166,10 +178,12 @@ impl Schedule {
             n_ranks,
             n_channels,
             count,
+            scratch: 0,
             n_steps,
             root: 0,
             protocol: super::protocol::Protocol::Simple,
             latency: LatencyModel::Nccl,
+            exposed_network: false,
             regions: Vec::new(),
             phase_starts: Vec::new(),
             transfers,
@@ -184,6 +198,10 @@ impl Schedule {
     /// the algorithm and protocol, or none with `LatencyModel::Links`.
     pub fn base_latency_ns(&self) -> u64 {
         match self.latency {
+            // PAT adds NCCL's linear part, 2.8 µs per rank (`tuning.cc`).
+            LatencyModel::Nccl if self.algorithm == Algorithm::Pat => {
+                self.protocol.base_latency_ns(self.algorithm) + 2_800 * self.n_ranks as u64
+            }
             LatencyModel::Nccl => self.protocol.base_latency_ns(self.algorithm),
             LatencyModel::Links => 0,
         }
@@ -192,7 +210,11 @@ impl Schedule {
     /// The latency a step adds to its path's link latencies [ns]: NCCL's protocol latency for
     /// the path's slowest link class, or none with `LatencyModel::Links`.
     pub fn step_latency_ns(&self, class: crate::topology::LinkKind) -> u64 {
+        let exposed = self.exposed_network
+            && class == crate::topology::LinkKind::Network
+            && !matches!(self.algorithm, Algorithm::Pat | Algorithm::CollNet);
         match self.latency {
+            LatencyModel::Nccl if exposed => self.protocol.step_latency_ns(Algorithm::Tree, class),
             LatencyModel::Nccl => self.protocol.step_latency_ns(self.algorithm, class),
             LatencyModel::Links => 0,
         }

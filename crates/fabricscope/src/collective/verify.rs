@@ -50,7 +50,7 @@ fn initial(rank: u32, index: u64) -> i64 {
 /// Executes `schedule` on integers; `Ok` when every rank holds exactly the right result.
 pub fn verify(schedule: &Schedule) -> Result<(), VerifyError> {
     let n = schedule.n_ranks as u64;
-    let elements = n.saturating_mul(schedule.count);
+    let elements = n.saturating_mul(schedule.count.saturating_add(schedule.scratch));
     if elements > MAX_VERIFY_ELEMENTS {
         return Err(VerifyError::TooLarge { elements });
     }
@@ -68,7 +68,7 @@ pub fn verify(schedule: &Schedule) -> Result<(), VerifyError> {
             level[index] = level[index].max(level[dep as usize] + 1);
         }
         let end = transfer.offset.max(transfer.src_offset) + transfer.len;
-        if end > schedule.count || transfer.src as u64 >= n || transfer.dst as u64 >= n {
+        if end > schedule.count + schedule.scratch || transfer.src as u64 >= n || transfer.dst as u64 >= n {
             return Err(VerifyError::OutOfBounds { transfer: index });
         }
     }
@@ -82,8 +82,11 @@ pub fn verify(schedule: &Schedule) -> Result<(), VerifyError> {
 
 fn execute(schedule: &Schedule, order: &[usize], order_name: &'static str) -> Result<(), VerifyError> {
     let count = schedule.count as usize;
-    let input: Vec<Vec<i64>> =
-        (0..schedule.n_ranks).map(|rank| (0..schedule.count).map(|i| initial(rank, i)).collect()).collect();
+    // Each rank's buffer, then its scratch (zero).
+    let size = schedule.count + schedule.scratch;
+    let input: Vec<Vec<i64>> = (0..schedule.n_ranks)
+        .map(|rank| (0..size).map(|i| if i < schedule.count { initial(rank, i) } else { 0 }).collect())
+        .collect();
     let mut data = input.clone();
     // A reducing switch's own copy of the buffer, zero until chunks are added into it.
     let mut switches: BTreeMap<SwitchRef, Vec<i64>> = BTreeMap::new();

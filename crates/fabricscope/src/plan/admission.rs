@@ -11,7 +11,7 @@
 //! ```
 
 use crate::catalog::Routing;
-use crate::collective::{ring_steady_steps, transfer_count, NCCL_STEPS};
+use crate::collective::{ring_steady_steps, transfer_count, transfer_count_with, NCCL_STEPS};
 use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::scenario::{Algorithm, Collective, Scenario};
 
@@ -54,7 +54,9 @@ pub enum Admission {
 /// How `scenario`'s collective on `n_ranks` ranks over `channels` channels fits `budget`.
 pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -> Admission {
     let count = scenario.count();
-    let transfers = transfer_count(scenario.collective, n_ranks, count, channels);
+    let g = n_ranks / scenario.nodes.max(1);
+    let transfers =
+        transfer_count_with(scenario.collective, scenario.algorithm, scenario.nodes, g, count, channels);
     if transfers <= budget.transfers {
         return Admission::Whole;
     }

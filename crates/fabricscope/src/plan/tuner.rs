@@ -6,7 +6,9 @@
 //! AllGather or ReduceScatter `n-1` steps of which `nNodes-1` do, a tree AllReduce
 //! `2((n/nNodes - 1) + log2 nNodes)` of which `2 log2 nNodes` do; the bandwidth term is the
 //! busiest link's load (`bandwidth_bound_ns`) over the protocol's efficiency (LL 0.5, LL128
-//! 0.92, Simple 1).
+//! 0.92, Simple 1), and PAT's 0.75. With one GPU per node every network step costs the Tree's
+//! latency, as in NCCL. NVLSTree: NVLS's 25 µs plus `2 log2 nNodes` network steps of 20.9 µs;
+//! PAT: 8 µs + 2.8 µs per rank + `log2 nNodes` steps of 4 µs (NCCL at 5067397c).
 //!
 //! Where it differs from the engine: the tuner sees no contention and no topology beyond that
 //! one figure, counts latency per step rather than along the slowest chain of data, and uses
@@ -99,11 +101,19 @@ pub fn tune(
     let mut candidates: Vec<(Algorithm, Protocol, u32, u32, f64)> = Vec::new();
     for &(algorithm, bound_ns) in bounds {
         // Steps as NCCL's latency model counts them (`tuning.cc`).
+        let depth = u32::BITS - (nodes - 1).leading_zeros(); // ceil(log2(nodes)), in integers
+        let log_n = u32::BITS - (n - 1).leading_zeros();
+        let halves = if collective == Collective::AllReduce { 2 } else { 1 };
         let (steps, inter) = match (algorithm, collective) {
-            (Algorithm::Tree, _) => {
-                let depth = u32::BITS - (nodes - 1).leading_zeros(); // ceil(log2(nodes)), in integers
-                (2 * ((n / nodes - 1) + depth), 2 * depth)
-            }
+            (Algorithm::Tree, _) => (2 * ((n / nodes - 1) + depth), 2 * depth),
+            // NVLSTree: NVLS's four hops in the node, then up and down the tree of nodes.
+            (Algorithm::NvlsTree, _) => (4 + 2 * depth, 2 * depth),
+            // PAT: a network step per tree level (its per-rank part is in the base).
+            (Algorithm::Pat, _) => (depth, depth),
+            // Ours: log2 n steps per half, those at distances of a node or more across it.
+            (Algorithm::HalvingDoubling, _) => (halves * log_n, halves * depth),
+            (Algorithm::AllPairs, _) => (halves, if nodes > 1 { halves } else { 0 }),
+            (Algorithm::Bruck, _) => (log_n, if nodes > 1 { log_n } else { 0 }),
             // NVLS: one latency term, NCCL's 25 µs, counted here as a chunk's four hops.
             (Algorithm::Nvls, _) => (4, 0),
             // CollNet (NCCL): 2 (g-1) NVLink steps and one trip to the switch and back.
@@ -115,8 +125,11 @@ pub fn tune(
             _ => (n - 1, nodes - 1),
         };
         let protocols: &[Protocol] = match algorithm {
-            // NCCL runs P2P and NVLS with Simple only, and CollNet without LL128.
-            Algorithm::Direct | Algorithm::Nvls => &[Protocol::Simple],
+            // NCCL runs P2P, NVLS, NVLSTree and PAT with Simple only, and CollNet without
+            // LL128; Bruck is point to point, as P2P.
+            Algorithm::Direct | Algorithm::Nvls | Algorithm::NvlsTree | Algorithm::Pat | Algorithm::Bruck => {
+                &[Protocol::Simple]
+            }
             Algorithm::CollNet => &[Protocol::Simple, Protocol::Ll],
             _ => &[Protocol::Simple, Protocol::Ll128, Protocol::Ll],
         };
@@ -129,14 +142,22 @@ pub fn tune(
         .map(|&(algorithm, protocol, steps, inter, bound_ns)| {
             // With the links' latencies alone (`LatencyModel::Links`) NCCL's model charges none.
             let nccl = latency == LatencyModel::Nccl;
-            let base_ns = if nccl { protocol.base_latency_ns(algorithm) as f64 } else { 0.0 };
+            // PAT's base has a linear part, 2.8 µs per rank (`Schedule::base_latency_ns`).
+            let linear = if algorithm == Algorithm::Pat { 2_800.0 * n as f64 } else { 0.0 };
+            let base_ns = if nccl { protocol.base_latency_ns(algorithm) as f64 + linear } else { 0.0 };
+            // With one GPU per node NCCL charges a network step the Tree's latency ("with
+            // ppn=1 latencies are fully exposed"), except PAT's own and CollNet's.
+            let exposed = n == nodes && !matches!(algorithm, Algorithm::Pat | Algorithm::CollNet);
+            let network_algorithm = if exposed { Algorithm::Tree } else { algorithm };
             let steps_ns = if nccl {
                 (steps - inter) as f64 * protocol.step_latency_ns(algorithm, intra) as f64
-                    + inter as f64 * protocol.step_latency_ns(algorithm, LinkKind::Network) as f64
+                    + inter as f64 * protocol.step_latency_ns(network_algorithm, LinkKind::Network) as f64
             } else {
                 0.0
             };
-            let transfer_ns = bound_ns / protocol.tuner_efficiency();
+            // NCCL discounts PAT's bus bandwidth to 0.75 (`tuning.cc`).
+            let algorithm_efficiency = if algorithm == Algorithm::Pat { 0.75 } else { 1.0 };
+            let transfer_ns = bound_ns / (protocol.tuner_efficiency() * algorithm_efficiency);
             let bandwidth = if transfer_ns > 0.0 { factor * size_bytes as f64 / transfer_ns } else { 0.0 };
             TunerRow {
                 algorithm,
@@ -151,9 +172,9 @@ pub fn tune(
             }
         })
         .collect();
-    // NCCL chooses among its own algorithms: Hierarchical is shown for comparison, never picked.
+    // NCCL chooses among its own algorithms: the others are shown for comparison, never picked.
     let chosen = (0..rows.len())
-        .filter(|&i| rows[i].algorithm != Algorithm::Hierarchical)
+        .filter(|&i| rows[i].algorithm.is_nccls())
         .min_by(|&a, &b| rows[a].predicted_ns.total_cmp(&rows[b].predicted_ns))
         .unwrap_or(0);
     let (intra_steps, inter_steps) = rows.first().map(|r| (r.intra_steps, r.inter_steps)).unwrap_or((0, 0));
@@ -161,14 +182,14 @@ pub fn tune(
 }
 
 /// The fastest row among those with `algorithm` and/or `protocol` fixed (NCCL_ALGO, NCCL_PROTO);
-/// with no algorithm fixed, among NCCL's own (not Hierarchical).
+/// with no algorithm fixed, among NCCL's own (`Algorithm::is_nccls`).
 pub fn pick(tuning: &Tuning, algorithm: Option<Algorithm>, protocol: Option<Protocol>) -> Option<&TunerRow> {
     tuning
         .rows
         .iter()
         .filter(|row| match algorithm {
             Some(a) => a == row.algorithm,
-            None => row.algorithm != Algorithm::Hierarchical,
+            None => row.algorithm.is_nccls(),
         })
         .filter(|row| protocol.is_none_or(|p| p == row.protocol))
         .min_by(|a, b| a.predicted_ns.total_cmp(&b.predicted_ns))

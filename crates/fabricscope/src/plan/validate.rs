@@ -6,10 +6,11 @@ use super::admission::{admit, Admission, Budget, ENGINE_BUDGET};
 use crate::catalog::{
     LinkSpec, NodePreset, NodeSpec, Routing, Technology, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS,
 };
-use crate::collective::transfer_count;
+use crate::collective::transfer_count_with;
+
 use crate::limits::{
-    HORIZON_NS, MAX_BANDWIDTH_GBYTE_PER_S, MAX_CHANNELS, MAX_CUSTOM_GPUS, MAX_LATENCY_NS, MAX_NODES,
-    MAX_SIZE_BYTES, MAX_TRANSFERS,
+    HORIZON_NS, MAX_ALL_PAIRS_RANKS, MAX_BANDWIDTH_GBYTE_PER_S, MAX_CHANNELS, MAX_CUSTOM_GPUS,
+    MAX_LATENCY_NS, MAX_NODES, MAX_SIZE_BYTES, MAX_TRANSFERS,
 };
 use crate::routing::Policy;
 use crate::scenario::{
@@ -85,6 +86,13 @@ impl ValidScenario {
     /// (generation 3 and later: DGX H100, HGX H800, HGX B200).
     pub fn nvls_supported(&self) -> bool {
         nvls_runs(&self.scenario, &self.preset)
+    }
+
+    /// Whether NVLSTree can run the scenario: an AllReduce across nodes whose NVSwitch reduces.
+    pub fn nvls_tree_supported(&self) -> bool {
+        self.scenario.collective == Collective::AllReduce
+            && self.scenario.nodes > 1
+            && self.preset.gpu_fabric.reduces_in_switch()
     }
 
     /// Whether InfiniBand SHARP (CollNet) can run the scenario: an AllReduce across nodes on an
@@ -217,6 +225,68 @@ impl Scenario {
                 "algorithm",
                 "NVLS reduces in the NVSwitch: it runs AllReduce on one node whose NVSwitch is third generation or later (DGX H100, HGX H800, HGX B200)".into(),
             ),
+            (Some(Algorithm::NvlsTree), Collective::AllReduce)
+                if self.nodes > 1 && preset.is_some_and(|p| p.gpu_fabric.reduces_in_switch()) =>
+            {
+                if self.protocol.is_some_and(|p| p != Protocol::Simple) {
+                    problem("protocol", "NVLSTree runs with Simple only, as in NCCL".into());
+                }
+                if !self.nvls {
+                    problem("nvls", "is false (NCCL_NVLS_ENABLE=0) while the algorithm is NVLSTree, which needs NVLS: enable it or choose another algorithm".into());
+                }
+            }
+            (Some(Algorithm::NvlsTree), _) => problem(
+                "algorithm",
+                "NVLSTree is NVLS inside each node and a tree across nodes: it runs AllReduce on more than one node whose NVSwitch reduces (DGX H100, HGX H800, HGX H20, HGX B200, HGX B300)".into(),
+            ),
+            (Some(Algorithm::Pat), Collective::AllGather | Collective::ReduceScatter) => {
+                if let Some(g) = preset.map(|p| p.gpus_per_node).filter(|&g| g != 1) {
+                    problem(
+                        "algorithm",
+                        format!("PAT runs with one GPU per node (NCCL enables it only then), and this node has {g}: use a custom node of 1 GPU, or Ring"),
+                    );
+                }
+                if self.protocol.is_some_and(|p| p != Protocol::Simple) {
+                    problem("protocol", "PAT runs with Simple only, as in NCCL".into());
+                }
+            }
+            (Some(Algorithm::Pat), _) => problem(
+                "algorithm",
+                format!("PAT runs AllGather and ReduceScatter, not {:?}", self.collective),
+            ),
+            (
+                Some(Algorithm::HalvingDoubling),
+                Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter,
+            ) => {
+                if let Some(n) = preset.map(|p| self.nodes.saturating_mul(p.gpus_per_node)) {
+                    if !n.is_power_of_two() {
+                        problem(
+                            "algorithm",
+                            format!("halving-doubling pairs ranks by the bits of their number, so it needs a power of two of them, and there are {n}: use Ring or AllPairs"),
+                        );
+                    }
+                }
+            }
+            (Some(Algorithm::AllPairs), Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter) => {
+                if let Some(n) = preset.map(|p| self.nodes.saturating_mul(p.gpus_per_node)) {
+                    if self.collective == Collective::AllReduce && n > MAX_ALL_PAIRS_RANKS {
+                        problem(
+                            "algorithm",
+                            format!("all-pairs AllReduce runs on at most {MAX_ALL_PAIRS_RANKS} ranks (each all-gather send waits for the n-1 sends into its rank), and there are {n}: use Ring"),
+                        );
+                    }
+                }
+            }
+            (Some(Algorithm::Bruck), Collective::AllToAll) => {}
+            (Some(algorithm @ (Algorithm::HalvingDoubling | Algorithm::AllPairs | Algorithm::Bruck)), collective) => {
+                problem(
+                    "algorithm",
+                    format!(
+                        "{} does not run {collective:?}: halving-doubling and all-pairs run AllReduce, AllGather and ReduceScatter, Bruck runs AllToAll",
+                        algorithm.nccl_name()
+                    ),
+                )
+            }
             // AllToAll and SendRecv are grouped point-to-point sends in NCCL: no NCCL_ALGO
             // applies, and a forced Ring is named, not silently replaced by P2P.
             (Some(Algorithm::Ring), Collective::AllToAll | Collective::SendRecv) => problem(
@@ -289,6 +359,12 @@ impl Scenario {
             self.channels.unwrap_or(self.nics_used.or(preset.map(|p| p.nics_per_node)).unwrap_or(1).max(1));
         if let Some(preset) = preset {
             let n = self.nodes.saturating_mul(preset.gpus_per_node);
+            if n == 1 && errors.is_empty() {
+                errors.push(ScenarioError {
+                    field: "nodes".into(),
+                    problem: "1 node of 1 GPU has no one to talk to: use 2 or more nodes of one GPU".into(),
+                });
+            }
             if self.root >= n && errors.is_empty() {
                 errors.push(ScenarioError {
                     field: "root".into(),
@@ -362,7 +438,14 @@ impl Scenario {
         .max()
         .unwrap_or(0) as f64;
         let n = self.nodes as f64 * preset.gpus_per_node as f64;
-        let transfers = transfer_count(self.collective, n as u32, self.count(), channels) as f64;
+        let transfers = transfer_count_with(
+            self.collective,
+            self.algorithm,
+            self.nodes,
+            preset.gpus_per_node,
+            self.count(),
+            channels,
+        ) as f64;
         let bytes = 8.0 * self.size_bytes as f64 * n;
         (20_000.0 + transfers * (16.0 * latency + 10_000.0) + bytes / slowest, slowest)
     }
@@ -387,8 +470,8 @@ fn sharp_runs(s: &Scenario, kind: FabricTopology) -> bool {
 }
 
 fn custom_problem(custom: &CustomNode) -> Option<(&'static str, String)> {
-    if custom.gpus < 2 || custom.gpus > MAX_CUSTOM_GPUS {
-        return Some(("custom.gpus", format!("{} is out of range: use 2 to {MAX_CUSTOM_GPUS}", custom.gpus)));
+    if custom.gpus < 1 || custom.gpus > MAX_CUSTOM_GPUS {
+        return Some(("custom.gpus", format!("{} is out of range: use 1 to {MAX_CUSTOM_GPUS}", custom.gpus)));
     }
     let bandwidth = custom.link.bandwidth_gbyte_per_s;
     if !(bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH_GBYTE_PER_S) {

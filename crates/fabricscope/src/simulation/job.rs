@@ -164,7 +164,7 @@ impl Job {
                         {
                             Some((mut fitted, _, probe)) => {
                                 fitted.protocol = steady.protocol;
-                                fitted.latency = s.latency;
+                                run_settings(&mut fitted, scenario);
                                 let run =
                                     engine::Run::new(&topology, &fitted, scenario.policy(), Some(probe));
                                 Stage::Running {
@@ -213,12 +213,15 @@ impl Job {
 /// poll, `Stage::Planning`), then its pick, set up on the engine.
 fn start_exact(scenario: &ValidScenario, topology: Topology) -> Stage {
     let s = scenario.scenario();
+    let n = scenario.n_ranks();
+    let g = scenario.preset().gpus_per_node;
     let mut algorithms = vec![Algorithm::Ring];
-    if s.collective == Collective::AllReduce && scenario.n_ranks() > 1 {
+    if s.collective == Collective::AllReduce && n > 1 {
         use Algorithm::{Hierarchical, Tree};
         // NVLS is weighed where the NVSwitch reduces and it is enabled (NCCL's default; forcing it
         // needs it enabled), CollNet where SHARP runs and it is enabled or forced.
         let nvls = scenario.nvls_supported() && s.nvls;
+        let nvls_tree = scenario.nvls_tree_supported() && s.nvls;
         let collnet = scenario.sharp_supported() && (s.collnet || s.algorithm == Some(Algorithm::CollNet));
         let more: &[_] = match (s.nodes > 1, nvls, collnet) {
             (true, _, true) => &[Tree, Hierarchical, Algorithm::CollNet],
@@ -227,10 +230,63 @@ fn start_exact(scenario: &ValidScenario, topology: Topology) -> Stage {
             (false, false, _) => &[Tree],
         };
         algorithms.extend_from_slice(more);
+        if nvls_tree {
+            algorithms.push(Algorithm::NvlsTree);
+        }
+    }
+    if matches!(s.collective, Collective::AllGather | Collective::ReduceScatter) && g == 1 && n > 1 {
+        // NCCL enables PAT with one GPU per node (NCCL_PAT_ENABLE's default).
+        algorithms.push(Algorithm::Pat);
+    }
+    // The textbook algorithms, for comparison, where they apply and stay small.
+    let textbook: &[Algorithm] = match s.collective {
+        Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter if n > 1 => {
+            &[Algorithm::HalvingDoubling, Algorithm::AllPairs]
+        }
+        Collective::AllToAll if n > 1 => &[Algorithm::Bruck],
+        _ => &[],
+    };
+    for &algorithm in textbook {
+        let applies = match algorithm {
+            Algorithm::HalvingDoubling => n.is_power_of_two(),
+            Algorithm::AllPairs => {
+                s.collective != Collective::AllReduce || n <= crate::limits::MAX_ALL_PAIRS_RANKS
+            }
+            _ => true,
+        };
+        let transfers = crate::collective::transfer_count_with(
+            s.collective,
+            Some(algorithm),
+            s.nodes,
+            g,
+            s.count(),
+            scenario.channels(),
+        );
+        if applies && transfers <= COMPARE_TRANSFERS {
+            algorithms.push(algorithm);
+        }
+    }
+    // A forced algorithm is weighed whatever its size (validation admitted it).
+    if let Some(forced) = s.algorithm.filter(|a| !matches!(a, Algorithm::Ring | Algorithm::Direct)) {
+        if !algorithms.contains(&forced) {
+            algorithms.push(forced);
+        }
     }
     algorithms.reverse();
     Stage::Planning { topology, todo: algorithms, built: Vec::new(), bounds: Vec::new() }
 }
+
+/// What the scenario says about the schedule's latencies: the latency model, and whether each
+/// node has one GPU (NCCL then charges every network step the Tree's latency: "with ppn=1
+/// latencies are fully exposed", `tuning.cc`).
+fn run_settings(schedule: &mut Schedule, scenario: &ValidScenario) {
+    schedule.latency = scenario.scenario().latency;
+    schedule.exposed_network = scenario.preset().gpus_per_node == 1;
+}
+
+/// Most transfers a comparison algorithm's schedule may have to be weighed beside NCCL's
+/// (halving-doubling, all-pairs, Bruck): building and routing it costs the tuner's table time.
+const COMPARE_TRANSFERS: u64 = 200_000;
 
 /// One more algorithm of the exact plan: its schedule and its bound; with the last, the tuner's
 /// pick set up on the engine.
@@ -275,7 +331,7 @@ fn plan_step(
     let chosen = built.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
     let mut schedule = built.swap_remove(chosen);
     schedule.protocol = s.protocol.unwrap_or(pick.protocol);
-    schedule.latency = s.latency;
+    run_settings(&mut schedule, scenario);
     let run = engine::Run::new(&topology, &schedule, scenario.policy(), None);
     Stage::Running { topology, schedule, run, plan: Plan { tuning, bounds, intra }, then: Then::Finish }
 }
@@ -350,7 +406,7 @@ fn start_steady(
             s.root,
         );
         tree.protocol = protocol;
-        tree.latency = s.latency;
+        run_settings(&mut tree, scenario);
         let run = engine::Run::new(&topology, &tree, scenario.policy(), None);
         return Ok(Stage::Running { topology, schedule: tree, run, plan, then: Then::Finish });
     }
@@ -359,7 +415,7 @@ fn start_steady(
         crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, search)
             .ok_or_else(steps_differ)?;
     schedule.protocol = protocol;
-    schedule.latency = s.latency;
+    run_settings(&mut schedule, scenario);
     let run = engine::Run::new(&topology, &schedule, scenario.policy(), Some(probe));
     let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
     Ok(Stage::Running { topology, schedule, run, plan, then: Then::Search(steady) })

@@ -106,9 +106,24 @@ impl Simulation {
             phase: match (self.schedule.algorithm, example.op) {
                 (Algorithm::Tree, ChunkOp::Reduce) => Phase::Reduce,
                 (Algorithm::Tree, ChunkOp::Copy) => Phase::Broadcast,
-                // Hierarchical and CollNet: reducing phases, then copying ones.
-                (Algorithm::Hierarchical | Algorithm::CollNet, ChunkOp::Reduce) => Phase::ReduceScatter,
-                (Algorithm::Hierarchical | Algorithm::CollNet, ChunkOp::Copy) => Phase::AllGather,
+                // Hierarchical, CollNet, NVLSTree, halving-doubling and all-pairs AllReduce:
+                // reducing phases, then copying ones.
+                (
+                    Algorithm::Hierarchical
+                    | Algorithm::CollNet
+                    | Algorithm::NvlsTree
+                    | Algorithm::HalvingDoubling
+                    | Algorithm::AllPairs,
+                    ChunkOp::Reduce,
+                ) => Phase::ReduceScatter,
+                (
+                    Algorithm::Hierarchical
+                    | Algorithm::CollNet
+                    | Algorithm::NvlsTree
+                    | Algorithm::HalvingDoubling
+                    | Algorithm::AllPairs,
+                    ChunkOp::Copy,
+                ) => Phase::AllGather,
                 // NVLS alternates: the switch reduces (a reduce-scatter), then multicasts.
                 (Algorithm::Nvls, _) if step % 2 == 0 => Phase::ReduceScatter,
                 (Algorithm::Nvls, _) => Phase::AllGather,

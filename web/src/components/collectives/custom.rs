@@ -66,7 +66,7 @@ pub fn custom_controls(props: &CustomProps) -> Html {
                 </select>
             </label>
             <label>{ t(lang, Text::GpusPerNode) }
-                <input id="custom-gpus" type="number" min="2" max="64" step="1" value={custom.gpus.to_string()} onchange={on_gpus} />
+                <input id="custom-gpus" type="number" min="1" max="64" step="1" value={custom.gpus.to_string()} onchange={on_gpus} />
             </label>
             <label>{ t(lang, Text::LinkBandwidth) }
                 <input id="custom-bw" type="number" min="1" step="any" value={custom.link.bandwidth_gbyte_per_s.to_string()} onchange={on_bandwidth} />

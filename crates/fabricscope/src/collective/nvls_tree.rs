@@ -1,0 +1,226 @@
+//! NVLSTree: NVLS inside each node, a double binary tree of nodes across them (NCCL's
+//! `NCCL_ALGO=NVLSTree`, AllReduce on NVSwitch gen3+ nodes, more than one node).
+//!
+//! Each channel's slice is cut into g parts, part k in the care of local GPU k of every node,
+//! and each part into pipelined chunks. For every chunk of part k:
+//!
+//! ```text
+//!   1 reduce     every GPU of node i sends its copy up to the NVSwitch, which adds them; the
+//!                node's sum comes down to GPU k
+//!   2 tree up    node i's GPU k adds its node's sum into its parent node's GPU k (NCCL's tree
+//!                for the channel: `tree::dtree`, channels alternating between its two trees)
+//!   3 tree down  the root's GPU k holds the total; each GPU k copies it to its children's
+//!   4 multicast  GPU k sends the total up once; the switch copies it to the node's other GPUs
+//! ```
+//!
+//! Inside a node this is NVLS: a GPU's NVLink carries the buffer once up and once down (plus its
+//! part); across nodes only GPU k's NIC carries part k, so the network sees 1/g of the buffer
+//! per NIC, twice (up and down the tree), against the ring's `2(n-1)/n` per crossing.
+
+use super::schedule::{Algorithm, ChunkOp, Hop, Schedule, SwitchRef, Transfer};
+use super::tree::dtree;
+use crate::scenario::Collective;
+use std::collections::BTreeMap;
+
+/// Pipelining chunk [B], as NVLS's.
+const CHUNK_BYTES: u64 = super::nvls::CHUNK_BYTES;
+/// At most this many chunks per part and channel (bigger buffers get bigger chunks).
+const MAX_CHUNKS: u64 = 16;
+
+/// Chunk length and count for a part of `len` elements.
+fn chunking(len: u64) -> (u64, u64) {
+    let elems = (CHUNK_BYTES / super::ELEM_BYTES).max(len.div_ceil(MAX_CHUNKS)).max(1);
+    (elems, len.div_ceil(elems).max(1))
+}
+
+/// The connections a transfer follows on: (rank, channel, kind) for the switch's four, and
+/// (source, destination, channel, 4 + direction) for the tree's.
+type Fifos = BTreeMap<(u32, u32, u32, u8), u32>;
+
+/// NVLSTree AllReduce of `count` elements on `nodes` nodes of `g` GPUs.
+pub fn nvls_tree_allreduce(nodes: u32, g: u32, count: u64, n_channels: u32) -> Schedule {
+    let n = nodes * g;
+    let mut transfers: Vec<Transfer> = Vec::new();
+    let mut fifos: Fifos = BTreeMap::new();
+    let mut push = |transfers: &mut Vec<Transfer>, key: (u32, u32, u32, u8), t: Transfer| -> u32 {
+        let id = transfers.len() as u32;
+        let after = fifos.insert(key, id);
+        transfers.push(Transfer { after, ..t });
+        id
+    };
+    let mut max_chunks = 1;
+    for channel in 0..n_channels {
+        let (start, len) = super::ring::slice(count, n_channels, channel);
+        let which = channel % 2;
+        // Chunk-major, so that every GPU's connection to the switch interleaves the parts and
+        // every part's chunks reach the network from the start.
+        let parts: Vec<(u64, u64, u64, u64)> = (0..g)
+            .map(|k| {
+                let (part_start, part_len) = super::ring::slice(len, g, k);
+                let (chunk_elems, chunks) = chunking(part_len);
+                (part_start, part_len, chunk_elems, chunks)
+            })
+            .collect();
+        let most = parts.iter().map(|p| p.3).max().unwrap_or(1);
+        max_chunks = max_chunks.max(most);
+        for q in 0..most {
+            for k in 0..g {
+                let (part_start, part_len, chunk_elems, chunks) = parts[k as usize];
+                if q >= chunks {
+                    continue;
+                }
+                let offset = start + part_start + (q * chunk_elems).min(part_len);
+                let chunk_len = chunk_elems.min(part_start + part_len - (offset - start));
+                let rank = |node: u32, local: u32| node * g + local;
+                let step = 4 * q as u32;
+                let base = |step: u32, src: u32, dst: u32, op: ChunkOp, hop: Hop, deps: Vec<u32>| Transfer {
+                    step,
+                    channel,
+                    src,
+                    dst,
+                    chunk: k,
+                    offset,
+                    src_offset: offset,
+                    from_input: false,
+                    len: chunk_len,
+                    op,
+                    deps,
+                    after: None,
+                    hop,
+                };
+                // (1) Each node's sum of the chunk, down to its GPU k.
+                let mut node_sum = Vec::with_capacity(nodes as usize);
+                for node in 0..nodes {
+                    let switch = SwitchRef::NvSwitch { node };
+                    let owner = rank(node, k);
+                    let ups: Vec<u32> = (0..g)
+                        .map(|j| {
+                            let src = rank(node, j);
+                            let t =
+                                base(step, src, owner, ChunkOp::Reduce, Hop::ToSwitch(switch), Vec::new());
+                            push(&mut transfers, (src, channel, 0, 0), t)
+                        })
+                        .collect();
+                    let t = base(step, owner, owner, ChunkOp::Copy, Hop::FromSwitch(switch), ups);
+                    node_sum.push(push(&mut transfers, (owner, channel, 1, 1), t));
+                }
+                // (2) Up the tree: children's sums added into their parent's, deepest first so
+                // that a node sends once its children's sums have landed.
+                let mut into: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+                let mut sent_up: Vec<Option<u32>> = vec![None; nodes as usize];
+                for node in by_depth(nodes, which).into_iter().rev() {
+                    if let (Some(parent), _) = dtree(nodes, node, which) {
+                        let mut deps = into[node as usize].clone();
+                        deps.push(node_sum[node as usize]);
+                        // The parent's GPU k holds its node's sum before sums are added to it.
+                        deps.push(node_sum[parent as usize]);
+                        let (src, dst) = (rank(node, k), rank(parent, k));
+                        let t = base(step + 1, src, dst, ChunkOp::Reduce, Hop::Peer, deps);
+                        let id = push(&mut transfers, (src, dst, channel, 4), t);
+                        into[parent as usize].push(id);
+                        sent_up[node as usize] = Some(id);
+                    }
+                }
+                // (3) Down the tree from the root, and (4) the multicast in each node once its
+                // GPU k has the total.
+                let mut total: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+                for node in by_depth(nodes, which) {
+                    let (parent, children) = dtree(nodes, node, which);
+                    if parent.is_none() {
+                        total[node as usize] = into[node as usize].clone();
+                        total[node as usize].push(node_sum[node as usize]);
+                    }
+                    for child in children {
+                        let mut deps = total[node as usize].clone();
+                        deps.extend(sent_up[child as usize]);
+                        let (src, dst) = (rank(node, k), rank(child, k));
+                        let t = base(step + 2, src, dst, ChunkOp::Copy, Hop::Peer, deps);
+                        total[child as usize] = vec![push(&mut transfers, (src, dst, channel, 5), t)];
+                    }
+                    let switch = SwitchRef::NvSwitch { node };
+                    let owner = rank(node, k);
+                    let mut deps = total[node as usize].clone();
+                    deps.push(node_sum[node as usize]);
+                    deps.sort_unstable();
+                    deps.dedup();
+                    let t = base(step + 3, owner, owner, ChunkOp::Copy, Hop::ToSwitch(switch), deps);
+                    let store = push(&mut transfers, (owner, channel, 2, 2), t);
+                    for j in (0..g).filter(|&j| j != k) {
+                        let dst = rank(node, j);
+                        let t =
+                            base(step + 3, owner, dst, ChunkOp::Copy, Hop::FromSwitch(switch), vec![store]);
+                        push(&mut transfers, (dst, channel, 3, 3), t);
+                    }
+                }
+            }
+        }
+    }
+    for t in &mut transfers {
+        t.deps.sort_unstable();
+        t.deps.dedup();
+    }
+    Schedule::new(
+        Collective::AllReduce,
+        Algorithm::NvlsTree,
+        n,
+        n_channels,
+        count,
+        4 * max_chunks as u32,
+        transfers,
+    )
+}
+
+/// The nodes of tree `which` from the root down, level by level.
+fn by_depth(nodes: u32, which: u32) -> Vec<u32> {
+    let root = (0..nodes).find(|&node| dtree(nodes, node, which).0.is_none()).unwrap_or(0);
+    let mut order = vec![root];
+    let mut i = 0;
+    while i < order.len() {
+        order.extend(dtree(nodes, order[i], which).1);
+        i += 1;
+    }
+    order
+}
+
+/// Transfers `nvls_tree_allreduce` makes, at most (the engine's limit).
+pub fn transfer_count(nodes: u32, g: u32, count: u64, n_channels: u32) -> u64 {
+    let per_part = count.div_ceil(n_channels as u64).div_ceil(g as u64);
+    let chunks = chunking(per_part).1;
+    let (nodes, g) = (nodes as u64, g as u64);
+    n_channels as u64 * g * chunks * (nodes * (2 * g + 1) + 2 * nodes.saturating_sub(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collective::verify;
+
+    #[test]
+    fn nvls_tree_is_exact() {
+        for nodes in 2..=5 {
+            for g in [1, 2, 4] {
+                for count in [1u64, 7, 1000, 70_000] {
+                    for channels in [1, 2] {
+                        let schedule = nvls_tree_allreduce(nodes, g, count, channels);
+                        verify(&schedule).unwrap_or_else(|e| panic!("{nodes} × {g}, count {count}: {e}"));
+                        assert!(schedule.transfers.len() as u64 <= transfer_count(nodes, g, count, channels));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_nic_carries_its_part_once_up_and_once_down_the_tree() {
+        // 4 nodes × 8: part k crosses the network only between GPUs k, on rail k.
+        let schedule = nvls_tree_allreduce(4, 8, 8_000, 1);
+        for t in schedule.transfers.iter().filter(|t| t.hop == Hop::Peer) {
+            assert_eq!(t.src % 8, t.dst % 8, "tree hops stay on one rail");
+            assert_ne!(t.src / 8, t.dst / 8);
+        }
+        let tree_elements: u64 =
+            schedule.transfers.iter().filter(|t| t.hop == Hop::Peer).map(|t| t.len).sum();
+        // 3 edges of the tree, each part once up and once down.
+        assert_eq!(tree_elements, 2 * 3 * 8_000);
+    }
+}
