@@ -554,10 +554,10 @@ await test('training view: the step animates, the URL keeps the job, Chinese, ba
 await test('NVLS: on by default as in NCCL, the tuner picks it at 1 GiB, the page says why busbw beats the line rate, and NCCL_NVLS_ENABLE=0 gives Ring', async () => {
   await page.goto('about:blank');
   await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 1, collective: 'all_reduce', size_bytes: 1 << 30, nvls: false })));
-  await page.waitForSelector('#in-network');
+  await page.waitForSelector('#nvls');
   expect((await text('p.algo')).includes('Ring'), await text('p.algo'));
-  expect(!(await page.isChecked('#in-network')), 'nvls: false leaves the box unchecked');
-  await page.check('#in-network');
+  expect(!(await page.isChecked('#nvls')), 'nvls: false leaves the box unchecked');
+  await page.check('#nvls');
   await page.waitForSelector('#nvls-note');
   expect((await text('p.algo')).includes('NVLS'), await text('p.algo'));
   const busbw = parseFloat(await text('#busbw'));
@@ -586,6 +586,26 @@ await test('SHARP: across 2 nodes on InfiniBand, CollNet reduces in the rail swi
     found = (await text('#step-text')).includes('SHARP');
   }
   expect(found, await text('#step-text'));
+  await page.goto(base + '#');
+});
+
+await test("NVLSTree: NCCL's default across 2 H100 nodes at 1 GiB; NVLS off falls back; the textbook algorithms are offered and run", async () => {
+  await page.goto('about:blank');
+  await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 2, collective: 'all_reduce', size_bytes: 1 << 30 })));
+  await page.waitForSelector('#nvls');
+  expect((await text('p.algo')).includes('NVLSTree'), await text('p.algo'));
+  expect(await page.isChecked('#nvls'), 'NVLS is on by default');
+  const nvlsTree = parseFloat(await text('#busbw'));
+  await page.uncheck('#nvls');
+  await waitFor('the tuner leaves NVLSTree', async () => !(await text('p.algo')).includes('NVLSTree'));
+  const options = await page.locator('#algorithm option').allInnerTexts();
+  expect(options.includes('HalvingDoubling') && options.includes('AllPairs'), options.join(', '));
+  expect(!options.includes('NVLSTree'), 'no NVLSTree with NVLS off');
+  await page.selectOption('#algorithm', 'HalvingDoubling');
+  await waitFor('halving-doubling runs', async () => (await text('p.algo')).includes('HalvingDoubling'));
+  const halving = parseFloat(await text('#busbw'));
+  expect(halving < nvlsTree / 2, `halving-doubling ${halving} GB/s against NVLSTree ${nvlsTree} GB/s`);
+  console.log(`     2 × DGX H100, 1 GiB: NVLSTree ${nvlsTree} GB/s, halving-doubling ${halving} GB/s`);
   await page.goto(base + '#');
 });
 

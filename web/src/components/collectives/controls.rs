@@ -337,19 +337,25 @@ pub fn controls(props: &ControlsProps) -> Html {
                         }) }
                     </select>
                 </label>
-                if state.sim.scenario.nvls_supported() || state.sim.scenario.sharp_supported() {
+                // NVLS where the node's NVSwitch reduces (NCCL_NVLS_ENABLE, on by default: NVLS
+                // on one node, NVLSTree across nodes); CollNet where the InfiniBand switches do
+                // (NCCL_COLLNET_ENABLE, off by default).
+                if state.sim.scenario.nvls_supported() || state.sim.scenario.nvls_tree_supported() {
                     <label class="check">
-                        // One node: NVLS (NCCL_NVLS_ENABLE, on by default); across nodes: CollNet
-                        // (NCCL_COLLNET_ENABLE, off by default).
-                        <input id="in-network" type="checkbox" checked={if scenario.nodes > 1 { scenario.collnet } else { scenario.nvls }} onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                        <input id="nvls" type="checkbox" checked={scenario.nvls} onchange={ let s = state.clone(); Callback::from(move |e: Event| {
                             let on = e.target_unchecked_into::<HtmlInputElement>().checked();
-                            edit(&s, move |sc| if sc.nodes > 1 { sc.collnet = on } else { sc.nvls = on })(s.scenario.clone());
+                            edit(&s, move |sc| sc.nvls = on)(s.scenario.clone());
                         }) } />
-                        { if scenario.nodes > 1 {
-                            t(lang, Text::InNetworkReductionSHARPIn)
-                        } else {
-                            t(lang, Text::InNetworkReductionNVLSIn)
-                        } }
+                        { t(lang, Text::InNetworkReductionNVLSIn) }
+                    </label>
+                }
+                if state.sim.scenario.sharp_supported() {
+                    <label class="check">
+                        <input id="in-network" type="checkbox" checked={scenario.collnet} onchange={ let s = state.clone(); Callback::from(move |e: Event| {
+                            let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+                            edit(&s, move |sc| sc.collnet = on)(s.scenario.clone());
+                        }) } />
+                        { t(lang, Text::InNetworkReductionSHARPIn) }
                     </label>
                 }
             }
