@@ -323,7 +323,9 @@ await test('a long simulation runs in slices with a progress bar; cancel keeps t
   await page.click('#cancel');
   // The progress bar goes with the pending job; the kept result is the one shown before.
   await waitFor('the progress bar gone', async () => (await page.locator('#progress').count()) === 0);
-  await waitFor('the kept result shown', async () => (await text('#trace-hash')) === hash);
+  await waitFor('the kept result shown', async () => (await text('#trace-hash')) === hash, 20000).catch(async (e) => {
+    throw new Error(`${e.message}: shows ${await text('#trace-hash')} on ${await page.inputValue('#nodes')} nodes, kept ${hash}`);
+  });
   expect((await gpuCount()) === before, `still ${before} GPUs after cancelling`);
   // Playing on moves the clock of the kept run: the page is live, not still working on 16 nodes.
   const clock = await text('#clock');

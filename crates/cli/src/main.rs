@@ -114,6 +114,9 @@ pub struct HardwareArgs {
     /// Latency of one NIC ↔ switch hop [ns].
     #[arg(long, value_name = "NS")]
     nic_latency: Option<u64>,
+    /// NICs per node the job may use, the first ones (NCCL_IB_HCA); default: all.
+    #[arg(long, value_name = "N")]
+    nics_used: Option<u32>,
     /// Let the tuner use CollNet, SHARP in InfiniBand switches (NCCL_COLLNET_ENABLE=1; off by
     /// default, as in NCCL, which needs its SHARP plugin for it).
     #[arg(long, visible_alias = "in-network")]
@@ -288,6 +291,9 @@ fn apply_hardware(args: &HardwareArgs, scenario: &mut Scenario) -> Vec<ScenarioE
     }
     if args.nic_latency.is_some() {
         scenario.links.nic.latency_ns = args.nic_latency;
+    }
+    if args.nics_used.is_some() {
+        scenario.nics_used = args.nics_used;
     }
     if args.collnet {
         scenario.collnet = true;
