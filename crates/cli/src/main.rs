@@ -8,6 +8,8 @@ use serde::Serialize;
 use std::process::ExitCode;
 
 mod calibrate;
+mod compare;
+mod table;
 mod train;
 
 #[derive(Parser)]
@@ -69,6 +71,9 @@ enum Command {
         #[arg(default_value = "tests/calibration.json")]
         file: String,
     },
+    /// A measured nccl-tests log against the model of the same cluster: per-size ratio, whether
+    /// the gap is latency or bandwidth, and the link figures fitted to the measurement.
+    Compare(compare::CompareArgs),
 }
 
 /// Hardware and fabric, shared by every command.
@@ -189,6 +194,7 @@ fn main() -> ExitCode {
         Command::Topo(args) => topo(&args),
         Command::Train(args) => train::train(&args),
         Command::Calibrate { file } => calibrate::calibrate(&file),
+        Command::Compare(args) => compare::compare(&args),
     };
     match result {
         Ok(text) => {
@@ -380,7 +386,7 @@ fn dot(topology: &fabricscope::topology::Topology) -> String {
 }
 
 #[derive(Serialize)]
-struct Row {
+pub(crate) struct Row {
     size_bytes: u64,
     count: u64,
     #[serde(rename = "type")]
@@ -402,7 +408,7 @@ struct Row {
 }
 
 #[derive(Serialize)]
-struct Report<'a> {
+pub(crate) struct Report<'a> {
     scenario: &'a Scenario,
     n_ranks: u32,
     channels: u32,
@@ -503,71 +509,5 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
     if args.json {
         return Ok(serde_json::to_string_pretty(&report).expect("the report serialises") + "\n");
     }
-    Ok(table(&scenario, &report))
-}
-
-fn table(scenario: &ValidScenario, report: &Report) -> String {
-    let s = scenario.scenario();
-    let preset = scenario.preset();
-    let mut out = String::new();
-    out.push_str(&format!(
-        "# fabricscope {} (simulated): {} GPUs = {} × {}, {} {:?}, NCCL_ALGO={} NCCL_PROTO={}, {} channels\n# proto: the protocol each size ran with; tuner time: NCCL's model's prediction for it\n",
-        s.collective.perf_binary(),
-        report.n_ranks,
-        s.nodes,
-        preset.name,
-        s.fabric.technology.spec().name,
-        scenario.fabric_plan().kind,
-        report.algorithm,
-        report.protocol,
-        report.channels
-    ));
-    out.push_str(&format!("# NCCL environment: {}\n", scenario.nccl_env().join(" ")));
-    if s.latency == fabricscope::scenario::LatencyModel::Links {
-        out.push_str(
-            "# latency: the links' alone, no NCCL launch or protocol latency (the textbook α-β model)\n",
-        );
-    }
-    out.push_str("# in-place would print the same figures: the model has no copy cost\n#\n");
-    out.push_str("#                                                              out-of-place                        tuner\n");
-    out.push_str("#       size         count      type   redop    root     time   algbw   busbw #wrong   algo   proto     time\n");
-    out.push_str("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)                            (us)\n");
-    for row in &report.rows {
-        let wrong = row.wrong.map(|w| w.to_string()).unwrap_or_else(|| "N/A".into());
-        out.push_str(&format!(
-            "{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {:>7}  {:>6.2}  {:>6.2}  {:>5}  {:>5}  {:>6}  {:>7}\n",
-            row.size_bytes,
-            row.count,
-            row.data_type,
-            row.redop,
-            row.root,
-            format_time(row.time_us),
-            row.algbw_gbyte_per_s,
-            row.busbw_gbyte_per_s,
-            wrong,
-            row.algorithm,
-            row.protocol,
-            format_time(row.tuner_time_us)
-        ));
-    }
-    out.push_str(&format!(
-        "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : {:.4}\n#\n",
-        report.avg_busbw_gbyte_per_s
-    ));
-    // The page prints the same fingerprint under its results for the same scenario and size.
-    for row in &report.rows {
-        out.push_str(&format!("# Trace hash {:>12} B : {}\n", row.size_bytes, row.trace_hash));
-    }
-    out
-}
-
-/// nccl-tests prints times with 2 decimals below 10 ms, 1 below 100 ms, 0 above.
-fn format_time(us: f64) -> String {
-    if us < 10_000.0 {
-        format!("{us:.2}")
-    } else if us < 100_000.0 {
-        format!("{us:.1}")
-    } else {
-        format!("{us:.0}")
-    }
+    Ok(table::table(&scenario, &report))
 }

@@ -29,6 +29,17 @@ fn allreduce_prints_an_nccl_tests_table() {
     assert!((busbw - algbw * 30.0 / 16.0).abs() < 0.02, "{algbw} {busbw}");
     assert_eq!(last[8], "N/A", "1 GiB is too big to execute on data");
     assert!(out.contains("16 GPUs = 2 × DGX H100"));
+    // nccl-tests' 13 columns, in-place equal to out-of-place; and the log reads back.
+    assert_eq!(last.len(), 13);
+    assert_eq!(last[5..9], last[9..13]);
+    let log = fabricscope::logs::parse(&out);
+    assert_eq!(log.problems, []);
+    let run = &log.runs[0];
+    assert_eq!(run.collective, Some(fabricscope::Collective::AllReduce));
+    assert_eq!((run.rows.len(), run.devices.len()), (28, 16));
+    assert_eq!(run.hosts().1, Some(8));
+    assert_eq!(fabricscope::logs::preset_for_device(&run.devices[0].name), Some("dgx-h100"));
+    assert_eq!(run.rows[27].out_of_place.busbw_gbyte_per_s, busbw);
 }
 
 #[test]
@@ -175,25 +186,30 @@ fn nvls_is_on_by_default_as_in_nccl_and_collnet_is_opt_in() {
     let row = |args: &[&str]| {
         let (code, out, err) = fabricscope(args);
         assert_eq!(code, 0, "{err}");
-        out.lines()
+        // The row's 13 nccl-tests fields, then the algorithm our per-size line names.
+        let mut fields: Vec<String> = out
+            .lines()
             .find(|l| !l.starts_with('#'))
             .unwrap()
             .split_whitespace()
             .map(str::to_string)
-            .collect::<Vec<_>>()
+            .collect();
+        let ours = out.lines().find(|l| l.starts_with("# fabricscope size")).unwrap();
+        fields.push(ours.split(": ").nth(1).unwrap().split_whitespace().next().unwrap().to_string());
+        fields
     };
     let nvls = row(&["allreduce", "-b", "1G", "-e", "1G"]);
-    assert_eq!(nvls[9], "NVLS");
+    assert_eq!(nvls[13], "NVLS");
     assert!(nvls[7].parse::<f64>().unwrap() > 450.0, "{nvls:?}");
     let plain = row(&["allreduce", "-b", "1G", "-e", "1G", "--no-nvls"]);
-    assert_eq!(plain[9], "Ring");
+    assert_eq!(plain[13], "Ring");
     // Two nodes on InfiniBand: NVLSTree by default; CollNet (with NVLS off, which would win)
     // only with --collnet, or its old name, --in-network.
-    assert_eq!(row(&["allreduce", "--nodes", "2", "-b", "1G", "-e", "1G"])[9], "NVLSTree");
+    assert_eq!(row(&["allreduce", "--nodes", "2", "-b", "1G", "-e", "1G"])[13], "NVLSTree");
     let two = ["allreduce", "--nodes", "2", "-b", "1G", "-e", "1G", "--no-nvls"];
-    assert_ne!(row(&two)[9], "CollNet");
+    assert_ne!(row(&two)[13], "CollNet");
     for flag in ["--collnet", "--in-network"] {
-        assert_eq!(row(&[&two[..], &[flag]].concat())[9], "CollNet", "{flag}");
+        assert_eq!(row(&[&two[..], &[flag]].concat())[13], "CollNet", "{flag}");
     }
     // The header says which NCCL environment the run corresponds to.
     let (_, out, _) = fabricscope(&["allreduce", "-b", "1M", "-e", "1M", "--no-nvls"]);
@@ -254,4 +270,36 @@ fn a_drifted_figure_fails_by_name() {
     assert_eq!(code, 2, "{out}");
     assert!(err.contains("[0] 8× A100 SXM") && err.contains("tolerance ±5%"), "{err}");
     assert!(out.contains("**drifted**"), "{out}");
+}
+
+#[test]
+fn compare_reads_a_log_infers_the_cluster_and_fits_it() {
+    let two = "../../tests/fixtures/logs/two_runs_srun_labels.log";
+    // One H100 on each of 4 hosts: no 8-GPU preset fits, and the error says what to pass.
+    let (code, _, err) = fabricscope(&["compare", two]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the log runs 1 ranks on each host, and a dgx-h100 node has 8 GPUs"), "{err}");
+    // With a node of one GPU: run 2 is the AllToAll, 3 sizes, compared and fitted.
+    let (code, out, err) = fabricscope(&[
+        "compare",
+        two,
+        "--run",
+        "2",
+        "--scenario",
+        "../../tests/fixtures/one-gpu-nodes-32.json",
+        "--nodes",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("alltoall_perf on 4 GPUs = 4 × custom star of 1"), "{out}");
+    assert_eq!(out.lines().filter(|l| !l.starts_with('#')).count(), 3);
+    assert!(out.contains("#   links.nic.efficiency: 0.9600 -> "), "{out}");
+    assert!(out.contains("# on the page: #s=%7B%22preset%22%3A%22custom%22"), "{out}");
+    // A run the log does not have, and a log that is not there, are named.
+    let (code, _, err) = fabricscope(&["compare", two, "--run", "3"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has 2 runs with rows; run 3 is not one of them"), "{err}");
+    let (code, _, err) = fabricscope(&["compare", "no-such.log"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("error: log: cannot read no-such.log"), "{err}");
 }

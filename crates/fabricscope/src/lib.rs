@@ -14,12 +14,14 @@
 //! The modules form layers; each uses only those below it (`tests/tidy.rs` checks it):
 //!
 //! ```text
+//!   compare                        a measured nccl-tests run against the model, and a fit
 //!   simulation  train              what a scenario or a training job produces
 //!   plan                           validate, admission, tuner
 //!   engine                         the discrete-event loop, max-min sharing, steady states
 //!   routing  trace                 paths of flows; what a run recorded
 //!   collective                     schedules as data, protocols, verification on integers
 //!   topology                       the cluster as a graph, fabric planning
+//!   logs                           nccl-tests logs read and written
 //!   scenario                       plain serde data
 //!   catalog                        hardware figures with their sources
 //!   units  limits  hash  analytic  foundations
@@ -31,9 +33,11 @@
 pub mod analytic;
 pub mod catalog;
 pub mod collective;
+pub mod compare;
 pub mod engine;
 pub mod hash;
 pub mod limits;
+pub mod logs;
 pub mod plan;
 pub mod routing;
 pub mod scenario;

@@ -17,6 +17,8 @@
 //! | simulated time | ≤ `HORIZON_NS` (2^61 ns, 73 years), bounded up front from the slowest link | no time sum can overflow |
 //! | elements `verify` executes | ≤ `MAX_VERIFY_ELEMENTS` (2^22) | 32 MiB of i64s |
 //! | custom model | layers ≤ 1,024, hidden ≤ 131,072, sequence ≤ 2^20, vocabulary ≤ 2^21 | |
+//! | an nccl-tests log | ≤ `logs::MAX_LOG_BYTES` (16 MiB) read; the rest reported | a run is a few kB |
+//! | sizes a comparison simulates | ≤ `compare::MAX_COMPARED_SIZES` (32), evenly picked | the fit simulates each size a few dozen times |
 //! | micro-batches per pipeline | ≤ `MAX_MICRO_BATCHES` (4,096) | the 1F1B schedule keeps every block |
 
 /// Most nodes: 16,384 nodes of 8 GPUs is 131,072 GPUs.

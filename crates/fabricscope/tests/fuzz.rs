@@ -21,30 +21,9 @@ const ENGINE_TRANSFERS: u64 = 6_000;
 /// Schedules are executed on data only up to this many elements in all (ranks × count).
 const VERIFY_ELEMENTS: u64 = 400_000;
 
-/// SplitMix64: a fixed, portable stream of random numbers.
-struct Rng(u64, u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+#[path = "support/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// A value of the wrong kind or at an edge: what hostile or careless input holds.
 fn odd_value(rng: &mut Rng) -> Value {

@@ -101,6 +101,7 @@ const LAYERS: &[&str] = &[
     "analytic",
     "catalog",
     "scenario",
+    "logs",
     "topology",
     "collective",
     "routing",
@@ -109,6 +110,7 @@ const LAYERS: &[&str] = &[
     "plan",
     "train",
     "simulation",
+    "compare",
 ];
 
 /// The top-level modules a piece of Rust names through `crate::`, including in `use crate::{…}`.

@@ -1,0 +1,73 @@
+//! The sweep's table, as nccl-tests prints it: its run header, device list, column header,
+//! rows with out-of-place and in-place figures (the same: the model has no copy cost) and
+//! footer, byte for byte (`fabricscope::logs::write`), so tools that read nccl-tests logs by
+//! column position read ours. What is ours (the cluster, the NCCL environment, each size's
+//! algorithm, protocol, tuner prediction and trace hash) is in `#` lines around it.
+
+use super::Report;
+use fabricscope::logs::write::{device_list, footer, row_body, row_preamble, run_header, table_header};
+use fabricscope::ValidScenario;
+
+/// Ranks the device list names one by one; beyond, a line says how many more.
+const LISTED_RANKS: u32 = 1024;
+
+pub fn table(scenario: &ValidScenario, report: &Report) -> String {
+    let s = scenario.scenario();
+    let preset = scenario.preset();
+    let binary = s.collective.perf_binary();
+    let mut out = String::new();
+    out.push_str(&format!(
+        "# fabricscope {binary} (simulated): {} GPUs = {} × {}, {} {:?}, NCCL_ALGO={} NCCL_PROTO={}, {} channels\n",
+        report.n_ranks,
+        s.nodes,
+        preset.name,
+        s.fabric.technology.spec().name,
+        scenario.fabric_plan().kind,
+        report.algorithm,
+        report.protocol,
+        report.channels
+    ));
+    out.push_str(&format!("# NCCL environment: {}\n", scenario.nccl_env().join(" ")));
+    if s.latency == fabricscope::scenario::LatencyModel::Links {
+        out.push_str(
+            "# latency: the links' alone, no NCCL launch or protocol latency (the textbook α-β model)\n",
+        );
+    }
+    out.push_str("# in-place figures equal out-of-place ones: the model has no copy cost\n");
+    let sizes: Vec<u64> = report.rows.iter().map(|r| r.size_bytes).collect();
+    let (min, max) = (sizes.first().copied().unwrap_or(0), sizes.last().copied().unwrap_or(0));
+    let factor = match sizes.as_slice() {
+        [a, b, ..] if *a > 0 => b / a,
+        _ => 2,
+    };
+    out.push_str(&run_header(binary, report.n_ranks, min, max, factor));
+    // The device list, each node a host, its GPUs named as CUDA names them.
+    let g = preset.gpus_per_node;
+    let listed_nodes = (LISTED_RANKS / g.max(1)).max(1).min(s.nodes);
+    out.push_str(&device_list(g, listed_nodes, &format!("NVIDIA {}", preset.gpu.name)));
+    if listed_nodes < s.nodes {
+        out.push_str(&format!(
+            "#  … and {} more ranks on {} more nodes\n",
+            (s.nodes - listed_nodes) * g,
+            s.nodes - listed_nodes
+        ));
+    }
+    out.push_str(&table_header());
+    for row in &report.rows {
+        let body = row_body(row.time_us, row.algbw_gbyte_per_s, row.busbw_gbyte_per_s, row.wrong);
+        out.push_str(&row_preamble(row.size_bytes, row.count, row.data_type, row.redop, row.root as i64));
+        out.push_str(&body);
+        out.push_str(&body);
+        out.push('\n');
+    }
+    out.push_str(&footer(report.avg_busbw_gbyte_per_s, binary));
+    // Ours, per size. The page prints the same trace hash under its results.
+    out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), NCCL's model's prediction, the trace hash\n");
+    for row in &report.rows {
+        out.push_str(&format!(
+            "# fabricscope size {:>12} B: {} {}, tuner {:.2} us, trace {}\n",
+            row.size_bytes, row.algorithm, row.protocol, row.tuner_time_us, row.trace_hash
+        ));
+    }
+    out
+}

@@ -1,0 +1,207 @@
+//! A measured nccl-tests run against the model of the same cluster: per-size ratios, where the
+//! gap opens (latency-bound sizes or bandwidth-bound ones), and a least-squares fit of the
+//! model's free parameters to the measurement.
+//!
+//! The parameters are the bottleneck link class's: across nodes the NIC's efficiency and
+//! latency (`links.nic`), inside one node NVLink's (or PCIe's on a PCIe server). The fit
+//! minimises `Σ ln(t_model / t_measured)²` over the run's sizes (relative errors, so small sizes
+//! weigh as much as large ones) by Levenberg-Marquardt: residuals' derivatives by forward
+//! differences, the efficiency kept in [0.02, 1] and the latency in [0, 1 ms] per hop, until a
+//! step moves both by less than 0.01% (at most 40 steps). Efficiency decides the bandwidth-bound
+//! sizes and latency the small ones, so the two separate and the fit settles in a few steps.
+
+use crate::logs::LogRun;
+use crate::plan::ValidScenario;
+use crate::scenario::{LinkOverride, Scenario, ScenarioError};
+use crate::simulation::sweep_unhashed;
+use serde::Serialize;
+
+/// Most sizes of a run the comparison simulates (evenly picked when there are more).
+pub const MAX_COMPARED_SIZES: usize = 32;
+
+/// One size: measured and modelled.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CompareRow {
+    pub size_bytes: u64,
+    pub measured_time_us: f64,
+    pub measured_busbw_gbyte_per_s: f64,
+    pub model_time_us: f64,
+    pub model_busbw_gbyte_per_s: f64,
+    /// Measured over model busbw.
+    pub ratio: f64,
+    /// Whether the model spends more of this size's time on latency than on bytes.
+    pub latency_bound: bool,
+    /// The fitted model's time [us].
+    pub fitted_time_us: f64,
+}
+
+/// A fitted parameter: the scenario field, its value before and after.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FitParam {
+    pub field: String,
+    pub before: f64,
+    pub after: f64,
+}
+
+/// The comparison and the fit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comparison {
+    pub rows: Vec<CompareRow>,
+    /// Median measured/model ratio over latency-bound and bandwidth-bound sizes (`None` when a
+    /// class has no size).
+    pub latency_ratio: Option<f64>,
+    pub bandwidth_ratio: Option<f64>,
+    pub params: Vec<FitParam>,
+    /// Root-mean-square of `ln(model / measured)` before and after the fit.
+    pub rms_before: f64,
+    pub rms_after: f64,
+    /// The scenario with the fitted figures.
+    pub fitted: Scenario,
+}
+
+/// Which link class the fit moves, and its starting figures.
+fn fitted_class(valid: &ValidScenario) -> (&'static str, f64, f64) {
+    let figures = valid.link_figures();
+    if valid.scenario().nodes > 1 {
+        ("nic", figures.nic.efficiency, figures.nic.latency_ns as f64)
+    } else if valid.preset().gpu_fabric == crate::catalog::NodeFabric::Pcie {
+        ("pcie", figures.pcie.efficiency, figures.pcie.latency_ns as f64)
+    } else {
+        ("nvlink", figures.nvlink.efficiency, figures.nvlink.latency_ns as f64)
+    }
+}
+
+fn with_class(scenario: &Scenario, class: &str, efficiency: f64, latency_ns: f64) -> Scenario {
+    let mut s = scenario.clone();
+    let link: &mut LinkOverride = match class {
+        "nic" => &mut s.links.nic,
+        "pcie" => &mut s.links.pcie,
+        _ => &mut s.links.nvlink,
+    };
+    link.efficiency = Some(efficiency);
+    link.latency_ns = Some(latency_ns.round() as u64);
+    s
+}
+
+/// Compares `run` with the model of `valid`'s cluster (its collective is the run's) and fits.
+pub fn compare(run: &LogRun, valid: &ValidScenario) -> Result<Comparison, Vec<ScenarioError>> {
+    let problem = |field: &str, problem: String| vec![ScenarioError { field: field.into(), problem }];
+    let mut measured: Vec<(u64, f64, f64)> = run
+        .rows
+        .iter()
+        .filter(|r| r.size_bytes >= 4 && r.size_bytes % 4 == 0 && r.out_of_place.time_us > 0.0)
+        .map(|r| (r.size_bytes, r.out_of_place.time_us, r.out_of_place.busbw_gbyte_per_s))
+        .collect();
+    measured.sort_by_key(|m| m.0);
+    measured.dedup_by_key(|m| m.0);
+    if measured.is_empty() {
+        return Err(problem(
+            "log",
+            "the run has no row with a size (a multiple of 4 bytes) and a time".into(),
+        ));
+    }
+    if measured.len() > MAX_COMPARED_SIZES {
+        let n = measured.len();
+        measured =
+            (0..MAX_COMPARED_SIZES).map(|i| measured[i * (n - 1) / (MAX_COMPARED_SIZES - 1)]).collect();
+    }
+    let sizes: Vec<u64> = measured.iter().map(|m| m.0).collect();
+    let (class, eff0, lat0) = fitted_class(valid);
+    let base = valid.scenario().clone();
+    let model = |efficiency: f64, latency: f64| -> Result<Vec<f64>, Vec<ScenarioError>> {
+        let scenario = with_class(&base, class, efficiency, latency).validate()?;
+        Ok(sweep_unhashed(&scenario, &sizes)?.iter().map(|p| p.time_us).collect())
+    };
+    let residuals =
+        |times: &[f64]| -> Vec<f64> { times.iter().zip(&measured).map(|(t, m)| (t / m.1).ln()).collect() };
+    let cost = |r: &[f64]| -> f64 { (r.iter().map(|x| x * x).sum::<f64>() / r.len() as f64).sqrt() };
+    let before = model(eff0, lat0)?;
+    let clamp = |(e, l): (f64, f64)| (e.clamp(0.02, 1.0), l.clamp(0.0, 1e6));
+    let (mut eff, mut lat) = (eff0, lat0);
+    let mut r = residuals(&before);
+    let mut best = cost(&r);
+    let mut lambda = 1e-2;
+    for _ in 0..40 {
+        // Forward differences of every residual in each parameter (backward at the efficiency's
+        // upper bound).
+        let de = if eff * 1.001 > 1.0 { -1e-3 * eff } else { 1e-3 * eff };
+        let dl = (1e-3 * lat).max(10.0);
+        let re = residuals(&model(eff + de, lat)?);
+        let rl = residuals(&model(eff, lat + dl)?);
+        let je: Vec<f64> = re.iter().zip(&r).map(|(a, b)| (a - b) / de).collect();
+        let jl: Vec<f64> = rl.iter().zip(&r).map(|(a, b)| (a - b) / dl).collect();
+        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+        let (a, b, c) = (dot(&je, &je), dot(&je, &jl), dot(&jl, &jl));
+        let (ge, gl) = (dot(&je, &r), dot(&jl, &r));
+        let mut stepped = false;
+        for _ in 0..12 {
+            // (JᵀJ + λ diag JᵀJ) Δ = -Jᵀr, a 2×2 system.
+            let (a2, c2) = (a * (1.0 + lambda), c * (1.0 + lambda));
+            let det = a2 * c2 - b * b;
+            if det.abs() < f64::MIN_POSITIVE {
+                lambda *= 4.0;
+                continue;
+            }
+            let step = ((-ge * c2 + gl * b) / det, (-gl * a2 + ge * b) / det);
+            let next = clamp((eff + step.0, lat + step.1));
+            let next_r = match model(next.0, next.1) {
+                Ok(times) => residuals(&times),
+                Err(_) => {
+                    lambda *= 4.0;
+                    continue;
+                }
+            };
+            if cost(&next_r) < best {
+                let small =
+                    (next.0 - eff).abs() <= 1e-4 * eff && (next.1 - lat).abs() <= (1e-4 * lat).max(1.0);
+                best = cost(&next_r);
+                (eff, lat, r) = (next.0, next.1, next_r);
+                lambda = (lambda / 3.0).max(1e-9);
+                stepped = !small;
+                break;
+            }
+            lambda *= 4.0;
+        }
+        if !stepped {
+            break;
+        }
+    }
+    let after = model(eff, lat)?;
+    let smallest = before[0];
+    let factor = valid.scenario().collective.busbw_factor(valid.n_ranks());
+    let rows: Vec<CompareRow> = measured
+        .iter()
+        .zip(before.iter().zip(&after))
+        .map(|(&(size, time, busbw), (&model_time, &fitted_time))| {
+            let model_busbw = size as f64 / (model_time * 1e3) * factor;
+            CompareRow {
+                size_bytes: size,
+                measured_time_us: time,
+                measured_busbw_gbyte_per_s: busbw,
+                model_time_us: model_time,
+                model_busbw_gbyte_per_s: model_busbw,
+                ratio: model_time / time,
+                latency_bound: smallest > model_time - smallest,
+                fitted_time_us: fitted_time,
+            }
+        })
+        .collect();
+    let median = |latency: bool| {
+        let mut ratios: Vec<f64> =
+            rows.iter().filter(|r| r.latency_bound == latency).map(|r| r.ratio).collect();
+        ratios.sort_by(f64::total_cmp);
+        (!ratios.is_empty()).then(|| ratios[ratios.len() / 2])
+    };
+    Ok(Comparison {
+        latency_ratio: median(true),
+        bandwidth_ratio: median(false),
+        params: vec![
+            FitParam { field: format!("links.{class}.efficiency"), before: eff0, after: eff },
+            FitParam { field: format!("links.{class}.latency_ns"), before: lat0, after: lat.round() },
+        ],
+        rms_before: cost(&residuals(&before)),
+        rms_after: best,
+        fitted: with_class(&base, class, eff, lat),
+        rows,
+    })
+}
