@@ -122,6 +122,10 @@ pub struct HardwareArgs {
     /// NICs per node the job may use, the first ones (NCCL_IB_HCA); default: all.
     #[arg(long, value_name = "N")]
     nics_used: Option<u32>,
+    /// A link below its rate or down, repeatable: nic:NODE:NIC:RATE, nvlink:NODE:GPU:RATE,
+    /// leaf_uplink:LEAF:UPLINK:RATE or spine:SPINE:RATE (RATE 1 healthy, 0.5 half, 0 down).
+    #[arg(long, value_name = "KIND:…:RATE")]
+    fault: Vec<String>,
     /// Let the tuner use CollNet, SHARP in InfiniBand switches (NCCL_COLLNET_ENABLE=1; off by
     /// default, as in NCCL, which needs its SHARP plugin for it).
     #[arg(long, visible_alias = "in-network")]
@@ -208,6 +212,32 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `--fault KIND:…:RATE`.
+fn parse_fault(text: &str) -> Result<fabricscope::scenario::Fault, String> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let kind: fabricscope::scenario::FaultKind =
+        serde_json::from_value(serde_json::Value::String(parts[0].into()))
+            .map_err(|_| "the kind is nic, nvlink, leaf_uplink or spine".to_string())?;
+    let number = |s: &str| s.parse::<u32>().map_err(|_| format!("'{s}' is not an index"));
+    let rate =
+        parts.last().and_then(|r| r.parse::<f64>().ok()).ok_or("the last field is the rate, 0 to 1")?;
+    let mut fault = fabricscope::scenario::Fault { kind, node: 0, leaf: 0, index: 0, rate };
+    match (kind, parts.len()) {
+        (fabricscope::scenario::FaultKind::Spine, 3) => fault.index = number(parts[1])?,
+        (fabricscope::scenario::FaultKind::LeafUplink, 4) => {
+            (fault.leaf, fault.index) = (number(parts[1])?, number(parts[2])?)
+        }
+        (fabricscope::scenario::FaultKind::Nic | fabricscope::scenario::FaultKind::Nvlink, 4) => {
+            (fault.node, fault.index) = (number(parts[1])?, number(parts[2])?)
+        }
+        _ => return Err(
+            "use nic:NODE:NIC:RATE, nvlink:NODE:GPU:RATE, leaf_uplink:LEAF:UPLINK:RATE or spine:SPINE:RATE"
+                .into(),
+        ),
+    }
+    Ok(fault)
 }
 
 /// A value of one of the scenario's enums from its name, or an error naming the flag.
@@ -300,6 +330,14 @@ fn apply_hardware(args: &HardwareArgs, scenario: &mut Scenario) -> Vec<ScenarioE
     }
     if args.nics_used.is_some() {
         scenario.nics_used = args.nics_used;
+    }
+    for text in &args.fault {
+        match parse_fault(text) {
+            Ok(fault) => scenario.faults.push(fault),
+            Err(problem) => {
+                errors.push(ScenarioError { field: "--fault".into(), problem: format!("{text}: {problem}") })
+            }
+        }
     }
     if args.collnet {
         scenario.collnet = true;

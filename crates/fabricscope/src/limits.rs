@@ -17,6 +17,7 @@
 //! | simulated time | ≤ `HORIZON_NS` (2^61 ns, 73 years), bounded up front from the slowest link | no time sum can overflow |
 //! | elements `verify` executes | ≤ `MAX_VERIFY_ELEMENTS` (2^22) | 32 MiB of i64s |
 //! | custom model | layers ≤ 1,024, hidden ≤ 131,072, sequence ≤ 2^20, vocabulary ≤ 2^21 | |
+//! | faults of a scenario | ≤ `MAX_FAULTS` (256) | a few broken links, not a map of the fabric |
 //! | an nccl-tests log | ≤ `logs::MAX_LOG_BYTES` (16 MiB) read; the rest reported | a run is a few kB |
 //! | sizes a comparison simulates | ≤ `compare::MAX_COMPARED_SIZES` (32), evenly picked | the fit simulates each size a few dozen times |
 //! | micro-batches per pipeline | ≤ `MAX_MICRO_BATCHES` (4,096) | the 1F1B schedule keeps every block |
@@ -25,6 +26,8 @@
 pub const MAX_NODES: u32 = 16_384;
 /// Most GPUs a custom node may have.
 pub const MAX_CUSTOM_GPUS: u32 = 64;
+/// Most faults a scenario may list.
+pub const MAX_FAULTS: usize = 256;
 /// Most ranks of an all-pairs AllReduce (`collective::textbook::all_pairs`).
 pub const MAX_ALL_PAIRS_RANKS: u32 = 64;
 /// Largest message a scenario may move [B].

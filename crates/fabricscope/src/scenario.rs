@@ -31,6 +31,7 @@
 //! | `collnet` | `true` lets the tuner pick CollNet where the InfiniBand switches reduce (NCCL_COLLNET_ENABLE=1, which needs NCCL's SHARP plugin); default `false`. Read as `in_network` too (its name before NVLS became a default) |
 //! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
 //! | `latency` | `nccl` (default: NCCL's launch and protocol latencies on top of the links') or `links` (the links' alone: the textbook α-β) |
+//! | `faults[]` | at most 256: `{"kind": "nic", "node", "index", "rate"}` (a NIC's port), `"nvlink"` (`node`, `index`: a GPU's NVLinks), `"leaf_uplink"` (`leaf`, `index`), `"spine"` (`index`; leaf-spine only); `rate` in [0, 1], 0 (down) only for a leaf up-link or a spine, and never every up-link of a leaf |
 //! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
 //! | `links.*.efficiency` | > 0 and ≤ 1 |
 //! | `links.*.latency_ns` | ≤ 10,000,000,000 (10 s) |
@@ -247,6 +248,9 @@ pub struct Scenario {
     /// Overrides of the preset's link figures.
     #[serde(default, skip_serializing_if = "LinkOverrides::is_empty")]
     pub links: LinkOverrides,
+    /// Links running below their rate, or down (`Fault`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<Fault>,
     /// The network between nodes.
     #[serde(default, skip_serializing_if = "FabricConfig::is_default")]
     pub fabric: FabricConfig,
@@ -279,6 +283,36 @@ pub struct Scenario {
     /// Seed of every pseudo-random choice (ECMP hashing); the same seed gives the same trace.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub seed: u64,
+}
+
+/// A link below its rate, or down: one NIC's port, one GPU's NVLinks, one leaf's up-link to a
+/// spine, or a whole spine switch (every cable to it). Down (`rate` 0) only where the fabric
+/// routes around it: a leaf up-link or a spine of a leaf-spine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fault {
+    pub kind: FaultKind,
+    /// The node (`nic`, `nvlink`).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub node: u32,
+    /// The leaf (`leaf_uplink`).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub leaf: u32,
+    /// The NIC, the GPU, the leaf's up-link or the spine, by index.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub index: u32,
+    /// The fraction of the link's bandwidth left: 1 healthy, 0.5 half, 0 down.
+    pub rate: f64,
+}
+
+/// What a `Fault` hits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    Nic,
+    Nvlink,
+    LeafUplink,
+    Spine,
 }
 
 fn yes() -> bool {
@@ -514,6 +548,7 @@ impl Scenario {
             protocol: None,
             channels: None,
             links: LinkOverrides::default(),
+            faults: Vec::new(),
             fabric: FabricConfig::default(),
             custom: None,
             nics_used: None,

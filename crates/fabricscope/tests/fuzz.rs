@@ -234,6 +234,20 @@ fn scenario_value(rng: &mut Rng) -> Value {
     if rng.chance(20) {
         doc.insert("nics_used".into(), field(rng, &nums(&[1.0, 2.0, 4.0, 8.0, 0.0, 9.0])));
     }
+    if rng.chance(15) {
+        let faults: Vec<Value> = (0..rng.below(4))
+            .map(|_| {
+                json!({
+                    "kind": field(rng, &strs(&["nic", "nvlink", "leaf_uplink", "spine", "cable"])),
+                    "node": field(rng, &nums(&[0.0, 1.0, 3.0])),
+                    "leaf": field(rng, &nums(&[0.0, 1.0, 7.0])),
+                    "index": field(rng, &nums(&[0.0, 1.0, 3.0, 8.0, 63.0])),
+                    "rate": field(rng, &nums(&[0.0, 0.25, 0.5, 1.0, 1.5, -1.0])),
+                })
+            })
+            .collect();
+        doc.insert("faults".into(), Value::Array(faults));
+    }
     if rng.chance(20) {
         doc.insert("pinning".into(), field(rng, &strs(&["aligned", "misaligned"])));
     }

@@ -1,9 +1,10 @@
 //! Planning: what may run and how. `validate` turns a `Scenario` into a `ValidScenario` (every
 //! field in range, every problem named); `admission` is the one rule for how big a collective
-//! runs whole or as a steady state; `tuner` predicts each algorithm and protocol the way NCCL's
+//! runs whole or as a steady state; `faults` checks the links a scenario breaks; `tuner` predicts each algorithm and protocol the way NCCL's
 //! tuning model does and picks one.
 
 mod admission;
+mod faults;
 mod tuner;
 mod validate;
 

@@ -181,7 +181,12 @@ impl Scenario {
             problem("nodes", format!("{} is out of range: use 1 to {MAX_NODES}", self.nodes));
         } else if let Some(preset) = preset {
             match FabricPlan::new(&self.fabric, preset.switch_radix, self.nodes, preset.nics_per_node) {
-                Ok(p) => plan = Some(p),
+                Ok(p) => {
+                    for (field, why) in super::faults::fault_problems(self, preset, &p) {
+                        problem(&field, why);
+                    }
+                    plan = Some(p)
+                }
                 Err((field, why)) => problem(&field, why),
             }
         }

@@ -429,11 +429,22 @@ impl<'t> Router<'t> {
         let index = &self.topology.fabric;
         let plan = index.plan.as_ref().expect("a fabric has a plan");
         let ups = &index.leaf_up[src_leaf as usize];
-        let j = self.choose(0, ups, address, 1, flow, load);
-        let leaf_up = ups[j];
         let per_pod = plan.leaves_per_pod;
         let (src_pod, dst_pod) = (plan.pod_of_leaf(src_leaf), plan.pod_of_leaf(dst_leaf));
         let dst_in_pod = (dst_leaf % per_pod) as usize;
+        let t = self.topology;
+        let j = if t.down.is_empty() {
+            self.choose(0, ups, address, 1, flow, load)
+        } else {
+            // The subnet manager's D-mod-K, ECMP's hash and adaptive routing all choose among
+            // the up-links that still reach the destination leaf (validation keeps one).
+            let live: Vec<usize> = (0..ups.len())
+                .filter(|&j| !t.is_down(ups[j]) && !t.is_down(index.mid_down[j][dst_in_pod]))
+                .collect();
+            let links: Vec<LinkId> = live.iter().map(|&j| ups[j]).collect();
+            live[self.choose(0, &links, address, 1, flow, load)]
+        };
+        let leaf_up = ups[j];
         if plan.kind != FabricTopology::FatTree {
             return vec![leaf_up, index.mid_down[j][dst_in_pod]];
         }

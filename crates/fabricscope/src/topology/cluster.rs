@@ -20,7 +20,7 @@
 //! latency on its hop, and every switch adds its hop latency on the link it sends out on.
 
 use super::FabricPlan;
-use super::{FabricIndex, LinkKind, Topology, Vertex, VertexId, VertexKind};
+use super::{FabricIndex, LinkId, LinkKind, Topology, Vertex, VertexId, VertexKind};
 use crate::catalog::{
     NodeFabric, NodeSpec, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS,
 };
@@ -97,6 +97,7 @@ pub fn build(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Topology {
             _ => crate::catalog::NVLS_EFFICIENCY,
         },
         technology: s.fabric.technology,
+        down: Vec::new(),
     };
     let switch =
         |topology: &mut Topology, kind, local| topology.add_vertex(Vertex { kind, node: None, local });
@@ -223,7 +224,34 @@ pub fn build(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Topology {
     }
     fabric.plan = Some(plan);
     topology.fabric = fabric;
+    apply_faults(&mut topology, s);
     topology
+}
+
+/// The scenario's faults on the built cluster (validation checked their indices).
+fn apply_faults(topology: &mut Topology, s: &Scenario) {
+    use crate::scenario::FaultKind;
+    for fault in &s.faults {
+        let links: Vec<LinkId> = match fault.kind {
+            FaultKind::Nic => {
+                let nics = topology.nics_per_node();
+                vec![topology.fabric.nics[(fault.node * nics + fault.index) as usize].up]
+            }
+            FaultKind::Nvlink => {
+                let gpu = topology.gpu(fault.node * topology.gpus_per_node() + fault.index);
+                topology
+                    .out_links(gpu)
+                    .into_iter()
+                    .filter(|&l| topology.link(l).kind == LinkKind::NvLink)
+                    .collect()
+            }
+            FaultKind::LeafUplink => vec![topology.fabric.leaf_up[fault.leaf as usize][fault.index as usize]],
+            FaultKind::Spine => topology.fabric.leaf_up.iter().map(|ups| ups[fault.index as usize]).collect(),
+        };
+        for link in links {
+            topology.degrade(link, fault.rate);
+        }
+    }
 }
 
 fn resolve(over: &LinkOverride, line_rate: Bandwidth, efficiency: f64, latency_ns: u64) -> LinkFigure {

@@ -170,6 +170,8 @@ pub struct Topology {
     /// (`catalog::nvls_efficiency` of its generation).
     pub nvls_efficiency: f64,
     pub technology: Technology,
+    /// Links that are down (`scenario::Fault` with rate 0), by index; empty when none is.
+    pub down: Vec<bool>,
 }
 
 impl Topology {
@@ -200,6 +202,25 @@ impl Topology {
 
     pub fn n_links(&self) -> usize {
         self.graph.edge_count()
+    }
+
+    /// Whether link `id` is down.
+    pub fn is_down(&self, id: LinkId) -> bool {
+        self.down.get(id.index()).copied().unwrap_or(false)
+    }
+
+    /// A cable at `rate` of its bandwidth, both directions; down at 0.
+    pub(crate) fn degrade(&mut self, id: LinkId, rate: f64) {
+        for link in [id, id.reverse()] {
+            if rate <= 0.0 {
+                if self.down.is_empty() {
+                    self.down = vec![false; self.n_links()];
+                }
+                self.down[link.index()] = true;
+            } else {
+                self.graph[EdgeIndex::new(link.index())].efficiency *= rate;
+            }
+        }
     }
 
     pub fn link(&self, id: LinkId) -> &Link {
