@@ -611,6 +611,23 @@ await test("NVLSTree: NCCL's default across 2 H100 nodes at 1 GiB; NVLS off fall
   await page.goto(base + '#');
 });
 
+await test('a faulted link: the slow-link lesson names it under the results, and busbw halves against the healthy step', async () => {
+  await page.goto('about:blank');
+  await page.goto(base.replace(/#.*$/, '') + '?lesson=slow-link&step=0');
+  await page.waitForSelector('#busbw');
+  expect((await page.locator('#faults').count()) === 0, 'no faults in the healthy step');
+  const healthy = parseFloat(await text('#busbw'));
+  await page.goto('about:blank');
+  await page.goto(base.replace(/#.*$/, '') + '?lesson=slow-link&step=1');
+  await page.waitForSelector('#faults');
+  const faults = await text('#faults');
+  expect(faults.includes('NIC 3') && faults.includes('50%'), faults);
+  const slow = parseFloat(await text('#busbw'));
+  expect(Math.abs(slow / healthy - 0.5) < 0.03, `busbw ${slow} against ${healthy} GB/s healthy`);
+  console.log(`     node 0's NIC 3 at half rate: busbw ${healthy} -> ${slow} GB/s`);
+  await page.goto(base + '#');
+});
+
 await test('lessons: pick one, walk its steps, reveal an answer, in both languages; a lesson link opens the training view', async () => {
   await page.goto('about:blank');
   await page.goto(base);

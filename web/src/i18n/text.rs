@@ -6,6 +6,8 @@ use super::Lang;
 /// A fixed string of the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Text {
+    FaultedLinks,
+    LinkDown,
     Tagline,
     Preset,
     Nodes,
@@ -193,6 +195,10 @@ pub enum Text {
 pub fn t(lang: Lang, text: Text) -> &'static str {
     use Text::*;
     match (lang, text) {
+        (Lang::En, FaultedLinks) => "Faulted links",
+        (Lang::Zh, FaultedLinks) => "故障链路",
+        (Lang::En, LinkDown) => "down",
+        (Lang::Zh, LinkDown) => "断开",
         (Lang::En, LatencyModelLabel) => "Latency model",
         (Lang::Zh, LatencyModelLabel) => "时延模型",
         (Lang::En, Tagline) => "How a GPU cluster moves data: NVLink and NVSwitch inside a node, InfiniBand or Ethernet between nodes, NCCL collectives chunk by chunk.",

@@ -10,6 +10,9 @@ use fabricscope::topology::{Topology, VertexKind};
 use fabricscope::trace::{Frame, Trace};
 use fabricscope::units::SimTime;
 
+/// The colour faulted cables are marked in (red, readable on the light and the dark theme).
+const FAULT_COLOUR: &str = "#d62728";
+
 /// Link colour for a utilisation in [0, 1]: a colour-blind-safe ramp from blue through purple
 /// to orange, so "how busy" reads from hue and from brightness.
 pub fn utilisation_colour(u: f64) -> String {
@@ -208,6 +211,27 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         ctx.stroke();
     }
     ctx.set_global_alpha(1.0);
+    // Faulted cables: a red line over their colour, marked with what is left (× when down).
+    ctx.set_stroke_style_str(FAULT_COLOUR);
+    ctx.set_fill_style_str(FAULT_COLOUR);
+    ctx.set_line_width(if layout.compact { 1.0 } else { 1.5 });
+    for &(id, rate) in &topology.faults {
+        let i = [id, id.reverse()].into_iter().map(|l| l.index()).find(|&i| layout.is_drawn(i));
+        let Some(line) = i.map(|i| &layout.links[i]) else { continue };
+        ctx.begin_path();
+        for (k, &(x, y)) in line.iter().enumerate() {
+            if k == 0 {
+                ctx.move_to(x, y);
+            } else {
+                ctx.line_to(x, y);
+            }
+        }
+        ctx.stroke();
+        if let (Some(first), Some(last)) = (line.first(), line.last()) {
+            let label = if rate == 0.0 { "×".to_string() } else { format!("{:.0}%", 100.0 * rate) };
+            ctx.fill_text(&label, (first.0 + last.0) / 2.0 + 4.0, (first.1 + last.1) / 2.0);
+        }
+    }
 
     // Vertices.
     let mut gpus = 0;

@@ -98,6 +98,7 @@ pub fn build(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Topology {
         },
         technology: s.fabric.technology,
         down: Vec::new(),
+        faults: Vec::new(),
     };
     let switch =
         |topology: &mut Topology, kind, local| topology.add_vertex(Vertex { kind, node: None, local });

@@ -172,6 +172,8 @@ pub struct Topology {
     pub technology: Technology,
     /// Links that are down (`scenario::Fault` with rate 0), by index; empty when none is.
     pub down: Vec<bool>,
+    /// Every cable a fault hit (one direction of it) and the fraction of its rate left.
+    pub faults: Vec<(LinkId, f64)>,
 }
 
 impl Topology {
@@ -211,6 +213,7 @@ impl Topology {
 
     /// A cable at `rate` of its bandwidth, both directions; down at 0.
     pub(crate) fn degrade(&mut self, id: LinkId, rate: f64) {
+        self.faults.push((id, rate));
         for link in [id, id.reverse()] {
             if rate <= 0.0 {
                 if self.down.is_empty() {

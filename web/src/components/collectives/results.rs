@@ -31,6 +31,25 @@ pub fn results(props: &Props) -> Html {
             100.0 * summary.bottleneck_utilisation
         )
     });
+    // The links the scenario's faults hit, and what is left of each.
+    let faults: Vec<String> = sim
+        .topology
+        .faults
+        .iter()
+        .map(|&(id, rate)| {
+            let link = sim.topology.link(id);
+            let left = if rate == 0.0 {
+                t(lang, Text::LinkDown).to_string()
+            } else {
+                format!("{:.0}%", 100.0 * rate)
+            };
+            format!(
+                "{} ↔ {} {left}",
+                i18n::vertex_name(lang, &sim.topology, link.src),
+                i18n::vertex_name(lang, &sim.topology, link.dst)
+            )
+        })
+        .collect();
     let ab = sim.alpha_beta();
     let collective = sim.schedule.collective;
     let factor = collective.busbw_factor(summary.n_ranks);
@@ -60,6 +79,9 @@ pub fn results(props: &Props) -> Html {
                 <p id="sharp-note" class="formula">{ sharp_note(lang, sim.topology.n_nodes()) }</p>
             }
             <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
+            if !faults.is_empty() {
+                <p id="faults"><strong>{ t(lang, Text::FaultedLinks) }{ ": " }</strong>{ faults.join(" · ") }</p>
+            }
             <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
             if let Some(steady) = sim.steady {
                 <p id="steady" class="formula">{ steady_text(lang, &steady) }</p>
