@@ -312,20 +312,34 @@ await test('ring vs tree: the tuner picks Tree for small messages on 4 nodes; NC
 
 await test('a long simulation runs in slices with a progress bar; cancel keeps the last result', async () => {
   await page.selectOption('#technology', 'infiniband');
-  const before = await gpuCount();
+  // The result to keep is the one shown once nothing is pending (the technology may have
+  // started a run of its own).
+  await waitFor('no run pending', async () => (await page.locator('#progress').count()) === 0, 20000);
+  await page.waitForTimeout(200);
   await waitFor('the result shown', async () => (await page.locator('#trace-hash').count()) === 1);
+  const before = await gpuCount();
   const hash = await text('#trace-hash');
-  // 16 nodes over 8 channels: 260,096 transfers, a few seconds in slices.
-  await page.selectOption('#nodes', '16');
-  const progress = await page.waitForSelector('#progress', { timeout: 5000 });
-  const said = await progress.innerText();
-  expect(said.includes('Simulating 16 nodes'), said);
-  await page.click('#cancel');
-  // The progress bar goes with the pending job; the kept result is the one shown before.
-  await waitFor('the progress bar gone', async () => (await page.locator('#progress').count()) === 0);
-  await waitFor('the kept result shown', async () => (await text('#trace-hash')) === hash, 20000).catch(async (e) => {
-    throw new Error(`${e.message}: shows ${await text('#trace-hash')} on ${await page.inputValue('#nodes')} nodes, kept ${hash}`);
-  });
+  const nodes = await page.inputValue('#nodes');
+  // 16 nodes over 8 channels: some 260,000 transfers, a few seconds in slices. The click is made
+  // in the page the moment the bar shows; should the run still have finished first (a fast
+  // machine), the test goes back and tries again, up to three times.
+  let kept = false;
+  for (let attempt = 1; attempt <= 3 && !kept; attempt += 1) {
+    await page.selectOption('#nodes', '16');
+    const progress = await page.waitForSelector('#progress', { timeout: 5000 });
+    const said = await progress.innerText().catch(() => '');
+    await page.$eval('#cancel', (button) => button.click()).catch(() => {});
+    expect(said === '' || said.includes('Simulating 16 nodes'), said);
+    // The progress bar goes with the pending job; the kept result is the one shown before.
+    await waitFor('the progress bar gone', async () => (await page.locator('#progress').count()) === 0, 20000);
+    kept = (await text('#trace-hash')) === hash;
+    if (!kept) {
+      console.log(`     attempt ${attempt}: the 16-node run finished before the cancel landed; again`);
+      await page.selectOption('#nodes', nodes);
+      await waitFor('the first result back', async () => (await text('#trace-hash')) === hash, 20000);
+    }
+  }
+  expect(kept, `the kept result ${hash} is shown after cancelling`);
   expect((await gpuCount()) === before, `still ${before} GPUs after cancelling`);
   // Playing on moves the clock of the kept run: the page is live, not still working on 16 nodes.
   const clock = await text('#clock');
