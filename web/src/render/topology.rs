@@ -181,14 +181,7 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
     for i in order {
         let line = &layout.links[i];
         let u = scene.utilisation[i];
-        ctx.begin_path();
-        for (k, &(x, y)) in line.iter().enumerate() {
-            if k == 0 {
-                ctx.move_to(x, y);
-            } else {
-                ctx.line_to(x, y);
-            }
-        }
+        polyline(ctx, line);
         let dimmed = !scene.pointed.kinds.is_empty()
             && !scene.pointed.kinds.contains(&topology.link(fabricscope::topology::LinkId(i as u32)).kind);
         // A compact cluster has thousands of cables: thin, and the idle ones faint.
@@ -218,14 +211,7 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
     for &(id, rate) in &topology.faults {
         let i = [id, id.reverse()].into_iter().map(|l| l.index()).find(|&i| layout.is_drawn(i));
         let Some(line) = i.map(|i| &layout.links[i]) else { continue };
-        ctx.begin_path();
-        for (k, &(x, y)) in line.iter().enumerate() {
-            if k == 0 {
-                ctx.move_to(x, y);
-            } else {
-                ctx.line_to(x, y);
-            }
-        }
+        polyline(ctx, line);
         ctx.stroke();
         if let (Some(first), Some(last)) = (line.first(), line.last()) {
             let label = if rate == 0.0 { "×".to_string() } else { format!("{:.0}%", 100.0 * rate) };
@@ -421,6 +407,18 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
 
     legend(ctx, scene);
     gpus
+}
+
+/// A new path along `line`'s points (stroked by the caller).
+fn polyline<S: Surface>(ctx: &S, line: &[(f64, f64)]) {
+    ctx.begin_path();
+    for (k, &(x, y)) in line.iter().enumerate() {
+        if k == 0 {
+            ctx.move_to(x, y);
+        } else {
+            ctx.line_to(x, y);
+        }
+    }
 }
 
 fn legend<S: Surface>(ctx: &S, scene: &Scene) {

@@ -64,6 +64,22 @@ fn transfer(
     }
 }
 
+/// A step's transfers appended in order, each noted as out of its sender and into its receiver
+/// (the step's own transfers depend only on earlier steps').
+fn record(
+    transfers: &mut Vec<Transfer>,
+    into: &mut [Vec<u32>],
+    out: &mut [Vec<u32>],
+    step: Vec<(u32, u32, Transfer)>,
+) {
+    for (src, dst, t) in step {
+        let id = transfers.len() as u32;
+        transfers.push(t);
+        out[src as usize].push(id);
+        into[dst as usize].push(id);
+    }
+}
+
 /// Every rank's own block in each channel's slice (what AllGather starts from and
 /// ReduceScatter ends with).
 fn own_regions(n: u32, count: u64, n_channels: u32) -> Vec<Region> {
@@ -109,12 +125,7 @@ pub fn halving_doubling(collective: Collective, n: u32, count: u64, n_channels: 
                     t.deps = into[r as usize].clone();
                     this.push((r, partner, t));
                 }
-                for (r, partner, t) in this {
-                    let id = transfers.len() as u32;
-                    transfers.push(t);
-                    out[r as usize].push(id);
-                    into[partner as usize].push(id);
-                }
+                record(&mut transfers, &mut into, &mut out, this);
             }
         }
         if halves != Halves::ReduceScatter {
@@ -135,12 +146,7 @@ pub fn halving_doubling(collective: Collective, n: u32, count: u64, n_channels: 
                     t.deps = deps;
                     this.push((r, partner, t));
                 }
-                for (r, partner, t) in this {
-                    let id = transfers.len() as u32;
-                    transfers.push(t);
-                    out[r as usize].push(id);
-                    into[partner as usize].push(id);
-                }
+                record(&mut transfers, &mut into, &mut out, this);
             }
         }
     }
