@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 mod calibrate;
 mod compare;
+mod import;
 mod table;
 mod train;
 
@@ -35,7 +36,8 @@ Scenario files (--scenario FILE) are JSON; flags override their fields. Examples
    \"nodes\": 1, \"collective\": \"all_reduce\", \"size_bytes\": 268435456}
 
 Presets: dgx-h100, dgx-a100, hgx-b200, hgx-b300, hgx-h800, hgx-h20, dgx-1, pcie-h100,
-pcie-h100-nvlink, custom (shape ring, star or full_mesh). Every field and its range: tests/fixtures/README.md and crates/fabricscope/src/scenario.rs.";
+pcie-h100-nvlink, custom (shape ring, star or full_mesh), imported (--import FILE: a node read
+from nvidia-smi topo -m, with --gpu and --nic-gbit, or from NCCL's topology XML). Every field and its range: tests/fixtures/README.md and crates/fabricscope/src/scenario/mod.rs.";
 
 #[derive(Subcommand)]
 enum Command {
@@ -82,6 +84,16 @@ pub struct HardwareArgs {
     /// A scenario file (JSON); the flags below override its fields.
     #[arg(long, value_name = "FILE")]
     pub scenario: Option<String>,
+    /// A node read from `nvidia-smi topo -m` output or NCCL's topology XML
+    /// (NCCL_TOPO_DUMP_FILE); every node of the cluster is this one.
+    #[arg(long, value_name = "FILE")]
+    pub import: Option<String>,
+    /// The GPU model of an imported node (h100, a100, v100, b200, …): the matrix does not say it.
+    #[arg(long, value_name = "ID")]
+    pub gpu: Option<String>,
+    /// Each NIC port's line rate of an imported node [Gb/s] (400 for NDR): the matrix does not say it.
+    #[arg(long, value_name = "GBIT")]
+    pub nic_gbit: Option<f64>,
     /// Node preset: dgx-h100, dgx-a100, hgx-b200, hgx-b300, hgx-h800, hgx-h20, dgx-1, pcie-h100
     /// or pcie-h100-nvlink (2 cards, NVLink bridge); a custom node: --scenario.
     #[arg(long)]
@@ -282,7 +294,7 @@ fn scenario_from(
 
 /// The hardware flags over a scenario; returns the flags' own problems.
 fn apply_hardware(args: &HardwareArgs, scenario: &mut Scenario) -> Vec<ScenarioError> {
-    let mut errors = Vec::new();
+    let mut errors = import::apply(args, scenario);
     if let Some(preset) = &args.preset {
         scenario.preset = preset.clone();
     }
@@ -381,6 +393,7 @@ fn topo(args: &TopoArgs) -> Result<String, Vec<ScenarioError>> {
         plan.radix,
         scenario.scenario().fabric.oversubscription
     ));
+    out.push_str(&import::describe(scenario.preset()));
     out.push_str(&format!(
         "switches     {} ({} leaves, {} spines or aggregation, {} cores)\n",
         summary.switches, plan.leaves, plan.spines, plan.cores

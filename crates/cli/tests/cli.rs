@@ -118,6 +118,35 @@ fn scenario_files_run_and_flags_override_them() {
 }
 
 #[test]
+fn an_imported_node_runs_and_what_the_file_lacks_is_asked_for() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fabricscope/tests/fixtures/topology");
+    let matrix = format!("{dir}/dgx-h100-topo-m.txt");
+    let (code, _, err) = fabricscope(&["topo", "--import", &matrix]);
+    assert_eq!(code, 2);
+    assert!(err.contains("does not name the GPU model: give it (--gpu;"), "{err}");
+    let (code, out, err) =
+        fabricscope(&["topo", "--import", &matrix, "--gpu", "h100", "--nic-gbit", "400", "--nodes", "4"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("8 × H100 SXM5 80GB (NVSwitch gen 3, 18 × NVLink 4); 8 PCIe switches"), "{out}");
+    assert!(err.contains("note:") && err.contains("5.0 x16"), "the reader's choices are noted: {err}");
+    // NCCL's XML says all of it; its DGX H100 runs as the preset does, to the trace.
+    let xml = format!("{dir}/dgx-h100-nccl-topo.xml");
+    let args = ["allreduce", "--nodes", "2", "-b", "64M", "-e", "64M", "--algo", "Ring", "--proto", "Simple"];
+    let (code, imported, err) = fabricscope(&[&args[..], &["--import", &xml]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (_, preset, _) = fabricscope(&args);
+    let hash = |out: &str| {
+        out.lines().find(|l| l.contains(" trace ")).map(|l| l.rsplit(' ').next().unwrap().to_string())
+    };
+    assert_eq!(hash(&imported), hash(&preset));
+    assert!(hash(&preset).is_some());
+    // A flag of an imported node without one.
+    let (code, _, err) = fabricscope(&["topo", "--gpu", "h100"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("with --import FILE"), "{err}");
+}
+
+#[test]
 fn train_prints_the_step_breakdown_memory_and_cost() {
     let (code, out, err) = fabricscope(&[
         "train",

@@ -36,6 +36,7 @@ pub mod collective;
 pub mod compare;
 pub mod engine;
 pub mod hash;
+pub mod import;
 pub mod limits;
 pub mod logs;
 pub mod plan;

@@ -6,6 +6,7 @@
 //! | --- | --- | --- |
 //! | nodes | 1 ..= `MAX_NODES` (16,384: 131,072 GPUs of 8) | the fabric builders' and the seeds' scale |
 //! | GPUs of a custom node | 1 ..= `MAX_CUSTOM_GPUS` (64) | a node, not a cluster (one GPU per node is what NCCL's PAT needs) |
+//! | an imported node | GPUs and NIC ports 1 ..= `MAX_CUSTOM_GPUS` (64) each, PCIe switches ≤ 128, sockets ≤ `MAX_SOCKETS` (8); its file ≤ `import::MAX_IMPORT_BYTES` (1 MiB) | one server |
 //! | ranks of an all-pairs AllReduce | ≤ `MAX_ALL_PAIRS_RANKS` (64) | each all-gather send waits for the n-1 sends into its rank: n³ dependencies |
 //! | message size | 4 B ..= `MAX_SIZE_BYTES` (16 GiB), a multiple of 4 | nccl-tests' float elements |
 //! | channels | 1 ..= `MAX_CHANNELS` (32) | NCCL's MAXCHANNELS on most builds |
@@ -26,6 +27,8 @@
 pub const MAX_NODES: u32 = 16_384;
 /// Most GPUs a custom node may have.
 pub const MAX_CUSTOM_GPUS: u32 = 64;
+/// Most CPU sockets (NUMA nodes) an imported node may have.
+pub const MAX_SOCKETS: u32 = 8;
 /// Most faults a scenario may list.
 pub const MAX_FAULTS: usize = 256;
 /// Most ranks of an all-pairs AllReduce (`collective::textbook::all_pairs`).

@@ -5,9 +5,14 @@
 //! `FABRICSCOPE_FUZZ_CASES` sets the number of inputs (default 20,000; the long run in the
 //! closing notes used 1,000,000).
 
+#[path = "support/mangle.rs"]
+mod mangle;
 #[path = "support/rng.rs"]
 mod rng;
 use rng::Rng;
+
+/// Words pasted logs get in place of a figure.
+const TOKENS: &[&str] = &["N/A", "-1", "1e309", "nan", "0e+00", "18446744073709551616", "#", ":", ""];
 
 fn seeds() -> Vec<String> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/logs");
@@ -18,60 +23,6 @@ fn seeds() -> Vec<String> {
         .collect();
     seeds.sort();
     seeds
-}
-
-/// What goes wrong with pasted logs: lines lost, repeated, cut, interleaved, garbled bytes.
-fn mangle(rng: &mut Rng, text: &str) -> String {
-    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    for _ in 0..1 + rng.below(4) {
-        if lines.is_empty() {
-            break;
-        }
-        let at = rng.below(lines.len());
-        match rng.below(8) {
-            0 => lines.truncate(at),
-            1 => {
-                lines.remove(at);
-            }
-            2 => {
-                let line = lines[at].clone();
-                lines.insert(at, line);
-            }
-            3 => {
-                let cut = rng.below(lines[at].len() + 1);
-                let line = &mut lines[at];
-                while !line.is_char_boundary(cut.min(line.len())) {
-                    line.pop();
-                }
-                line.truncate(cut.min(line.len()));
-            }
-            4 => lines[at] = format!("[{},{}]<stdout>:{}", rng.below(99), rng.below(99), lines[at]),
-            5 => {
-                let words: Vec<&str> = lines[at].split_whitespace().collect();
-                let token =
-                    *rng.pick(&["N/A", "-1", "1e309", "nan", "0e+00", "18446744073709551616", "#", ":", ""]);
-                let mut words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-                if !words.is_empty() {
-                    let i = rng.below(words.len());
-                    words[i] = token.to_string();
-                }
-                lines[at] = words.join("  ");
-            }
-            6 => {
-                let mut bytes = lines[at].as_bytes().to_vec();
-                if !bytes.is_empty() {
-                    let i = rng.below(bytes.len());
-                    bytes[i] = rng.next() as u8;
-                }
-                lines[at] = String::from_utf8_lossy(&bytes).into_owned();
-            }
-            _ => {
-                let other = lines[rng.below(lines.len())].clone();
-                lines.insert(at, other);
-            }
-        }
-    }
-    lines.join("\n")
 }
 
 fn check(text: &str) {
@@ -109,7 +60,7 @@ fn fuzz_nccl_tests_logs() {
     }
     for case in 0..cases {
         let seed = &seeds[rng.below(seeds.len())];
-        let text = mangle(&mut rng, seed);
+        let text = mangle::mangle(&mut rng, seed, TOKENS);
         let outcome = std::panic::catch_unwind(|| check(&text));
         assert!(outcome.is_ok(), "log fuzz case {case} broke:\n{text}");
     }

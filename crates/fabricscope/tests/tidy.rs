@@ -102,6 +102,7 @@ const LAYERS: &[&str] = &[
     "catalog",
     "scenario",
     "logs",
+    "import",
     "topology",
     "collective",
     "routing",

@@ -101,3 +101,24 @@ pub const B200: Gpu = Gpu {
 
 /// Every GPU in the catalog.
 pub const GPUS: &[Gpu] = &[V100, A100, A800, H100, H800, H200, H20, H100_PCIE, H100_PCIE_BRIDGED, B200, B300];
+
+/// The catalog's GPUs by the ids scenarios use (an imported node's `gpu`, the CLI's `--gpu`),
+/// with the PCIe generation of each one's host link (datasheets: V100 gen3, A100 gen4, Hopper
+/// and B200 gen5, B300 gen6) for files that do not say it.
+pub const GPU_IDS: &[(&str, Gpu, u32)] = &[
+    ("v100", V100, 3),
+    ("a100", A100, 4),
+    ("a800", A800, 4),
+    ("h100", H100, 5),
+    ("h800", H800, 5),
+    ("h200", H200, 5),
+    ("h20", H20, 5),
+    ("h100-pcie", H100_PCIE, 5),
+    ("b200", B200, 5),
+    ("b300", B300, 6),
+];
+
+/// A GPU by its id ("h100"), with its host link's PCIe generation.
+pub fn gpu_by_id(id: &str) -> Option<(Gpu, u32)> {
+    GPU_IDS.iter().find(|(name, ..)| name.eq_ignore_ascii_case(id)).map(|&(_, gpu, pcie)| (gpu, pcie))
+}

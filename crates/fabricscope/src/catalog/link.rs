@@ -110,3 +110,25 @@ pub const EFA_100: LinkSpec = LinkSpec {
 /// Every NIC port the catalog knows, for the page's picker and the CLI.
 pub const NICS: &[LinkSpec] =
     &[NIC_EDR_100, NIC_HDR_200, NIC_NDR_400, NIC_XDR_800, ETH_100, ETH_200, ETH_400, EFA_100];
+
+/// One NVLink of a generation (2 ..= 5).
+pub fn nvlink_of_generation(generation: u8) -> Option<LinkSpec> {
+    Some(match generation {
+        2 => NVLINK2,
+        3 => NVLINK3,
+        4 => NVLINK4,
+        5 => NVLINK5,
+        _ => return None,
+    })
+}
+
+/// A PCIe x16 link of a generation (3 ..= 6).
+pub fn pcie_of_generation(generation: u32) -> Option<LinkSpec> {
+    Some(match generation {
+        3 => PCIE3_X16,
+        4 => PCIE4_X16,
+        5 => PCIE5_X16,
+        6 => PCIE6_X16,
+        _ => return None,
+    })
+}

@@ -13,10 +13,15 @@ mod node;
 
 pub use fabric::{Routing, Technology, TechnologySpec, TECHNOLOGIES};
 pub use gpu::H100;
-pub use gpu::{Gpu, GPUS};
+pub use gpu::{gpu_by_id, Gpu, GPUS, GPU_IDS};
 pub use in_network::{
     nvls_efficiency, NVLS_EFFICIENCY, NVLS_EFFICIENCY_NVLINK5, SHARP_EFFICIENCY, SRIOV_EFFICIENCY,
     SRIOV_LATENCY_NS,
 };
-pub use link::{LinkSpec, NICS, ROOT_COMPLEX_LATENCY_NS, SOCKET_LINK};
-pub use node::{CustomShape, GpuFabric, NodeFabric, NodePreset, NodeSpec, NODE_PRESETS};
+pub use link::{
+    nvlink_of_generation, pcie_of_generation, LinkSpec, NICS, NIC_NDR_400, ROOT_COMPLEX_LATENCY_NS,
+    SOCKET_LINK,
+};
+pub use node::{
+    nvlink_rings, CustomShape, GpuFabric, NodeFabric, NodePreset, NodeSpec, Placement, NODE_PRESETS,
+};

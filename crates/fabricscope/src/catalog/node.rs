@@ -274,6 +274,17 @@ pub struct NodeSpec {
     pub switch_name: String,
     pub switch_radix: u32,
     pub rings: Vec<Vec<u32>>,
+    /// Where each GPU, NIC and PCIe switch hangs, when a file said so (an imported node);
+    /// `None`: spread in order (`gpu_switch`).
+    pub placement: Option<Placement>,
+}
+
+/// An imported node's PCIe tree: the switch of each GPU and NIC, the socket of each switch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    pub gpu_switch: Vec<u32>,
+    pub nic_switch: Vec<u32>,
+    pub switch_socket: Vec<u32>,
 }
 
 impl From<&NodePreset> for NodeSpec {
@@ -297,6 +308,7 @@ impl From<&NodePreset> for NodeSpec {
             switch_name: p.switch_name.to_string(),
             switch_radix: p.switch_radix,
             rings: p.rings.iter().map(|r| r.to_vec()).collect(),
+            placement: None,
         }
     }
 }
@@ -343,28 +355,108 @@ impl NodeSpec {
             switch_name: "switch".into(),
             switch_radix: 64,
             rings: vec![(0..n).collect()],
+            placement: None,
         }
     }
 
     /// The PCIe switch GPU `local` hangs off.
     pub fn gpu_switch(&self, local: u32) -> u32 {
+        if let Some(placement) = &self.placement {
+            return placement.gpu_switch[local as usize];
+        }
         local * self.pcie_switches / self.gpus_per_node
     }
 
     /// The PCIe switch NIC `local` hangs off.
     pub fn nic_switch(&self, local: u32) -> u32 {
+        if let Some(placement) = &self.placement {
+            return placement.nic_switch[local as usize];
+        }
         local * self.pcie_switches / self.nics_per_node.max(1)
     }
 
     /// The CPU socket PCIe switch `switch` hangs off.
     pub fn switch_socket(&self, switch: u32) -> u32 {
+        if let Some(placement) = &self.placement {
+            return placement.switch_socket[switch as usize];
+        }
         switch * self.sockets / self.pcie_switches
     }
+}
+
+/// The rings NCCL would build over a node's direct NVLinks: a cycle through all `n` GPUs that
+/// uses an NVLink on every hop, found by depth-first search from GPU 0 (trying the best-linked
+/// peer first, at most `SEARCH_STEPS` steps), and the same cycle backwards, so that both
+/// directions of every link carry a ring. When no such cycle exists (or the search gives up),
+/// GPUs in order, whose hops without NVLink go over PCIe.
+pub fn nvlink_rings(n: u32, pairs: &[(u32, u32, u32)]) -> Vec<Vec<u32>> {
+    const SEARCH_STEPS: u32 = 100_000;
+    let identity: Vec<u32> = (0..n).collect();
+    if n < 3 {
+        return vec![identity];
+    }
+    let links = |a: u32, b: u32| pairs.iter().find(|p| (p.0, p.1) == (a.min(b), a.max(b))).map_or(0, |p| p.2);
+    let mut path = vec![0u32];
+    let mut used = vec![false; n as usize];
+    used[0] = true;
+    let mut steps = 0;
+    fn search(
+        path: &mut Vec<u32>,
+        used: &mut [bool],
+        steps: &mut u32,
+        n: u32,
+        links: &dyn Fn(u32, u32) -> u32,
+    ) -> bool {
+        *steps += 1;
+        let last = *path.last().expect("the path starts at GPU 0");
+        if path.len() as u32 == n {
+            return links(last, path[0]) > 0;
+        }
+        if *steps > SEARCH_STEPS {
+            return false;
+        }
+        let mut next: Vec<u32> = (0..n).filter(|&g| !used[g as usize] && links(last, g) > 0).collect();
+        next.sort_by_key(|&g| (std::cmp::Reverse(links(last, g)), g));
+        for g in next {
+            used[g as usize] = true;
+            path.push(g);
+            if search(path, used, steps, n, links) {
+                return true;
+            }
+            path.pop();
+            used[g as usize] = false;
+        }
+        false
+    }
+    if !search(&mut path, &mut used, &mut steps, n, &links) {
+        return vec![identity];
+    }
+    let mut back: Vec<u32> = path.iter().rev().copied().collect();
+    back.rotate_right(1);
+    vec![path, back]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rings_over_a_mesh_use_nvlink_on_every_hop() {
+        let rings = nvlink_rings(8, DGX1_MESH);
+        assert_eq!(rings.len(), 2);
+        for ring in &rings {
+            let mut sorted = ring.clone();
+            sorted.sort();
+            assert_eq!(sorted, (0..8).collect::<Vec<_>>());
+            for w in 0..8 {
+                let (a, b) = (ring[w], ring[(w + 1) % 8]);
+                assert!(DGX1_MESH.iter().any(|p| (p.0, p.1) == (a.min(b), a.max(b))), "{ring:?}");
+            }
+        }
+        // A star of links (GPU 0 to each other) has no such cycle.
+        let star: Vec<(u32, u32, u32)> = (1..4).map(|b| (0, b, 1)).collect();
+        assert_eq!(nvlink_rings(4, &star), vec![vec![0, 1, 2, 3]]);
+    }
 
     #[test]
     fn presets_are_consistent() {

@@ -5,6 +5,7 @@
 
 mod admission;
 mod faults;
+mod node;
 mod tuner;
 mod validate;
 

@@ -8,14 +8,14 @@ use crate::catalog::{
 };
 use crate::collective::transfer_count_with;
 
+use super::node::{custom_node, custom_problem};
 use crate::limits::{
-    HORIZON_NS, MAX_ALL_PAIRS_RANKS, MAX_BANDWIDTH_GBYTE_PER_S, MAX_CHANNELS, MAX_CUSTOM_GPUS,
-    MAX_LATENCY_NS, MAX_NODES, MAX_SIZE_BYTES, MAX_TRANSFERS,
+    HORIZON_NS, MAX_ALL_PAIRS_RANKS, MAX_BANDWIDTH_GBYTE_PER_S, MAX_CHANNELS, MAX_LATENCY_NS, MAX_NODES,
+    MAX_SIZE_BYTES, MAX_TRANSFERS,
 };
 use crate::routing::Policy;
 use crate::scenario::{
-    Algorithm, Collective, CustomNode, FabricTopology, LinkOverride, Pinning, Protocol, Scenario,
-    ScenarioError,
+    Algorithm, Collective, FabricTopology, LinkOverride, Pinning, Protocol, Scenario, ScenarioError,
 };
 use crate::topology::{FabricPlan, LinkFigures, Topology};
 use crate::units::ELEM_BYTES;
@@ -145,6 +145,19 @@ impl Scenario {
             |field: &str, problem: String| errors.push(ScenarioError { field: field.to_string(), problem });
 
         let preset: Option<NodeSpec> = match (self.preset.as_str(), &self.custom) {
+            ("imported", None) => match &self.imported {
+                Some(node) => match super::node::imported_node(node) {
+                    Ok(spec) => Some(spec),
+                    Err((field, why)) => {
+                        problem(&field, why);
+                        None
+                    }
+                },
+                None => {
+                    problem("imported", "preset \"imported\" needs an imported node: read one from nvidia-smi topo -m or NCCL's topology XML (fabricscope topo --import FILE)".into());
+                    None
+                }
+            },
             ("custom", Some(custom)) => match custom_problem(custom) {
                 Some((field, why)) => {
                     problem(field, why);
@@ -161,6 +174,10 @@ impl Scenario {
                     "custom",
                     format!("a custom node needs \"preset\": \"custom\", not '{}'", self.preset),
                 );
+                None
+            }
+            (id, None) if self.imported.is_some() => {
+                problem("imported", format!("an imported node needs \"preset\": \"imported\", not '{id}'"));
                 None
             }
             (id, None) => match NodePreset::by_id(id) {
@@ -474,47 +491,10 @@ fn sharp_runs(s: &Scenario, kind: FabricTopology) -> bool {
         && matches!(kind, FabricTopology::SingleSwitch | FabricTopology::LeafSpine)
 }
 
-fn custom_problem(custom: &CustomNode) -> Option<(&'static str, String)> {
-    if custom.gpus < 1 || custom.gpus > MAX_CUSTOM_GPUS {
-        return Some(("custom.gpus", format!("{} is out of range: use 1 to {MAX_CUSTOM_GPUS}", custom.gpus)));
-    }
-    let bandwidth = custom.link.bandwidth_gbyte_per_s;
-    if !(bandwidth > 0.0 && bandwidth <= MAX_BANDWIDTH_GBYTE_PER_S) {
-        return Some((
-            "custom.link.bandwidth_gbyte_per_s",
-            format!("{bandwidth} is out of range: use more than 0 and at most {MAX_BANDWIDTH_GBYTE_PER_S}"),
-        ));
-    }
-    if !(custom.link.efficiency > 0.0 && custom.link.efficiency <= 1.0) {
-        return Some((
-            "custom.link.efficiency",
-            format!("{} is out of range: use more than 0 and at most 1", custom.link.efficiency),
-        ));
-    }
-    if custom.link.latency_ns > MAX_LATENCY_NS {
-        return Some((
-            "custom.link.latency_ns",
-            format!("{} is out of range: use at most {MAX_LATENCY_NS} (10 s)", custom.link.latency_ns),
-        ));
-    }
-    None
-}
-
-/// The node a custom description builds (validated by `custom_problem`).
-fn custom_node(custom: &CustomNode) -> NodeSpec {
-    let link = LinkSpec {
-        name: "custom link",
-        line_rate_gbyte_per_s: custom.link.bandwidth_gbyte_per_s,
-        efficiency: custom.link.efficiency,
-        latency_ns: custom.link.latency_ns,
-    };
-    NodeSpec::custom(custom.shape, custom.gpus, link)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{CustomLink, CustomShape};
+    use crate::scenario::{CustomLink, CustomNode, CustomShape};
 
     #[test]
     fn default_is_valid() {

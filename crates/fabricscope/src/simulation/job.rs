@@ -56,6 +56,8 @@ enum Then {
     Fitted(SteadyPlan),
 }
 
+// One stage per job and a job or two at a time: their sizes do not add up to anything.
+#[allow(clippy::large_enum_variant)]
 enum Stage {
     /// The exact plan, an algorithm at a time: those left, and each built one's schedule and bound.
     Planning {

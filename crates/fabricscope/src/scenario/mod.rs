@@ -8,7 +8,8 @@
 //!
 //! | field | allowed |
 //! | --- | --- |
-//! | `preset` | a node preset id: `dgx-h100`, `dgx-a100`, `hgx-b200`, `hgx-b300`, `hgx-h800`, `hgx-h20`, `dgx-1`, `pcie-h100`, `pcie-h100-nvlink` |
+//! | `preset` | a node preset id: `dgx-h100`, `dgx-a100`, `hgx-b200`, `hgx-b300`, `hgx-h800`, `hgx-h20`, `dgx-1`, `pcie-h100`, `pcie-h100-nvlink`; `custom` (with `custom`) or `imported` (with `imported`) |
+//! | `imported` | `gpu` a catalog id (`catalog::GPU_IDS`); `gpus` and NIC ports (`nic_switch`) 1 ..= 64; `nvswitch_links` or `nvlinks` (`[a, b, links]`, a < b < gpus), not both, no GPU above its model's NVLinks; `pcie_generation` 3 ..= 6; `sockets` 1 ..= 8; every index in range; `nic_gbit_per_s` > 0 |
 //! | `nodes` | 1 ..= 16,384, and the fabric must hold them (see `topology::fabric`) |
 //! | (engine) | a ring AllReduce has `2(n-1)·n·channels` transfers: at most 2,000,000 |
 //! | `fabric.radix` | an even number, 4 ..= 1024 (default: the preset's switch) |
@@ -39,10 +40,12 @@
 //! | (engine) | at most 2,000,000 transfers per collective, except a ring whose steps all look alike (equal chunks, routing other than adaptive): it runs as a steady state (`simulation::Steady`) from a prefix of 32 steps of at most 600,000 transfers |
 
 pub use crate::catalog::CustomShape;
+mod node;
 use crate::catalog::{Routing, Technology};
 pub use crate::limits::{
     HORIZON_NS, MAX_CHANNELS, MAX_CUSTOM_GPUS, MAX_NODES, MAX_SIZE_BYTES, MAX_STEADY_PREFIX, MAX_TRANSFERS,
 };
+pub use node::{CustomLink, CustomNode, ImportedNode};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -257,6 +260,10 @@ pub struct Scenario {
     /// The node when `preset` is "custom".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom: Option<CustomNode>,
+    /// The node when `preset` is "imported": read from `nvidia-smi topo -m` or NCCL's
+    /// topology XML by `crate::import`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<ImportedNode>,
     /// NICs per node the job may use (NCCL_IB_HCA lists the first `nics_used`); default: all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nics_used: Option<u32>,
@@ -333,38 +340,6 @@ fn is_zero(value: &u64) -> bool {
 
 fn is_default<T: Default + PartialEq>(value: &T) -> bool {
     *value == T::default()
-}
-
-/// A node described by its shape instead of a preset (`"preset": "custom"`). Nodes, NICs and
-/// the fabric between them come from the rest of the scenario, so "8 GPUs on a switch × M nodes
-/// on a switch" is a star node with `nodes: M`. Custom nodes have no PCIe cost: each GPU's NIC
-/// hangs off its own ideal PCIe switch.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CustomNode {
-    pub shape: CustomShape,
-    /// GPUs per node, 1 ..= 64.
-    pub gpus: u32,
-    /// Each GPU-to-GPU link (ring, full mesh) or GPU-to-switch link (star), per direction.
-    pub link: CustomLink,
-}
-
-/// A custom link's figures.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CustomLink {
-    /// [GB/s], > 0.
-    pub bandwidth_gbyte_per_s: f64,
-    /// [ns]; default 250.
-    #[serde(default = "custom_latency")]
-    pub latency_ns: u64,
-    /// In (0, 1]; default 1.
-    #[serde(default = "one")]
-    pub efficiency: f64,
-}
-
-fn custom_latency() -> u64 {
-    250
 }
 
 /// GPU ↔ NIC affinity of the job's processes (what OpenMPI/PyTorch process pinning decides).
@@ -551,6 +526,7 @@ impl Scenario {
             faults: Vec::new(),
             fabric: FabricConfig::default(),
             custom: None,
+            imported: None,
             nics_used: None,
             pinning: Pinning::Aligned,
             virtualized: false,
