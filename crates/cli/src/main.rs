@@ -135,7 +135,8 @@ pub struct HardwareArgs {
     #[arg(long, value_name = "N")]
     nics_used: Option<u32>,
     /// A link below its rate or down, repeatable: nic:NODE:NIC:RATE, nvlink:NODE:GPU:RATE,
-    /// leaf_uplink:LEAF:UPLINK:RATE or spine:SPINE:RATE (RATE 1 healthy, 0.5 half, 0 down).
+    /// leaf_uplink:LEAF:UPLINK:RATE or spine:SPINE:RATE (RATE 1 healthy, 0.5 half, 0 down); or
+    /// a slow GPU, gpu:NODE:GPU:RATE (all its links at RATE).
     #[arg(long, value_name = "KIND:…:RATE")]
     fault: Vec<String>,
     /// Let the tuner use CollNet, SHARP in InfiniBand switches (NCCL_COLLNET_ENABLE=1; off by
@@ -231,7 +232,7 @@ fn parse_fault(text: &str) -> Result<fabricscope::scenario::Fault, String> {
     let parts: Vec<&str> = text.split(':').collect();
     let kind: fabricscope::scenario::FaultKind =
         serde_json::from_value(serde_json::Value::String(parts[0].into()))
-            .map_err(|_| "the kind is nic, nvlink, leaf_uplink or spine".to_string())?;
+            .map_err(|_| "the kind is nic, nvlink, gpu, leaf_uplink or spine".to_string())?;
     let number = |s: &str| s.parse::<u32>().map_err(|_| format!("'{s}' is not an index"));
     let rate =
         parts.last().and_then(|r| r.parse::<f64>().ok()).ok_or("the last field is the rate, 0 to 1")?;
@@ -241,11 +242,16 @@ fn parse_fault(text: &str) -> Result<fabricscope::scenario::Fault, String> {
         (fabricscope::scenario::FaultKind::LeafUplink, 4) => {
             (fault.leaf, fault.index) = (number(parts[1])?, number(parts[2])?)
         }
-        (fabricscope::scenario::FaultKind::Nic | fabricscope::scenario::FaultKind::Nvlink, 4) => {
+        (
+            fabricscope::scenario::FaultKind::Nic
+            | fabricscope::scenario::FaultKind::Nvlink
+            | fabricscope::scenario::FaultKind::Gpu,
+            4,
+        ) => {
             (fault.node, fault.index) = (number(parts[1])?, number(parts[2])?)
         }
         _ => return Err(
-            "use nic:NODE:NIC:RATE, nvlink:NODE:GPU:RATE, leaf_uplink:LEAF:UPLINK:RATE or spine:SPINE:RATE"
+            "use nic:NODE:NIC:RATE, nvlink:NODE:GPU:RATE, gpu:NODE:GPU:RATE, leaf_uplink:LEAF:UPLINK:RATE or spine:SPINE:RATE"
                 .into(),
         ),
     }
@@ -467,6 +473,9 @@ pub(crate) struct Report<'a> {
     protocol: &'static str,
     rows: Vec<Row>,
     avg_busbw_gbyte_per_s: f64,
+    /// At the largest size, each faulted link and the step that waits on it longest.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    faults: Vec<table::FaultRow>,
 }
 
 fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec<ScenarioError>> {
@@ -556,6 +565,10 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
         },
         rows,
         avg_busbw_gbyte_per_s: avg,
+        faults: match (s.faults.is_empty(), sizes.last()) {
+            (false, Some(&largest)) => table::fault_rows(&scenario, largest)?,
+            _ => Vec::new(),
+        },
     };
     if args.json {
         return Ok(serde_json::to_string_pretty(&report).expect("the report serialises") + "\n");

@@ -6,7 +6,8 @@
 
 use super::Report;
 use fabricscope::logs::write::{device_list, footer, row_body, row_preamble, run_header, table_header};
-use fabricscope::ValidScenario;
+use fabricscope::{ScenarioError, ValidScenario};
+use serde::Serialize;
 
 /// Ranks the device list names one by one; beyond, a line says how many more.
 const LISTED_RANKS: u32 = 1024;
@@ -69,5 +70,66 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
             row.size_bytes, row.algorithm, row.protocol, row.tuner_time_us, row.trace_hash
         ));
     }
+    for f in &report.faults {
+        out.push_str(&format!(
+            "# fabricscope fault: {} at {:.0}%, {} transfers over it",
+            f.link,
+            100.0 * f.rate,
+            f.transfers
+        ));
+        match f.step {
+            Some(step) => out.push_str(&format!(
+                "; at {} B {} of {} steps wait on it, step {} longest: rank {} → {} takes {:.1} us, the step's other transfers of its kind {:.1} us (median)\n",
+                f.size_bytes, f.steps_waiting, f.steps, step + 1, f.src, f.dst, f.slow_us, f.others_us
+            )),
+            None => out.push_str(&format!(" at {} B\n", f.size_bytes)),
+        }
+    }
     out
+}
+
+/// A faulted link and the step that waits on it (`Simulation::fault_waits`), at one size.
+#[derive(Serialize)]
+pub struct FaultRow {
+    link: String,
+    rate: f64,
+    size_bytes: u64,
+    transfers: u32,
+    steps_waiting: u32,
+    /// 0-based; absent when no transfer crossed the link.
+    step: Option<u32>,
+    steps: u32,
+    src: u32,
+    dst: u32,
+    slow_us: f64,
+    others_us: f64,
+}
+
+/// Simulates `scenario` at `size_bytes` and reads what each faulted link holds up.
+pub fn fault_rows(scenario: &ValidScenario, size_bytes: u64) -> Result<Vec<FaultRow>, Vec<ScenarioError>> {
+    let mut s = scenario.scenario().clone();
+    s.size_bytes = size_bytes;
+    let sim = fabricscope::simulate(&s.validate()?).map_err(|e| vec![e])?;
+    let steps = sim.steady.map_or(sim.schedule.n_steps, |steady| steady.total_steps);
+    Ok(sim
+        .fault_waits()
+        .into_iter()
+        .map(|w| {
+            let link = sim.topology.link(w.link);
+            let name = |v| sim.topology.vertex_name(v);
+            FaultRow {
+                link: format!("{} ↔ {}", name(link.src), name(link.dst)),
+                rate: w.rate,
+                size_bytes,
+                transfers: w.transfers,
+                steps_waiting: w.steps_waiting,
+                step: w.worst.as_ref().map(|x| x.step),
+                steps,
+                src: w.worst.as_ref().map_or(0, |x| x.src),
+                dst: w.worst.as_ref().map_or(0, |x| x.dst),
+                slow_us: w.worst.as_ref().map_or(0.0, |x| x.slow_ns as f64 / 1e3),
+                others_us: w.worst.as_ref().map_or(0.0, |x| x.others_ns as f64 / 1e3),
+            }
+        })
+        .collect())
 }

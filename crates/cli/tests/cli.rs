@@ -147,6 +147,39 @@ fn an_imported_node_runs_and_what_the_file_lacks_is_asked_for() {
 }
 
 #[test]
+fn a_fault_names_the_steps_that_wait_on_it() {
+    let args = ["allreduce", "--nodes", "2", "-b", "1G", "-e", "1G", "--algo", "Ring", "--no-nvls"];
+    let (code, out, err) = fabricscope(&[&args[..], &["--fault", "nic:0:3:0.5"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().find(|l| l.starts_with("# fabricscope fault:")).expect(&out);
+    assert!(
+        line.contains("node 0 NIC 3")
+            && line.contains("at 50%")
+            && line.contains("30 of 30 steps wait on it"),
+        "{line}"
+    );
+    // A slow GPU: its NVLink and PCIe cables, the first crossed by every step of the ring.
+    let (code, out, err) = fabricscope(&[
+        "allreduce",
+        "-b",
+        "1G",
+        "-e",
+        "1G",
+        "--algo",
+        "Ring",
+        "--no-nvls",
+        "--fault",
+        "gpu:0:5:0.5",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().filter(|l| l.starts_with("# fabricscope fault: GPU 5")).count(), 2, "{out}");
+    assert!(out.contains("14 of 14 steps wait on it"), "{out}");
+    let (code, _, err) = fabricscope(&["allreduce", "--fault", "gpu:0:9:0.5"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("faults[0].index"), "{err}");
+}
+
+#[test]
 fn train_prints_the_step_breakdown_memory_and_cost() {
     let (code, out, err) = fabricscope(&[
         "train",

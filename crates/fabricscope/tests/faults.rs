@@ -43,6 +43,45 @@ fn one_nic_at_half_rate_sets_the_whole_rings_pace_and_the_trees_less() {
         / two_nodes(Algorithm::Tree, vec![]).summary.time.as_ns() as f64;
     assert!(tree_loss < ring_loss, "the tree loses {tree_loss:.3}×, the ring {ring_loss:.3}×");
     println!("one NIC at half rate: ring {ring_loss:.3}×, tree {tree_loss:.3}×");
+    // The step that waits on it: its transfer over the NIC takes twice its peers' time.
+    let waits = slow.fault_waits();
+    assert_eq!(waits.len(), 1);
+    let worst = waits[0].worst.clone().expect("the ring crosses the slow NIC");
+    let lag = worst.slow_ns as f64 / worst.others_ns as f64;
+    assert!((lag - 2.0).abs() < 0.1, "step {} waits {lag:.3}× its peers: {worst:?}", worst.step);
+    assert!(waits[0].transfers > 0 && worst.step < slow.schedule.n_steps);
+    assert_eq!(healthy.fault_waits(), []);
+}
+
+#[test]
+fn a_slow_gpu_holds_every_ring_that_passes_through_it() {
+    let one_node = |faults: Vec<Fault>| {
+        let s = Scenario {
+            size_bytes: 1 << 30,
+            algorithm: Some(Algorithm::Ring),
+            protocol: Some(Protocol::Simple),
+            nvls: false,
+            faults,
+            ..Scenario::default_demo()
+        };
+        simulate(&s.validate().unwrap()).unwrap()
+    };
+    let slow_gpu = Fault { kind: FaultKind::Gpu, node: 0, leaf: 0, index: 5, rate: 0.5 };
+    let (healthy, slow) = (one_node(vec![]), one_node(vec![slow_gpu.clone()]));
+    // Every ring of one node passes through GPU 5, so each runs at its pace: twice the time,
+    // as the α-β line with that GPU's links at half rate says.
+    let loss = slow.summary.time.as_ns() as f64 / healthy.summary.time.as_ns() as f64;
+    assert!((loss - 2.0).abs() < 0.05, "a GPU at half pace: {loss:.3}×");
+    let ab = slow.alpha_beta().unwrap();
+    assert!((slow.summary.time.as_ns() as f64 / ab.predicted_ns - 1.0).abs() < 0.02);
+    // All its links are marked: one NVLink and one PCIe cable.
+    assert_eq!(slow.topology.faults.len(), 2);
+    // Down is refused: NCCL does not route around a lost GPU.
+    let mut s = Scenario { faults: vec![Fault { rate: 0.0, ..slow_gpu }], ..Scenario::default_demo() };
+    assert_eq!(s.validate().unwrap_err()[0].field, "faults[0].rate");
+    s.faults[0].rate = 0.5;
+    s.faults[0].index = 8;
+    assert_eq!(s.validate().unwrap_err()[0].field, "faults[0].index");
 }
 
 fn leaf_spine(nodes: u32, faults: Vec<Fault>) -> Scenario {
@@ -93,7 +132,8 @@ fn what_the_fabric_cannot_route_around_is_named() {
             .collect()
     };
     let demo = |faults| Scenario { nodes: 2, faults, ..Scenario::default_demo() };
-    assert!(error(vec![nic(0, 3, 0.0)], demo).contains("faults[0].rate: 0 takes a GPU's NIC or NVLink down"));
+    assert!(error(vec![nic(0, 3, 0.0)], demo)
+        .contains("faults[0].rate: 0 takes a GPU, its NIC or its NVLink down"));
     assert!(error(vec![nic(2, 0, 0.5)], demo).contains("faults[0].node: 2 is out of range"));
     assert!(error(vec![nic(0, 8, 0.5)], demo).contains("faults[0].index: 8 is out of range"));
     assert!(error(vec![nic(0, 0, 1.5)], demo).contains("faults[0].rate: 1.5 is out of range"));

@@ -110,10 +110,12 @@ fn scenario_value(rng: &mut Rng) -> Value {
             "pcie-h100",
             "pcie-h100-nvlink",
             "custom",
+            "imported",
             "tpu",
         ]),
     );
     let custom_preset = preset == json!("custom");
+    let imported_preset = preset == json!("imported");
     doc.insert("preset".into(), preset);
     doc.insert(
         "nodes".into(),
@@ -231,6 +233,38 @@ fn scenario_value(rng: &mut Rng) -> Value {
         custom.insert("link".into(), link(rng));
         doc.insert("custom".into(), Value::Object(custom));
     }
+    if imported_preset || rng.chance(3) {
+        // An imported node (`fabricscope::import`'s output), its fields swapped for odd values.
+        let mut node = Map::new();
+        node.insert("gpu".into(), field(rng, &strs(&["h100", "v100", "a800", "h100-pcie", "tpu"])));
+        node.insert("gpus".into(), field(rng, &nums(&[8.0, 4.0, 1.0, 0.0, 65.0])));
+        let pairs =
+            [json!([0, 1, 2]), json!([1, 0, 2]), json!([0, 9, 1]), json!([2, 3, 0]), json!([0, 1, 99])];
+        let nvlinks: Vec<Value> = (0..rng.below(4)).map(|_| rng.pick(&pairs).clone()).collect();
+        node.insert("nvlinks".into(), Value::Array(nvlinks));
+        node.insert("nvswitch_links".into(), field(rng, &nums(&[0.0, 0.0, 18.0, 8.0, 19.0])));
+        node.insert("pcie_generation".into(), field(rng, &nums(&[5.0, 4.0, 3.0, 2.0, 7.0])));
+        node.insert("sockets".into(), field(rng, &nums(&[2.0, 1.0, 0.0, 9.0])));
+        let indices = |rng: &mut Rng, n: usize| -> Value {
+            let len = [n, n, 0, n + 1][rng.below(4)];
+            Value::Array(
+                (0..len)
+                    .map(|i| {
+                        let v = [i as u32 / 2, 0, 1, 7][rng.below(4)];
+                        json!(v)
+                    })
+                    .collect(),
+            )
+        };
+        let switches = indices(rng, 4);
+        node.insert("pcie_switches".into(), switches);
+        let gpus = indices(rng, 8);
+        node.insert("gpu_switch".into(), gpus);
+        let nics = indices(rng, 8);
+        node.insert("nic_switch".into(), nics);
+        node.insert("nic_gbit_per_s".into(), field(rng, &nums(&[400.0, 100.0, 0.0, -1.0, 1e12])));
+        doc.insert("imported".into(), Value::Object(node));
+    }
     if rng.chance(20) {
         doc.insert("nics_used".into(), field(rng, &nums(&[1.0, 2.0, 4.0, 8.0, 0.0, 9.0])));
     }
@@ -238,7 +272,7 @@ fn scenario_value(rng: &mut Rng) -> Value {
         let faults: Vec<Value> = (0..rng.below(4))
             .map(|_| {
                 json!({
-                    "kind": field(rng, &strs(&["nic", "nvlink", "leaf_uplink", "spine", "cable"])),
+                    "kind": field(rng, &strs(&["nic", "nvlink", "gpu", "leaf_uplink", "spine", "cable"])),
                     "node": field(rng, &nums(&[0.0, 1.0, 3.0])),
                     "leaf": field(rng, &nums(&[0.0, 1.0, 7.0])),
                     "index": field(rng, &nums(&[0.0, 1.0, 3.0, 8.0, 63.0])),

@@ -24,7 +24,7 @@ pub fn fault_problems(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Vec
         }
         let down = fault.rate == 0.0;
         match fault.kind {
-            FaultKind::Nic | FaultKind::Nvlink => {
+            FaultKind::Nic | FaultKind::Nvlink | FaultKind::Gpu => {
                 if fault.node >= s.nodes {
                     problem(
                         "node",
@@ -50,7 +50,7 @@ pub fn fault_problems(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Vec
                     problem("kind", format!("{} has no NVLink", preset.name));
                 }
                 if down {
-                    problem("rate", "0 takes a GPU's NIC or NVLink down, which NCCL does not route around (the job fails): give a rate above 0".into());
+                    problem("rate", "0 takes a GPU, its NIC or its NVLink down, which NCCL does not route around (the job fails): give a rate above 0".into());
                 }
             }
             FaultKind::LeafUplink => {

@@ -32,7 +32,7 @@
 //! | `collnet` | `true` lets the tuner pick CollNet where the InfiniBand switches reduce (NCCL_COLLNET_ENABLE=1, which needs NCCL's SHARP plugin); default `false`. Read as `in_network` too (its name before NVLS became a default) |
 //! | `channels` | 1 ..= 32 (NCCL's MAXCHANNELS is 32 on most builds) |
 //! | `latency` | `nccl` (default: NCCL's launch and protocol latencies on top of the links') or `links` (the links' alone: the textbook α-β) |
-//! | `faults[]` | at most 256: `{"kind": "nic", "node", "index", "rate"}` (a NIC's port), `"nvlink"` (`node`, `index`: a GPU's NVLinks), `"leaf_uplink"` (`leaf`, `index`), `"spine"` (`index`; leaf-spine only); `rate` in [0, 1], 0 (down) only for a leaf up-link or a spine, and never every up-link of a leaf |
+//! | `faults[]` | at most 256: `{"kind": "nic", "node", "index", "rate"}` (a NIC's port), `"nvlink"` (`node`, `index`: a GPU's NVLinks), `"gpu"` (`node`, `index`: a slow GPU, all its links), `"leaf_uplink"` (`leaf`, `index`), `"spine"` (`index`; leaf-spine only); `rate` in [0, 1], 0 (down) only for a leaf up-link or a spine, and never every up-link of a leaf |
 //! | `links.*.bandwidth_gbyte_per_s` | > 0 and ≤ 100,000 |
 //! | `links.*.efficiency` | > 0 and ≤ 1 |
 //! | `links.*.latency_ns` | ≤ 10,000,000,000 (10 s) |
@@ -293,13 +293,13 @@ pub struct Scenario {
 }
 
 /// A link below its rate, or down: one NIC's port, one GPU's NVLinks, one leaf's up-link to a
-/// spine, or a whole spine switch (every cable to it). Down (`rate` 0) only where the fabric
+/// spine, or a whole spine switch (every cable to it); or a slow GPU (every link of it). Down (`rate` 0) only where the fabric
 /// routes around it: a leaf up-link or a spine of a leaf-spine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fault {
     pub kind: FaultKind,
-    /// The node (`nic`, `nvlink`).
+    /// The node (`nic`, `nvlink`, `gpu`).
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub node: u32,
     /// The leaf (`leaf_uplink`).
@@ -318,6 +318,10 @@ pub struct Fault {
 pub enum FaultKind {
     Nic,
     Nvlink,
+    /// A GPU that moves data at `rate` of its peers' pace (a throttled clock, a slow copy
+    /// engine): NCCL's kernels copy and reduce on the GPU, so every send and receive of it
+    /// slows; modelled as all its links (NVLink and PCIe) at `rate`.
+    Gpu,
     LeafUplink,
     Spine,
 }

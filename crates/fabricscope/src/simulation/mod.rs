@@ -9,6 +9,7 @@
 //!                    Simulation (here): topology, schedule, trace, summary (summary.rs)
 //!                                         │
 //!            steps.rs (what step k does) · alpha_beta.rs · sweep.rs · export.rs (CSV, hash)
+//!            waits.rs (the step each faulted link holds up)
 //! ```
 
 mod alpha_beta;
@@ -18,6 +19,7 @@ mod steady;
 mod steps;
 mod summary;
 mod sweep;
+mod waits;
 
 pub use alpha_beta::AlphaBeta;
 pub use job::Job;
@@ -25,6 +27,7 @@ pub use steady::Steady;
 pub use steps::StepInfo;
 pub use summary::Summary;
 pub use sweep::{sweep, sweep_point, sweep_sizes, sweep_unhashed, SweepPoint};
+pub use waits::{FaultWait, StepWait};
 
 use crate::collective::{Algorithm, Schedule};
 use crate::plan::{Tuning, ValidScenario};

@@ -246,6 +246,9 @@ fn apply_faults(topology: &mut Topology, s: &Scenario) {
                     .filter(|&l| topology.link(l).kind == LinkKind::NvLink)
                     .collect()
             }
+            FaultKind::Gpu => {
+                topology.out_links(topology.gpu(fault.node * topology.gpus_per_node() + fault.index))
+            }
             FaultKind::LeafUplink => vec![topology.fabric.leaf_up[fault.leaf as usize][fault.index as usize]],
             FaultKind::Spine => topology.fabric.leaf_up.iter().map(|ups| ups[fault.index as usize]).collect(),
         };
