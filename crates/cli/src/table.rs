@@ -71,12 +71,11 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
         ));
     }
     for f in &report.faults {
-        out.push_str(&format!(
-            "# fabricscope fault: {} at {:.0}%, {} transfers over it",
-            f.link,
-            100.0 * f.rate,
-            f.transfers
-        ));
+        let state = match f.rate {
+            0.0 => "down (routed around)".to_string(),
+            rate => format!("at {:.0}%", 100.0 * rate),
+        };
+        out.push_str(&format!("# fabricscope fault: {} {state}, {} transfers over it", f.link, f.transfers));
         match f.step {
             Some(step) => out.push_str(&format!(
                 "; at {} B {} of {} steps wait on it, step {} longest: rank {} → {} takes {:.1} us, the step's other transfers of its kind {:.1} us (median)\n",
