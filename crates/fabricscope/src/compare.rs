@@ -13,7 +13,7 @@
 use crate::logs::LogRun;
 use crate::plan::ValidScenario;
 use crate::scenario::{LinkOverride, Scenario, ScenarioError};
-use crate::simulation::sweep_unhashed;
+use crate::simulation::simulate;
 use serde::Serialize;
 
 /// Most sizes of a run the comparison simulates (evenly picked when there are more).
@@ -83,125 +83,228 @@ fn with_class(scenario: &Scenario, class: &str, efficiency: f64, latency_ns: f64
     s
 }
 
-/// Compares `run` with the model of `valid`'s cluster (its collective is the run's) and fits.
+/// Compares `run` with the model of `valid`'s cluster (its collective is the run's) and fits,
+/// all at once (`Fitting` is the same a simulation at a time).
 pub fn compare(run: &LogRun, valid: &ValidScenario) -> Result<Comparison, Vec<ScenarioError>> {
-    let problem = |field: &str, problem: String| vec![ScenarioError { field: field.into(), problem }];
-    let mut measured: Vec<(u64, f64, f64)> = run
-        .rows
-        .iter()
-        .filter(|r| r.size_bytes >= 4 && r.size_bytes % 4 == 0 && r.out_of_place.time_us > 0.0)
-        .map(|r| (r.size_bytes, r.out_of_place.time_us, r.out_of_place.busbw_gbyte_per_s))
-        .collect();
-    measured.sort_by_key(|m| m.0);
-    measured.dedup_by_key(|m| m.0);
-    if measured.is_empty() {
-        return Err(problem(
-            "log",
-            "the run has no row with a size (a multiple of 4 bytes) and a time".into(),
-        ));
+    let mut fitting = Fitting::new(run, valid)?;
+    loop {
+        if let Some(done) = fitting.poll() {
+            return done;
+        }
     }
-    if measured.len() > MAX_COMPARED_SIZES {
-        let n = measured.len();
-        measured =
-            (0..MAX_COMPARED_SIZES).map(|i| measured[i * (n - 1) / (MAX_COMPARED_SIZES - 1)]).collect();
+}
+
+/// Why a replay of the fit stopped: a simulation it needs is not done yet.
+struct Need {
+    entry: usize,
+    size: usize,
+}
+
+/// The model's times at one (efficiency, latency): a size at a time, or why they cannot be had.
+type Evaluation = (f64, f64, Result<Vec<Option<f64>>, Vec<ScenarioError>>);
+
+/// A comparison computed one simulation at a time, for the page's slices: `poll` runs one
+/// size of one model evaluation. The fit is deterministic, so each poll replays it from the
+/// start over the evaluations done so far (arithmetic only) until it needs one more.
+pub struct Fitting {
+    measured: Vec<(u64, f64, f64)>,
+    sizes: Vec<u64>,
+    class: &'static str,
+    start: (f64, f64),
+    base: Scenario,
+    factor: f64,
+    memo: Vec<Evaluation>,
+    simulations: u32,
+}
+
+impl Fitting {
+    pub fn new(run: &LogRun, valid: &ValidScenario) -> Result<Fitting, Vec<ScenarioError>> {
+        let problem = |field: &str, problem: String| vec![ScenarioError { field: field.into(), problem }];
+        let mut measured: Vec<(u64, f64, f64)> = run
+            .rows
+            .iter()
+            .filter(|r| r.size_bytes >= 4 && r.size_bytes % 4 == 0 && r.out_of_place.time_us > 0.0)
+            .map(|r| (r.size_bytes, r.out_of_place.time_us, r.out_of_place.busbw_gbyte_per_s))
+            .collect();
+        measured.sort_by_key(|m| m.0);
+        measured.dedup_by_key(|m| m.0);
+        if measured.is_empty() {
+            return Err(problem(
+                "log",
+                "the run has no row with a size (a multiple of 4 bytes) and a time".into(),
+            ));
+        }
+        if measured.len() > MAX_COMPARED_SIZES {
+            let n = measured.len();
+            measured =
+                (0..MAX_COMPARED_SIZES).map(|i| measured[i * (n - 1) / (MAX_COMPARED_SIZES - 1)]).collect();
+        }
+        let (class, eff0, lat0) = fitted_class(valid);
+        Ok(Fitting {
+            sizes: measured.iter().map(|m| m.0).collect(),
+            measured,
+            class,
+            start: (eff0, lat0),
+            base: valid.scenario().clone(),
+            factor: valid.scenario().collective.busbw_factor(valid.n_ranks()),
+            memo: Vec::new(),
+            simulations: 0,
+        })
     }
-    let sizes: Vec<u64> = measured.iter().map(|m| m.0).collect();
-    let (class, eff0, lat0) = fitted_class(valid);
-    let base = valid.scenario().clone();
-    let model = |efficiency: f64, latency: f64| -> Result<Vec<f64>, Vec<ScenarioError>> {
-        let scenario = with_class(&base, class, efficiency, latency).validate()?;
-        Ok(sweep_unhashed(&scenario, &sizes)?.iter().map(|p| p.time_us).collect())
-    };
-    let residuals =
-        |times: &[f64]| -> Vec<f64> { times.iter().zip(&measured).map(|(t, m)| (t / m.1).ln()).collect() };
-    let cost = |r: &[f64]| -> f64 { (r.iter().map(|x| x * x).sum::<f64>() / r.len() as f64).sqrt() };
-    let before = model(eff0, lat0)?;
-    let clamp = |(e, l): (f64, f64)| (e.clamp(0.02, 1.0), l.clamp(0.0, 1e6));
-    let (mut eff, mut lat) = (eff0, lat0);
-    let mut r = residuals(&before);
-    let mut best = cost(&r);
-    let mut lambda = 1e-2;
-    for _ in 0..40 {
-        // Forward differences of every residual in each parameter (backward at the efficiency's
-        // upper bound).
-        let de = if eff * 1.001 > 1.0 { -1e-3 * eff } else { 1e-3 * eff };
-        let dl = (1e-3 * lat).max(10.0);
-        let re = residuals(&model(eff + de, lat)?);
-        let rl = residuals(&model(eff, lat + dl)?);
-        let je: Vec<f64> = re.iter().zip(&r).map(|(a, b)| (a - b) / de).collect();
-        let jl: Vec<f64> = rl.iter().zip(&r).map(|(a, b)| (a - b) / dl).collect();
-        let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
-        let (a, b, c) = (dot(&je, &je), dot(&je, &jl), dot(&jl, &jl));
-        let (ge, gl) = (dot(&je, &r), dot(&jl, &r));
-        let mut stepped = false;
-        for _ in 0..12 {
-            // (JᵀJ + λ diag JᵀJ) Δ = -Jᵀr, a 2×2 system.
-            let (a2, c2) = (a * (1.0 + lambda), c * (1.0 + lambda));
-            let det = a2 * c2 - b * b;
-            if det.abs() < f64::MIN_POSITIVE {
-                lambda *= 4.0;
-                continue;
+
+    /// Simulations run so far (the fit takes a few hundred for a run of a dozen sizes).
+    pub fn simulations(&self) -> u32 {
+        self.simulations
+    }
+
+    /// Runs one simulation; the comparison once the fit is done.
+    pub fn poll(&mut self) -> Option<Result<Comparison, Vec<ScenarioError>>> {
+        match self.replay() {
+            Ok(done) => Some(done),
+            Err(Need { entry, size }) => {
+                let (eff, lat, _) = self.memo[entry];
+                let time = with_class(&self.base, self.class, eff, lat)
+                    .validate()
+                    .and_then(|v| v.with_size(self.sizes[size]))
+                    .and_then(|v| simulate(&v).map_err(|e| vec![e]));
+                self.simulations += 1;
+                let slot = &mut self.memo[entry].2;
+                match (time, slot.as_mut()) {
+                    (Ok(sim), Ok(times)) => times[size] = Some(sim.summary.time.as_us()),
+                    (Err(errors), _) => *slot = Err(errors),
+                    (Ok(_), Err(_)) => {}
+                }
+                None
             }
-            let step = ((-ge * c2 + gl * b) / det, (-gl * a2 + ge * b) / det);
-            let next = clamp((eff + step.0, lat + step.1));
-            let next_r = match model(next.0, next.1) {
-                Ok(times) => residuals(&times),
-                Err(_) => {
+        }
+    }
+
+    /// The model's times at (efficiency, latency): known, known to fail, or `Need`ed.
+    fn model(&mut self, eff: f64, lat: f64) -> Result<Result<Vec<f64>, Vec<ScenarioError>>, Need> {
+        let entry = match self
+            .memo
+            .iter()
+            .position(|m| m.0.to_bits() == eff.to_bits() && m.1.to_bits() == lat.to_bits())
+        {
+            Some(i) => i,
+            None => {
+                let check = with_class(&self.base, self.class, eff, lat)
+                    .validate()
+                    .map(|_| vec![None; self.sizes.len()]);
+                self.memo.push((eff, lat, check));
+                self.memo.len() - 1
+            }
+        };
+        match &self.memo[entry].2 {
+            Err(errors) => Ok(Err(errors.clone())),
+            Ok(times) => match times.iter().position(Option::is_none) {
+                Some(size) => Err(Need { entry, size }),
+                None => Ok(Ok(times.iter().map(|t| t.unwrap_or(0.0)).collect())),
+            },
+        }
+    }
+
+    /// The whole comparison over the evaluations known; `Need` at the first one missing.
+    fn replay(&mut self) -> Result<Result<Comparison, Vec<ScenarioError>>, Need> {
+        let measured = self.measured.clone();
+        let residuals = |times: &[f64]| -> Vec<f64> {
+            times.iter().zip(&measured).map(|(t, m)| (t / m.1).ln()).collect()
+        };
+        let cost = |r: &[f64]| -> f64 { (r.iter().map(|x| x * x).sum::<f64>() / r.len() as f64).sqrt() };
+        let (eff0, lat0) = self.start;
+        let before = match self.model(eff0, lat0)? {
+            Ok(times) => times,
+            Err(errors) => return Ok(Err(errors)),
+        };
+        let clamp = |(e, l): (f64, f64)| (e.clamp(0.02, 1.0), l.clamp(0.0, 1e6));
+        let (mut eff, mut lat) = (eff0, lat0);
+        let mut r = residuals(&before);
+        let mut best = cost(&r);
+        let mut lambda = 1e-2;
+        for _ in 0..40 {
+            // Forward differences of every residual in each parameter (backward at the
+            // efficiency's upper bound).
+            let de = if eff * 1.001 > 1.0 { -1e-3 * eff } else { 1e-3 * eff };
+            let dl = (1e-3 * lat).max(10.0);
+            let (re, rl) = match (self.model(eff + de, lat)?, self.model(eff, lat + dl)?) {
+                (Ok(a), Ok(b)) => (residuals(&a), residuals(&b)),
+                (Err(errors), _) | (_, Err(errors)) => return Ok(Err(errors)),
+            };
+            let je: Vec<f64> = re.iter().zip(&r).map(|(a, b)| (a - b) / de).collect();
+            let jl: Vec<f64> = rl.iter().zip(&r).map(|(a, b)| (a - b) / dl).collect();
+            let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+            let (a, b, c) = (dot(&je, &je), dot(&je, &jl), dot(&jl, &jl));
+            let (ge, gl) = (dot(&je, &r), dot(&jl, &r));
+            let mut stepped = false;
+            for _ in 0..12 {
+                // (JᵀJ + λ diag JᵀJ) Δ = -Jᵀr, a 2×2 system.
+                let (a2, c2) = (a * (1.0 + lambda), c * (1.0 + lambda));
+                let det = a2 * c2 - b * b;
+                if det.abs() < f64::MIN_POSITIVE {
                     lambda *= 4.0;
                     continue;
                 }
-            };
-            if cost(&next_r) < best {
-                let small =
-                    (next.0 - eff).abs() <= 1e-4 * eff && (next.1 - lat).abs() <= (1e-4 * lat).max(1.0);
-                best = cost(&next_r);
-                (eff, lat, r) = (next.0, next.1, next_r);
-                lambda = (lambda / 3.0).max(1e-9);
-                stepped = !small;
+                let step = ((-ge * c2 + gl * b) / det, (-gl * a2 + ge * b) / det);
+                let next = clamp((eff + step.0, lat + step.1));
+                let next_r = match self.model(next.0, next.1)? {
+                    Ok(times) => residuals(&times),
+                    Err(_) => {
+                        lambda *= 4.0;
+                        continue;
+                    }
+                };
+                if cost(&next_r) < best {
+                    let small =
+                        (next.0 - eff).abs() <= 1e-4 * eff && (next.1 - lat).abs() <= (1e-4 * lat).max(1.0);
+                    best = cost(&next_r);
+                    (eff, lat, r) = (next.0, next.1, next_r);
+                    lambda = (lambda / 3.0).max(1e-9);
+                    stepped = !small;
+                    break;
+                }
+                lambda *= 4.0;
+            }
+            if !stepped {
                 break;
             }
-            lambda *= 4.0;
         }
-        if !stepped {
-            break;
-        }
-    }
-    let after = model(eff, lat)?;
-    let smallest = before[0];
-    let factor = valid.scenario().collective.busbw_factor(valid.n_ranks());
-    let rows: Vec<CompareRow> = measured
-        .iter()
-        .zip(before.iter().zip(&after))
-        .map(|(&(size, time, busbw), (&model_time, &fitted_time))| {
-            let model_busbw = size as f64 / (model_time * 1e3) * factor;
-            CompareRow {
+        let after = match self.model(eff, lat)? {
+            Ok(times) => times,
+            Err(errors) => return Ok(Err(errors)),
+        };
+        let smallest = before[0];
+        let rows: Vec<CompareRow> = measured
+            .iter()
+            .zip(before.iter().zip(&after))
+            .map(|(&(size, time, busbw), (&model_time, &fitted_time))| CompareRow {
                 size_bytes: size,
                 measured_time_us: time,
                 measured_busbw_gbyte_per_s: busbw,
                 model_time_us: model_time,
-                model_busbw_gbyte_per_s: model_busbw,
+                model_busbw_gbyte_per_s: size as f64 / (model_time * 1e3) * self.factor,
                 ratio: model_time / time,
                 latency_bound: smallest > model_time - smallest,
                 fitted_time_us: fitted_time,
-            }
-        })
-        .collect();
-    let median = |latency: bool| {
-        let mut ratios: Vec<f64> =
-            rows.iter().filter(|r| r.latency_bound == latency).map(|r| r.ratio).collect();
-        ratios.sort_by(f64::total_cmp);
-        (!ratios.is_empty()).then(|| ratios[ratios.len() / 2])
-    };
-    Ok(Comparison {
-        latency_ratio: median(true),
-        bandwidth_ratio: median(false),
-        params: vec![
-            FitParam { field: format!("links.{class}.efficiency"), before: eff0, after: eff },
-            FitParam { field: format!("links.{class}.latency_ns"), before: lat0, after: lat.round() },
-        ],
-        rms_before: cost(&residuals(&before)),
-        rms_after: best,
-        fitted: with_class(&base, class, eff, lat),
-        rows,
-    })
+            })
+            .collect();
+        let median = |latency: bool| {
+            let mut ratios: Vec<f64> =
+                rows.iter().filter(|r| r.latency_bound == latency).map(|r| r.ratio).collect();
+            ratios.sort_by(f64::total_cmp);
+            (!ratios.is_empty()).then(|| ratios[ratios.len() / 2])
+        };
+        let class = self.class;
+        Ok(Ok(Comparison {
+            latency_ratio: median(true),
+            bandwidth_ratio: median(false),
+            params: vec![
+                FitParam { field: format!("links.{class}.efficiency"), before: eff0, after: eff },
+                FitParam { field: format!("links.{class}.latency_ns"), before: lat0, after: lat.round() },
+            ],
+            rms_before: cost(&residuals(&before)),
+            rms_after: best,
+            fitted: with_class(&self.base, class, eff, lat),
+            rows,
+        }))
+    }
 }
