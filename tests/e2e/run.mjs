@@ -642,6 +642,92 @@ await test('a faulted link: the slow-link lesson names it under the results, and
   await page.goto(base + '#');
 });
 
+const fixture = (path) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+// The page opens on the default scenario, whatever earlier tests left in this browser.
+async function fresh() {
+  await page.goto(base.replace(/#.*$/, '') + '#');
+  await page.evaluate(() => localStorage.clear());
+  await page.goto('about:blank');
+  await page.goto(base.replace(/#.*$/, '') + '#');
+}
+async function forget() {
+  await page.evaluate(() => localStorage.clear());
+  await page.goto(base + '#');
+}
+
+await test('faults: add one, make it a slow GPU, the results name the steps that wait on it; a bad index is named', async () => {
+  await fresh();
+  await page.waitForSelector('#add-fault');
+  const healthy = parseFloat(await text('#busbw'));
+  await page.click('#add-fault');
+  await waitFor('the fault under the results', async () => (await page.locator('#faults').count()) > 0);
+  await page.selectOption('#fault-0 .fault-kind', 'gpu');
+  await page.fill('#fault-0 .fault-index', '5');
+  await page.locator('#fault-0 .fault-index').dispatchEvent('change');
+  await waitFor('GPU 5 marked', async () => (await text('#faults')).includes('GPU 5'));
+  const faults = await text('#faults');
+  expect(/\d+ of \d+ steps wait on it/.test(faults), faults);
+  const slow = parseFloat(await text('#busbw'));
+  expect(slow < healthy * 0.6, `a GPU at half pace: busbw ${healthy} -> ${slow} GB/s`);
+  console.log(`     GPU 5 at half pace: busbw ${healthy} -> ${slow} GB/s`);
+  await page.fill('#fault-0 .fault-index', '99');
+  await page.locator('#fault-0 .fault-index').dispatchEvent('change');
+  await page.waitForSelector('#error');
+  expect((await text('#error')).includes('faults[0].index'), await text('#error'));
+  expect(parseFloat(await text('#busbw')) === slow, 'the last good run stays');
+  await page.locator('#error button').click();
+  await page.click('#fault-0 .fault-remove');
+  await waitFor('no fault left', async () => (await page.locator('#faults').count()) === 0);
+  await forget();
+});
+
+await test('your cluster: a pasted nvidia-smi topo -m becomes the node; what it lacks is asked for, by line when wrong', async () => {
+  await fresh();
+  await page.waitForSelector('#your-file');
+  const matrix = fixture('crates/fabricscope/tests/fixtures/topology/dgx-1-topo-m.txt');
+  await page.fill('#your-file', matrix);
+  await page.click('#your-read');
+  await page.waitForSelector('#your-problems');
+  expect((await text('#your-problems')).includes('does not name the GPU model'), await text('#your-problems'));
+  await page.selectOption('#your-gpu', 'v100');
+  await page.fill('#your-nic', '100');
+  await page.click('#your-read');
+  await page.waitForSelector('#your-imported');
+  await waitFor('the imported node', async () => (await page.locator('#preset').inputValue()) === 'imported');
+  expect((await gpuCount()) === '8', `drew ${await gpuCount()} GPUs`);
+  expect((await text('#your-imported')).includes('PCIe generation'), await text('#your-imported'));
+  expect(page.url().includes('imported'), 'the node is in the link');
+  // A cell the legend does not know: named with its line, and the node stays.
+  await page.fill('#your-file', matrix.replace('NV2\tSYS\tSYS\tSYS', 'NV2\tSYS\tQQQ\tSYS'));
+  await page.click('#your-read');
+  await page.waitForSelector('#your-problems');
+  expect((await text('#your-problems')).includes('line 3'), await text('#your-problems'));
+  expect((await page.locator('#preset').inputValue()) === 'imported', 'the last good node stays');
+  await forget();
+});
+
+await test('your cluster: an nccl-tests log is compared with the model and fitted, in slices, and the fit opens', async () => {
+  await fresh();
+  await page.waitForSelector('#your-file');
+  await page.fill('#your-file', fixture('tests/fixtures/logs/all_reduce_2x8_h100_mpirun.log'));
+  const started = Date.now();
+  await page.click('#your-read');
+  await page.waitForSelector('#your-comparing');
+  // The page stays live while it fits: the play button answers.
+  await page.click('#play');
+  await page.waitForSelector('#your-comparison', { timeout: 120000 });
+  console.log(`     fitted in ${Date.now() - started} ms`);
+  const rows = await page.locator('#your-comparison tbody tr').count();
+  expect(rows === 14, `${rows} sizes`);
+  const fit = await text('#your-fit');
+  // The CLI's figures for the same log (fabricscope compare): NIC latency fitted to 2064 ns.
+  expect(fit.includes('links.nic.latency_ns 300 → 2064 ns') && fit.includes('0.221 → 0.172'), fit);
+  await page.click('#your-open-fitted');
+  await waitFor('two nodes with the fitted NIC', async () => (await page.locator('#nic-latency').inputValue()) === '2064');
+  expect((await gpuCount()) === '16', `drew ${await gpuCount()} GPUs`);
+  await forget();
+});
+
 await test('lessons: pick one, walk its steps, reveal an answer, in both languages; a lesson link opens the training view', async () => {
   await page.goto('about:blank');
   await page.goto(base);

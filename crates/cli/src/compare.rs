@@ -3,7 +3,8 @@
 
 use super::{apply_hardware, choice, read_file, HardwareArgs};
 use clap::Args;
-use fabricscope::logs::{parse, preset_for_device};
+use fabricscope::compare::cluster_of;
+use fabricscope::logs::parse;
 use fabricscope::{Scenario, ScenarioError};
 
 #[derive(Args)]
@@ -49,34 +50,25 @@ pub fn compare(args: &CompareArgs) -> Result<String, Vec<ScenarioError>> {
         )
     })?;
     // The cluster: a scenario file, else what the device list says, then the flags on top.
-    let (hosts, per_host) = run.hosts();
     let mut inferred = "";
     let mut scenario = match &args.hardware.scenario {
         Some(path) => Scenario::from_json(&read_file(path)?).map_err(|e| vec![e])?,
-        None => match (run.devices.first(), per_host) {
-            (Some(device), Some(per_host)) => {
-                let preset = preset_for_device(&device.name).ok_or_else(|| {
-                    error(
-                        "log",
-                        format!(
-                            "no node preset has the log's GPUs ({}): pass --preset or --scenario",
-                            device.name
-                        ),
-                    )
-                })?;
+        // A preset flag overrides the list's GPUs; its hosts still count the nodes.
+        None if args.hardware.preset.is_some() || args.hardware.import.is_some() => {
+            Scenario { nodes: run.hosts().0.len().max(1) as u32, ..Scenario::default_demo() }
+        }
+        None => match cluster_of(run, &Scenario::default_demo()) {
+            Ok(Some(scenario)) => {
                 inferred = " (from the log's device list)";
-                let scenario =
-                    Scenario { preset: preset.into(), nodes: hosts.len() as u32, ..Scenario::default_demo() };
-                let gpus = scenario.validate_fabric().map(|v| v.preset().gpus_per_node).unwrap_or(per_host);
-                if gpus != per_host && args.hardware.preset.is_none() {
-                    return Err(error(
-                        "log",
-                        format!("the log runs {per_host} ranks on each host, and a {preset} node has {gpus} GPUs: pass --scenario with a custom node of {per_host}"),
-                    ));
-                }
                 scenario
             }
-            _ => Scenario::default_demo(),
+            Ok(None) => Scenario::default_demo(),
+            Err(mut errors) => {
+                for e in &mut errors {
+                    e.problem.push_str(": pass --preset, --import or --scenario");
+                }
+                return Err(errors);
+            }
         },
     };
     let mut errors = apply_hardware(&args.hardware, &mut scenario);

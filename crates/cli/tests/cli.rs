@@ -123,7 +123,7 @@ fn an_imported_node_runs_and_what_the_file_lacks_is_asked_for() {
     let matrix = format!("{dir}/dgx-h100-topo-m.txt");
     let (code, _, err) = fabricscope(&["topo", "--import", &matrix]);
     assert_eq!(code, 2);
-    assert!(err.contains("does not name the GPU model: give it (--gpu;"), "{err}");
+    assert!(err.contains("does not name the GPU model: give it (--gpu"), "{err}");
     let (code, out, err) =
         fabricscope(&["topo", "--import", &matrix, "--gpu", "h100", "--nic-gbit", "400", "--nodes", "4"]);
     assert_eq!(code, 0, "{err}");

@@ -83,6 +83,43 @@ fn with_class(scenario: &Scenario, class: &str, efficiency: f64, latency_ns: f64
     s
 }
 
+/// The cluster a run's device list names: the node preset of its GPUs (`logs::preset_for_device`)
+/// and one node per host, the fabric and link figures from `base` (not its faults or forced
+/// algorithm and protocol: the log ran NCCL's own choice on the cluster it measured); with the
+/// run's collective (or `base`'s when it does not say) and its smallest size. `Ok(None)`: the log has no device list. An error when
+/// no preset has the GPUs or a host runs a different number of ranks than the preset has GPUs.
+pub fn cluster_of(run: &LogRun, base: &Scenario) -> Result<Option<Scenario>, Vec<ScenarioError>> {
+    let problem = |problem: String| vec![ScenarioError { field: "log".into(), problem }];
+    let (hosts, per_host) = run.hosts();
+    let (Some(device), Some(per_host)) = (run.devices.first(), per_host) else {
+        return Ok(None);
+    };
+    let Some(preset) = crate::logs::preset_for_device(&device.name) else {
+        return Err(problem(format!("no node preset has the log's GPUs ({})", device.name)));
+    };
+    let mut scenario = Scenario { preset: preset.into(), nodes: hosts.len() as u32, ..base.clone() };
+    scenario.custom = None;
+    scenario.imported = None;
+    scenario.faults.clear();
+    (scenario.algorithm, scenario.protocol) = (None, None);
+    let gpus = scenario.validate_fabric().map(|v| v.preset().gpus_per_node).unwrap_or(per_host);
+    if gpus != per_host {
+        return Err(problem(format!(
+            "the log runs {per_host} ranks on each host, and a {preset} node has {gpus} GPUs: describe the cluster as a custom node of {per_host}"
+        )));
+    }
+    for_run(run, &mut scenario);
+    Ok(Some(scenario))
+}
+
+/// Sets `scenario`'s collective to the run's (when it says) and its size to the run's smallest.
+pub fn for_run(run: &LogRun, scenario: &mut Scenario) {
+    if let Some(collective) = run.collective {
+        scenario.collective = collective;
+    }
+    scenario.size_bytes = run.rows.iter().map(|r| r.size_bytes).find(|&s| s >= 4 && s % 4 == 0).unwrap_or(4);
+}
+
 /// Compares `run` with the model of `valid`'s cluster (its collective is the run's) and fits,
 /// all at once (`Fitting` is the same a simulation at a time).
 pub fn compare(run: &LogRun, valid: &ValidScenario) -> Result<Comparison, Vec<ScenarioError>> {

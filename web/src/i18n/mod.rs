@@ -3,6 +3,7 @@
 //! in it is a function here (`step_text`, `alpha_beta_line`, …) or, used once, a `match lang`
 //! beside its use with both languages' `format!`.
 
+pub mod cluster;
 mod text;
 
 pub use text::{t, Text};

@@ -241,7 +241,10 @@ fn pick_gpu(
             _ if matching.is_empty() => format!("{links} NVLinks per GPU"),
             _ => format!("{links} NVLinks per GPU: {}", matching.join(", ")),
         };
-        return Err(error(0, format!("{source} does not name the GPU model: give it (--gpu; {hint})")));
+        return Err(error(
+            0,
+            format!("{source} does not name the GPU model: give it (--gpu on the command line; {hint})"),
+        ));
     };
     let arch: &[&str] = match sm {
         70 => &["v100"],

@@ -3,6 +3,7 @@
 //! validates it; text that does not parse is rejected with the field named.
 
 use super::custom::{default_custom, CustomControls};
+use super::faults::FaultControls;
 use crate::components::{input_value, select_value};
 use crate::i18n::{self, t, Lang, Text};
 use crate::state::collectives::{Action, AppState};
@@ -103,6 +104,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             edit(&s, move |sc| {
                 sc.preset = id.clone();
                 sc.custom = (id == "custom").then(|| sc.custom.clone().unwrap_or_else(default_custom));
+                sc.imported = sc.imported.take().filter(|_| id == "imported");
             })(s.scenario.clone());
         })
     };
@@ -206,6 +208,11 @@ pub fn controls(props: &ControlsProps) -> Html {
                         </option>
                     }) }
                     <option value="custom" selected={scenario.preset == "custom"}>{ t(lang, Text::CustomNode) }</option>
+                    if scenario.imported.is_some() {
+                        <option value="imported" selected={scenario.preset == "imported"}>
+                            { format!("{}: {}", crate::i18n::cluster::w(lang, crate::i18n::cluster::Words::Imported), preset.name) }
+                        </option>
+                    }
                 </select>
             </label>
             if let Some(custom) = &scenario.custom {
@@ -305,6 +312,8 @@ pub fn controls(props: &ControlsProps) -> Html {
                 </select>
             </label>
             <p id="fabric-summary" class="formula">{ fabric_line(state) }</p>
+            <h2>{ crate::i18n::cluster::w(lang, crate::i18n::cluster::Words::Faults) }</h2>
+            <FaultControls ctx={state.clone()} />
             <h2>{ t(lang, Text::Collective) }</h2>
             <label>
                 <select id="collective" onchange={ let s = state.clone(); Callback::from(move |e: Event| {

@@ -5,11 +5,13 @@
 pub mod chart;
 pub mod controls;
 pub mod custom;
+pub mod faults;
 pub mod heat_map;
 pub mod results;
 pub mod timeline;
 pub mod topology;
 pub mod tuner_table;
+pub mod yours;
 
 use crate::components::chrome::banner::ErrorBanner;
 use crate::components::chrome::share::ShareExport;
@@ -181,6 +183,7 @@ fn lab(props: &LabProps) -> Html {
                         <div class="side">
                             <section class="panel chart"><Chart state={state.clone()} /></section>
                             <section class="panel share"><ShareExport live={LiveState(state.clone())} sim={Shared::of(&state.sim)} lang={state.lang} /></section>
+                            <section class="panel yours"><yours::YourCluster state={state.clone()} /></section>
                         </div>
                     </div>
                 </div>

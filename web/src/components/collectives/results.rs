@@ -31,25 +31,29 @@ pub fn results(props: &Props) -> Html {
             100.0 * summary.bottleneck_utilisation
         )
     });
-    // The links the scenario's faults hit, and what is left of each.
-    let faults: Vec<String> = sim
-        .topology
-        .faults
-        .iter()
-        .map(|&(id, rate)| {
-            let link = sim.topology.link(id);
-            let left = if rate == 0.0 {
-                t(lang, Text::LinkDown).to_string()
-            } else {
-                format!("{:.0}%", 100.0 * rate)
-            };
-            format!(
-                "{} ↔ {} {left}",
-                i18n::vertex_name(lang, &sim.topology, link.src),
-                i18n::vertex_name(lang, &sim.topology, link.dst)
-            )
-        })
-        .collect();
+    // The links the scenario's faults hit, what is left of each, and the steps that wait on it.
+    let steps = sim.steady.map_or(sim.schedule.n_steps, |steady| steady.total_steps);
+    let faults: Vec<(String, String)> = {
+        let sim = sim.clone();
+        let waits = use_memo(Shared::of(&sim), move |_| sim.fault_waits());
+        waits
+            .iter()
+            .map(|wait| {
+                let link = state.sim.topology.link(wait.link);
+                let left = if wait.rate == 0.0 {
+                    t(lang, Text::LinkDown).to_string()
+                } else {
+                    format!("{:.0}%", 100.0 * wait.rate)
+                };
+                let name = format!(
+                    "{} ↔ {} {left}",
+                    i18n::vertex_name(lang, &state.sim.topology, link.src),
+                    i18n::vertex_name(lang, &state.sim.topology, link.dst)
+                );
+                (name, i18n::cluster::fault_wait(lang, wait, steps))
+            })
+            .collect()
+    };
     let ab = sim.alpha_beta();
     let collective = sim.schedule.collective;
     let factor = collective.busbw_factor(summary.n_ranks);
@@ -80,7 +84,9 @@ pub fn results(props: &Props) -> Html {
             }
             <p id="bottleneck"><strong>{ t(lang, Text::Bottleneck) }{ ": " }</strong>{ bottleneck.unwrap_or_else(|| "—".into()) }</p>
             if !faults.is_empty() {
-                <p id="faults"><strong>{ t(lang, Text::FaultedLinks) }{ ": " }</strong>{ faults.join(" · ") }</p>
+                <div id="faults"><strong>{ t(lang, Text::FaultedLinks) }{ ": " }</strong>
+                    <ul>{ for faults.iter().map(|(name, wait)| html! { <li><span class="fault-link">{ name.clone() }</span>{ ": " }<span class="fault-wait">{ wait.clone() }</span></li> }) }</ul>
+                </div>
             }
             <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
             if let Some(steady) = sim.steady {
