@@ -35,7 +35,7 @@ Scenario files (--scenario FILE) are JSON; flags override their fields. Examples
    \"link\": {\"bandwidth_gbyte_per_s\": 100, \"latency_ns\": 500}},
    \"nodes\": 1, \"collective\": \"all_reduce\", \"size_bytes\": 268435456}
 
-Presets: dgx-h100, dgx-a100, hgx-b200, hgx-b300, hgx-h800, hgx-h20, dgx-1, pcie-h100,
+Presets: dgx-h100, dgx-a100, hgx-b200, hgx-b300, gb200-nvl72, gb200-nvl36, hgx-h800, hgx-h20, dgx-1, pcie-h100,
 pcie-h100-nvlink, custom (shape ring, star or full_mesh), imported (--import FILE: a node read
 from nvidia-smi topo -m, with --gpu and --nic-gbit, or from NCCL's topology XML). Every field and its range: tests/fixtures/README.md and crates/fabricscope/src/scenario/mod.rs.";
 
@@ -94,8 +94,9 @@ pub struct HardwareArgs {
     /// Each NIC port's line rate of an imported node [Gb/s] (400 for NDR): the matrix does not say it.
     #[arg(long, value_name = "GBIT")]
     pub nic_gbit: Option<f64>,
-    /// Node preset: dgx-h100, dgx-a100, hgx-b200, hgx-b300, hgx-h800, hgx-h20, dgx-1, pcie-h100
-    /// or pcie-h100-nvlink (2 cards, NVLink bridge); a custom node: --scenario.
+    /// Node preset: dgx-h100, dgx-a100, hgx-b200, hgx-b300, gb200-nvl72, gb200-nvl36 (a rack:
+    /// one NVLink domain), hgx-h800, hgx-h20, dgx-1, pcie-h100 or pcie-h100-nvlink (2 cards,
+    /// NVLink bridge); a custom node: --scenario.
     #[arg(long)]
     preset: Option<String>,
     /// Number of nodes.

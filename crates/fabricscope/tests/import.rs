@@ -66,7 +66,10 @@ fn a_dgx_h100_matrix_reads_as_an_nvswitch_node_of_eight_pcie_switches() {
     let text = fixture("dgx-h100-topo-m.txt");
     // The matrix names neither the GPU nor the NICs' speed: the error says what to give.
     let errors = import(&text, &ImportOptions::default()).unwrap_err();
-    assert!(errors[0].problem.contains("18 NVLinks per GPU: h100, h200, h20, b200, b300"), "{errors:?}");
+    assert!(
+        errors[0].problem.contains("18 NVLinks per GPU: h100, h200, h20, b200, gb200, b300"),
+        "{errors:?}"
+    );
     let errors = import(&text, &options(Some("h100"), None)).unwrap_err();
     assert!(errors[0].problem.contains("--nic-gbit"), "{errors:?}");
     let imported = import(&text, &options(Some("h100"), Some(400.0))).unwrap();

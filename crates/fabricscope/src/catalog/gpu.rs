@@ -99,8 +99,20 @@ pub const B200: Gpu = Gpu {
     nvlink_links: 18,
 };
 
+/// The B200 of a GB200 superchip (NVIDIA GB200 NVL72 product page, per rack: 180 PFLOP/s
+/// FP16/BF16 dense (360 with sparsity), HBM3e at 576 TB/s; shared/reference/interconnects.md:
+/// 192 GB per GPU): 2.5 PFLOP/s dense and 8 TB/s per GPU of 72; NVLink 5 × 18 as B200's.
+pub const GB200_B200: Gpu = Gpu {
+    name: "B200 (GB200) 192GB",
+    bf16_dense_tflops: 2500.0,
+    hbm_gbyte: 192.0,
+    hbm_gbyte_per_s: 8000.0,
+    ..B200
+};
+
 /// Every GPU in the catalog.
-pub const GPUS: &[Gpu] = &[V100, A100, A800, H100, H800, H200, H20, H100_PCIE, H100_PCIE_BRIDGED, B200, B300];
+pub const GPUS: &[Gpu] =
+    &[V100, A100, A800, H100, H800, H200, H20, H100_PCIE, H100_PCIE_BRIDGED, B200, GB200_B200, B300];
 
 /// The catalog's GPUs by the ids scenarios use (an imported node's `gpu`, the CLI's `--gpu`),
 /// with the PCIe generation of each one's host link (datasheets: V100 gen3, A100 gen4, Hopper
@@ -115,6 +127,7 @@ pub const GPU_IDS: &[(&str, Gpu, u32)] = &[
     ("h20", H20, 5),
     ("h100-pcie", H100_PCIE, 5),
     ("b200", B200, 5),
+    ("gb200", GB200_B200, 5),
     ("b300", B300, 6),
 ];
 

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::gpu::{Gpu, A100, B200, B300, H100, H100_PCIE, H100_PCIE_BRIDGED, H20, H800, V100};
+use super::gpu::{Gpu, A100, B200, B300, GB200_B200, H100, H100_PCIE, H100_PCIE_BRIDGED, H20, H800, V100};
 use super::link::{
     LinkSpec, NIC_EDR_100, NIC_HDR_200, NIC_NDR_400, NIC_XDR_800, NVLINK2, NVLINK3, NVLINK4, NVLINK5,
     PCIE3_X16, PCIE4_X16, PCIE5_X16, PCIE6_X16,
@@ -52,6 +52,19 @@ pub struct NodePreset {
 }
 
 const IDENTITY_RING: &[&[u32]] = &[&[0, 1, 2, 3, 4, 5, 6, 7]];
+
+/// 0, 1, …, N-1: a ring through every GPU of a rack-scale NVLink domain in order.
+const fn in_order<const N: usize>() -> [u32; N] {
+    let mut ring = [0u32; N];
+    let mut i = 0;
+    while i < N {
+        ring[i] = i as u32;
+        i += 1;
+    }
+    ring
+}
+const NVL72_RING: [u32; 72] = in_order::<72>();
+const NVL36_RING: [u32; 36] = in_order::<36>();
 
 /// DGX-1 with V100, "hybrid cube-mesh" (NVIDIA, "DGX-1 With Tesla V100 System Architecture",
 /// 2017): two fully connected quads plus links between GPU i and i+4; some pairs have two
@@ -145,6 +158,46 @@ pub const NODE_PRESETS: &[NodePreset] = &[
         nic: NIC_XDR_800,
         switch_name: "Quantum-X800 Q3400 (XDR)",
         switch_radix: 144,
+        ..DGX_H100
+    },
+    // GB200 NVL72 (NVIDIA GB200 NVL72 product page; shared/reference/interconnects.md): one NVLink
+    // domain of 72 B200 in 18 compute trays of 4 (2 GB200 superchips of 1 Grace + 2 B200 each)
+    // and 9 NVLink Switch trays, NVLink 5 × 18 per GPU (900 GB/s per direction), every GPU one
+    // switch hop from every other (one non-blocking vertex here, as an HGX board's NVSwitch);
+    // the switch chips reduce (NVLS). Scale-out: one ConnectX-7 400 Gb/s per GPU. The model's
+    // "node" is the NVLink domain: the rack. Host side: each superchip a PCIe switch with its 2
+    // GPUs and 2 NICs under its Grace (a socket); the Graces are chained by the model's socket
+    // link, which no aligned run crosses (assumed; the NICs' PCIe Gen5 x16 outruns 400 Gb/s).
+    // Switch: a 144-port Quantum-X800 Q3400 (datasheet) with its ports at the NICs' 400 Gb/s
+    // (assumed): rail-optimised, each of a rack's 72 rails needs a leaf, more than a 64-port
+    // Quantum-2 leaf-spine holds.
+    NodePreset {
+        id: "gb200-nvl72",
+        name: "GB200 NVL72 rack",
+        gpu: GB200_B200,
+        gpus_per_node: 72,
+        nvlink: NVLINK5,
+        gpu_fabric: GpuFabric::NvSwitch { generation: 4 },
+        pcie_switches: 36,
+        sockets: 36,
+        nics_per_node: 72,
+        switch_name: "Quantum-X800 Q3400 (ports at 400 Gb/s)",
+        switch_radix: 144,
+        rings: &[&NVL72_RING],
+        ..DGX_H100
+    },
+    // GB200 NVL36: the same trays, 9 compute trays (36 GPUs) on the 9 NVLink Switch trays.
+    NodePreset {
+        id: "gb200-nvl36",
+        name: "GB200 NVL36 rack",
+        gpu: GB200_B200,
+        gpus_per_node: 36,
+        nvlink: NVLINK5,
+        gpu_fabric: GpuFabric::NvSwitch { generation: 4 },
+        pcie_switches: 18,
+        sockets: 18,
+        nics_per_node: 36,
+        rings: &[&NVL36_RING],
         ..DGX_H100
     },
     // HGX H800: the DGX H100 layout with the export GPU's 8 NVLinks (200 GB/s per direction).

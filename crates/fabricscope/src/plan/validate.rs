@@ -186,7 +186,11 @@ impl Scenario {
                     let known: Vec<&str> = NodePreset::ids().collect();
                     problem(
                         "preset",
-                        format!("unknown preset '{}'; use one of: {}, custom", self.preset, known.join(", ")),
+                        format!(
+                            "unknown preset '{}'; use one of: {}, custom, imported",
+                            self.preset,
+                            known.join(", ")
+                        ),
                     );
                     None
                 }
@@ -377,8 +381,10 @@ impl Scenario {
             }
         }
 
-        let channels =
-            self.channels.unwrap_or(self.nics_used.or(preset.map(|p| p.nics_per_node)).unwrap_or(1).max(1));
+        // NCCL's default: a channel per NIC, at most MAXCHANNELS (a rack of 72 NICs runs 32).
+        let channels = self.channels.unwrap_or(
+            self.nics_used.or(preset.map(|p| p.nics_per_node)).unwrap_or(1).clamp(1, MAX_CHANNELS),
+        );
         if let Some(preset) = preset {
             let n = self.nodes.saturating_mul(preset.gpus_per_node);
             if n == 1 && errors.is_empty() {

@@ -8,7 +8,7 @@
 //!
 //! | field | allowed |
 //! | --- | --- |
-//! | `preset` | a node preset id: `dgx-h100`, `dgx-a100`, `hgx-b200`, `hgx-b300`, `hgx-h800`, `hgx-h20`, `dgx-1`, `pcie-h100`, `pcie-h100-nvlink`; `custom` (with `custom`) or `imported` (with `imported`) |
+//! | `preset` | a node preset id: `dgx-h100`, `dgx-a100`, `hgx-b200`, `hgx-b300`, `gb200-nvl72`, `gb200-nvl36`, `hgx-h800`, `hgx-h20`, `dgx-1`, `pcie-h100`, `pcie-h100-nvlink`; `custom` (with `custom`) or `imported` (with `imported`) |
 //! | `imported` | `gpu` a catalog id (`catalog::GPU_IDS`); `gpus` and NIC ports (`nic_switch`) 1 ..= 64; `nvswitch_links` or `nvlinks` (`[a, b, links]`, a < b < gpus), not both, no GPU above its model's NVLinks; `pcie_generation` 3 ..= 6; `sockets` 1 ..= 8; every index in range; `nic_gbit_per_s` > 0 |
 //! | `nodes` | 1 ..= 16,384, and the fabric must hold them (see `topology::fabric`) |
 //! | (engine) | a ring AllReduce has `2(n-1)·n·channels` transfers: at most 2,000,000 |

@@ -1,7 +1,7 @@
 //! Validation of a training job: every field in range, or every problem named by its field
 //! (`TrainScenario::validate` → `ValidTrain`). The caps are in `limits`.
 
-use super::layout::{Dim, Grid};
+use super::layout::{Dim, Grid, RankOrder};
 use super::model::ModelShape;
 use super::TrainScenario;
 use super::{comm, model};
@@ -157,6 +157,28 @@ impl TrainScenario {
             return Err(errors.0);
         }
         let grid = Grid { tp: self.tp, pp: self.pp, dp: self.dp, order: self.order };
+        // A TP group must sit inside one NVLink domain (a node: a box, or a rack) or fill whole
+        // ones: never split between two, which would put its per-layer AllReduce on the NICs
+        // for some ranks and not others.
+        let domain = cluster.preset().gpus_per_node;
+        if matches!(self.order, RankOrder::TpPpDp | RankOrder::TpDpPp)
+            && self.tp % domain != 0
+            && domain % self.tp != 0
+        {
+            let divisors: Vec<String> =
+                (1..=domain).filter(|d| domain % d == 0).map(|d| d.to_string()).collect();
+            errors.add(
+                "tp",
+                format!(
+                    "TP {} does not fit the {} GPUs of a {} NVLink domain: a group would straddle two of them; use a TP that divides {domain} ({}) or a multiple of it",
+                    self.tp,
+                    domain,
+                    cluster.preset().name,
+                    divisors.join(", ")
+                ),
+            );
+            return Err(errors.0);
+        }
         for dim in [Dim::Tp, Dim::Dp] {
             if !comm::groups_are_regular(&cluster, &grid.groups(dim)) {
                 errors.add("order", format!("with {} the {dim:?} groups hold different numbers of GPUs in their nodes; pick another order or sizes that divide the node", self.order.name()));
