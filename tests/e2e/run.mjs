@@ -643,15 +643,18 @@ await test('a faulted link: the slow-link lesson names it under the results, and
 });
 
 const fixture = (path) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
-// The page opens on the default scenario, whatever earlier tests left in this browser.
+// One DGX H100, whatever earlier tests left in this browser: a link carries its scenario.
+const oneDgx = encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 1, collective: 'all_reduce', size_bytes: 268435456 }));
 async function fresh() {
-  await page.goto(base.replace(/#.*$/, '') + '#');
+  await page.goto('about:blank');
+  await page.goto(base.replace(/#.*$/, '') + `#s=${oneDgx}`);
+}
+// Leaves no scenario stored for later tests: cleared once the page is idle (its effects have
+// stored what they store), then a fresh load.
+async function forget() {
+  await page.waitForTimeout(300);
   await page.evaluate(() => localStorage.clear());
   await page.goto('about:blank');
-  await page.goto(base.replace(/#.*$/, '') + '#');
-}
-async function forget() {
-  await page.evaluate(() => localStorage.clear());
   await page.goto(base + '#');
 }
 
