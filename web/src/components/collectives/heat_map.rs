@@ -17,6 +17,7 @@ pub fn heat_map(props: &Props) -> Html {
     let tunings: Vec<_> = HEAT_SIZES.iter().map(|&size| sim.tuning_at(size)).collect();
     let rows = tunings.first().map(|t| t.rows.len()).unwrap_or(0);
     html! {
+        <div class="table-scroll">
         <table id="heatmap" class="heatmap">
             <caption>{ t(lang, Text::HeatCaption) }</caption>
             <thead><tr>
@@ -47,5 +48,6 @@ pub fn heat_map(props: &Props) -> Html {
                 }) }
             </tbody>
         </table>
+        </div>
     }
 }

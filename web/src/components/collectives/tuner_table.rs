@@ -15,6 +15,7 @@ pub fn tuner_table(props: &Props) -> Html {
     let d = |ns: f64| format_duration_ns(ns);
     html! {
         <>
+            <div class="table-scroll">
             <table id="tuner" class="tuner">
                 <caption>{ t(lang, Text::TunerCaption) }</caption>
                 <thead><tr>
@@ -34,6 +35,7 @@ pub fn tuner_table(props: &Props) -> Html {
                     }) }
                 </tbody>
             </table>
+            </div>
             <p id="tuner-vs-engine" class="formula">{ match (lang, sim.schedule.latency) {
                 (Lang::En, LatencyModel::Links) => format!(
                     "✓ is the tuner's pick. The engine ran {} and took {}: with the links' latencies alone, the tuner charges no launch or step latency and weighs bandwidth only; the engine adds each path's own link latencies, follows the slowest chain of data, and shares every link among the flows on it.",
