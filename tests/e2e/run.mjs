@@ -722,6 +722,15 @@ await test('your cluster: an nccl-tests log is compared with the model and fitte
   console.log(`     fitted in ${Date.now() - started} ms`);
   const rows = await page.locator('#your-comparison tbody tr').count();
   expect(rows === 14, `${rows} sizes`);
+  // The three curves are drawn: the chart's canvas has more than its background on it.
+  const colours = await page.evaluate(() => {
+    const canvas = document.querySelector('#your-chart');
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const seen = new Set();
+    for (let i = 0; i < data.length; i += 4 * 97) seen.add(`${data[i]},${data[i + 1]},${data[i + 2]}`);
+    return seen.size;
+  });
+  expect(colours > 3, `the comparison chart shows ${colours} colours`);
   const fit = await text('#your-fit');
   // The CLI's figures for the same log (fabricscope compare): NIC latency fitted to 2064 ns.
   expect(fit.includes('links.nic.latency_ns 300 → 2064 ns') && fit.includes('0.221 → 0.172'), fit);

@@ -6,12 +6,14 @@
 use super::State;
 use crate::hooks::slices::use_next_slice;
 use crate::i18n::cluster::{self, w, Words};
-use crate::i18n::Lang;
+use crate::i18n::{t, Lang, Text};
 use crate::state::collectives::Action;
 use crate::state::page_job::{now_ms, SLICE_MS};
+use crate::state::Shared;
 use fabricscope::compare::{cluster_of, for_run, Comparison, Fitting};
 use fabricscope::import::{import, ImportOptions};
 use fabricscope::Scenario;
+use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels};
 use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
@@ -234,7 +236,7 @@ fn outcome_view(lang: Lang, outcome: &Outcome, state: &State, stop: Callback<Mou
     }
 }
 
-fn compared_view(lang: Lang, c: &Comparison, cluster: &str, state: &State) -> Html {
+fn compared_view(lang: Lang, c: &Rc<Comparison>, cluster: &str, state: &State) -> Html {
     let open = {
         let (state, fitted) = (state.clone(), c.fitted.clone());
         Callback::from(move |_| {
@@ -268,8 +270,71 @@ fn compared_view(lang: Lang, c: &Comparison, cluster: &str, state: &State) -> Ht
                     }) }</tbody>
                 </table>
             </div>
+            <CompareChart comparison={c.clone()} lang={lang} dark={state.dark} />
             <p id="your-fit" class="formula">{ cluster::comparison_summary(lang, c) }</p>
             <button id="your-open-fitted" onclick={open}>{ w(lang, Words::OpenFitted) }</button>
         </div>
+    }
+}
+
+#[derive(Properties)]
+struct ChartProps {
+    comparison: Rc<Comparison>,
+    lang: Lang,
+    dark: bool,
+}
+
+impl PartialEq for ChartProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.comparison, &other.comparison) && self.lang == other.lang && self.dark == other.dark
+    }
+}
+
+/// The measured busbw curve over the model's and the fitted model's, on the busbw chart's axes.
+#[function_component(CompareChart)]
+fn compare_chart(props: &ChartProps) -> Html {
+    let canvas_ref = use_node_ref();
+    {
+        let canvas_ref = canvas_ref.clone();
+        let (c, lang, dark) = (props.comparison.clone(), props.lang, props.dark);
+        use_effect_with((Shared::of(&c), lang, dark), move |_| {
+            use plotters::prelude::IntoDrawingArea;
+            let Some(canvas) = canvas_ref.cast::<web_sys::HtmlCanvasElement>() else { return };
+            let width = canvas.parent_element().map(|p| p.client_width()).unwrap_or(480).max(280) as u32;
+            canvas.set_width(width);
+            canvas.set_height(260);
+            let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas) else { return };
+            let series =
+                |label: Words, busbw: &dyn Fn(&fabricscope::compare::CompareRow) -> f64| BusbwSeries {
+                    label: w(lang, label).to_string(),
+                    points: c.rows.iter().map(|r| (r.size_bytes, busbw(r))).collect(),
+                };
+            let all = [
+                series(Words::Measured, &|r| r.measured_busbw_gbyte_per_s),
+                series(Words::Model, &|r| r.model_busbw_gbyte_per_s),
+                series(Words::Fitted, &|r| {
+                    r.model_busbw_gbyte_per_s * r.model_time_us / r.fitted_time_us.max(f64::MIN_POSITIVE)
+                }),
+            ];
+            let labels = Labels {
+                caption: caption(lang).into(),
+                x: t(lang, Text::ChartX).into(),
+                y: t(lang, Text::ChartY).into(),
+            };
+            let theme = if dark { fabricscope_charts::DARK } else { fabricscope_charts::LIGHT };
+            if let Err(error) = draw_busbw_curve(&backend.into_drawing_area(), &all, &[], &labels, &theme) {
+                gloo::console::error!(format!("compare chart: {error:?}"));
+            }
+        });
+    }
+    html! {
+        <canvas id="your-chart" ref={canvas_ref} role="img" aria-label={caption(props.lang)}></canvas>
+    }
+}
+
+fn caption(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "busbw: measured, the model, the fitted model",
+        Lang::Zh => "busbw：实测、模型、拟合后的模型",
     }
 }
