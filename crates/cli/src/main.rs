@@ -498,8 +498,17 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
     }
     let scenario = scenario.validate()?;
     let sizes = sweep_sizes(args.min, args.max, args.factor);
-    let points = sweep(&scenario, &sizes)?;
     let s = scenario.scenario();
+    // With faults, the largest size's simulation also says which steps wait on each faulted link.
+    let (points, faults) = match sizes.split_last() {
+        Some((&largest, rest)) if !s.faults.is_empty() => {
+            let mut points = sweep(&scenario, rest)?;
+            let sim = fabricscope::simulate(&scenario.with_size(largest)?).map_err(|e| vec![e])?;
+            points.push(fabricscope::sweep_point(&sim, true));
+            (points, table::fault_rows(&sim))
+        }
+        _ => (sweep(&scenario, &sizes)?, Vec::new()),
+    };
     let rows: Vec<Row> = points
         .iter()
         .map(|point| Row {
@@ -566,10 +575,7 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
         },
         rows,
         avg_busbw_gbyte_per_s: avg,
-        faults: match (s.faults.is_empty(), sizes.last()) {
-            (false, Some(&largest)) => table::fault_rows(&scenario, largest)?,
-            _ => Vec::new(),
-        },
+        faults,
     };
     if args.json {
         return Ok(serde_json::to_string_pretty(&report).expect("the report serialises") + "\n");

@@ -6,7 +6,7 @@
 
 use super::Report;
 use fabricscope::logs::write::{device_list, footer, row_body, row_preamble, run_header, table_header};
-use fabricscope::{ScenarioError, ValidScenario};
+use fabricscope::ValidScenario;
 use serde::Serialize;
 
 /// Ranks the device list names one by one; beyond, a line says how many more.
@@ -104,14 +104,11 @@ pub struct FaultRow {
     others_us: f64,
 }
 
-/// Simulates `scenario` at `size_bytes` and reads what each faulted link holds up.
-pub fn fault_rows(scenario: &ValidScenario, size_bytes: u64) -> Result<Vec<FaultRow>, Vec<ScenarioError>> {
-    let mut s = scenario.scenario().clone();
-    s.size_bytes = size_bytes;
-    let sim = fabricscope::simulate(&s.validate()?).map_err(|e| vec![e])?;
+/// What each faulted link of `sim` holds up.
+pub fn fault_rows(sim: &fabricscope::Simulation) -> Vec<FaultRow> {
+    let size_bytes = sim.summary.size_bytes;
     let steps = sim.steady.map_or(sim.schedule.n_steps, |steady| steady.total_steps);
-    Ok(sim
-        .fault_waits()
+    sim.fault_waits()
         .into_iter()
         .map(|w| {
             let link = sim.topology.link(w.link);
@@ -130,5 +127,5 @@ pub fn fault_rows(scenario: &ValidScenario, size_bytes: u64) -> Result<Vec<Fault
                 others_us: w.worst.as_ref().map_or(0.0, |x| x.others_ns as f64 / 1e3),
             }
         })
-        .collect())
+        .collect()
 }

@@ -35,6 +35,13 @@ pub struct CompareRow {
     pub fitted_time_us: f64,
 }
 
+impl CompareRow {
+    /// The fitted model's busbw [GB/s]: the model's, scaled by its time over the fitted time.
+    pub fn fitted_busbw_gbyte_per_s(&self) -> f64 {
+        self.model_busbw_gbyte_per_s * self.model_time_us / self.fitted_time_us.max(f64::MIN_POSITIVE)
+    }
+}
+
 /// A fitted parameter: the scenario field, its value before and after.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FitParam {

@@ -40,17 +40,6 @@ const TOKENS: &[&str] = &[
     "",
 ];
 
-fn seeds() -> Vec<String> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/topology");
-    let mut seeds: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
-    seeds.sort();
-    seeds
-}
-
 fn check(text: &str, options: &ImportOptions) -> bool {
     let lines = text.lines().count().max(1);
     match import(text, options) {
@@ -81,7 +70,7 @@ fn check(text: &str, options: &ImportOptions) -> bool {
 fn fuzz_topology_files() {
     let cases: u64 =
         std::env::var("FABRICSCOPE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(5_000);
-    let seeds = seeds();
+    let seeds = mangle::seeds("tests/fixtures/topology");
     assert!(seeds.len() >= 4);
     let given = ImportOptions { gpu: Some("h100".into()), nic_gbit_per_s: Some(400.0) };
     let v100 = ImportOptions { gpu: Some("v100".into()), nic_gbit_per_s: Some(100.0) };

@@ -14,17 +14,6 @@ use rng::Rng;
 /// Words pasted logs get in place of a figure.
 const TOKENS: &[&str] = &["N/A", "-1", "1e309", "nan", "0e+00", "18446744073709551616", "#", ":", ""];
 
-fn seeds() -> Vec<String> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/logs");
-    let mut seeds: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
-    seeds.sort();
-    seeds
-}
-
 fn check(text: &str) {
     let log = fabricscope::logs::parse(text);
     let lines = text.lines().count().max(1);
@@ -52,7 +41,7 @@ fn check(text: &str) {
 fn fuzz_nccl_tests_logs() {
     let cases: u64 =
         std::env::var("FABRICSCOPE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
-    let seeds = seeds();
+    let seeds = mangle::seeds("../../tests/fixtures/logs");
     assert!(seeds.len() >= 3);
     let mut rng = Rng(0x10C5_F022, 0);
     for text in &seeds {

@@ -25,6 +25,10 @@ fn on(imported: &Imported, nodes: u32) -> Scenario {
     }
 }
 
+fn preset(id: &str, nodes: u32) -> Scenario {
+    Scenario { preset: id.into(), nodes, size_bytes: 1 << 30, ..Scenario::default_demo() }
+}
+
 fn busbw(mut s: Scenario, algorithm: Algorithm) -> (f64, String) {
     s.algorithm = Some(algorithm);
     s.protocol = Some(Protocol::Simple);
@@ -46,15 +50,14 @@ fn nccls_dump_of_a_dgx_h100_is_the_dgx_h100_preset() {
     assert!(imported.notes.iter().any(|n| n.contains("h200, h20")), "{:?}", imported.notes);
     // The same cluster as the preset, to the trace: same busbw, same hash, on one and two nodes.
     for nodes in [1, 2] {
-        let preset =
-            Scenario { preset: "dgx-h100".into(), nodes, size_bytes: 1 << 30, ..Scenario::default_demo() };
+        let reference = preset("dgx-h100", nodes);
         for algorithm in [Algorithm::Ring, Algorithm::Tree] {
             if nodes == 1 && algorithm == Algorithm::Tree {
                 continue;
             }
             assert_eq!(
                 busbw(on(&imported, nodes), algorithm),
-                busbw(preset.clone(), algorithm),
+                busbw(reference.clone(), algorithm),
                 "{nodes} nodes"
             );
         }
@@ -83,9 +86,7 @@ fn a_dgx_h100_matrix_reads_as_an_nvswitch_node_of_eight_pcie_switches() {
     // With a switch per GPU-NIC pair the ring across two nodes runs as on the preset (the PCIe
     // switch is not the bottleneck either way): within 1%.
     let (ours, _) = busbw(on(&imported, 2), Algorithm::Ring);
-    let preset =
-        Scenario { preset: "dgx-h100".into(), nodes: 2, size_bytes: 1 << 30, ..Scenario::default_demo() };
-    let (theirs, _) = busbw(preset, Algorithm::Ring);
+    let (theirs, _) = busbw(preset("dgx-h100", 2), Algorithm::Ring);
     assert!((ours / theirs - 1.0).abs() < 0.01, "imported {ours:.1} vs preset {theirs:.1} GB/s");
 }
 
@@ -109,9 +110,7 @@ fn a_dgx1_matrix_is_its_hybrid_cube_mesh_and_rings_stay_on_nvlink() {
     // One node's ring AllReduce on it is within 15% of the DGX-1 preset's (which weighs four
     // rings, where the search finds one and its reverse).
     let (ours, _) = busbw(on(&imported, 1), Algorithm::Ring);
-    let preset =
-        Scenario { preset: "dgx-1".into(), nodes: 1, size_bytes: 1 << 30, ..Scenario::default_demo() };
-    let (theirs, _) = busbw(preset, Algorithm::Ring);
+    let (theirs, _) = busbw(preset("dgx-1", 1), Algorithm::Ring);
     assert!((ours / theirs - 1.0).abs() < 0.15, "imported {ours:.1} vs preset {theirs:.1} GB/s");
 }
 

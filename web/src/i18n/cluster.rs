@@ -4,7 +4,7 @@
 
 use super::Lang;
 use fabricscope::compare::Comparison;
-use fabricscope::units::{format_bytes, format_duration_ns};
+use fabricscope::units::format_duration_ns;
 use fabricscope::FaultWait;
 
 /// A fixed string of the cluster parts.
@@ -170,9 +170,4 @@ pub fn comparison_summary(lang: Lang, c: &Comparison) -> String {
             eff.field, eff.before, eff.after, lat.field, lat.before, lat.after
         ),
     }
-}
-
-/// A size for the comparison table ("256 MiB").
-pub fn size(bytes: u64) -> String {
-    format_bytes(bytes)
 }

@@ -226,13 +226,6 @@ fn pick_gpu(
     links: u32,
     notes: &mut Vec<String>,
 ) -> Result<(String, Gpu, u32), Vec<ImportError>> {
-    let fits = |gpu: &Gpu| {
-        if links == 0 {
-            true
-        } else {
-            gpu.nvlink_links >= links
-        }
-    };
     let Some(sm) = sm else {
         let matching: Vec<&str> =
             GPU_IDS.iter().filter(|(_, gpu, _)| gpu.nvlink_links == links).map(|g| g.0).collect();
@@ -261,7 +254,9 @@ fn pick_gpu(
     };
     let mut candidates: Vec<(&str, Gpu, u32)> = GPU_IDS
         .iter()
-        .filter(|(id, gpu, _)| arch.contains(id) && fits(gpu) && (links > 0) == (gpu.nvlink_links > 0))
+        .filter(|(id, gpu, _)| {
+            arch.contains(id) && gpu.nvlink_links >= links && (links > 0) == (gpu.nvlink_links > 0)
+        })
         .map(|&(id, gpu, pcie)| (id, gpu, pcie))
         .collect();
     candidates.sort_by_key(|(_, gpu, _)| gpu.nvlink_links != links);

@@ -55,3 +55,16 @@ pub fn mangle(rng: &mut Rng, text: &str, tokens: &[&str]) -> String {
     }
     lines.join("\n")
 }
+
+/// Every file of `dir` (relative to the crate), sorted by content so the order does not hang
+/// on the file system's: a fuzzer's seeds.
+pub fn seeds(dir: &str) -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut seeds: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    seeds.sort();
+    seeds
+}

@@ -258,12 +258,11 @@ fn compared_view(lang: Lang, c: &Rc<Comparison>, cluster: &str, state: &State) -
                         <th>{ w(lang, Words::BoundBy) }</th>
                     </tr></thead>
                     <tbody>{ for c.rows.iter().map(|r| {
-                        let fitted = r.model_busbw_gbyte_per_s * r.model_time_us / r.fitted_time_us.max(f64::MIN_POSITIVE);
                         html! { <tr>
-                            <td>{ cluster::size(r.size_bytes) }</td>
+                            <td>{ fabricscope::units::format_bytes(r.size_bytes) }</td>
                             <td>{ format!("{:.2}", r.measured_busbw_gbyte_per_s) }</td>
                             <td>{ format!("{:.2}", r.model_busbw_gbyte_per_s) }</td>
-                            <td>{ format!("{fitted:.2}") }</td>
+                            <td>{ format!("{:.2}", r.fitted_busbw_gbyte_per_s()) }</td>
                             <td class={classes!((r.ratio < 0.9).then_some("low"))}>{ format!("{:.3}", r.ratio) }</td>
                             <td>{ w(lang, if r.latency_bound { Words::Latency } else { Words::Bandwidth }) }</td>
                         </tr> }
@@ -312,9 +311,7 @@ fn compare_chart(props: &ChartProps) -> Html {
             let all = [
                 series(Words::Measured, &|r| r.measured_busbw_gbyte_per_s),
                 series(Words::Model, &|r| r.model_busbw_gbyte_per_s),
-                series(Words::Fitted, &|r| {
-                    r.model_busbw_gbyte_per_s * r.model_time_us / r.fitted_time_us.max(f64::MIN_POSITIVE)
-                }),
+                series(Words::Fitted, &|r| r.fitted_busbw_gbyte_per_s()),
             ];
             let labels = Labels {
                 caption: caption(lang).into(),
