@@ -331,7 +331,7 @@ fn compare_chart(props: &ChartProps) -> Html {
 
 fn caption(lang: Lang) -> &'static str {
     match lang {
-        Lang::En => "busbw: measured, the model, the fitted model",
+        Lang::En => "busbw: measured, model, fitted",
         Lang::Zh => "busbw：实测、模型、拟合后的模型",
     }
 }
