@@ -13,7 +13,8 @@ pub struct TrainArgs {
     /// A training scenario file (JSON: {"cluster": {...}, "model": ..., "tp": ...}); flags override it.
     #[arg(long, value_name = "FILE")]
     job: Option<String>,
-    /// gpt3-175b, llama2-7b, llama2-70b, llama3-405b or gpt2-small.
+    /// gpt3-175b, llama2-7b, llama2-70b, llama3-405b, gpt2-small, or with experts
+    /// mixtral-8x7b, deepseek-v3, qwen3-235b-a22b.
     #[arg(long)]
     model: Option<String>,
     /// Tensor-parallel size.
@@ -25,6 +26,12 @@ pub struct TrainArgs {
     /// Data-parallel size; default: the GPUs left over by TP × PP.
     #[arg(long)]
     dp: Option<u32>,
+    /// Expert-parallel size: each MoE layer's experts split over EP ranks of the DP dimension.
+    #[arg(long)]
+    ep: Option<u32>,
+    /// Model chunks per pipeline stage: 2 or more is interleaved 1F1B.
+    #[arg(long, value_name = "V")]
+    virtual_stages: Option<u32>,
     /// Sequences per micro-batch.
     #[arg(long)]
     micro_batch: Option<u32>,
@@ -96,6 +103,8 @@ fn job_from(args: &TrainArgs) -> Result<ValidTrain, Vec<ScenarioError>> {
     job.tp = args.tp.unwrap_or(job.tp);
     job.pp = args.pp.unwrap_or(job.pp);
     job.micro_batch = args.micro_batch.unwrap_or(job.micro_batch);
+    job.ep = args.ep.unwrap_or(job.ep);
+    job.virtual_stages = args.virtual_stages.unwrap_or(job.virtual_stages);
     job.dp = match explicit_dp {
         Some(dp) => dp,
         None => {
@@ -158,8 +167,13 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
     let tech = cluster.scenario().fabric.technology.spec();
     let mut out = String::new();
     let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    let active = if r.active_params < r.params {
+        format!(", {:.1} B active", r.active_params as f64 / 1e9)
+    } else {
+        String::new()
+    };
     out.push_str(&format!(
-        "# fabricscope train (simulated): {} ({:.1} B parameters) on {} GPUs = {} × {}, {} {:?}\n",
+        "# fabricscope train (simulated): {} ({:.1} B parameters{active}) on {} GPUs = {} × {}, {} {:?}\n",
         r.model_name,
         r.params as f64 / 1e9,
         r.gpus,
@@ -169,10 +183,16 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
         cluster.fabric_plan().kind
     ));
     out.push_str(&format!(
-        "# layout: TP {} × PP {} × DP {} (order {}), micro-batch {}, global batch {} = {} micro-batches per pipeline; sequence parallel {}, ZeRO-{}, recomputation {:?}, kernels at {:.0}% of peak\n#\n",
+        "# layout: TP {} × PP {} × DP {}{}{} (order {}), micro-batch {}, global batch {} = {} micro-batches per pipeline; sequence parallel {}, ZeRO-{}, recomputation {:?}, kernels at {:.0}% of peak\n#\n",
         s.tp,
         s.pp,
         s.dp,
+        if s.ep > 1 { format!(" (EP {} inside DP)", s.ep) } else { String::new() },
+        if s.virtual_stages > 1 {
+            format!(", interleaved 1F1B with {} model chunks per stage", s.virtual_stages)
+        } else {
+            String::new()
+        },
         s.order.name(),
         s.micro_batch,
         s.global_batch,
@@ -189,14 +209,19 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
         pct(r.mfu)
     ));
     let b = &r.breakdown;
+    let experts = job.shape().moe.is_some();
     for (name, ns) in [
         ("compute", b.compute_ns),
         ("TP exposed", b.tp_ns),
+        ("EP exposed", if experts { b.ep_ns } else { f64::NAN }),
         ("PP exposed", b.pp_ns),
         ("DP/ZeRO exposed", b.dp_ns),
         ("pipeline bubble", b.bubble_ns),
         ("optimizer", b.optimizer_ns),
     ] {
+        if ns.is_nan() {
+            continue; // A dense model has no EP row.
+        }
         out.push_str(&format!("  {name:<16}{:>10}   {:>6}\n", secs(ns), pct(ns / r.step_ns)));
     }
     out.push_str(&format!(
@@ -209,6 +234,7 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
     for op in &r.ops {
         let kind = match op.kind {
             OpKind::Tp => "TP",
+            OpKind::Ep => "EP",
             OpKind::Pp => "PP",
             OpKind::Dp => "DP",
         };

@@ -17,7 +17,7 @@
 //! | transfers of one collective | ≤ `MAX_TRANSFERS` (2,000,000), or a steady state whose prefix is ≤ `MAX_STEADY_PREFIX` (600,000) | engine time and memory (about 1.5 s and 600 MB natively) |
 //! | simulated time | ≤ `HORIZON_NS` (2^61 ns, 73 years), bounded up front from the slowest link | no time sum can overflow |
 //! | elements `verify` executes | ≤ `MAX_VERIFY_ELEMENTS` (2^22) | 32 MiB of i64s |
-//! | custom model | layers ≤ 1,024, hidden ≤ 131,072, sequence ≤ 2^20, vocabulary ≤ 2^21 | |
+//! | custom model | layers ≤ 1,024, hidden ≤ 131,072, sequence ≤ 2^20, vocabulary ≤ 2^21, routed experts ≤ `MAX_EXPERTS` (4,096) | |
 //! | faults of a scenario | ≤ `MAX_FAULTS` (256) | a few broken links, not a map of the fabric |
 //! | an nccl-tests log | ≤ `logs::MAX_LOG_BYTES` (16 MiB) read; the rest reported | a run is a few kB |
 //! | sizes a comparison simulates | ≤ `compare::MAX_COMPARED_SIZES` (32), evenly picked | the fit simulates each size a few dozen times |
@@ -62,5 +62,6 @@ pub const MAX_LAYERS: u32 = 1024;
 pub const MAX_HIDDEN: u32 = 131_072;
 pub const MAX_SEQ: u32 = 1 << 20;
 pub const MAX_VOCAB: u32 = 1 << 21;
+pub const MAX_EXPERTS: u32 = 4096;
 /// Micro-batches per pipeline per step (the 1F1B schedule keeps every block).
 pub const MAX_MICRO_BATCHES: u64 = 4096;

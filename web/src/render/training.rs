@@ -16,6 +16,7 @@ pub fn activity_colour(palette: &TrainPalette, activity: Activity) -> &'static s
         Activity::Compute(Phase::Forward) => palette.forward,
         Activity::Compute(Phase::Backward) => palette.backward,
         Activity::Tp => palette.tp,
+        Activity::Expert => palette.ep,
         Activity::PipelineSend => palette.pp,
         Activity::DataParallel => palette.dp,
         Activity::Optimizer => palette.optimizer,
@@ -46,7 +47,6 @@ pub fn paint_gantt<S: Surface>(
     ctx: &S,
     width: f64,
     report: &TrainReport,
-    layers: u32,
     playhead: f64,
     lang: Lang,
     palette: &TrainPalette,
@@ -79,7 +79,7 @@ pub fn paint_gantt<S: Surface>(
         let mut x = LEFT;
         while x <= end_x {
             let t = (x - LEFT) / (width - LEFT - 8.0) * step;
-            let activity = if x < end_x { Some(report.activity(stage, layers, t)) } else { None };
+            let activity = if x < end_x { Some(report.activity(stage, t)) } else { None };
             if run.map(|r| Some(r.1)) != Some(activity) {
                 if let Some((from, kind)) = run.filter(|r| r.1 != Activity::Idle) {
                     ctx.set_fill_style_str(activity_colour(palette, kind));
@@ -173,8 +173,6 @@ pub struct PlacementScene<'a> {
     pub grid: Grid,
     pub nodes: u32,
     pub report: &'a TrainReport,
-    /// Layers per pipeline stage.
-    pub layers: u32,
     /// Time in the step [ns].
     pub t: f64,
     /// The dimension whose groups are underlined.
@@ -187,7 +185,7 @@ pub struct PlacementScene<'a> {
 /// group's colour (groups along `groups`), and arrows between nodes for the traffic that
 /// crosses them at `t` (pipeline sends, data-parallel reduction, TP collectives that span nodes).
 pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
-    let PlacementScene { place, grid, nodes, report, layers, t, groups, lang, palette } = *scene;
+    let PlacementScene { place, grid, nodes, report, t, groups, lang, palette } = *scene;
     ctx.set_fill_style_str(palette.background);
     ctx.fill_rect(0.0, 0.0, place.width, place.height);
     ctx.set_font("600 11px system-ui, sans-serif");
@@ -214,7 +212,7 @@ pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
     }
     ctx.set_font("10px system-ui, sans-serif");
     ctx.set_text_align("center");
-    let stage_activity: Vec<Activity> = (0..grid.pp).map(|s| report.activity(s, layers, t)).collect();
+    let stage_activity: Vec<Activity> = (0..grid.pp).map(|s| report.activity(s, t)).collect();
     for rank in 0..grid.ranks() {
         let (x, y, w, h) = place.cell(rank);
         let stage = grid.coord(rank, Dim::Pp);

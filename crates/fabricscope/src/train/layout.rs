@@ -139,6 +139,22 @@ impl Grid {
         }
         groups
     }
+
+    /// Expert-parallel groups of size `ep` (Megatron-Core's convention: EP splits each DP group
+    /// into `dp / ep` blocks of `ep` consecutive DP coordinates), and the expert-data-parallel
+    /// groups that hold the same experts: in each DP group, the ranks `ep` DP coordinates apart.
+    pub fn expert_groups(&self, ep: u32) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+        let (mut expert, mut replicas) = (Vec::new(), Vec::new());
+        for group in self.groups(Dim::Dp) {
+            for block in group.chunks(ep.max(1) as usize) {
+                expert.push(block.to_vec());
+            }
+            for first in 0..ep.max(1) as usize {
+                replicas.push(group.iter().skip(first).step_by(ep.max(1) as usize).copied().collect());
+            }
+        }
+        (expert, replicas)
+    }
 }
 
 #[cfg(test)]
@@ -153,6 +169,20 @@ mod tests {
         assert_eq!(tp[0], (0..8).collect::<Vec<_>>());
         assert_eq!(grid.groups(Dim::Pp)[0], [0, 8]);
         assert_eq!(grid.groups(Dim::Dp)[0], [0, 16, 32, 48]);
+    }
+
+    #[test]
+    fn expert_groups_split_each_dp_group() {
+        // TP 2 × PP 1 × DP 8, TP innermost: DP group 0 is ranks 0, 2, …, 14.
+        let grid = Grid { tp: 2, pp: 1, dp: 8, order: RankOrder::TpPpDp };
+        let (expert, replicas) = grid.expert_groups(4);
+        assert_eq!(expert.len(), 4);
+        assert_eq!(expert[0], [0, 2, 4, 6]);
+        assert_eq!(expert[1], [8, 10, 12, 14]);
+        assert_eq!(replicas[0], [0, 8]);
+        assert_eq!(replicas.len(), 8);
+        let (all, _) = grid.expert_groups(1);
+        assert!(all.iter().all(|g| g.len() == 1));
     }
 
     #[test]

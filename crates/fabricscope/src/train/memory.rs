@@ -1,17 +1,27 @@
 //! Memory per GPU on the most loaded stage: weights, gradients and optimizer state as ZeRO
-//! shards them, and activations as the layout, sequence parallelism and recomputation keep them.
+//! shards them (the routed experts over their `DP / EP` replicas), and activations as the
+//! layout, sequence parallelism and recomputation keep them, times the most micro-batches the
+//! pipeline schedule holds at once (`pipeline::peak_in_flight`: `PP` on the first stage of
+//! 1F1B, more when interleaved). A MoE layer's activations are counted as a dense layer's.
 
 use super::*;
 
 impl ValidTrain {
-    pub(super) fn memory(&self, m: f64) -> Memory {
+    pub(super) fn memory(&self, blocks: &[pipeline::Block]) -> Memory {
         let s = &self.scenario;
         let shape = &self.shape;
-        let params = self.params_per_gpu();
-        let dp = s.dp as f64;
-        let weights = params * 2.0 / if s.zero >= 3 { dp } else { 1.0 };
-        let grads = params * 2.0 / if s.zero >= 2 { dp } else { 1.0 };
-        let optimizer = params * 12.0 / if s.zero >= 1 { dp } else { 1.0 };
+        let (replicated, experts) = self.stage_params(self.heaviest_stage());
+        let (dp, edp) = (s.dp as f64, (s.dp / s.ep) as f64);
+        let sharded = |bytes: f64, from_stage: u8| {
+            if s.zero >= from_stage {
+                bytes * (replicated / dp + experts / edp)
+            } else {
+                bytes * (replicated + experts)
+            }
+        };
+        let weights = sharded(2.0, 3);
+        let grads = sharded(2.0, 2);
+        let optimizer = sharded(12.0, 1);
         let (sl, b, h, a, t) = (
             shape.seq_len as f64,
             s.micro_batch as f64,
@@ -31,8 +41,12 @@ impl ValidTrain {
                 (Recompute::None, true) => (34.0 + attention) / t,
                 (Recompute::None, false) => 10.0 + 24.0 / t + attention / t,
             };
-        let in_flight = (s.pp as f64).min(m);
-        let activations = per_layer * (shape.layers / s.pp) as f64 * in_flight;
+        let activations = (0..s.pp)
+            .map(|i| {
+                let (dense, moe) = self.stage_layers(i);
+                per_layer * (dense + moe) as f64 * pipeline::peak_in_flight(blocks, i, s.virtual_stages)
+            })
+            .fold(0.0, f64::max);
         let total = weights + grads + optimizer + activations;
         let capacity = self.cluster.preset().gpu.hbm_gbyte * 1e9;
         Memory { weights, grads, optimizer, activations, total, capacity, fits: total <= capacity }

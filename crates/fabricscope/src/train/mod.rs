@@ -1,17 +1,28 @@
 //! The training job: a model split TP × PP × DP over the cluster, one step's time with what
 //! overlaps and what is exposed, memory per GPU, cost and checkpoints.
 //!
-//! ## The step (Megatron-LM's 1F1B schedule, non-interleaved)
+//! ## The step (Megatron-LM's 1F1B schedule, plain or interleaved)
 //!
 //! With `m = global_batch / (micro_batch × DP)` micro-batches per pipeline and per stage
-//! (`L / PP` layers) forward time `t_f` and backward time `t_b` per micro-batch:
+//! (`⌈L / PP⌉` or `⌊L / PP⌋` layers, the dense ones first) forward time `t_f` and backward
+//! time `t_b` per micro-batch:
 //!
 //! ```text
 //!   pipeline  = (m + PP - 1) × (t_f + t_b)           the (PP - 1) slots are the bubble
-//!   t_f       = compute_f + TP_f + P2P               TP collectives are not overlapped
-//!   t_b       = compute_b + TP_b + P2P               compute_b = 2 × compute_f (+ recomputation)
+//!             = (m + (PP - 1)/v) × (t_f + t_b)       interleaved, v model chunks per stage
+//!   t_f       = compute_f + TP_f + EP_f + v·P2P      TP and EP collectives are not overlapped
+//!   t_b       = compute_b + TP_b + EP_b + v·P2P      compute_b = 2 × compute_f (+ recomputation)
 //!   step      = pipeline + DP exposed + optimizer
 //! ```
+//!
+//! Mixture of experts (Lepikhin et al. 2020, "GShard"; Megatron-Core's MoE): EP splits each DP
+//! group into `DP / EP` groups of `EP` ranks, each holding `experts / EP` of every MoE layer's
+//! routed experts (split over TP like the rest). Per MoE layer and micro-batch a rank sends its
+//! `b·s` tokens (over TP with sequence parallelism) to their `top_k` experts in a dispatch
+//! AllToAll of `tokens · top_k · h` BF16 values (padded by the capacity factor) and gets them
+//! back in a combine AllToAll of the same size; the backward does both again. Balanced routing
+//! is assumed, and nothing hides them (DeepSeek's DualPipe overlaps them with compute; not
+//! modelled). Expert gradients reduce over the `DP / EP` ranks that hold the same experts.
 //!
 //! Communication volumes (bytes in BF16, b = micro_batch, s = sequence, h = hidden):
 //!

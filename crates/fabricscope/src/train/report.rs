@@ -10,6 +10,8 @@ pub struct Breakdown {
     pub compute_ns: f64,
     /// Tensor-parallel collectives (not overlapped).
     pub tp_ns: f64,
+    /// Expert-parallel AllToAlls (dispatch and combine; not overlapped).
+    pub ep_ns: f64,
     /// Pipeline sends on the critical path.
     pub pp_ns: f64,
     /// Data-parallel (and ZeRO) communication left exposed after overlap.
@@ -22,6 +24,8 @@ pub struct Breakdown {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum OpKind {
     Tp,
+    /// Expert parallelism's AllToAlls.
+    Ep,
     Pp,
     Dp,
 }
@@ -46,6 +50,16 @@ pub enum StepOp {
     GradReduceScatter,
     /// ZeRO 1-2's gather of the updated parameters after the optimizer.
     UpdatedParamGather,
+    /// A MoE layer's AllToAll sending each token to its experts' ranks.
+    ExpertDispatch,
+    /// A MoE layer's AllToAll bringing the experts' outputs back.
+    ExpertCombine,
+    /// The routed experts' gradient AllReduce over their DP / EP replicas.
+    ExpertGradAllReduce,
+    /// ZeRO 1-2: the experts' gradient ReduceScatter over their replicas.
+    ExpertGradReduceScatter,
+    /// ZeRO 1-2: the experts' updated parameters gathered over their replicas.
+    ExpertParamGather,
 }
 
 impl StepOp {
@@ -60,6 +74,11 @@ impl StepOp {
             StepOp::GradAllReduce => "AllReduce gradients",
             StepOp::GradReduceScatter => "ReduceScatter gradients (ZeRO)",
             StepOp::UpdatedParamGather => "AllGather updated parameters (ZeRO)",
+            StepOp::ExpertDispatch => "AllToAll dispatch tokens to experts",
+            StepOp::ExpertCombine => "AllToAll combine experts' outputs",
+            StepOp::ExpertGradAllReduce => "AllReduce expert gradients",
+            StepOp::ExpertGradReduceScatter => "ReduceScatter expert gradients (ZeRO)",
+            StepOp::ExpertParamGather => "AllGather updated expert parameters (ZeRO)",
         }
     }
 }
@@ -147,14 +166,17 @@ pub struct Storage {
     pub overhead: f64,
 }
 
-/// One micro-batch on the slowest stage, by part [ns]: a forward is `compute_f + tp_f + p2p +
-/// zero_f`, a backward `compute_b + tp_b + p2p + zero_b`.
+/// One micro-batch on the slowest stage, by part [ns]: a forward is `compute_f + tp_f + ep_f +
+/// zero_f + v·p2p` (v model chunks each receive their input), a backward the same with `_b`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct MicroBatch {
     pub compute_f: f64,
     pub compute_b: f64,
     pub tp_f: f64,
     pub tp_b: f64,
+    /// Expert AllToAlls (dispatch and combine) of the stage's MoE layers.
+    pub ep_f: f64,
+    pub ep_b: f64,
     pub p2p: f64,
     pub zero_f: f64,
     pub zero_b: f64,
@@ -164,13 +186,20 @@ pub struct MicroBatch {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TrainReport {
     pub micro: MicroBatch,
-    /// The 1F1B schedule: every forward and backward of every stage.
+    /// The stage `micro` describes (the slowest), and model chunks per stage.
+    pub slowest_stage: u32,
+    pub virtual_stages: u32,
+    /// Layers of each stage (as even as they go; the first `L mod PP` take one more).
+    pub stage_layers: Vec<u32>,
+    /// The 1F1B schedule: every forward and backward of every stage (and model chunk).
     pub blocks: Vec<pipeline::Block>,
     /// The pipeline's makespan; DP exposed and the optimizer follow it.
     pub pipeline_ns: f64,
     pub dp_exposed_ns: f64,
     pub model_name: String,
     pub params: u64,
+    /// Parameters each token runs through (all of them in a dense model).
+    pub active_params: u64,
     pub gpus: u32,
     pub micro_batches: u64,
     pub step_ns: f64,
@@ -196,6 +225,8 @@ pub enum Activity {
     Compute(pipeline::Phase),
     /// A tensor-parallel collective inside the TP group.
     Tp,
+    /// An expert-parallel AllToAll (a MoE layer's dispatch or combine).
+    Expert,
     /// Receiving or sending activations (or their gradients) to a neighbouring stage.
     PipelineSend,
     /// ZeRO-3 parameter gathers and the gradient reduction after the pipeline.
@@ -208,10 +239,11 @@ impl TrainReport {
         self.step_ns
     }
 
-    /// What stage `stage` does at `t` [ns from the step's start]. Inside a block the parts run
-    /// in their order: the activations arrive (half the send time), then layer by layer the
-    /// ZeRO-3 gather, the compute and the TP collectives, then the send onwards.
-    pub fn activity(&self, stage: u32, layers: u32, t: f64) -> Activity {
+    /// What stage `stage` does at `t` [ns from the step's start]. Inside a block (one model
+    /// chunk's forward or backward) the parts run in their order: the activations arrive (half
+    /// the send time), then layer by layer the ZeRO-3 gather, the compute, the TP collectives
+    /// and the experts' AllToAlls, then the send onwards.
+    pub fn activity(&self, stage: u32, t: f64) -> Activity {
         if t >= self.pipeline_ns {
             return if t < self.pipeline_ns + self.dp_exposed_ns {
                 Activity::DataParallel
@@ -226,26 +258,30 @@ impl TrainReport {
             return Activity::Idle;
         };
         let m = &self.micro;
+        let v = self.virtual_stages.max(1) as f64;
         let forward = block.phase == pipeline::Phase::Forward;
-        let (zero, tp) = if forward { (m.zero_f, m.tp_f) } else { (m.zero_b, m.tp_b) };
+        let (zero, tp, ep) = if forward { (m.zero_f, m.tp_f, m.ep_f) } else { (m.zero_b, m.tp_b, m.ep_b) };
+        let (zero, tp, ep) = (zero / v, tp / v, ep / v);
         let length = block.end_ns - block.start_ns;
         // This stage's compute (the last stage's includes the logits): the rest of the block.
-        let compute = (length - zero - tp - m.p2p).max(0.0);
+        let compute = (length - zero - tp - ep - m.p2p).max(0.0);
         let mut x = t - block.start_ns;
         if x < m.p2p / 2.0 {
             return Activity::PipelineSend;
         }
         x -= m.p2p / 2.0;
-        let layers = layers.max(1) as f64;
-        let per_layer = (zero + compute + tp) / layers;
+        let layers = (self.stage_layers.get(stage as usize).copied().unwrap_or(1) as f64 / v).max(1.0);
+        let per_layer = (zero + compute + tp + ep) / layers;
         if x < per_layer * layers && per_layer > 0.0 {
             let y = x % per_layer;
             return if y < zero / layers {
                 Activity::DataParallel
             } else if y < (zero + compute) / layers {
                 Activity::Compute(block.phase)
-            } else {
+            } else if y < (zero + compute + tp) / layers {
                 Activity::Tp
+            } else {
+                Activity::Expert
             };
         }
         Activity::PipelineSend

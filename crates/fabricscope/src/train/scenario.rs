@@ -98,6 +98,15 @@ pub struct TrainScenario {
     pub tp: u32,
     pub pp: u32,
     pub dp: u32,
+    /// Expert parallelism: each MoE layer's routed experts split over `ep` ranks of the DP
+    /// dimension (Megatron-Core's convention: EP divides DP, and expert gradients reduce over
+    /// the `dp / ep` replicas of each expert). 1 without experts.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub ep: u32,
+    /// Model chunks per pipeline stage: 1 is 1F1B, more is interleaved 1F1B (Narayanan et al.
+    /// 2021, §2.2.2), whose bubble is `(PP - 1) / (virtual_stages · m)` of the ideal time.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub virtual_stages: u32,
     pub micro_batch: u32,
     /// Sequences per step, over all DP replicas.
     pub global_batch: u32,
@@ -122,6 +131,14 @@ pub struct TrainScenario {
     pub storage: StorageAssumptions,
 }
 
+fn one() -> u32 {
+    1
+}
+
+fn is_one(value: &u32) -> bool {
+    *value == 1
+}
+
 fn default_efficiency() -> f64 {
     0.55
 }
@@ -140,6 +157,8 @@ impl TrainScenario {
             tp: 8,
             pp: 16,
             dp: 2,
+            ep: 1,
+            virtual_stages: 1,
             micro_batch: 1,
             global_batch: 128,
             sequence_parallel: true,

@@ -41,18 +41,64 @@ impl ValidTrain {
         self.scenario.micro_batch as u64 * self.shape.seq_len as u64 * self.shape.hidden as u64 * BF16
     }
 
-    /// Parameters one GPU holds on the most loaded stage (layers, and the embedding on the first).
-    pub(super) fn params_per_gpu(&self) -> f64 {
-        let layers = (self.shape.layers / self.scenario.pp) as f64;
-        (layers * self.shape.layer_params() as f64
-            + self.shape.embedding_params() as f64
-                / if self.scenario.pp > 1 && !self.shape.tied_embeddings { 2.0 } else { 1.0 })
-            / self.scenario.tp as f64
+    /// Layers of stage `i`, as even as they go (the first `L mod PP` stages take one more),
+    /// dense layers first: (dense, with experts).
+    pub(super) fn stage_layers(&self, i: u32) -> (u32, u32) {
+        let (layers, p) = (self.shape.layers, self.scenario.pp);
+        let (base, extra) = (layers / p, layers % p);
+        let first = i * base + i.min(extra);
+        let count = base + u32::from(i < extra);
+        let dense_layers = layers - self.shape.moe_layers();
+        let dense = dense_layers.saturating_sub(first).min(count);
+        (dense, count - dense)
     }
 
-    /// The gradient bytes a DP group reduces per GPU.
-    pub(super) fn grad_bytes(&self) -> u64 {
-        round_to_elements((self.params_per_gpu() * BF16 as f64) as u64)
+    /// Parameters one GPU of stage `i` holds: those every DP replica holds, and the routed
+    /// experts, split over EP (and TP, Megatron-Core's default expert TP) and replicated over
+    /// the `DP / EP` expert-data-parallel ranks.
+    pub(super) fn stage_params(&self, i: u32) -> (f64, f64) {
+        let (s, shape) = (&self.scenario, &self.shape);
+        let (dense, moe) = self.stage_layers(i);
+        let routed = shape.moe.map_or(0, |m| m.experts as u64) * shape.expert_params();
+        let embedding = match (s.pp, i == 0 || i + 1 == s.pp) {
+            (1, _) => shape.embedding_params() as f64,
+            (_, true) => shape.embedding_params() as f64 / if shape.tied_embeddings { 1.0 } else { 2.0 },
+            _ => 0.0,
+        };
+        let replicated = dense as f64 * shape.layer_params_of(false) as f64
+            + moe as f64 * (shape.layer_params_of(true) - routed) as f64
+            + embedding;
+        let tp = s.tp as f64;
+        (replicated / tp, moe as f64 * routed as f64 / (s.ep as f64 * tp))
+    }
+
+    /// The stage whose GPUs hold the most parameters.
+    pub(super) fn heaviest_stage(&self) -> u32 {
+        let total = |i: u32| {
+            let (r, e) = self.stage_params(i);
+            r + e
+        };
+        (0..self.scenario.pp).fold(0, |best, i| if total(i) > total(best) { i } else { best })
+    }
+
+    /// The gradient bytes a DP group reduces per GPU (the replicated parameters), and an
+    /// expert-data-parallel group (the routed experts), on the most loaded stage.
+    pub(super) fn grad_bytes(&self) -> (u64, u64) {
+        let (r, e) = self.stage_params(self.heaviest_stage());
+        let bytes = |p: f64| if p > 0.0 { round_to_elements((p * BF16 as f64) as u64) } else { 0 };
+        (bytes(r), bytes(e))
+    }
+
+    /// Bytes one GPU sends in one expert dispatch (or combine) AllToAll: its tokens (split over
+    /// TP with sequence parallelism), each to `top_k` experts, padded to the capacity factor.
+    pub(super) fn dispatch_bytes(&self) -> u64 {
+        let Some(moe) = self.shape.moe else { return 0 };
+        let s = &self.scenario;
+        let tokens = s.micro_batch as f64 * self.shape.seq_len as f64
+            / if s.sequence_parallel { s.tp as f64 } else { 1.0 };
+        round_to_elements(
+            (tokens * moe.top_k as f64 * moe.capacity_factor * self.shape.hidden as f64 * BF16 as f64) as u64,
+        )
     }
 
     /// Simulates one step.
@@ -67,91 +113,53 @@ impl ValidTrain {
         let gpu = self.cluster.preset().gpu;
         let rate = gpu.bf16_dense_tflops * 1e3 * s.compute_efficiency; // FLOP per ns
         let m = self.micro_batches() as f64;
-        let layers = (shape.layers / s.pp) as f64;
+        let v = s.virtual_stages as f64;
         let tokens_mb = s.micro_batch as f64 * shape.seq_len as f64;
         let tp = s.tp as f64;
+        let full = s.recompute == Recompute::Full;
 
-        // Compute per micro-batch on each stage (the last also computes the logits).
-        let layer_f = shape.layer_forward_flops(tokens_mb) / tp / rate;
-        let logits_f = shape.logits_forward_flops(tokens_mb) / tp / rate;
-        let recompute = match s.recompute {
-            Recompute::None => 0.0,
-            Recompute::Selective => layers * shape.attention_core_flops(tokens_mb) / tp / rate,
-            Recompute::Full => layers * layer_f,
-        };
-        let stage_compute: Vec<(f64, f64)> = (0..s.pp)
-            .map(|i| {
-                let f = layers * layer_f + if i + 1 == s.pp { logits_f } else { 0.0 };
-                (f, 2.0 * f + recompute)
-            })
-            .collect();
-        // The slowest stage (the last): what the per-micro-batch figures below describe.
-        let (compute_f, compute_b) = stage_compute[s.pp as usize - 1];
-
-        // Communication, each kind through the engine with all its groups at once.
+        // Communication, each kind through the engine with all its groups at once: one call's time.
         let tp_groups = self.grid.groups(Dim::Tp);
         let dp_groups = self.grid.groups(Dim::Dp);
+        let (expert_groups, replica_groups) = self.grid.expert_groups(s.ep);
         let activation = self.activation_bytes();
         let mut ops = Vec::new();
-        let tp_calls_f = 2.0 * layers;
-        let tp_calls_b = 2.0 * layers * if s.recompute == Recompute::Full { 2.0 } else { 1.0 };
-        let (tp_f, tp_b) = if s.tp > 1 {
-            let per_call = if s.sequence_parallel {
-                let ag = comm::collective_op(
-                    &self.cluster,
-                    topology,
-                    Collective::AllGather,
-                    &tp_groups,
-                    activation,
-                );
-                let rs = comm::collective_op(
-                    &self.cluster,
-                    topology,
-                    Collective::ReduceScatter,
-                    &tp_groups,
-                    activation,
-                );
-                ops.push(Op::new(
-                    OpKind::Tp,
-                    StepOp::SequenceAllGather,
-                    tp_groups.len(),
-                    s.tp,
-                    activation,
-                    (tp_calls_f + tp_calls_b) * m,
-                    &ag,
-                ));
-                ops.push(Op::new(
-                    OpKind::Tp,
-                    StepOp::SequenceReduceScatter,
-                    tp_groups.len(),
-                    s.tp,
-                    activation,
-                    (tp_calls_f + tp_calls_b) * m,
-                    &rs,
-                ));
-                (ag.time_ns + rs.time_ns) as f64
+        // Calls per layer and micro-batch, forward and backward (full recomputation redoes the
+        // forward's in the backward).
+        let (calls_f, calls_b) = (2.0, if full { 4.0 } else { 2.0 });
+        let layers_total = shape.layers as f64 / s.pp as f64;
+        let tp_call = if s.tp > 1 {
+            let kinds: &[(Collective, StepOp)] = if s.sequence_parallel {
+                &[
+                    (Collective::AllGather, StepOp::SequenceAllGather),
+                    (Collective::ReduceScatter, StepOp::SequenceReduceScatter),
+                ]
             } else {
-                let ar = comm::collective_op(
-                    &self.cluster,
-                    topology,
-                    Collective::AllReduce,
-                    &tp_groups,
-                    activation,
-                );
-                ops.push(Op::new(
-                    OpKind::Tp,
-                    StepOp::TpAllReduce,
-                    tp_groups.len(),
-                    s.tp,
-                    activation,
-                    (tp_calls_f + tp_calls_b) * m,
-                    &ar,
-                ));
-                ar.time_ns as f64
+                &[(Collective::AllReduce, StepOp::TpAllReduce)]
             };
-            (tp_calls_f * per_call, tp_calls_b * per_call)
+            let mut call = 0.0;
+            for &(collective, name) in kinds {
+                let op = comm::collective_op(&self.cluster, topology, collective, &tp_groups, activation);
+                let calls = (calls_f + calls_b) * layers_total * m;
+                ops.push(Op::new(OpKind::Tp, name, tp_groups.len(), s.tp, activation, calls, &op));
+                call += op.time_ns as f64;
+            }
+            call
         } else {
-            (0.0, 0.0)
+            0.0
+        };
+        // Mixture of experts: per MoE layer a dispatch and a combine AllToAll in each EP group.
+        let dispatch = self.dispatch_bytes();
+        let a2a_call = if shape.moe.is_some() && s.ep > 1 {
+            let op =
+                comm::collective_op(&self.cluster, topology, Collective::AllToAll, &expert_groups, dispatch);
+            let calls = (calls_f + calls_b) / 2.0 * shape.moe_layers() as f64 / s.pp as f64 * m;
+            for name in [StepOp::ExpertDispatch, StepOp::ExpertCombine] {
+                ops.push(Op::new(OpKind::Ep, name, expert_groups.len(), s.ep, dispatch, calls, &op));
+            }
+            op.time_ns as f64
+        } else {
+            0.0
         };
         let p2p = if s.pp > 1 {
             // Every pipeline's every boundary at once; each TP rank sends its 1/TP share.
@@ -165,13 +173,13 @@ impl ValidTrain {
             }
             let share = round_to_elements(activation / s.tp as u64);
             let op = comm::sends_op(&self.cluster, topology, &pairs, share);
-            ops.push(Op::new(OpKind::Pp, StepOp::PipelineSendRecv, pairs.len(), 2, share, 2.0 * m, &op));
+            ops.push(Op::new(OpKind::Pp, StepOp::PipelineSendRecv, pairs.len(), 2, share, 2.0 * v * m, &op));
             op.time_ns as f64
         } else {
             0.0
         };
         // ZeRO-3: each layer's parameters gathered before its forward and its backward.
-        let (z3_f, z3_b) = if s.zero == 3 && s.dp > 1 {
+        let z3_gather = if s.zero == 3 && s.dp > 1 {
             let layer_bytes = round_to_elements((shape.layer_params() as f64 / tp) as u64 * BF16);
             let op =
                 comm::collective_op(&self.cluster, topology, Collective::AllGather, &dp_groups, layer_bytes);
@@ -181,63 +189,118 @@ impl ValidTrain {
                 dp_groups.len(),
                 s.dp,
                 layer_bytes,
-                2.0 * layers * m,
+                2.0 * layers_total * m,
                 &op,
             ));
-            let g = op.time_ns as f64;
-            let exposed = |compute_per_layer: f64| g + (layers - 1.0) * (g - compute_per_layer).max(0.0);
-            (exposed(compute_f / layers), exposed(compute_b / layers))
+            Some(op.time_ns as f64)
         } else {
-            (0.0, 0.0)
+            None
         };
-        let comm_f = tp_f + p2p + z3_f;
-        let comm_b = tp_b + p2p + z3_b;
-        let stages: Vec<pipeline::StageTimes> = stage_compute
-            .iter()
-            .map(|&(f, b)| pipeline::StageTimes { forward_ns: f + comm_f, backward_ns: b + comm_b })
-            .collect();
-        let (blocks, pipeline) = pipeline::run(&stages, m as u32);
-        let (t_f, t_b) = (compute_f + comm_f, compute_b + comm_b);
 
-        // DP: gradients after the last backward; ZeRO 1-2 gather the parameters after the step.
-        let grad = self.grad_bytes();
-        let (dp_exposed, dp_total) = if s.dp > 1 {
-            let collective = if s.zero == 0 { Collective::AllReduce } else { Collective::ReduceScatter };
-            let op = comm::collective_op(&self.cluster, topology, collective, &dp_groups, grad);
-            let name = if s.zero == 0 { StepOp::GradAllReduce } else { StepOp::GradReduceScatter };
-            ops.push(Op::new(OpKind::Dp, name, dp_groups.len(), s.dp, grad, 1.0, &op));
-            let t = op.time_ns as f64;
-            let buckets = (grad as f64 / BUCKET_BYTES).ceil().max(1.0);
-            let mut exposed = if s.overlap_grad_reduce { (t / buckets).max(t - compute_b) } else { t };
-            let mut total = t;
-            if s.zero == 1 || s.zero == 2 {
-                let op =
-                    comm::collective_op(&self.cluster, topology, Collective::AllGather, &dp_groups, grad);
-                ops.push(Op::new(
-                    OpKind::Dp,
-                    StepOp::UpdatedParamGather,
-                    dp_groups.len(),
-                    s.dp,
-                    grad,
-                    1.0,
-                    &op,
-                ));
-                exposed += op.time_ns as f64;
-                total += op.time_ns as f64;
+        // Each stage's forward and backward of one micro-batch, by part.
+        let logits_f = shape.logits_forward_flops(tokens_mb) / tp / rate;
+        let parts: Vec<MicroBatch> = (0..s.pp)
+            .map(|i| {
+                let (dense, moe) = self.stage_layers(i);
+                let layers = (dense + moe) as f64;
+                let f = (dense as f64 * shape.layer_forward_flops_of(false, tokens_mb)
+                    + moe as f64 * shape.layer_forward_flops_of(true, tokens_mb))
+                    / tp
+                    / rate
+                    + if i + 1 == s.pp { logits_f } else { 0.0 };
+                let recompute = match s.recompute {
+                    Recompute::None => 0.0,
+                    Recompute::Selective => layers * shape.attention_core_flops(tokens_mb) / tp / rate,
+                    Recompute::Full => f - if i + 1 == s.pp { logits_f } else { 0.0 },
+                };
+                // ZeRO-3's gathers overlap the previous layer's compute: the first is exposed.
+                let exposed = |compute: f64| {
+                    z3_gather.map_or(0.0, |g| g + (layers - 1.0) * (g - compute / layers.max(1.0)).max(0.0))
+                };
+                MicroBatch {
+                    compute_f: f,
+                    compute_b: 2.0 * f + recompute,
+                    tp_f: calls_f * layers * tp_call,
+                    tp_b: calls_b * layers * tp_call,
+                    ep_f: calls_f * moe as f64 * a2a_call,
+                    ep_b: calls_b * moe as f64 * a2a_call,
+                    p2p,
+                    zero_f: exposed(f),
+                    zero_b: exposed(2.0 * f + recompute),
+                }
+            })
+            .collect();
+        let forward = |b: &MicroBatch| b.compute_f + b.tp_f + b.ep_f + b.zero_f + v * b.p2p;
+        let backward = |b: &MicroBatch| b.compute_b + b.tp_b + b.ep_b + b.zero_b + v * b.p2p;
+        let stages: Vec<pipeline::StageTimes> = parts
+            .iter()
+            .map(|b| pipeline::StageTimes { forward_ns: forward(b) / v, backward_ns: backward(b) / v })
+            .collect();
+        let (blocks, pipeline) = pipeline::run(&stages, m as u32, s.virtual_stages);
+        // The slowest stage: what the per-micro-batch figures describe.
+        let slowest = (0..parts.len()).fold(0, |best, i| {
+            if forward(&parts[i]) + backward(&parts[i]) > forward(&parts[best]) + backward(&parts[best]) {
+                i
+            } else {
+                best
             }
-            (exposed, total)
-        } else {
-            (0.0, 0.0)
-        };
-        let shard = if s.zero >= 1 { s.dp as f64 } else { 1.0 };
-        let optimizer = self.params_per_gpu() / shard * OPTIMIZER_BYTES_PER_PARAM / gpu.hbm_gbyte_per_s;
+        });
+        let micro = parts[slowest];
+        let (compute_f, compute_b) = (micro.compute_f, micro.compute_b);
+        let (t_f, t_b) = (forward(&micro), backward(&micro));
+
+        // DP: gradients after the last backward (the routed experts' over their replicas);
+        // ZeRO 1-2 gather the parameters after the step.
+        let (grad, expert_grad) = self.grad_bytes();
+        let edp = s.dp / s.ep;
+        let mut reductions: Vec<(&[Vec<u32>], u32, u64, bool)> = Vec::new();
+        if s.dp > 1 {
+            reductions.push((&dp_groups, s.dp, grad, false));
+        }
+        if edp > 1 && expert_grad > 0 {
+            reductions.push((&replica_groups, edp, expert_grad, true));
+        }
+        let (mut dp_exposed, mut dp_total, mut dp_reduce) = (0.0, 0.0, 0.0);
+        for &(groups, size, bytes, experts) in &reductions {
+            let collective = if s.zero == 0 { Collective::AllReduce } else { Collective::ReduceScatter };
+            let op = comm::collective_op(&self.cluster, topology, collective, groups, bytes);
+            let name = match (s.zero == 0, experts) {
+                (true, false) => StepOp::GradAllReduce,
+                (false, false) => StepOp::GradReduceScatter,
+                (true, true) => StepOp::ExpertGradAllReduce,
+                (false, true) => StepOp::ExpertGradReduceScatter,
+            };
+            ops.push(Op::new(OpKind::Dp, name, groups.len(), size, bytes, 1.0, &op));
+            dp_reduce += op.time_ns as f64;
+            if s.zero == 1 || s.zero == 2 {
+                let op = comm::collective_op(&self.cluster, topology, Collective::AllGather, groups, bytes);
+                let name = if experts { StepOp::ExpertParamGather } else { StepOp::UpdatedParamGather };
+                ops.push(Op::new(OpKind::Dp, name, groups.len(), size, bytes, 1.0, &op));
+                dp_exposed += op.time_ns as f64;
+                dp_total += op.time_ns as f64;
+            }
+        }
+        if dp_reduce > 0.0 {
+            let buckets = ((grad + expert_grad) as f64 / BUCKET_BYTES).ceil().max(1.0);
+            dp_exposed += if s.overlap_grad_reduce {
+                (dp_reduce / buckets).max(dp_reduce - compute_b)
+            } else {
+                dp_reduce
+            };
+            dp_total += dp_reduce;
+        }
+        let (replicated, experts) = self.stage_params(self.heaviest_stage());
+        let (shard, expert_shard) = if s.zero >= 1 { (s.dp as f64, edp as f64) } else { (1.0, 1.0) };
+        let optimizer =
+            (replicated / shard + experts / expert_shard) * OPTIMIZER_BYTES_PER_PARAM / gpu.hbm_gbyte_per_s;
         let step = pipeline + dp_exposed + optimizer;
 
         let breakdown = Breakdown {
             compute_ns: m * (compute_f + compute_b),
-            tp_ns: m * (tp_f + tp_b),
-            pp_ns: m * 2.0 * p2p,
-            dp_ns: dp_exposed + m * (z3_f + z3_b),
+            tp_ns: m * (micro.tp_f + micro.tp_b),
+            ep_ns: m * (micro.ep_f + micro.ep_b),
+            pp_ns: m * 2.0 * v * p2p,
+            dp_ns: dp_exposed + m * (micro.zero_f + micro.zero_b),
             bubble_ns: pipeline - m * (t_f + t_b),
             optimizer_ns: optimizer,
         };
@@ -245,8 +308,8 @@ impl ValidTrain {
         let tokens = s.global_batch as f64 * shape.seq_len as f64;
         let tokens_per_s = tokens / (step * 1e-9);
         let mfu = shape.model_flops(tokens) / (step * gpus * gpu.bf16_dense_tflops * 1e3);
-        let comm_exposed = breakdown.tp_ns + breakdown.pp_ns + breakdown.dp_ns;
-        let memory = self.memory(m);
+        let comm_exposed = breakdown.tp_ns + breakdown.ep_ns + breakdown.pp_ns + breakdown.dp_ns;
+        let memory = self.memory(&blocks);
         let technology = self.cluster.scenario().fabric.technology;
         let price = s.cost.gpu_hour_usd.unwrap_or(default_gpu_hour_usd(technology));
         let days = s.cost.tokens / tokens_per_s / 86_400.0;
@@ -254,7 +317,15 @@ impl ValidTrain {
         let checkpoint_bytes = shape.params() as f64 * CHECKPOINT_BYTES_PER_PARAM;
         let write_s = checkpoint_bytes / (s.storage.write_gbyte_per_s * 1e9);
         TrainReport {
-            micro: MicroBatch { compute_f, compute_b, tp_f, tp_b, p2p, zero_f: z3_f, zero_b: z3_b },
+            micro,
+            slowest_stage: slowest as u32,
+            virtual_stages: s.virtual_stages,
+            stage_layers: (0..s.pp)
+                .map(|i| {
+                    let (dense, moe) = self.stage_layers(i);
+                    dense + moe
+                })
+                .collect(),
             blocks,
             pipeline_ns: pipeline,
             dp_exposed_ns: dp_exposed,
@@ -264,12 +335,13 @@ impl ValidTrain {
                 .map(|p| p.name.to_string())
                 .unwrap_or_else(|| "custom".into()),
             params: shape.params(),
+            active_params: shape.active_params(),
             gpus: self.cluster.n_ranks(),
             micro_batches: m as u64,
             step_ns: step,
             breakdown,
             comm_exposed_share: comm_exposed / step,
-            comm_total_ns: m * (tp_f + tp_b + 2.0 * p2p) + dp_total,
+            comm_total_ns: m * (micro.tp_f + micro.tp_b + micro.ep_f + micro.ep_b + 2.0 * v * p2p) + dp_total,
             tokens_per_s,
             mfu,
             memory,

@@ -100,13 +100,13 @@ fn the_seed_cost_claim_is_checkable() {
 fn the_animation_follows_the_schedule() {
     let r = gpt3(8, 16, Technology::Infiniband);
     // Stage 15 waits at the start (bubble), then computes; the end is DP and the optimizer.
-    assert_eq!(r.activity(15, 6, 1.0), Activity::Idle);
+    assert_eq!(r.activity(15, 1.0), Activity::Idle);
     let first = r.blocks.iter().find(|b| b.stage == 15).unwrap();
     let kinds: std::collections::BTreeSet<String> = (0..400)
         .map(|i| {
             format!(
                 "{:?}",
-                r.activity(15, 6, first.start_ns + (first.end_ns - first.start_ns) * i as f64 / 400.0)
+                r.activity(15, first.start_ns + (first.end_ns - first.start_ns) * i as f64 / 400.0)
             )
         })
         .collect();
@@ -114,7 +114,7 @@ fn the_animation_follows_the_schedule() {
         kinds.contains("Tp") && kinds.contains("PipelineSend") && kinds.contains("Compute(Forward)"),
         "{kinds:?}"
     );
-    assert_eq!(r.activity(0, 6, r.step_ns - 1.0), Activity::Optimizer);
+    assert_eq!(r.activity(0, r.step_ns - 1.0), Activity::Optimizer);
 }
 
 #[test]

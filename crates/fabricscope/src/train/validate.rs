@@ -5,7 +5,9 @@ use super::layout::{Dim, Grid, RankOrder};
 use super::model::ModelShape;
 use super::TrainScenario;
 use super::{comm, model};
-use crate::limits::{MAX_HIDDEN, MAX_LAYERS, MAX_MICRO_BATCHES, MAX_SEQ, MAX_TRANSFERS, MAX_VOCAB};
+use crate::limits::{
+    MAX_EXPERTS, MAX_HIDDEN, MAX_LAYERS, MAX_MICRO_BATCHES, MAX_SEQ, MAX_TRANSFERS, MAX_VOCAB,
+};
 use crate::plan::ValidScenario;
 use crate::scenario::{Collective, ScenarioError};
 
@@ -57,8 +59,11 @@ impl TrainScenario {
                     errors.add(field, format!("{value} is out of range: use {min} to {max}"));
                 }
             }
+            // Heads of hidden / heads width must split the hidden size; explicit widths and
+            // latent attention need not.
+            let derived_width = shape.head_dim.is_none() && shape.mla.is_none();
             if shape.heads > 0
-                && (shape.hidden % shape.heads != 0
+                && (derived_width && shape.hidden % shape.heads != 0
                     || shape.kv_heads == 0
                     || shape.heads % shape.kv_heads.max(1) != 0)
             {
@@ -70,11 +75,14 @@ impl TrainScenario {
                     ),
                 );
             }
+            check_optional_parts(shape, &mut errors);
         }
         for (field, value) in [
             ("tp", self.tp),
             ("pp", self.pp),
             ("dp", self.dp),
+            ("ep", self.ep),
+            ("virtual_stages", self.virtual_stages),
             ("micro_batch", self.micro_batch),
             ("global_batch", self.global_batch),
         ] {
@@ -132,8 +140,66 @@ impl TrainScenario {
                 ),
             );
         }
-        if shape.layers % self.pp != 0 {
-            errors.add("pp", format!("{} layers do not split evenly into {} stages", shape.layers, self.pp));
+        if shape.layers < self.pp {
+            errors.add(
+                "pp",
+                format!("{} layers cannot fill {} stages: use PP ≤ {}", shape.layers, self.pp, shape.layers),
+            );
+        }
+        if self.virtual_stages > 1 {
+            let chunks = self.pp as u64 * self.virtual_stages as u64;
+            if self.pp == 1 {
+                errors.add(
+                    "virtual_stages",
+                    "interleaving needs a pipeline: PP 1 has one stage to interleave".into(),
+                );
+            } else if shape.layers as u64 % chunks != 0 {
+                errors.add(
+                    "virtual_stages",
+                    format!(
+                        "{} layers do not split evenly into PP × virtual stages = {} × {} = {chunks} model chunks",
+                        shape.layers, self.pp, self.virtual_stages
+                    ),
+                );
+            }
+        }
+        if shape.moe.is_some() && self.zero == 3 {
+            errors.add(
+                "zero",
+                "ZeRO-3 with a mixture-of-experts model is not modelled (its expert shards would gather over their own replicas): use ZeRO 0, 1 or 2".into(),
+            );
+        }
+        match shape.moe {
+            None if self.ep > 1 => errors.add(
+                "ep",
+                format!(
+                    "{} has no experts: expert parallelism needs a mixture-of-experts model (mixtral-8x7b, deepseek-v3, qwen3-235b-a22b, or a custom model with moe)",
+                    self.model
+                ),
+            ),
+            Some(moe) if moe.experts % self.ep != 0 => {
+                let divisors: Vec<String> =
+                    (1..=moe.experts).filter(|d| moe.experts % d == 0).map(|d| d.to_string()).collect();
+                errors.add(
+                    "ep",
+                    format!(
+                        "{} experts do not split evenly over EP {}: use one of {}",
+                        moe.experts,
+                        self.ep,
+                        divisors.join(", ")
+                    ),
+                );
+            }
+            _ => {}
+        }
+        if self.dp % self.ep != 0 {
+            errors.add(
+                "ep",
+                format!(
+                    "EP {} must divide DP {}: expert parallelism splits the data-parallel group",
+                    self.ep, self.dp
+                ),
+            );
         }
         if shape.heads % self.tp != 0 || shape.kv_heads % self.tp != 0 && self.tp % shape.kv_heads != 0 {
             errors.add(
@@ -152,6 +218,14 @@ impl TrainScenario {
             );
         } else if self.global_batch as u64 / per_replica > MAX_MICRO_BATCHES {
             errors.add("global_batch", format!("{} micro-batches per pipeline is more than {MAX_MICRO_BATCHES}: use a bigger micro_batch or a smaller global_batch", self.global_batch as u64 / per_replica));
+        } else if self.virtual_stages > 1 && (self.global_batch as u64 / per_replica) % pp != 0 {
+            errors.add(
+                "global_batch",
+                format!(
+                    "interleaved 1F1B runs micro-batches in groups of PP: {} micro-batches per pipeline is not a multiple of PP {pp}",
+                    self.global_batch as u64 / per_replica
+                ),
+            );
         }
         if !errors.0.is_empty() {
             return Err(errors.0);
@@ -179,9 +253,12 @@ impl TrainScenario {
             );
             return Err(errors.0);
         }
-        for dim in [Dim::Tp, Dim::Dp] {
-            if !comm::groups_are_regular(&cluster, &grid.groups(dim)) {
-                errors.add("order", format!("with {} the {dim:?} groups hold different numbers of GPUs in their nodes; pick another order or sizes that divide the node", self.order.name()));
+        let (expert_groups, _) = grid.expert_groups(self.ep);
+        for (name, groups) in
+            [("TP", grid.groups(Dim::Tp)), ("DP", grid.groups(Dim::Dp)), ("EP", expert_groups.clone())]
+        {
+            if !comm::groups_are_regular(&cluster, &groups) {
+                errors.add("order", format!("with {} the {name} groups hold different numbers of GPUs in their nodes; pick another order or sizes that divide the node", self.order.name()));
             }
         }
         let valid = ValidTrain { scenario: self.clone(), cluster, shape, grid };
@@ -191,7 +268,13 @@ impl TrainScenario {
         let dp_groups = grid.groups(Dim::Dp);
         let channels = valid.cluster.channels();
         let biggest = comm::collective_transfers(Collective::AllReduce, &tp_groups, activation, channels)
-            .max(comm::collective_transfers(Collective::AllReduce, &dp_groups, valid.grad_bytes(), channels));
+            .max(comm::collective_transfers(
+                Collective::AllReduce,
+                &dp_groups,
+                valid.grad_bytes().0,
+                channels,
+            ))
+            .max(comm::collective_transfers(Collective::AllToAll, &expert_groups, activation, channels));
         if biggest > MAX_TRANSFERS {
             errors.add("dp", format!("one step's largest collective is {biggest} transfers, more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes"));
         }
@@ -199,6 +282,47 @@ impl TrainScenario {
             Ok(valid)
         } else {
             Err(errors.0)
+        }
+    }
+}
+
+/// The optional parts of a custom model's shape: head width, latent attention, experts.
+fn check_optional_parts(shape: &ModelShape, errors: &mut Problems) {
+    if let Some(width) = shape.head_dim {
+        if !(1..=1024).contains(&width) {
+            errors.add("custom_model.head_dim", format!("{width} is out of range: use 1 to 1024"));
+        }
+    }
+    if let Some(mla) = shape.mla {
+        for (field, value, min, max) in [
+            ("custom_model.mla.q_lora_rank", mla.q_lora_rank, 0, MAX_HIDDEN),
+            ("custom_model.mla.kv_lora_rank", mla.kv_lora_rank, 1, MAX_HIDDEN),
+            ("custom_model.mla.qk_nope_head_dim", mla.qk_nope_head_dim, 1, 1024),
+            ("custom_model.mla.qk_rope_head_dim", mla.qk_rope_head_dim, 0, 1024),
+            ("custom_model.mla.v_head_dim", mla.v_head_dim, 1, 1024),
+        ] {
+            if value < min || value > max {
+                errors.add(field, format!("{value} is out of range: use {min} to {max}"));
+            }
+        }
+    }
+    if let Some(moe) = shape.moe {
+        for (field, value, min, max) in [
+            ("custom_model.moe.experts", moe.experts, 1, MAX_EXPERTS),
+            ("custom_model.moe.shared_experts", moe.shared_experts, 0, 64),
+            ("custom_model.moe.top_k", moe.top_k, 1, moe.experts.max(1)),
+            ("custom_model.moe.expert_ffn", moe.expert_ffn, 1, 8 * MAX_HIDDEN),
+            ("custom_model.moe.dense_layers", moe.dense_layers, 0, shape.layers),
+        ] {
+            if value < min || value > max {
+                errors.add(field, format!("{value} is out of range: use {min} to {max}"));
+            }
+        }
+        if !(moe.capacity_factor >= 1.0 && moe.capacity_factor <= 16.0) {
+            errors.add(
+                "custom_model.moe.capacity_factor",
+                format!("{} is out of range: use 1 (no padding) to 16", moe.capacity_factor),
+            );
         }
     }
 }

@@ -70,6 +70,20 @@ fn number(s: &State, field: &str, text: &str) -> Option<f64> {
     }
 }
 
+/// Pipeline depths offered: the layers' divisors and the powers of two (stages then take
+/// ⌈L/PP⌉ or ⌊L/PP⌋ layers), up to the layers and the GPUs.
+fn pp_choices(layers: u32, gpus: u32) -> Vec<u32> {
+    (1..=layers.min(gpus).min(128)).filter(|&d| layers % d == 0 || d.is_power_of_two()).collect()
+}
+
+fn gcd(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
 /// Layout sizes that divide `total`, up to `max`.
 fn divisors(total: u32, max: u32) -> Vec<u32> {
     (1..=total.min(max)).filter(|&d| total % d == 0).collect()
@@ -89,19 +103,39 @@ pub fn train_controls(props: &ControlsProps) -> Html {
         let gpus = nodes * g;
         let dp = (gpus / (tp * pp).max(1)).max(1);
         let m = (s.job.global_batch / (s.job.micro_batch * s.job.dp).max(1)).max(1);
+        let layers = s.valid.shape().layers;
         edit(s, |j| {
             j.tp = tp;
             j.pp = pp;
             j.dp = dp;
             j.cluster.nodes = nodes;
             j.global_batch = m * j.micro_batch * dp;
+            // EP stays if it still divides DP; interleaving if the chunks still cut evenly.
+            if dp % j.ep != 0 {
+                j.ep = 1;
+            }
+            if pp == 1 || layers % (pp * j.virtual_stages) != 0 {
+                j.virtual_stages = 1;
+            }
         });
     };
     let on_model = {
         let s = s.clone();
         Callback::from(move |e: Event| {
             let id = select_value(&e);
-            edit(&s, |j| j.model = id)
+            let experts = MODEL_PRESETS
+                .iter()
+                .find(|m| m.id == id)
+                .and_then(|m| (m.shape)().moe)
+                .map_or(1, |moe| moe.experts);
+            edit(&s, |j| {
+                j.model = id;
+                // Experts need a mixture-of-experts model; a chunk count, layers it cuts evenly.
+                if experts % j.ep != 0 {
+                    j.ep = 1;
+                }
+                j.virtual_stages = 1;
+            })
         })
     };
     let on_preset = {
@@ -194,6 +228,8 @@ pub fn train_controls(props: &ControlsProps) -> Html {
         })
     };
     let on_zero = int_select("zero", |j, v| j.zero = v as u8);
+    let on_ep = int_select("ep", |j, v| j.ep = v);
+    let on_virtual = int_select("virtual_stages", |j, v| j.virtual_stages = v);
     let on_sp = {
         let s = s.clone();
         Callback::from(move |e: Event| {
@@ -261,9 +297,11 @@ pub fn train_controls(props: &ControlsProps) -> Html {
                     { for MODEL_PRESETS.iter().map(|m| html! { <option value={m.id} selected={m.id == job.model}>{ m.name }</option> }) }
                 </select>
             </label>
-            <p class="hint" id="model-shape">{ match lang {
-                Lang::En => format!("{:.1} B parameters · {} layers · hidden {} · {} heads · sequence {}", shape.params() as f64 / 1e9, shape.layers, shape.hidden, shape.heads, shape.seq_len),
-                Lang::Zh => format!("{:.1} B 参数 · {} 层 · 隐藏维度 {} · {} 个注意力头 · 序列长度 {}", shape.params() as f64 / 1e9, shape.layers, shape.hidden, shape.heads, shape.seq_len),
+            <p class="hint" id="model-shape">{ match (lang, shape.moe) {
+                (Lang::En, None) => format!("{:.1} B parameters · {} layers · hidden {} · {} heads · sequence {}", shape.params() as f64 / 1e9, shape.layers, shape.hidden, shape.heads, shape.seq_len),
+                (Lang::Zh, None) => format!("{:.1} B 参数 · {} 层 · 隐藏维度 {} · {} 个注意力头 · 序列长度 {}", shape.params() as f64 / 1e9, shape.layers, shape.hidden, shape.heads, shape.seq_len),
+                (Lang::En, Some(moe)) => format!("{:.1} B parameters, {:.1} B active per token · {} layers ({} with experts) · {} experts, top-{}{} · hidden {} · sequence {}", shape.params() as f64 / 1e9, shape.active_params() as f64 / 1e9, shape.layers, shape.moe_layers(), moe.experts, moe.top_k, if moe.shared_experts > 0 { format!(" + {} shared", moe.shared_experts) } else { String::new() }, shape.hidden, shape.seq_len),
+                (Lang::Zh, Some(moe)) => format!("{:.1} B 参数，每个 token 激活 {:.1} B · {} 层（{} 层含专家）· {} 个专家，top-{}{} · 隐藏维度 {} · 序列长度 {}", shape.params() as f64 / 1e9, shape.active_params() as f64 / 1e9, shape.layers, shape.moe_layers(), moe.experts, moe.top_k, if moe.shared_experts > 0 { format!(" + {} 个共享专家", moe.shared_experts) } else { String::new() }, shape.hidden, shape.seq_len),
             } }</p>
             <h2>{ t(lang, Text::Cluster) }</h2>
             <label>{ t(lang, Text::Node) }
@@ -289,8 +327,18 @@ pub fn train_controls(props: &ControlsProps) -> Html {
                 <select id="tp" onchange={on_tp}>{ options(divisors(gpus, 64).into_iter().filter(|d| d.is_power_of_two()).collect(), job.tp) }</select>
             </label>
             <label>{ t(lang, Text::PipelineParallelPP) }
-                <select id="pp" onchange={on_pp}>{ options(divisors(shape.layers, 128).into_iter().filter(|&d| d <= gpus).collect(), job.pp) }</select>
+                <select id="pp" onchange={on_pp}>{ options(pp_choices(shape.layers, gpus), job.pp) }</select>
             </label>
+            if let Some(moe) = shape.moe {
+                <label>{ t(lang, Text::ExpertParallelEP) }
+                    <select id="ep" onchange={on_ep}>{ options(divisors(gcd(moe.experts, job.dp), 1024), job.ep) }</select>
+                </label>
+            }
+            if job.pp > 1 {
+                <label>{ t(lang, Text::ModelChunksPerStage) }
+                    <select id="virtual-stages" onchange={on_virtual}>{ options((1..=8).filter(|v| shape.layers % (job.pp * v) == 0).collect(), job.virtual_stages) }</select>
+                </label>
+            }
             <p class="hint" id="dp">{ format!("{} = {} / ({} × {}) = {}", t(lang, Text::DataParallelDP), gpus, job.tp, job.pp, job.dp) }</p>
             <label>{ t(lang, Text::RankOrderInnermostFirst) }
                 <select id="order" onchange={on_order}>

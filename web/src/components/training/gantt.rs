@@ -16,15 +16,7 @@ pub fn gantt_svg(s: &TrainState) -> String {
     let width = drawn_width("gantt");
     let stages = s.report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
     let svg = Svg::new();
-    train_paint::paint_gantt(
-        &svg,
-        width,
-        &s.report,
-        s.valid.shape().layers / s.job.pp,
-        s.playhead,
-        s.lang,
-        TrainPalette::of(false),
-    );
+    train_paint::paint_gantt(&svg, width, &s.report, s.playhead, s.lang, TrainPalette::of(false));
     svg.finish(width, train_paint::gantt_height(stages))
 }
 
@@ -36,22 +28,13 @@ pub fn gantt(props: &Props) -> Html {
     let canvas = use_node_ref();
     {
         let canvas = canvas.clone();
-        let (report, playhead, dark, layers) =
-            (s.report.clone(), s.playhead, s.dark, s.valid.shape().layers / s.job.pp);
+        let (report, playhead, dark) = (s.report.clone(), s.playhead, s.dark);
         use_effect_with((Shared::of(&report), playhead.to_bits(), dark, lang), move |_| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
                 let width = canvas_width(&canvas);
                 let stages = report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
                 if let Some(ctx) = context(&element, width, train_paint::gantt_height(stages)) {
-                    train_paint::paint_gantt(
-                        &ctx,
-                        width,
-                        &report,
-                        layers,
-                        playhead,
-                        lang,
-                        TrainPalette::of(dark),
-                    );
+                    train_paint::paint_gantt(&ctx, width, &report, playhead, lang, TrainPalette::of(dark));
                 }
             }
         });
@@ -73,6 +56,7 @@ pub fn gantt(props: &Props) -> Html {
         ("part-compute", t(lang, Text::Forward)),
         ("part-backward", t(lang, Text::Backward)),
         ("part-tp", t(lang, Text::TPCollective)),
+        ("part-ep", t(lang, Text::EPAllToAll)),
         ("part-pp", t(lang, Text::PPSendReceive)),
         ("part-dp", t(lang, Text::DPZeRO)),
         ("part-optimizer", t(lang, Text::Optimizer)),
@@ -91,9 +75,15 @@ pub fn gantt(props: &Props) -> Html {
                 { for parts.iter().map(|(class, name)| html! { <li><span class={classes!("swatch", *class)}></span>{ *name }</li> }) }
                 <li><span class="swatch part-idle"></span>{ t(lang, Text::IdleTheBubble) }</li>
             </ul>
-            <p class="formula">{ match lang {
-                Lang::En => format!("{} micro-batches through {} stages: the first stage waits for nothing, the last starts after {} forwards; (p − 1) / (m + p − 1) = {} of the pipeline is bubble when stages are equal.", r.micro_batches, s.job.pp, s.job.pp.saturating_sub(1), pct((s.job.pp as f64 - 1.0) / (r.micro_batches as f64 + s.job.pp as f64 - 1.0))),
-                Lang::Zh => format!("{} 个微批经过 {} 个阶段：第一阶段立即开始，最后一阶段要等 {} 次前向；各阶段相同时，气泡占流水线的 (p − 1) / (m + p − 1) = {}。", r.micro_batches, s.job.pp, s.job.pp.saturating_sub(1), pct((s.job.pp as f64 - 1.0) / (r.micro_batches as f64 + s.job.pp as f64 - 1.0))),
+            <p class="formula">{ {
+                let (m, p, v) = (r.micro_batches as f64, s.job.pp as f64, r.virtual_stages as f64);
+                let share = pct((p - 1.0) / (v * m + p - 1.0));
+                match (lang, r.virtual_stages > 1) {
+                    (Lang::En, false) => format!("{} micro-batches through {} stages: the first stage waits for nothing, the last starts after {} forwards; (p − 1) / (m + p − 1) = {share} of the pipeline is bubble when stages are equal.", r.micro_batches, s.job.pp, s.job.pp.saturating_sub(1)),
+                    (Lang::Zh, false) => format!("{} 个微批经过 {} 个阶段：第一阶段立即开始，最后一阶段要等 {} 次前向；各阶段相同时，气泡占流水线的 (p − 1) / (m + p − 1) = {share}。", r.micro_batches, s.job.pp, s.job.pp.saturating_sub(1)),
+                    (Lang::En, true) => format!("{} micro-batches through {} stages of {} model chunks each (interleaved 1F1B): each micro-batch passes the pipeline {} times in shorter blocks, so fill and drain shrink to (p − 1)/v of a micro-batch's time; (p − 1) / (v·m + p − 1) = {share} of the pipeline is bubble when stages are equal, for {}× the pipeline sends.", r.micro_batches, s.job.pp, r.virtual_stages, r.virtual_stages, r.virtual_stages),
+                    (Lang::Zh, true) => format!("{} 个微批经过 {} 个阶段，每阶段 {} 个模型块（交错 1F1B）：每个微批绕流水线 {} 圈、每块更短，填充与排空缩到一个微批时间的 (p − 1)/v；各阶段相同时，气泡占流水线的 (p − 1) / (v·m + p − 1) = {share}，代价是 {} 倍的流水线发送。", r.micro_batches, s.job.pp, r.virtual_stages, r.virtual_stages, r.virtual_stages),
+                }
             } }</p>
         </>
     }

@@ -63,5 +63,10 @@ fn op_name(lang: Lang, op: StepOp) -> &'static str {
         (Lang::Zh, StepOp::GradAllReduce) => "AllReduce 梯度",
         (Lang::Zh, StepOp::GradReduceScatter) => "ReduceScatter 梯度（ZeRO）",
         (Lang::Zh, StepOp::UpdatedParamGather) => "AllGather 更新后的参数（ZeRO）",
+        (Lang::Zh, StepOp::ExpertDispatch) => "AllToAll 把 token 分发给专家",
+        (Lang::Zh, StepOp::ExpertCombine) => "AllToAll 汇合专家的输出",
+        (Lang::Zh, StepOp::ExpertGradAllReduce) => "AllReduce 专家梯度",
+        (Lang::Zh, StepOp::ExpertGradReduceScatter) => "ReduceScatter 专家梯度（ZeRO）",
+        (Lang::Zh, StepOp::ExpertParamGather) => "AllGather 更新后的专家参数（ZeRO）",
     }
 }

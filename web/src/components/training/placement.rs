@@ -18,13 +18,11 @@ pub fn placement_svg(s: &TrainState) -> String {
     let nodes = s.valid.cluster().scenario().nodes;
     let place = Placement::new(width, nodes, s.valid.cluster().preset().gpus_per_node);
     let svg = Svg::new();
-    let layers = s.valid.shape().layers / s.valid.grid().pp;
     let scene = PlacementScene {
         place: &place,
         grid: s.valid.grid(),
         nodes,
         report: &s.report,
-        layers,
         t: s.playhead,
         groups: s.groups,
         lang: s.lang,
@@ -50,13 +48,11 @@ pub fn placement_view(props: &Props) -> Html {
                 let nodes = valid.cluster().scenario().nodes;
                 let place = Placement::new(width, nodes, valid.cluster().preset().gpus_per_node);
                 if let Some(ctx) = context(&element, width, place.height) {
-                    let layers = valid.shape().layers / valid.grid().pp;
                     let scene = PlacementScene {
                         place: &place,
                         grid: valid.grid(),
                         nodes,
                         report: &report,
-                        layers,
                         t: playhead,
                         groups,
                         lang,
