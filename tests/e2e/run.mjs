@@ -533,6 +533,33 @@ await test('training view: TP across two nodes is slower and says so; a bad batc
   await waitFor('TP 8 again', async () => (await text('#tp-note')).includes('8 GPUs per group') && (await text('#dp')).endsWith('= 2'));
 });
 
+await test('training view: a mixture of experts shows its AllToAlls; interleaved 1F1B shrinks the bubble', async () => {
+  const width = async (part) => parseFloat((await page.locator(`#breakdown .part[data-part="${part}"]`).getAttribute('style') || 'width: 0%').replace(/[^0-9.]/g, '')) || 0;
+  await page.selectOption('#model', 'deepseek-v3');
+  await waitFor('DeepSeek-V3', async () => (await text('#model-shape')).includes('256 experts'));
+  expect((await text('#model-shape')).includes('671.0 B parameters, 37.6 B active'), await text('#model-shape'));
+  expect((await page.locator('#ops tbody tr[data-kind="Ep"]').count()) === 0, 'EP 1: no AllToAll');
+  await page.selectOption('#ep', '2');
+  await waitFor('EP 2', async () => (await page.locator('#ops tbody tr[data-kind="Ep"]').count()) === 2);
+  const ops = await text('#ops');
+  expect(ops.includes('AllToAll dispatch tokens to experts') && ops.includes('AllReduce expert gradients') === false, ops);
+  expect((await width('ep')) > 0, 'the breakdown has an EP AllToAll part');
+  await page.click('#lang-zh');
+  expect((await text('#ops')).includes('AllToAll 把 token 分发给专家'), await text('#ops'));
+  await page.click('#lang-en');
+  // Back to GPT-3: EP falls back to 1 by itself (a dense model has no experts).
+  await page.selectOption('#model', 'gpt3-175b');
+  await waitFor('GPT-3', async () => (await text('#model-shape')).includes('174.6 B parameters'));
+  expect((await page.locator('#ep').count()) === 0 && !(await page.locator('#error').count()), 'no EP control, no error');
+  const plain = await width('bubble');
+  await page.selectOption('#virtual-stages', '2');
+  await waitFor('interleaved', async () => (await width('bubble')) < plain);
+  const interleaved = await width('bubble');
+  console.log(`     GPT-3 175B, PP 16: bubble ${plain.toFixed(1)}% of the step with 1F1B, ${interleaved.toFixed(1)}% interleaved (2 chunks)`);
+  await page.selectOption('#virtual-stages', '1');
+  await waitFor('plain 1F1B again', async () => (await width('bubble')) === plain);
+});
+
 await test('training view: the step animates, the URL keeps the job, Chinese, back to collectives', async () => {
   await page.click('#train-play');
   await page.waitForTimeout(600);

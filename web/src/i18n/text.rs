@@ -570,7 +570,7 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
         (Lang::Zh, WhereTheRanksSitAnd) => "rank 的放置，以及此刻跨节点的流量",
         (Lang::En, GroupsToColour) => "Groups to colour",
         (Lang::Zh, GroupsToColour) => "着色的分组",
-        (Lang::En, EachGPUIsFilledWith) => "Each GPU is filled with what its pipeline stage does at the playhead and underlined in its group's colour (the number is its index in that group); arrows are traffic between nodes right now: PP sends (pink), DP reduction (blue), TP collectives that span nodes (amber).",
-        (Lang::Zh, EachGPUIsFilledWith) => "每块 GPU 的填充色表示其流水线阶段在播放头时刻的工作，下划线颜色表示所属分组（数字为组内序号）；箭头是此刻跨节点的流量：PP 发送（粉）、DP 归约（蓝）、跨节点的 TP 集合通信（橙）。",
+        (Lang::En, EachGPUIsFilledWith) => "Each GPU is filled with what its pipeline stage does at the playhead and underlined in its group's colour (the number is its index in that group); arrows are traffic between nodes right now: PP sends (pink), DP reduction (blue), TP collectives that span nodes (amber), experts' AllToAlls that span nodes (vermilion).",
+        (Lang::Zh, EachGPUIsFilledWith) => "每块 GPU 的填充色表示其流水线阶段在播放头时刻的工作，下划线颜色表示所属分组（数字为组内序号）；箭头是此刻跨节点的流量：PP 发送（粉）、DP 归约（蓝）、跨节点的 TP 集合通信（橙）、跨节点的专家 AllToAll（朱红）。",
     }
 }

@@ -71,9 +71,42 @@ pub fn paint_gantt<S: Surface>(
             Lang::Zh => format!("阶段 {stage}"),
         };
         ctx.fill_text(&label, LEFT - 6.0, y + ROW_H / 2.0 - 1.0);
-        // Sample the stage's activity along the row, one sample per pixel column: the parts
-        // of a block (compute, TP, sends) at their true proportions.
-        // Runs of one activity are painted as one rectangle.
+        if rows.len() < stages as usize && row + 1 == rows.len() / 2 {
+            ctx.set_fill_style_str(palette.muted);
+            ctx.set_text_align("left");
+            ctx.fill_text("⋮", 8.0, y + ROW_H);
+        }
+        // Few enough blocks to draw one by one: each with its parts summed (compute, TP, the
+        // experts' AllToAlls, sends), so a part too thin to show per layer still shows.
+        let plot = width - LEFT - 8.0;
+        let per_row = report.blocks.len() as f64 / stages as f64;
+        if per_row <= plot / 2.0 {
+            for block in report.blocks.iter().filter(|b| b.stage == stage) {
+                let mut from = block.start_ns;
+                for (kind, ns) in report.block_parts(block) {
+                    if ns > 0.0 {
+                        ctx.set_fill_style_str(activity_colour(palette, kind));
+                        ctx.fill_rect(x_of(from), y, (x_of(from + ns) - x_of(from)).max(0.5), ROW_H - 3.0);
+                    }
+                    from += ns;
+                }
+            }
+            let after = [
+                (Activity::DataParallel, report.pipeline_ns, report.dp_exposed_ns),
+                (Activity::Optimizer, report.pipeline_ns + report.dp_exposed_ns, step),
+            ];
+            for (kind, from, to) in after {
+                let to = if kind == Activity::DataParallel { from + to } else { to };
+                if to > from {
+                    ctx.set_fill_style_str(activity_colour(palette, kind));
+                    ctx.fill_rect(x_of(from), y, x_of(to) - x_of(from), ROW_H - 3.0);
+                }
+            }
+            continue;
+        }
+        // Otherwise sample the stage's activity along the row, one sample per pixel column:
+        // the parts of a block at their true proportions. Runs of one activity are painted as
+        // one rectangle.
         let end_x = x_of(step).floor();
         let mut run: Option<(f64, Activity)> = None;
         let mut x = LEFT;
@@ -88,11 +121,6 @@ pub fn paint_gantt<S: Surface>(
                 run = activity.map(|a| (x, a));
             }
             x += 1.0;
-        }
-        if rows.len() < stages as usize && row + 1 == rows.len() / 2 {
-            ctx.set_fill_style_str(palette.muted);
-            ctx.set_text_align("left");
-            ctx.fill_text("⋮", 8.0, y + ROW_H);
         }
     }
     // Time axis and the playhead.
@@ -173,6 +201,8 @@ pub struct PlacementScene<'a> {
     pub grid: Grid,
     pub nodes: u32,
     pub report: &'a TrainReport,
+    /// Expert-parallel size (1: no experts, or no EP).
+    pub ep: u32,
     /// Time in the step [ns].
     pub t: f64,
     /// The dimension whose groups are underlined.
@@ -185,7 +215,7 @@ pub struct PlacementScene<'a> {
 /// group's colour (groups along `groups`), and arrows between nodes for the traffic that
 /// crosses them at `t` (pipeline sends, data-parallel reduction, TP collectives that span nodes).
 pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
-    let PlacementScene { place, grid, nodes, report, t, groups, lang, palette } = *scene;
+    let PlacementScene { place, grid, nodes, report, ep, t, groups, lang, palette } = *scene;
     ctx.set_fill_style_str(palette.background);
     ctx.fill_rect(0.0, 0.0, place.width, place.height);
     ctx.set_font("600 11px system-ui, sans-serif");
@@ -235,6 +265,13 @@ pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
             arrows.push((na, nb, colour));
         }
     };
+    // Each rank's next member in its expert-parallel group: where its AllToAll traffic goes.
+    let mut next_expert: Vec<u32> = (0..grid.ranks()).collect();
+    for members in grid.expert_groups(ep).0 {
+        for (i, &r) in members.iter().enumerate() {
+            next_expert[r as usize] = members[(i + 1) % members.len()];
+        }
+    }
     for rank in 0..grid.ranks() {
         let stage = grid.coord(rank, Dim::Pp);
         let (tp, dp) = (grid.coord(rank, Dim::Tp), grid.coord(rank, Dim::Dp));
@@ -246,6 +283,7 @@ pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
                 add(rank, grid.rank(tp, stage, (dp + 1) % grid.dp), palette.dp)
             }
             Activity::Tp if grid.tp > 1 => add(rank, grid.rank((tp + 1) % grid.tp, stage, dp), palette.tp),
+            Activity::Expert => add(rank, next_expert[rank as usize], palette.ep),
             _ => {}
         }
     }

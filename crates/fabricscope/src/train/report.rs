@@ -186,6 +186,8 @@ pub struct MicroBatch {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TrainReport {
     pub micro: MicroBatch,
+    /// The same for every stage (stages differ in layers, logits and embeddings).
+    pub stages: Vec<MicroBatch>,
     /// The stage `micro` describes (the slowest), and model chunks per stage.
     pub slowest_stage: u32,
     pub virtual_stages: u32,
@@ -239,6 +241,28 @@ impl TrainReport {
         self.step_ns
     }
 
+    /// A block's parts in the order they run, each with its length [ns]: the input arriving
+    /// (half the send), the ZeRO-3 gathers, the compute, the TP collectives, the experts'
+    /// AllToAlls, the output leaving (the other half). `activity` interleaves the middle four
+    /// layer by layer; a chart too coarse to show a layer draws them summed, like this.
+    pub fn block_parts(&self, block: &pipeline::Block) -> [(Activity, f64); 6] {
+        let m = self.stages.get(block.stage as usize).unwrap_or(&self.micro);
+        let v = self.virtual_stages.max(1) as f64;
+        let forward = block.phase == pipeline::Phase::Forward;
+        let (zero, tp, ep) = if forward { (m.zero_f, m.tp_f, m.ep_f) } else { (m.zero_b, m.tp_b, m.ep_b) };
+        let (zero, tp, ep) = (zero / v, tp / v, ep / v);
+        let length = block.end_ns - block.start_ns;
+        let compute = (length - zero - tp - ep - m.p2p).max(0.0);
+        [
+            (Activity::PipelineSend, m.p2p / 2.0),
+            (Activity::DataParallel, zero),
+            (Activity::Compute(block.phase), compute),
+            (Activity::Tp, tp),
+            (Activity::Expert, ep),
+            (Activity::PipelineSend, m.p2p / 2.0),
+        ]
+    }
+
     /// What stage `stage` does at `t` [ns from the step's start]. Inside a block (one model
     /// chunk's forward or backward) the parts run in their order: the activations arrive (half
     /// the send time), then layer by layer the ZeRO-3 gather, the compute, the TP collectives
@@ -257,7 +281,7 @@ impl TrainReport {
         let Some(block) = self.blocks.get(from).filter(|b| b.stage == stage && b.start_ns <= t) else {
             return Activity::Idle;
         };
-        let m = &self.micro;
+        let m = self.stages.get(stage as usize).unwrap_or(&self.micro);
         let v = self.virtual_stages.max(1) as f64;
         let forward = block.phase == pipeline::Phase::Forward;
         let (zero, tp, ep) = if forward { (m.zero_f, m.tp_f, m.ep_f) } else { (m.zero_b, m.tp_b, m.ep_b) };

@@ -318,6 +318,7 @@ impl ValidTrain {
         let write_s = checkpoint_bytes / (s.storage.write_gbyte_per_s * 1e9);
         TrainReport {
             micro,
+            stages: parts,
             slowest_stage: slowest as u32,
             virtual_stages: s.virtual_stages,
             stage_layers: (0..s.pp)

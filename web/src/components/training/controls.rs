@@ -336,7 +336,7 @@ pub fn train_controls(props: &ControlsProps) -> Html {
             }
             if job.pp > 1 {
                 <label>{ t(lang, Text::ModelChunksPerStage) }
-                    <select id="virtual-stages" onchange={on_virtual}>{ options((1..=8).filter(|v| shape.layers % (job.pp * v) == 0).collect(), job.virtual_stages) }</select>
+                    <select id="virtual-stages" onchange={on_virtual}>{ options((1..=8).filter(|&v| v == 1 || shape.layers % (job.pp * v) == 0).collect(), job.virtual_stages) }</select>
                 </label>
             }
             <p class="hint" id="dp">{ format!("{} = {} / ({} × {}) = {}", t(lang, Text::DataParallelDP), gpus, job.tp, job.pp, job.dp) }</p>

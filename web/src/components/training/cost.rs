@@ -25,18 +25,20 @@ pub fn cost_panel(props: &Props) -> Html {
             let ib = rows.iter().find(|row| row.technology == Technology::Infiniband).cloned();
             html! {
                 <>
-                    <table class="ops" id="fabrics">
-                        <thead><tr><th>{ t(lang, Text::FabricColumn) }</th><th>{ t(lang, Text::StepColumn) }</th><th>{ t(lang, Text::ExposedComm) }</th>
-                            <th>{ t(lang, Text::Days) }</th><th>{ "$/GPU-h" }</th><th>{ t(lang, Text::Cost) }</th></tr></thead>
-                        <tbody>
-                            { for rows.iter().map(|row| html! {
-                                <tr class={classes!((row.technology == s.job.cluster.fabric.technology).then_some("current"))}>
-                                    <td>{ row.technology.spec().name }</td><td>{ format_duration_ns(row.step_ns) }</td><td>{ pct(row.comm_exposed_share) }</td>
-                                    <td>{ format!("{:.1}", row.days) }</td><td>{ format!("{:.2}", row.gpu_hour_usd) }</td><td>{ format!("${:.0}", row.usd) }</td>
-                                </tr>
-                            }) }
-                        </tbody>
-                    </table>
+                    <div class="table-scroll">
+                        <table class="ops" id="fabrics">
+                            <thead><tr><th>{ t(lang, Text::FabricColumn) }</th><th>{ t(lang, Text::StepColumn) }</th><th>{ t(lang, Text::ExposedComm) }</th>
+                                <th>{ t(lang, Text::Days) }</th><th>{ "$/GPU-h" }</th><th>{ t(lang, Text::Cost) }</th></tr></thead>
+                            <tbody>
+                                { for rows.iter().map(|row| html! {
+                                    <tr class={classes!((row.technology == s.job.cluster.fabric.technology).then_some("current"))}>
+                                        <td>{ row.technology.spec().name }</td><td>{ format_duration_ns(row.step_ns) }</td><td>{ pct(row.comm_exposed_share) }</td>
+                                        <td>{ format!("{:.1}", row.days) }</td><td>{ format!("{:.2}", row.gpu_hour_usd) }</td><td>{ format!("${:.0}", row.usd) }</td>
+                                    </tr>
+                                }) }
+                            </tbody>
+                        </table>
+                    </div>
                     if let (Some(ib), Some(tcp)) = (ib, tcp) {
                         <p class="formula" id="fabric-verdict">{ {
                             let time = 1.0 - ib.days / tcp.days;

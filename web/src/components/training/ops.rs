@@ -15,38 +15,42 @@ pub fn ops(props: &Props) -> Html {
     html! {
         <>
             <h2>{ t(lang, Text::CollectivesOfOneStepEach) }</h2>
-            <table class="ops" id="ops">
-                <thead><tr>
-                    <th>{ t(lang, Text::Kind) }</th><th>{ t(lang, Text::Operation) }</th><th>{ t(lang, Text::GroupsRanks) }</th>
-                    <th>{ t(lang, Text::Bytes) }</th><th>{ t(lang, Text::CallsStep) }</th><th>{ t(lang, Text::TimeCall) }</th><th>{ t(lang, Text::Where) }</th>
-                </tr></thead>
-                <tbody>
-                    { for r.ops.iter().map(|op| html! {
-                        <tr data-kind={format!("{:?}", op.kind)}>
-                            <td>{ format!("{:?}", op.kind).to_uppercase() }</td>
-                            <td>{ op_name(lang, op.op) }</td>
-                            <td>{ format!("{} × {}", op.groups, op.group_size) }</td>
-                            <td>{ format_bytes(op.bytes) }</td>
-                            <td>{ format!("{:.0}", op.calls) }</td>
-                            <td>{ format_duration_ns(op.time_ns as f64) }</td>
-                            <td class={classes!(op.crosses_nodes.then_some("crosses"))}>{ if op.crosses_nodes { t(lang, Text::CrossesNodes) } else { t(lang, Text::InsideNodes) } }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
+            <div class="table-scroll">
+                <table class="ops" id="ops">
+                    <thead><tr>
+                        <th>{ t(lang, Text::Kind) }</th><th>{ t(lang, Text::Operation) }</th><th>{ t(lang, Text::GroupsRanks) }</th>
+                        <th>{ t(lang, Text::Bytes) }</th><th>{ t(lang, Text::CallsStep) }</th><th>{ t(lang, Text::TimeCall) }</th><th>{ t(lang, Text::Where) }</th>
+                    </tr></thead>
+                    <tbody>
+                        { for r.ops.iter().map(|op| html! {
+                            <tr data-kind={format!("{:?}", op.kind)}>
+                                <td>{ format!("{:?}", op.kind).to_uppercase() }</td>
+                                <td>{ op_name(lang, op.op) }</td>
+                                <td>{ format!("{} × {}", op.groups, op.group_size) }</td>
+                                <td>{ format_bytes(op.bytes) }</td>
+                                <td>{ format!("{:.0}", op.calls) }</td>
+                                <td>{ format_duration_ns(op.time_ns as f64) }</td>
+                                <td class={classes!(op.crosses_nodes.then_some("crosses"))}>{ if op.crosses_nodes { t(lang, Text::CrossesNodes) } else { t(lang, Text::InsideNodes) } }</td>
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            </div>
             <h2>{ t(lang, Text::ScalingMoreNodesForDP) }</h2>
-            <table class="ops" id="scaling">
-                <thead><tr><th>{ "GPUs" }</th><th>{ "tokens/s" }</th><th>{ t(lang, Text::EfficiencyPerGPU) }</th></tr></thead>
-                <tbody>
-                    { for s.scaling.iter().map(|&(gpus, tps, eff)| html! {
-                        <tr><td>{ gpus }</td><td>{ format!("{tps:.0}") }</td>
-                            <td><span class="bar" style={format!("width: {:.1}px", 80.0 * eff.min(1.2))}></span>{ " " }{ pct(eff) }</td></tr>
-                    }) }
-                    if !s.scaling_todo.is_empty() {
-                        <tr><td colspan="3" class="hint">{ t(lang, Text::Simulating) }</td></tr>
-                    }
-                </tbody>
-            </table>
+            <div class="table-scroll">
+                <table class="ops" id="scaling">
+                    <thead><tr><th>{ "GPUs" }</th><th>{ "tokens/s" }</th><th>{ t(lang, Text::EfficiencyPerGPU) }</th></tr></thead>
+                    <tbody>
+                        { for s.scaling.iter().map(|&(gpus, tps, eff)| html! {
+                            <tr><td>{ gpus }</td><td>{ format!("{tps:.0}") }</td>
+                                <td><span class="bar" style={format!("width: {:.1}px", 80.0 * eff.min(1.2))}></span>{ " " }{ pct(eff) }</td></tr>
+                        }) }
+                        if !s.scaling_todo.is_empty() {
+                            <tr><td colspan="3" class="hint">{ t(lang, Text::Simulating) }</td></tr>
+                        }
+                    </tbody>
+                </table>
+            </div>
         </>
     }
 }

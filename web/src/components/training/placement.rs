@@ -23,6 +23,7 @@ pub fn placement_svg(s: &TrainState) -> String {
         grid: s.valid.grid(),
         nodes,
         report: &s.report,
+        ep: s.job.ep,
         t: s.playhead,
         groups: s.groups,
         lang: s.lang,
@@ -42,6 +43,7 @@ pub fn placement_view(props: &Props) -> Html {
         let canvas = canvas.clone();
         let (report, valid, playhead, dark, groups) =
             (s.report.clone(), s.valid.clone(), s.playhead, s.dark, s.groups);
+        let ep = s.job.ep;
         use_effect_with((Shared::of(&report), playhead.to_bits(), dark, lang, groups), move |_| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
                 let width = canvas_width(&canvas);
@@ -53,6 +55,7 @@ pub fn placement_view(props: &Props) -> Html {
                         grid: valid.grid(),
                         nodes,
                         report: &report,
+                        ep,
                         t: playhead,
                         groups,
                         lang,
