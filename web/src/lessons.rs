@@ -283,6 +283,6 @@ mod figures {
             time(2),
             time(1)
         );
-        assert_eq!(lessons.len(), 17);
+        assert_eq!(lessons.len(), 20);
     }
 }

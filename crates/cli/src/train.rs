@@ -20,6 +20,9 @@ pub struct TrainArgs {
     /// Tensor-parallel size.
     #[arg(long)]
     tp: Option<u32>,
+    /// Context-parallel size: each sequence split over CP ranks (ring attention).
+    #[arg(long)]
+    cp: Option<u32>,
     /// Pipeline-parallel size.
     #[arg(long)]
     pp: Option<u32>,
@@ -32,6 +35,9 @@ pub struct TrainArgs {
     /// Model chunks per pipeline stage: 2 or more is interleaved 1F1B.
     #[arg(long, value_name = "V")]
     virtual_stages: Option<u32>,
+    /// Sequence length to train at, in place of the model's own (e.g. 131072).
+    #[arg(long, value_name = "TOKENS")]
+    seq_len: Option<u32>,
     /// Sequences per micro-batch.
     #[arg(long)]
     micro_batch: Option<u32>,
@@ -101,16 +107,18 @@ fn job_from(args: &TrainArgs) -> Result<ValidTrain, Vec<ScenarioError>> {
     }
     let explicit_dp = args.dp.or(args.job.as_ref().map(|_| job.dp));
     job.tp = args.tp.unwrap_or(job.tp);
+    job.cp = args.cp.unwrap_or(job.cp);
     job.pp = args.pp.unwrap_or(job.pp);
+    job.seq_len = args.seq_len.or(job.seq_len);
     job.micro_batch = args.micro_batch.unwrap_or(job.micro_batch);
     job.ep = args.ep.unwrap_or(job.ep);
     job.virtual_stages = args.virtual_stages.unwrap_or(job.virtual_stages);
     job.dp = match explicit_dp {
         Some(dp) => dp,
         None => {
-            // The GPUs left over by TP × PP, keeping the micro-batches per pipeline.
+            // The GPUs left over by TP × CP × PP, keeping the micro-batches per pipeline.
             let gpus = job.cluster.validate_fabric().map(|v| v.n_ranks()).unwrap_or(0);
-            let dp = (gpus / (job.tp * job.pp).max(1)).max(1);
+            let dp = (gpus / (job.tp * job.cp * job.pp).max(1)).max(1);
             if args.global_batch.is_none() {
                 job.global_batch = job.global_batch / job.dp.max(1) * dp;
             }
@@ -183,11 +191,16 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
         cluster.fabric_plan().kind
     ));
     out.push_str(&format!(
-        "# layout: TP {} × PP {} × DP {}{}{} (order {}), micro-batch {}, global batch {} = {} micro-batches per pipeline; sequence parallel {}, ZeRO-{}, recomputation {:?}, kernels at {:.0}% of peak\n#\n",
+        "# layout: TP {} × PP {} × DP {}{}{}{} (order {}), micro-batch {}, global batch {} = {} micro-batches per pipeline; sequence parallel {}, ZeRO-{}, recomputation {:?}, kernels at {:.0}% of peak\n#\n",
         s.tp,
         s.pp,
         s.dp,
         if s.ep > 1 { format!(" (EP {} inside DP)", s.ep) } else { String::new() },
+        if s.cp > 1 {
+            format!(", CP {} (ring attention over {} tokens)", s.cp, job.shape().seq_len)
+        } else {
+            String::new()
+        },
         if s.virtual_stages > 1 {
             format!(", interleaved 1F1B with {} model chunks per stage", s.virtual_stages)
         } else {
@@ -214,13 +227,14 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
         ("compute", b.compute_ns),
         ("TP exposed", b.tp_ns),
         ("EP exposed", if experts { b.ep_ns } else { f64::NAN }),
+        ("CP exposed", if s.cp > 1 { b.cp_ns } else { f64::NAN }),
         ("PP exposed", b.pp_ns),
         ("DP/ZeRO exposed", b.dp_ns),
         ("pipeline bubble", b.bubble_ns),
         ("optimizer", b.optimizer_ns),
     ] {
         if ns.is_nan() {
-            continue; // A dense model has no EP row.
+            continue; // A dense model has no EP row, a job without CP no CP row.
         }
         out.push_str(&format!("  {name:<16}{:>10}   {:>6}\n", secs(ns), pct(ns / r.step_ns)));
     }
@@ -235,6 +249,7 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
         let kind = match op.kind {
             OpKind::Tp => "TP",
             OpKind::Ep => "EP",
+            OpKind::Cp => "CP",
             OpKind::Pp => "PP",
             OpKind::Dp => "DP",
         };

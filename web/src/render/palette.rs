@@ -72,6 +72,8 @@ pub struct TrainPalette {
     pub tp: &'static str,
     /// Expert parallelism's AllToAlls.
     pub ep: &'static str,
+    /// Context parallelism's key/value passing.
+    pub cp: &'static str,
     pub pp: &'static str,
     pub dp: &'static str,
     pub optimizer: &'static str,
@@ -87,6 +89,7 @@ pub const TRAIN_LIGHT: TrainPalette = TrainPalette {
     backward: "#56b4e9",
     tp: "#e69f00",
     ep: "#d55e00",
+    cp: "#8c6bb1",
     pp: "#cc79a7",
     dp: "#0072b2",
     optimizer: "#999999",
@@ -102,6 +105,7 @@ pub const TRAIN_DARK: TrainPalette = TrainPalette {
     backward: "#56b4e9",
     tp: "#f0b400",
     ep: "#f07d3c",
+    cp: "#b39ddb",
     pp: "#e08cbc",
     dp: "#3d9be0",
     optimizer: "#8a8a8a",

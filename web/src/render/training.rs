@@ -17,6 +17,7 @@ pub fn activity_colour(palette: &TrainPalette, activity: Activity) -> &'static s
         Activity::Compute(Phase::Backward) => palette.backward,
         Activity::Tp => palette.tp,
         Activity::Expert => palette.ep,
+        Activity::Context => palette.cp,
         Activity::PipelineSend => palette.pp,
         Activity::DataParallel => palette.dp,
         Activity::Optimizer => palette.optimizer,
@@ -266,12 +267,17 @@ pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
         }
     };
     // Each rank's next member in its expert-parallel group: where its AllToAll traffic goes.
-    let mut next_expert: Vec<u32> = (0..grid.ranks()).collect();
-    for members in grid.expert_groups(ep).0 {
-        for (i, &r) in members.iter().enumerate() {
-            next_expert[r as usize] = members[(i + 1) % members.len()];
+    let next_in = |groups: Vec<Vec<u32>>| {
+        let mut next: Vec<u32> = (0..grid.ranks()).collect();
+        for members in groups {
+            for (i, &r) in members.iter().enumerate() {
+                next[r as usize] = members[(i + 1) % members.len()];
+            }
         }
-    }
+        next
+    };
+    let next_expert = next_in(grid.expert_groups(ep).0);
+    let next_context = next_in(grid.groups(Dim::Cp));
     for rank in 0..grid.ranks() {
         let stage = grid.coord(rank, Dim::Pp);
         let (tp, dp) = (grid.coord(rank, Dim::Tp), grid.coord(rank, Dim::Dp));
@@ -284,6 +290,7 @@ pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
             }
             Activity::Tp if grid.tp > 1 => add(rank, grid.rank((tp + 1) % grid.tp, stage, dp), palette.tp),
             Activity::Expert => add(rank, next_expert[rank as usize], palette.ep),
+            Activity::Context => add(rank, next_context[rank as usize], palette.cp),
             _ => {}
         }
     }

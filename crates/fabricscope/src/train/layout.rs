@@ -4,6 +4,10 @@
 //! dimensions innermost first: `tp-pp-dp` (TP innermost) gives consecutive ranks, which share a
 //! node, to one TP group; `dp-pp-tp` gives them to one DP group and scatters every TP group over
 //! `TP` different nodes. Megatron-LM's default is `tp-dp-pp` (TP innermost, PP outermost).
+//!
+//! Context parallelism (CP) sits just outside TP, as in Megatron-Core's default order
+//! (`tp-cp-…`): the order's TP slot holds `TP × CP` ranks, TP innermost, so a CP group is `TP`
+//! ranks apart and stays in a node as long as `TP × CP` fits one.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +16,8 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "lowercase")]
 pub enum Dim {
     Tp,
+    /// Context parallelism: the sequence split over ranks (ring attention).
+    Cp,
     Pp,
     Dp,
 }
@@ -73,6 +79,7 @@ impl RankOrder {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Grid {
     pub tp: u32,
+    pub cp: u32,
     pub pp: u32,
     pub dp: u32,
     pub order: RankOrder,
@@ -82,39 +89,59 @@ impl Grid {
     pub fn size(&self, dim: Dim) -> u32 {
         match dim {
             Dim::Tp => self.tp,
+            Dim::Cp => self.cp,
             Dim::Pp => self.pp,
             Dim::Dp => self.dp,
         }
     }
 
+    /// Ranks in one slot of the rank order: the TP slot holds TP × CP.
+    fn slot(&self, dim: Dim) -> u32 {
+        match dim {
+            Dim::Tp | Dim::Cp => self.tp * self.cp,
+            _ => self.size(dim),
+        }
+    }
+
     pub fn ranks(&self) -> u32 {
-        self.tp * self.pp * self.dp
+        self.tp * self.cp * self.pp * self.dp
     }
 
     /// The coordinate of `rank` along `dim`.
     pub fn coord(&self, rank: u32, dim: Dim) -> u32 {
+        let slot = if dim == Dim::Cp { Dim::Tp } else { dim };
         let mut stride = 1;
         for d in self.order.dims() {
-            if d == dim {
-                return rank / stride % self.size(d);
+            if d == slot {
+                let c = rank / stride % self.slot(d);
+                return match dim {
+                    Dim::Tp => c % self.tp,
+                    Dim::Cp => c / self.tp,
+                    _ => c,
+                };
             }
-            stride *= self.size(d);
+            stride *= self.slot(d);
         }
         unreachable!("every dimension is in the order")
     }
 
-    /// The rank with coordinates `(tp, pp, dp)`.
+    /// The rank with coordinates `(tp, pp, dp)` and CP coordinate 0.
     pub fn rank(&self, tp: u32, pp: u32, dp: u32) -> u32 {
+        self.rank_of(tp, 0, pp, dp)
+    }
+
+    /// The rank with coordinates `(tp, cp, pp, dp)`.
+    pub fn rank_of(&self, tp: u32, cp: u32, pp: u32, dp: u32) -> u32 {
         let mut rank = 0;
         let mut stride = 1;
         for d in self.order.dims() {
             let c = match d {
-                Dim::Tp => tp,
+                Dim::Tp | Dim::Cp => cp * self.tp + tp,
                 Dim::Pp => pp,
                 Dim::Dp => dp,
             };
             rank += c * stride;
-            stride *= self.size(d);
+            stride *= self.slot(d);
         }
         rank
     }
@@ -126,18 +153,41 @@ impl Grid {
             if self.coord(a, dim) != 0 {
                 continue;
             }
-            let (tp, pp, dp) = (self.coord(a, Dim::Tp), self.coord(a, Dim::Pp), self.coord(a, Dim::Dp));
+            let [tp, cp, pp, dp] = [Dim::Tp, Dim::Cp, Dim::Pp, Dim::Dp].map(|d| self.coord(a, d));
             groups.push(
                 (0..self.size(dim))
                     .map(|i| match dim {
-                        Dim::Tp => self.rank(i, pp, dp),
-                        Dim::Pp => self.rank(tp, i, dp),
-                        Dim::Dp => self.rank(tp, pp, i),
+                        Dim::Tp => self.rank_of(i, cp, pp, dp),
+                        Dim::Cp => self.rank_of(tp, i, pp, dp),
+                        Dim::Pp => self.rank_of(tp, cp, i, dp),
+                        Dim::Dp => self.rank_of(tp, cp, pp, i),
                     })
                     .collect(),
             );
         }
         groups
+    }
+
+    /// The ranks that hold the same weights and reduce their gradients together: the DP
+    /// groups, merged over CP (each CP rank saw part of every sequence).
+    pub fn gradient_groups(&self) -> Vec<Vec<u32>> {
+        if self.cp == 1 {
+            return self.groups(Dim::Dp);
+        }
+        self.groups(Dim::Dp)
+            .into_iter()
+            .filter(|group| self.coord(group[0], Dim::Cp) == 0)
+            .map(|group| {
+                group
+                    .iter()
+                    .flat_map(|&r| {
+                        let [tp, pp, dp] = [Dim::Tp, Dim::Pp, Dim::Dp].map(|d| self.coord(r, d));
+                        (0..self.cp).map(move |c| (tp, c, pp, dp))
+                    })
+                    .map(|(tp, c, pp, dp)| self.rank_of(tp, c, pp, dp))
+                    .collect()
+            })
+            .collect()
     }
 
     /// Expert-parallel groups of size `ep` (Megatron-Core's convention: EP splits each DP group
@@ -163,7 +213,7 @@ mod tests {
 
     #[test]
     fn tp_innermost_keeps_tp_groups_on_consecutive_ranks() {
-        let grid = Grid { tp: 8, pp: 2, dp: 4, order: RankOrder::TpPpDp };
+        let grid = Grid { tp: 8, cp: 1, pp: 2, dp: 4, order: RankOrder::TpPpDp };
         let tp = grid.groups(Dim::Tp);
         assert_eq!(tp.len(), 8);
         assert_eq!(tp[0], (0..8).collect::<Vec<_>>());
@@ -172,9 +222,27 @@ mod tests {
     }
 
     #[test]
+    fn cp_sits_just_outside_tp() {
+        // TP 2 × CP 2 × PP 1 × DP 2, TP innermost: ranks 0,1 are TP; 0,2 are CP; 0,4 are DP.
+        let grid = Grid { tp: 2, cp: 2, pp: 1, dp: 2, order: RankOrder::TpDpPp };
+        assert_eq!(grid.ranks(), 8);
+        assert_eq!(grid.groups(Dim::Tp)[0], [0, 1]);
+        assert_eq!(grid.groups(Dim::Cp)[0], [0, 2]);
+        assert_eq!(grid.groups(Dim::Dp)[0], [0, 4]);
+        let mut gradients = grid.gradient_groups()[0].clone();
+        gradients.sort_unstable();
+        assert_eq!(gradients, [0, 2, 4, 6]);
+        assert_eq!(grid.gradient_groups().len(), 2);
+        for r in 0..8 {
+            let [t, c, p, d] = [Dim::Tp, Dim::Cp, Dim::Pp, Dim::Dp].map(|dim| grid.coord(r, dim));
+            assert_eq!(grid.rank_of(t, c, p, d), r);
+        }
+    }
+
+    #[test]
     fn expert_groups_split_each_dp_group() {
         // TP 2 × PP 1 × DP 8, TP innermost: DP group 0 is ranks 0, 2, …, 14.
-        let grid = Grid { tp: 2, pp: 1, dp: 8, order: RankOrder::TpPpDp };
+        let grid = Grid { tp: 2, cp: 1, pp: 1, dp: 8, order: RankOrder::TpPpDp };
         let (expert, replicas) = grid.expert_groups(4);
         assert_eq!(expert.len(), 4);
         assert_eq!(expert[0], [0, 2, 4, 6]);
@@ -188,7 +256,7 @@ mod tests {
     #[test]
     fn every_order_partitions_the_ranks_and_round_trips() {
         for order in RankOrder::ALL {
-            let grid = Grid { tp: 4, pp: 3, dp: 2, order };
+            let grid = Grid { tp: 4, cp: 1, pp: 3, dp: 2, order };
             for r in 0..grid.ranks() {
                 assert_eq!(
                     grid.rank(grid.coord(r, Dim::Tp), grid.coord(r, Dim::Pp), grid.coord(r, Dim::Dp)),
@@ -202,7 +270,7 @@ mod tests {
             }
         }
         // DP innermost scatters a TP group: its members are DP × PP ranks apart.
-        let grid = Grid { tp: 4, pp: 3, dp: 2, order: RankOrder::DpPpTp };
+        let grid = Grid { tp: 4, cp: 1, pp: 3, dp: 2, order: RankOrder::DpPpTp };
         assert_eq!(grid.groups(Dim::Tp)[0], [0, 6, 12, 18]);
     }
 }

@@ -11,7 +11,7 @@ impl ValidTrain {
         let s = &self.scenario;
         let shape = &self.shape;
         let (replicated, experts) = self.stage_params(self.heaviest_stage());
-        let (dp, edp) = (s.dp as f64, (s.dp / s.ep) as f64);
+        let (dp, edp) = ((s.dp * s.cp) as f64, (s.dp / s.ep) as f64);
         let sharded = |bytes: f64, from_stage: u8| {
             if s.zero >= from_stage {
                 bytes * (replicated / dp + experts / edp)
@@ -22,8 +22,9 @@ impl ValidTrain {
         let weights = sharded(2.0, 3);
         let grads = sharded(2.0, 2);
         let optimizer = sharded(12.0, 1);
+        // Under CP a rank keeps its share of each sequence (attention's scores per chunk pair).
         let (sl, b, h, a, t) = (
-            shape.seq_len as f64,
+            shape.seq_len as f64 / s.cp as f64,
             s.micro_batch as f64,
             shape.hidden as f64,
             shape.heads as f64,

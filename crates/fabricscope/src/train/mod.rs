@@ -10,8 +10,8 @@
 //! ```text
 //!   pipeline  = (m + PP - 1) × (t_f + t_b)           the (PP - 1) slots are the bubble
 //!             = (m + (PP - 1)/v) × (t_f + t_b)       interleaved, v model chunks per stage
-//!   t_f       = compute_f + TP_f + EP_f + v·P2P      TP and EP collectives are not overlapped
-//!   t_b       = compute_b + TP_b + EP_b + v·P2P      compute_b = 2 × compute_f (+ recomputation)
+//!   t_f       = compute_f + TP_f + EP_f + CP_f + v·P2P   TP and EP are not overlapped, CP partly
+//!   t_b       = compute_b + TP_b + EP_b + CP_b + v·P2P   compute_b = 2 × compute_f (+ recomputation)
 //!   step      = pipeline + DP exposed + optimizer
 //! ```
 //!
@@ -23,6 +23,14 @@
 //! back in a combine AllToAll of the same size; the backward does both again. Balanced routing
 //! is assumed, and nothing hides them (DeepSeek's DualPipe overlaps them with compute; not
 //! modelled). Expert gradients reduce over the `DP / EP` ranks that hold the same experts.
+//!
+//! Context parallelism (Liu et al. 2023, "Ring Attention"; Megatron-Core's context parallel):
+//! each sequence is cut into `2·CP` chunks, a rank holding two (one from each end, so causal
+//! attention is balanced), and everything per token (compute, activations, TP, PP) is a rank's
+//! `s / CP` tokens. Each layer passes keys and values `CP - 1` times around the CP ring, each pass
+//! overlapping the attention over the chunk received before; exposed per pass is what the pass
+//! takes beyond that attention (the backward passes their gradients too: twice the bytes, over
+//! twice the compute). Gradients reduce over DP × CP.
 //!
 //! Communication volumes (bytes in BF16, b = micro_batch, s = sequence, h = hidden):
 //!

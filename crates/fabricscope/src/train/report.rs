@@ -12,6 +12,8 @@ pub struct Breakdown {
     pub tp_ns: f64,
     /// Expert-parallel AllToAlls (dispatch and combine; not overlapped).
     pub ep_ns: f64,
+    /// Context parallelism's key/value passing left exposed by the attention it overlaps.
+    pub cp_ns: f64,
     /// Pipeline sends on the critical path.
     pub pp_ns: f64,
     /// Data-parallel (and ZeRO) communication left exposed after overlap.
@@ -26,6 +28,8 @@ pub enum OpKind {
     Tp,
     /// Expert parallelism's AllToAlls.
     Ep,
+    /// Context parallelism's ring attention.
+    Cp,
     Pp,
     Dp,
 }
@@ -60,6 +64,10 @@ pub enum StepOp {
     ExpertGradReduceScatter,
     /// ZeRO 1-2: the experts' updated parameters gathered over their replicas.
     ExpertParamGather,
+    /// Ring attention: a CP rank's keys and values to the next, each step of each layer.
+    ContextKvPass,
+    /// Ring attention's backward: keys, values and their gradients to the next.
+    ContextKvGradPass,
 }
 
 impl StepOp {
@@ -79,6 +87,8 @@ impl StepOp {
             StepOp::ExpertGradAllReduce => "AllReduce expert gradients",
             StepOp::ExpertGradReduceScatter => "ReduceScatter expert gradients (ZeRO)",
             StepOp::ExpertParamGather => "AllGather updated expert parameters (ZeRO)",
+            StepOp::ContextKvPass => "Send/Recv keys and values around the CP ring",
+            StepOp::ContextKvGradPass => "Send/Recv keys, values and their gradients (CP)",
         }
     }
 }
@@ -177,6 +187,9 @@ pub struct MicroBatch {
     /// Expert AllToAlls (dispatch and combine) of the stage's MoE layers.
     pub ep_f: f64,
     pub ep_b: f64,
+    /// Ring attention's key/value passing the attention did not hide.
+    pub cp_f: f64,
+    pub cp_b: f64,
     pub p2p: f64,
     pub zero_f: f64,
     pub zero_b: f64,
@@ -229,6 +242,8 @@ pub enum Activity {
     Tp,
     /// An expert-parallel AllToAll (a MoE layer's dispatch or combine).
     Expert,
+    /// Ring attention's key/value passing between CP ranks, where the attention does not hide it.
+    Context,
     /// Receiving or sending activations (or their gradients) to a neighbouring stage.
     PipelineSend,
     /// ZeRO-3 parameter gathers and the gradient reduction after the pipeline.
@@ -245,22 +260,29 @@ impl TrainReport {
     /// (half the send), the ZeRO-3 gathers, the compute, the TP collectives, the experts'
     /// AllToAlls, the output leaving (the other half). `activity` interleaves the middle four
     /// layer by layer; a chart too coarse to show a layer draws them summed, like this.
-    pub fn block_parts(&self, block: &pipeline::Block) -> [(Activity, f64); 6] {
-        let m = self.stages.get(block.stage as usize).unwrap_or(&self.micro);
-        let v = self.virtual_stages.max(1) as f64;
-        let forward = block.phase == pipeline::Phase::Forward;
-        let (zero, tp, ep) = if forward { (m.zero_f, m.tp_f, m.ep_f) } else { (m.zero_b, m.tp_b, m.ep_b) };
-        let (zero, tp, ep) = (zero / v, tp / v, ep / v);
-        let length = block.end_ns - block.start_ns;
-        let compute = (length - zero - tp - ep - m.p2p).max(0.0);
+    pub fn block_parts(&self, block: &pipeline::Block) -> [(Activity, f64); 7] {
+        let (zero, cp, compute, tp, ep, p2p) = self.parts_of(block);
         [
-            (Activity::PipelineSend, m.p2p / 2.0),
+            (Activity::PipelineSend, p2p / 2.0),
             (Activity::DataParallel, zero),
+            (Activity::Context, cp),
             (Activity::Compute(block.phase), compute),
             (Activity::Tp, tp),
             (Activity::Expert, ep),
-            (Activity::PipelineSend, m.p2p / 2.0),
+            (Activity::PipelineSend, p2p / 2.0),
         ]
+    }
+
+    /// A block's ZeRO-3, CP, compute, TP, EP and send times [ns], from its stage's parts.
+    fn parts_of(&self, block: &pipeline::Block) -> (f64, f64, f64, f64, f64, f64) {
+        let m = self.stages.get(block.stage as usize).unwrap_or(&self.micro);
+        let v = self.virtual_stages.max(1) as f64;
+        let forward = block.phase == pipeline::Phase::Forward;
+        let (zero, cp, tp, ep) =
+            if forward { (m.zero_f, m.cp_f, m.tp_f, m.ep_f) } else { (m.zero_b, m.cp_b, m.tp_b, m.ep_b) };
+        let (zero, cp, tp, ep) = (zero / v, cp / v, tp / v, ep / v);
+        let compute = (block.end_ns - block.start_ns - zero - cp - tp - ep - m.p2p).max(0.0);
+        (zero, cp, compute, tp, ep, m.p2p)
     }
 
     /// What stage `stage` does at `t` [ns from the step's start]. Inside a block (one model
@@ -281,28 +303,25 @@ impl TrainReport {
         let Some(block) = self.blocks.get(from).filter(|b| b.stage == stage && b.start_ns <= t) else {
             return Activity::Idle;
         };
-        let m = self.stages.get(stage as usize).unwrap_or(&self.micro);
         let v = self.virtual_stages.max(1) as f64;
-        let forward = block.phase == pipeline::Phase::Forward;
-        let (zero, tp, ep) = if forward { (m.zero_f, m.tp_f, m.ep_f) } else { (m.zero_b, m.tp_b, m.ep_b) };
-        let (zero, tp, ep) = (zero / v, tp / v, ep / v);
-        let length = block.end_ns - block.start_ns;
         // This stage's compute (the last stage's includes the logits): the rest of the block.
-        let compute = (length - zero - tp - ep - m.p2p).max(0.0);
+        let (zero, cp, compute, tp, ep, p2p) = self.parts_of(block);
         let mut x = t - block.start_ns;
-        if x < m.p2p / 2.0 {
+        if x < p2p / 2.0 {
             return Activity::PipelineSend;
         }
-        x -= m.p2p / 2.0;
+        x -= p2p / 2.0;
         let layers = (self.stage_layers.get(stage as usize).copied().unwrap_or(1) as f64 / v).max(1.0);
-        let per_layer = (zero + compute + tp + ep) / layers;
+        let per_layer = (zero + cp + compute + tp + ep) / layers;
         if x < per_layer * layers && per_layer > 0.0 {
             let y = x % per_layer;
             return if y < zero / layers {
                 Activity::DataParallel
-            } else if y < (zero + compute) / layers {
+            } else if y < (zero + cp) / layers {
+                Activity::Context
+            } else if y < (zero + cp + compute) / layers {
                 Activity::Compute(block.phase)
-            } else if y < (zero + compute + tp) / layers {
+            } else if y < (zero + cp + compute + tp) / layers {
                 Activity::Tp
             } else {
                 Activity::Expert

@@ -93,9 +93,16 @@ pub struct TrainScenario {
     pub cluster: Scenario,
     /// A model preset id, or "custom" with `custom_model`.
     pub model: String,
+    /// The sequence length to train at, in place of the model's own (long context).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_len: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_model: Option<ModelShape>,
     pub tp: u32,
+    /// Context parallelism: each sequence split over `cp` ranks that pass keys and values
+    /// around a ring each layer (ring attention); CP sits just outside TP. 1: none.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub cp: u32,
     pub pp: u32,
     pub dp: u32,
     /// Expert parallelism: each MoE layer's routed experts split over `ep` ranks of the DP
@@ -154,7 +161,9 @@ impl TrainScenario {
             cluster: Scenario { nodes: 32, ..Scenario::default_demo() },
             model: "gpt3-175b".into(),
             custom_model: None,
+            seq_len: None,
             tp: 8,
+            cp: 1,
             pp: 16,
             dp: 2,
             ep: 1,
@@ -180,12 +189,13 @@ impl TrainScenario {
         serde_json::to_string_pretty(self).expect("a TrainScenario always serialises")
     }
 
-    /// The model's shape (preset or custom), if the name is known.
+    /// The model's shape (preset or custom), if the name is known, at `seq_len` if set.
     pub fn shape(&self) -> Option<ModelShape> {
-        match (self.model.as_str(), &self.custom_model) {
+        let shape = match (self.model.as_str(), &self.custom_model) {
             ("custom", Some(shape)) => Some(shape.clone()),
             (id, None) => ModelPreset::by_id(id).map(|preset| (preset.shape)()),
             _ => None,
-        }
+        };
+        shape.map(|shape| ModelShape { seq_len: self.seq_len.unwrap_or(shape.seq_len), ..shape })
     }
 }

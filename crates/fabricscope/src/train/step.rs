@@ -37,8 +37,29 @@ impl ValidTrain {
     }
 
     /// One micro-batch's activation tensor `b·s·h` in BF16 [B].
+    /// Tokens of one micro-batch a rank holds: its share of each sequence under CP.
+    pub(super) fn tokens_per_rank(&self) -> f64 {
+        self.scenario.micro_batch as f64 * self.shape.seq_len as f64 / self.scenario.cp as f64
+    }
+
+    /// One micro-batch's activation tensor `b·s·h` in BF16 [B], a rank's share under CP.
     pub(super) fn activation_bytes(&self) -> u64 {
-        self.scenario.micro_batch as u64 * self.shape.seq_len as u64 * self.shape.hidden as u64 * BF16
+        round_to_elements(
+            self.scenario.micro_batch as u64 * self.shape.seq_len as u64 / self.scenario.cp as u64
+                * self.shape.hidden as u64
+                * BF16,
+        )
+    }
+
+    /// Bytes of keys and values one CP rank passes to the next per ring-attention step: its
+    /// chunk's K and V (with latent attention, the heads' decompressed keys and values).
+    pub(super) fn kv_chunk_bytes(&self) -> u64 {
+        let shape = &self.shape;
+        let width = match shape.mla {
+            Some(m) => shape.heads as u64 * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) as u64,
+            None => 2 * shape.kv_dim(),
+        };
+        round_to_elements((self.tokens_per_rank() as u64 * width / self.scenario.tp as u64) * BF16)
     }
 
     /// Layers of stage `i`, as even as they go (the first `L mod PP` stages take one more),
@@ -94,8 +115,7 @@ impl ValidTrain {
     pub(super) fn dispatch_bytes(&self) -> u64 {
         let Some(moe) = self.shape.moe else { return 0 };
         let s = &self.scenario;
-        let tokens = s.micro_batch as f64 * self.shape.seq_len as f64
-            / if s.sequence_parallel { s.tp as f64 } else { 1.0 };
+        let tokens = self.tokens_per_rank() / if s.sequence_parallel { s.tp as f64 } else { 1.0 };
         round_to_elements(
             (tokens * moe.top_k as f64 * moe.capacity_factor * self.shape.hidden as f64 * BF16 as f64) as u64,
         )
@@ -114,13 +134,14 @@ impl ValidTrain {
         let rate = gpu.bf16_dense_tflops * 1e3 * s.compute_efficiency; // FLOP per ns
         let m = self.micro_batches() as f64;
         let v = s.virtual_stages as f64;
-        let tokens_mb = s.micro_batch as f64 * shape.seq_len as f64;
+        let tokens_mb = self.tokens_per_rank();
         let tp = s.tp as f64;
         let full = s.recompute == Recompute::Full;
 
         // Communication, each kind through the engine with all its groups at once: one call's time.
         let tp_groups = self.grid.groups(Dim::Tp);
-        let dp_groups = self.grid.groups(Dim::Dp);
+        let dp_groups = self.grid.gradient_groups();
+        let dp_size = s.dp * s.cp;
         let (expert_groups, replica_groups) = self.grid.expert_groups(s.ep);
         let activation = self.activation_bytes();
         let mut ops = Vec::new();
@@ -165,9 +186,14 @@ impl ValidTrain {
             // Every pipeline's every boundary at once; each TP rank sends its 1/TP share.
             let mut pairs = Vec::new();
             for dp in 0..s.dp {
-                for stage in 0..s.pp - 1 {
-                    for t in 0..s.tp {
-                        pairs.push((self.grid.rank(t, stage, dp), self.grid.rank(t, stage + 1, dp)));
+                for c in 0..s.cp {
+                    for stage in 0..s.pp - 1 {
+                        for t in 0..s.tp {
+                            pairs.push((
+                                self.grid.rank_of(t, c, stage, dp),
+                                self.grid.rank_of(t, c, stage + 1, dp),
+                            ));
+                        }
                     }
                 }
             }
@@ -178,6 +204,34 @@ impl ValidTrain {
         } else {
             0.0
         };
+        // Context parallelism: each layer passes keys and values around the CP ring, CP - 1
+        // steps, each overlapping the attention over the chunk before (the backward passes
+        // their gradients too: twice the bytes, over twice the compute).
+        let cp_pass = if s.cp > 1 {
+            let pairs: Vec<(u32, u32)> = self
+                .grid
+                .groups(Dim::Cp)
+                .iter()
+                .flat_map(|g| (0..g.len()).map(move |i| (g[i], g[(i + 1) % g.len()])))
+                .collect();
+            let kv = self.kv_chunk_bytes();
+            let steps = (s.cp - 1) as f64 * layers_total * m;
+            let forward = comm::sends_op(&self.cluster, topology, &pairs, kv);
+            ops.push(Op::new(OpKind::Cp, StepOp::ContextKvPass, pairs.len(), s.cp, kv, steps, &forward));
+            let backward = comm::sends_op(&self.cluster, topology, &pairs, 2 * kv);
+            ops.push(Op::new(
+                OpKind::Cp,
+                StepOp::ContextKvGradPass,
+                pairs.len(),
+                s.cp,
+                2 * kv,
+                steps,
+                &backward,
+            ));
+            Some((forward.time_ns as f64, backward.time_ns as f64))
+        } else {
+            None
+        };
         // ZeRO-3: each layer's parameters gathered before its forward and its backward.
         let z3_gather = if s.zero == 3 && s.dp > 1 {
             let layer_bytes = round_to_elements((shape.layer_params() as f64 / tp) as u64 * BF16);
@@ -187,7 +241,7 @@ impl ValidTrain {
                 OpKind::Dp,
                 StepOp::LayerParamGather,
                 dp_groups.len(),
-                s.dp,
+                dp_size,
                 layer_bytes,
                 2.0 * layers_total * m,
                 &op,
@@ -217,6 +271,18 @@ impl ValidTrain {
                 let exposed = |compute: f64| {
                     z3_gather.map_or(0.0, |g| g + (layers - 1.0) * (g - compute / layers.max(1.0)).max(0.0))
                 };
+                // A ring-attention step's compute: the local queries against one chunk of keys.
+                let attention_step = shape.attention_core_flops(tokens_mb) / s.cp as f64 / tp / rate;
+                let (cp_f, cp_b) = cp_pass.map_or((0.0, 0.0), |(f, b)| {
+                    let steps = (s.cp - 1) as f64 * layers;
+                    let recomputed = if full { 2.0 } else { 1.0 };
+                    (
+                        steps * (f - attention_step).max(0.0),
+                        steps
+                            * ((b - 2.0 * attention_step).max(0.0)
+                                + (recomputed - 1.0) * (f - attention_step).max(0.0)),
+                    )
+                });
                 MicroBatch {
                     compute_f: f,
                     compute_b: 2.0 * f + recompute,
@@ -224,14 +290,16 @@ impl ValidTrain {
                     tp_b: calls_b * layers * tp_call,
                     ep_f: calls_f * moe as f64 * a2a_call,
                     ep_b: calls_b * moe as f64 * a2a_call,
+                    cp_f,
+                    cp_b,
                     p2p,
                     zero_f: exposed(f),
                     zero_b: exposed(2.0 * f + recompute),
                 }
             })
             .collect();
-        let forward = |b: &MicroBatch| b.compute_f + b.tp_f + b.ep_f + b.zero_f + v * b.p2p;
-        let backward = |b: &MicroBatch| b.compute_b + b.tp_b + b.ep_b + b.zero_b + v * b.p2p;
+        let forward = |b: &MicroBatch| b.compute_f + b.tp_f + b.ep_f + b.cp_f + b.zero_f + v * b.p2p;
+        let backward = |b: &MicroBatch| b.compute_b + b.tp_b + b.ep_b + b.cp_b + b.zero_b + v * b.p2p;
         let stages: Vec<pipeline::StageTimes> = parts
             .iter()
             .map(|b| pipeline::StageTimes { forward_ns: forward(b) / v, backward_ns: backward(b) / v })
@@ -254,8 +322,8 @@ impl ValidTrain {
         let (grad, expert_grad) = self.grad_bytes();
         let edp = s.dp / s.ep;
         let mut reductions: Vec<(&[Vec<u32>], u32, u64, bool)> = Vec::new();
-        if s.dp > 1 {
-            reductions.push((&dp_groups, s.dp, grad, false));
+        if dp_size > 1 {
+            reductions.push((&dp_groups, dp_size, grad, false));
         }
         if edp > 1 && expert_grad > 0 {
             reductions.push((&replica_groups, edp, expert_grad, true));
@@ -290,7 +358,7 @@ impl ValidTrain {
             dp_total += dp_reduce;
         }
         let (replicated, experts) = self.stage_params(self.heaviest_stage());
-        let (shard, expert_shard) = if s.zero >= 1 { (s.dp as f64, edp as f64) } else { (1.0, 1.0) };
+        let (shard, expert_shard) = if s.zero >= 1 { (dp_size as f64, edp as f64) } else { (1.0, 1.0) };
         let optimizer =
             (replicated / shard + experts / expert_shard) * OPTIMIZER_BYTES_PER_PARAM / gpu.hbm_gbyte_per_s;
         let step = pipeline + dp_exposed + optimizer;
@@ -299,6 +367,7 @@ impl ValidTrain {
             compute_ns: m * (compute_f + compute_b),
             tp_ns: m * (micro.tp_f + micro.tp_b),
             ep_ns: m * (micro.ep_f + micro.ep_b),
+            cp_ns: m * (micro.cp_f + micro.cp_b),
             pp_ns: m * 2.0 * v * p2p,
             dp_ns: dp_exposed + m * (micro.zero_f + micro.zero_b),
             bubble_ns: pipeline - m * (t_f + t_b),
@@ -308,7 +377,8 @@ impl ValidTrain {
         let tokens = s.global_batch as f64 * shape.seq_len as f64;
         let tokens_per_s = tokens / (step * 1e-9);
         let mfu = shape.model_flops(tokens) / (step * gpus * gpu.bf16_dense_tflops * 1e3);
-        let comm_exposed = breakdown.tp_ns + breakdown.ep_ns + breakdown.pp_ns + breakdown.dp_ns;
+        let comm_exposed =
+            breakdown.tp_ns + breakdown.ep_ns + breakdown.cp_ns + breakdown.pp_ns + breakdown.dp_ns;
         let memory = self.memory(&blocks);
         let technology = self.cluster.scenario().fabric.technology;
         let price = s.cost.gpu_hour_usd.unwrap_or(default_gpu_hour_usd(technology));

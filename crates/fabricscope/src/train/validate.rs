@@ -52,7 +52,12 @@ impl TrainScenario {
                 ("custom_model.heads", shape.heads, 1, shape.hidden.max(1)),
                 ("custom_model.kv_heads", shape.kv_heads, 1, shape.heads.max(1)),
                 ("custom_model.ffn", shape.ffn, 1, 8 * MAX_HIDDEN),
-                ("custom_model.seq_len", shape.seq_len, 1, MAX_SEQ),
+                (
+                    if self.seq_len.is_some() { "seq_len" } else { "custom_model.seq_len" },
+                    shape.seq_len,
+                    1,
+                    MAX_SEQ,
+                ),
                 ("custom_model.vocab", shape.vocab, 1, MAX_VOCAB),
             ] {
                 if value < min || value > max {
@@ -79,6 +84,7 @@ impl TrainScenario {
         }
         for (field, value) in [
             ("tp", self.tp),
+            ("cp", self.cp),
             ("pp", self.pp),
             ("dp", self.dp),
             ("ep", self.ep),
@@ -130,8 +136,8 @@ impl TrainScenario {
             return Err(errors.0);
         }
         let gpus = cluster.n_ranks();
-        let (tp, pp, dp) = (self.tp as u64, self.pp as u64, self.dp as u64);
-        if tp * pp * dp != gpus as u64 {
+        let (tp, cp, pp, dp) = (self.tp as u64, self.cp as u64, self.pp as u64, self.dp as u64);
+        if cp == 1 && tp * pp * dp != gpus as u64 {
             errors.add(
                 "dp",
                 format!(
@@ -139,6 +145,27 @@ impl TrainScenario {
                     tp * pp * dp
                 ),
             );
+        } else if tp * cp * pp * dp != gpus as u64 {
+            errors.add(
+                "dp",
+                format!(
+                    "TP × CP × PP × DP = {tp} × {cp} × {pp} × {dp} = {} but the cluster has {gpus} GPUs",
+                    tp * cp * pp * dp
+                ),
+            );
+        }
+        if cp > 1 && shape.seq_len as u64 % (2 * cp) != 0 {
+            errors.add(
+                "cp",
+                format!(
+                    "a sequence of {} tokens does not split into 2 × CP = {} equal chunks (each CP rank takes two, one from each end, to balance causal attention)",
+                    shape.seq_len,
+                    2 * cp
+                ),
+            );
+        }
+        if cp > 1 && self.ep > 1 {
+            errors.add("cp", "CP with expert parallelism is not modelled yet: use CP 1 or EP 1".into());
         }
         if shape.layers < self.pp {
             errors.add(
@@ -230,7 +257,7 @@ impl TrainScenario {
         if !errors.0.is_empty() {
             return Err(errors.0);
         }
-        let grid = Grid { tp: self.tp, pp: self.pp, dp: self.dp, order: self.order };
+        let grid = Grid { tp: self.tp, cp: self.cp, pp: self.pp, dp: self.dp, order: self.order };
         // A TP group must sit inside one NVLink domain (a node: a box, or a rack) or fill whole
         // ones: never split between two, which would put its per-layer AllReduce on the NICs
         // for some ranks and not others.
@@ -254,9 +281,12 @@ impl TrainScenario {
             return Err(errors.0);
         }
         let (expert_groups, _) = grid.expert_groups(self.ep);
-        for (name, groups) in
-            [("TP", grid.groups(Dim::Tp)), ("DP", grid.groups(Dim::Dp)), ("EP", expert_groups.clone())]
-        {
+        for (name, groups) in [
+            ("TP", grid.groups(Dim::Tp)),
+            ("CP", grid.groups(Dim::Cp)),
+            ("DP", grid.gradient_groups()),
+            ("EP", expert_groups.clone()),
+        ] {
             if !comm::groups_are_regular(&cluster, &groups) {
                 errors.add("order", format!("with {} the {name} groups hold different numbers of GPUs in their nodes; pick another order or sizes that divide the node", self.order.name()));
             }
@@ -265,7 +295,7 @@ impl TrainScenario {
         // The largest op must fit the engine's cap.
         let activation = valid.activation_bytes();
         let tp_groups = grid.groups(Dim::Tp);
-        let dp_groups = grid.groups(Dim::Dp);
+        let dp_groups = grid.gradient_groups();
         let channels = valid.cluster.channels();
         let biggest = comm::collective_transfers(Collective::AllReduce, &tp_groups, activation, channels)
             .max(comm::collective_transfers(

@@ -98,14 +98,15 @@ pub fn train_controls(props: &ControlsProps) -> Html {
     let gpus = valid.cluster().n_ranks();
     let shape = valid.shape();
     // Changing TP or PP keeps the micro-batches per pipeline and gives DP the rest of the GPUs.
-    let relayout = |s: &State, tp: u32, pp: u32, nodes: u32| {
+    let relayout = |s: &State, tp: u32, cp: u32, pp: u32, nodes: u32| {
         let g = s.valid.cluster().preset().gpus_per_node;
         let gpus = nodes * g;
-        let dp = (gpus / (tp * pp).max(1)).max(1);
+        let dp = (gpus / (tp * cp * pp).max(1)).max(1);
         let m = (s.job.global_batch / (s.job.micro_batch * s.job.dp).max(1)).max(1);
         let layers = s.valid.shape().layers;
         edit(s, |j| {
             j.tp = tp;
+            j.cp = cp;
             j.pp = pp;
             j.dp = dp;
             j.cluster.nodes = nodes;
@@ -150,7 +151,7 @@ pub fn train_controls(props: &ControlsProps) -> Html {
         Callback::from(move |e: Event| {
             let text = select_value(&e);
             match text.parse::<u32>() {
-                Ok(nodes) => relayout(&s, s.job.tp, s.job.pp, nodes),
+                Ok(nodes) => relayout(&s, s.job.tp, s.job.cp, s.job.pp, nodes),
                 Err(_) => {
                     s.dispatch(TrainAction::Reject(format!("cluster.nodes: '{text}' is not a whole number")))
                 }
@@ -187,7 +188,7 @@ pub fn train_controls(props: &ControlsProps) -> Html {
         let s = s.clone();
         Callback::from(move |e: Event| {
             if let Ok(tp) = select_value(&e).parse::<u32>() {
-                relayout(&s, tp, s.job.pp, s.job.cluster.nodes)
+                relayout(&s, tp, s.job.cp, s.job.pp, s.job.cluster.nodes)
             }
         })
     };
@@ -195,7 +196,32 @@ pub fn train_controls(props: &ControlsProps) -> Html {
         let s = s.clone();
         Callback::from(move |e: Event| {
             if let Ok(pp) = select_value(&e).parse::<u32>() {
-                relayout(&s, s.job.tp, pp, s.job.cluster.nodes)
+                relayout(&s, s.job.tp, s.job.cp, pp, s.job.cluster.nodes)
+            }
+        })
+    };
+    let on_cp = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(cp) = select_value(&e).parse::<u32>() {
+                relayout(&s, s.job.tp, cp, s.job.pp, s.job.cluster.nodes)
+            }
+        })
+    };
+    let on_seq = {
+        let s = s.clone();
+        Callback::from(move |e: Event| {
+            let text = input_value(&e);
+            if text.trim().is_empty() {
+                edit(&s, |j| j.seq_len = None);
+            } else {
+                match text.trim().parse::<u32>() {
+                    Ok(v) => edit(&s, |j| j.seq_len = Some(v)),
+                    Err(_) => s.dispatch(TrainAction::Reject(format!(
+                        "seq_len: '{}' is not a whole number",
+                        text.trim()
+                    ))),
+                }
             }
         })
     };
@@ -326,6 +352,9 @@ pub fn train_controls(props: &ControlsProps) -> Html {
             <label>{ t(lang, Text::TensorParallelTP) }
                 <select id="tp" onchange={on_tp}>{ options(divisors(gpus, 64).into_iter().filter(|d| d.is_power_of_two()).collect(), job.tp) }</select>
             </label>
+            <label>{ t(lang, Text::ContextParallelCP) }
+                <select id="cp" onchange={on_cp}>{ options([1, 2, 4, 8, 16].into_iter().filter(|&c| c == 1 || (shape.seq_len % (2 * c) == 0 && gpus % (job.tp * c * job.pp) == 0)).collect(), job.cp) }</select>
+            </label>
             <label>{ t(lang, Text::PipelineParallelPP) }
                 <select id="pp" onchange={on_pp}>{ options(pp_choices(shape.layers, gpus), job.pp) }</select>
             </label>
@@ -339,11 +368,19 @@ pub fn train_controls(props: &ControlsProps) -> Html {
                     <select id="virtual-stages" onchange={on_virtual}>{ options((1..=8).filter(|&v| v == 1 || shape.layers % (job.pp * v) == 0).collect(), job.virtual_stages) }</select>
                 </label>
             }
-            <p class="hint" id="dp">{ format!("{} = {} / ({} × {}) = {}", t(lang, Text::DataParallelDP), gpus, job.tp, job.pp, job.dp) }</p>
+            <p class="hint" id="dp">{ if job.cp > 1 {
+                format!("{} = {} / ({} × {} × {}) = {}", t(lang, Text::DataParallelDP), gpus, job.tp, job.cp, job.pp, job.dp)
+            } else {
+                format!("{} = {} / ({} × {}) = {}", t(lang, Text::DataParallelDP), gpus, job.tp, job.pp, job.dp)
+            } }</p>
             <label>{ t(lang, Text::RankOrderInnermostFirst) }
                 <select id="order" onchange={on_order}>
                     { for RankOrder::ALL.iter().map(|o| html! { <option value={o.name()} selected={*o == job.order}>{ o.name() }</option> }) }
                 </select>
+            </label>
+            <label>{ t(lang, Text::SequenceLengthTokens) }
+                <input id="seq-len" type="number" min="1" step="1" placeholder={(MODEL_PRESETS.iter().find(|m| m.id == job.model).map_or(shape.seq_len, |m| (m.shape)().seq_len)).to_string()}
+                    value={job.seq_len.map(|v| v.to_string()).unwrap_or_default()} onchange={on_seq} />
             </label>
             <label>{ t(lang, Text::MicroBatchSequences) }
                 <select id="micro-batch" onchange={on_micro}>{ options(vec![1, 2, 4, 8], job.micro_batch) }</select>

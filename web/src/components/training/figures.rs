@@ -18,10 +18,11 @@ pub fn figures(props: &Props) -> Html {
     let lang = s.lang;
     let r = &s.report;
     let b = &r.breakdown;
-    let parts: [(&str, &str, &str, f64); 7] = [
+    let parts: [(&str, &str, &str, f64); 8] = [
         ("compute", t(lang, Text::Compute), "part-compute", b.compute_ns),
         ("tp", t(lang, Text::TPCollectives), "part-tp", b.tp_ns),
         ("ep", t(lang, Text::EPAllToAll), "part-ep", b.ep_ns),
+        ("cp", t(lang, Text::CPRingAttention), "part-cp", b.cp_ns),
         ("pp", t(lang, Text::PPSends), "part-pp", b.pp_ns),
         ("dp", t(lang, Text::DPZeROExposed), "part-dp", b.dp_ns),
         ("bubble", t(lang, Text::PipelineBubble), "part-bubble", b.bubble_ns),

@@ -57,6 +57,7 @@ pub fn gantt(props: &Props) -> Html {
         ("part-backward", t(lang, Text::Backward)),
         ("part-tp", t(lang, Text::TPCollective)),
         ("part-ep", t(lang, Text::EPAllToAll)),
+        ("part-cp", t(lang, Text::CPRingAttention)),
         ("part-pp", t(lang, Text::PPSendReceive)),
         ("part-dp", t(lang, Text::DPZeRO)),
         ("part-optimizer", t(lang, Text::Optimizer)),

@@ -72,5 +72,7 @@ fn op_name(lang: Lang, op: StepOp) -> &'static str {
         (Lang::Zh, StepOp::ExpertGradAllReduce) => "AllReduce 专家梯度",
         (Lang::Zh, StepOp::ExpertGradReduceScatter) => "ReduceScatter 专家梯度（ZeRO）",
         (Lang::Zh, StepOp::ExpertParamGather) => "AllGather 更新后的专家参数（ZeRO）",
+        (Lang::Zh, StepOp::ContextKvPass) => "沿 CP 环发送/接收 K 与 V",
+        (Lang::Zh, StepOp::ContextKvGradPass) => "发送/接收 K、V 及其梯度（CP）",
     }
 }

@@ -86,11 +86,15 @@ pub fn placement_view(props: &Props) -> Html {
         <>
             <h2>{ t(lang, Text::WhereTheRanksSitAnd) }</h2>
             <div class="segmented" role="group" aria-label={t(lang, Text::GroupsToColour)}>
-                { for [(Dim::Tp, "TP"), (Dim::Pp, "PP"), (Dim::Dp, "DP")].into_iter().map(|(dim, name)| html! {
+                { for [(Dim::Tp, "TP"), (Dim::Cp, "CP"), (Dim::Pp, "PP"), (Dim::Dp, "DP")].into_iter().filter(|&(dim, _)| dim != Dim::Cp || grid.cp > 1).map(|(dim, name)| html! {
                     <button id={format!("groups-{}", name.to_lowercase())} aria-pressed={(s.groups == dim).to_string()} onclick={set(dim)}>{ name }</button>
                 }) }
             </div>
-            <p class="hint" id="group-span">{ format!("{}; {}; {}.", span(Dim::Tp, "TP"), span(Dim::Pp, "PP"), span(Dim::Dp, "DP")) }</p>
+            <p class="hint" id="group-span">{ if grid.cp > 1 {
+                format!("{}; {}; {}; {}.", span(Dim::Tp, "TP"), span(Dim::Cp, "CP"), span(Dim::Pp, "PP"), span(Dim::Dp, "DP"))
+            } else {
+                format!("{}; {}; {}.", span(Dim::Tp, "TP"), span(Dim::Pp, "PP"), span(Dim::Dp, "DP"))
+            } }</p>
             <div class="canvas-wrap"><canvas id="placement" ref={canvas} data-gpus={grid.ranks().to_string()}></canvas></div>
             <p class="hint">{ t(lang, Text::EachGPUIsFilledWith) }</p>
         </>
