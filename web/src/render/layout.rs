@@ -16,6 +16,7 @@
 //! its own utilisation. Canvas, not SVG: later views draw thousands of GPUs, and a canvas
 //! repaint costs the same whatever the element count.
 
+use super::rack;
 use fabricscope::topology::{LinkId, LinkKind, Topology, VertexId, VertexKind};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,20 +56,24 @@ pub struct Layout {
     /// Compact: every node's tile, the open node's included (it stays in the grid, outlined,
     /// so a second click on it closes it). Empty otherwise.
     pub tiles: Vec<Rect>,
+    /// A rack drawn in full: each compute tray's frame (its GPUs, host chips and NICs), and
+    /// the NVLink Switch trays the NVSwitch bar is made of (`catalog::Trays`). Empty otherwise.
+    pub trays: Vec<Rect>,
+    pub switch_trays: Vec<Rect>,
 }
 
 const MARGIN: f64 = 16.0;
 const NODE_GAP: f64 = 18.0;
 const NODE_TOP: f64 = 26.0;
-const NVSWITCH_Y: f64 = 44.0;
-const BAR_H: f64 = 22.0;
-const GPU_Y: f64 = 112.0;
-const GPU_H: f64 = 30.0;
-const PCIE_Y: f64 = 168.0;
-const CPU_Y: f64 = 208.0;
-const SMALL_H: f64 = 18.0;
-const NIC_Y: f64 = 248.0;
-const NIC_H: f64 = 20.0;
+pub(super) const NVSWITCH_Y: f64 = 44.0;
+pub(super) const BAR_H: f64 = 22.0;
+pub(super) const GPU_Y: f64 = 112.0;
+pub(super) const GPU_H: f64 = 30.0;
+pub(super) const PCIE_Y: f64 = 168.0;
+pub(super) const CPU_Y: f64 = 208.0;
+pub(super) const SMALL_H: f64 = 18.0;
+pub(super) const NIC_Y: f64 = 248.0;
+pub(super) const NIC_H: f64 = 20.0;
 const NODE_BOTTOM: f64 = 280.0;
 const SWITCH_Y: f64 = 326.0;
 /// Vertical distance between switch tiers.
@@ -180,12 +185,19 @@ impl Layout {
         // PCIe switch s spans its share of GPU slots; CPUs sit under their switches; NICs spread
         // evenly under their switch.
         let switch_span = per_node / switches;
+        let trays =
+            topology.trays.filter(|t| t.gpus_per_tray > 0 && topology.gpus_per_node() % t.gpus_per_tray == 0);
+        let counts = rack::Counts { gpus: per_node, switches, cpus, nics };
         let mut vertices = vec![Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 }; topology.vertices().count()];
         for (id, vertex) in topology.vertices() {
             let local = vertex.local as f64;
             let rect = match vertex.node.map(place) {
                 _ if vertex.kind.is_fabric_switch() => tier_rect(vertex.kind, vertex.local),
                 Some(Place::Tile(tile)) => tile_mark(tile, vertex.kind, local, per_node, nics),
+                Some(Place::Full { x: node_x, w: node_w, dy }) if trays.is_some() => {
+                    let rack = rack::Rack::new(trays.unwrap_or(rack::NO_TRAYS), counts, node_x, node_w);
+                    rack.vertex(vertex.kind, local, dy)
+                }
                 Some(Place::Full { x: node_x, w: node_w, dy }) => {
                     let slot = node_w / per_node;
                     let box_w = (slot * 0.78).min(64.0);
@@ -280,6 +292,15 @@ impl Layout {
             (true, None) => false,
         };
         let tiles = if compact { (0..n_nodes).map(tile).collect() } else { Vec::new() };
+        // Trays of every rack drawn in full: compute trays around their GPUs and host chips,
+        // the NVSwitch bar cut into its switch trays.
+        let (mut tray_frames, mut switch_trays) = (Vec::new(), Vec::new());
+        for node in 0..n_nodes {
+            let (Place::Full { x, w, dy }, Some(t)) = (place(node), trays) else { continue };
+            let rack = rack::Rack::new(t, counts, x, w);
+            tray_frames.extend(rack.frames(dy));
+            switch_trays.extend(rack.switch_trays(dy));
+        }
         let tile_of_link = topology
             .links()
             .map(|(_, link)| {
@@ -300,6 +321,8 @@ impl Layout {
             expanded,
             tiles,
             tile_of_link,
+            trays: tray_frames,
+            switch_trays,
         }
     }
 

@@ -3,6 +3,7 @@
 
 pub mod layout;
 pub mod palette;
+mod rack;
 pub mod surface;
 pub mod topology;
 pub mod training;

@@ -160,9 +160,24 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
             ctx.set_font("600 12px system-ui, sans-serif");
             continue;
         }
+        // A rack says what it is built of.
+        let racked = topology.trays.filter(|_| !layout.trays.is_empty()).map(|t| {
+            let compute = topology.gpus_per_node() / t.gpus_per_tray.max(1);
+            match scene.lang {
+                Lang::En => format!(
+                    " · {compute} compute trays of {} GPUs, {} NVLink Switch trays: every GPU one hop from every other",
+                    t.gpus_per_tray, t.switch_trays
+                ),
+                Lang::Zh => format!(
+                    " · {compute} 个计算托盘（每个 {} 块 GPU），{} 个 NVLink 交换托盘：任意两块 GPU 之间一跳",
+                    t.gpus_per_tray, t.switch_trays
+                ),
+            }
+        });
+        let racked = racked.unwrap_or_default();
         let label = match (scene.lang, layout.compact) {
-            (Lang::En, false) => format!("node {node} · {}", scene.node_name),
-            (Lang::Zh, false) => format!("节点 {node} · {}", scene.node_name),
+            (Lang::En, false) => format!("node {node} · {}{racked}", scene.node_name),
+            (Lang::Zh, false) => format!("节点 {node} · {}{racked}", scene.node_name),
             (Lang::En, true) => format!(
                 "node {node} · {} · click its outlined tile (or this frame) to close it",
                 scene.node_name
@@ -172,6 +187,22 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
             }
         };
         ctx.fill_text(&label, rect.x + 8.0, rect.y + 14.0);
+    }
+    // A rack's compute trays: each frames its GPUs, host chips and NICs.
+    ctx.set_font("9px system-ui, sans-serif");
+    ctx.set_line_width(1.0);
+    for (k, tray) in layout.trays.iter().enumerate() {
+        rounded(ctx, tray, 4.0);
+        ctx.set_stroke_style_str(palette.node_stroke);
+        ctx.stroke();
+        if tray.w >= 40.0 {
+            ctx.set_fill_style_str(palette.muted);
+            let label = match scene.lang {
+                Lang::En => format!("tray {}", k + 1),
+                Lang::Zh => format!("托盘 {}", k + 1),
+            };
+            ctx.fill_text(&label, tray.x + 3.0, tray.y + tray.h + 10.0);
+        }
     }
 
     // Links, idle ones first so busy ones draw on top.
@@ -265,9 +296,37 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
                 crate::i18n::vertex_name(scene.lang, topology, id)
             }
         };
-        rounded(ctx, &rect, 5.0);
+        // A rack's NVSwitch is its NVLink Switch trays: the bar drawn as its trays.
+        let segments: Vec<&Rect> = if vertex.kind == VertexKind::NvSwitch {
+            layout.switch_trays.iter().filter(|t| (t.y - rect.y).abs() < 0.5 && t.x >= rect.x - 0.5).collect()
+        } else {
+            Vec::new()
+        };
         ctx.set_fill_style_str(fill);
-        ctx.fill();
+        if segments.is_empty() {
+            rounded(ctx, &rect, 5.0);
+            ctx.fill();
+        } else {
+            for segment in &segments {
+                rounded(ctx, segment, 4.0);
+                ctx.fill();
+            }
+        }
+        // Each switch tray its own label, where it fits.
+        if !segments.is_empty() {
+            ctx.set_fill_style_str("#ffffff");
+            ctx.set_font("11px system-ui, sans-serif");
+            for (k, segment) in segments.iter().enumerate() {
+                if segment.w >= 64.0 {
+                    let name = match scene.lang {
+                        Lang::En => format!("switch tray {}", k + 1),
+                        Lang::Zh => format!("交换托盘 {}", k + 1),
+                    };
+                    ctx.fill_text(&name, segment.center_x(), segment.y + segment.h / 2.0 + 0.5);
+                }
+            }
+            continue;
+        }
         if layout.compact && vertex.kind.is_fabric_switch() && busy > 1e-9 {
             ctx.set_stroke_style_str(&utilisation_colour(busy));
             ctx.set_line_width(2.5);

@@ -9,10 +9,10 @@ use fabricscope::collective::Algorithm;
 use fabricscope::plan::{Admission, Budget};
 use fabricscope::{sweep_sizes, Collective, Job, Scenario, Simulation};
 
-/// Most transfers the page simulates one by one (about 1.5 s in WebAssembly here); a ring that
-/// settles into a steady state (`fabricscope::Steady`) runs at any size whose 32-step prefix
-/// is within it.
-pub const PAGE_MAX_TRANSFERS: u64 = 300_000;
+/// Most transfers the page simulates one by one (about 2 s in WebAssembly here), enough for a
+/// GB200 NVL72 rack at NCCL's 32 channels (a 327,168-transfer ring); a ring that settles into
+/// a steady state (`fabricscope::Steady`) runs at any size whose 32-step prefix is within it.
+pub const PAGE_MAX_TRANSFERS: u64 = 400_000;
 
 /// `simulate`, within what the page can do without keeping the reader waiting.
 pub fn simulate_in_page(valid: &fabricscope::ValidScenario) -> Result<Simulation, String> {

@@ -23,5 +23,5 @@ pub use link::{
     SOCKET_LINK,
 };
 pub use node::{
-    nvlink_rings, CustomShape, GpuFabric, NodeFabric, NodePreset, NodeSpec, Placement, NODE_PRESETS,
+    nvlink_rings, CustomShape, GpuFabric, NodeFabric, NodePreset, NodeSpec, Placement, Trays, NODE_PRESETS,
 };

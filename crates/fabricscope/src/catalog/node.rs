@@ -49,6 +49,17 @@ pub struct NodePreset {
     /// The orders NCCL's rings visit the node's GPUs (over NVLink where the mesh allows);
     /// channel c uses ring `c mod rings.len()`.
     pub rings: &'static [&'static [u32]],
+    /// How a rack-scale NVLink domain is built (compute and NVLink Switch trays), for drawing;
+    /// `None` for a server.
+    pub trays: Option<Trays>,
+}
+
+/// A rack-scale NVLink domain's trays: the GPUs of each compute tray, and the NVLink Switch
+/// trays every GPU reaches in one hop (one switch vertex in the model).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trays {
+    pub gpus_per_tray: u32,
+    pub switch_trays: u32,
 }
 
 const IDENTITY_RING: &[&[u32]] = &[&[0, 1, 2, 3, 4, 5, 6, 7]];
@@ -107,6 +118,7 @@ const DGX_H100: NodePreset = NodePreset {
     switch_name: "Quantum-2 QM9700 (NDR)",
     switch_radix: 64,
     rings: IDENTITY_RING,
+    trays: None,
 };
 
 /// Every node preset, in the order the page lists them.
@@ -130,6 +142,7 @@ pub const NODE_PRESETS: &[NodePreset] = &[
         switch_name: "Quantum QM8700 (HDR)",
         switch_radix: 40,
         rings: IDENTITY_RING,
+        trays: None,
     },
     // HGX B200 / DGX B200 datasheet: 8× B200, fifth-generation NVLink (1.8 TB/s per GPU
     // bidirectional) through NVSwitch chips, 8× ConnectX-7 400 Gb/s compute NICs, PCIe 5.0:
@@ -184,6 +197,7 @@ pub const NODE_PRESETS: &[NodePreset] = &[
         switch_name: "Quantum-X800 Q3400 (ports at 400 Gb/s)",
         switch_radix: 144,
         rings: &[&NVL72_RING],
+        trays: Some(Trays { gpus_per_tray: 4, switch_trays: 9 }),
         ..DGX_H100
     },
     // GB200 NVL36: the same trays, 9 compute trays (36 GPUs) on the 9 NVLink Switch trays.
@@ -198,6 +212,7 @@ pub const NODE_PRESETS: &[NodePreset] = &[
         sockets: 18,
         nics_per_node: 36,
         rings: &[&NVL36_RING],
+        trays: Some(Trays { gpus_per_tray: 4, switch_trays: 9 }),
         ..DGX_H100
     },
     // HGX H800: the DGX H100 layout with the export GPU's 8 NVLinks (200 GB/s per direction).
@@ -231,6 +246,7 @@ pub const NODE_PRESETS: &[NodePreset] = &[
             &[0, 3, 2, 1, 5, 6, 7, 4],
             &[0, 4, 7, 6, 5, 1, 2, 3],
         ],
+        trays: None,
     },
     // A typical 8-GPU PCIe server: 8× H100 PCIe, no NVLink; 4 PCIe 5.0 switches with 2 GPUs and
     // 1 NIC each (4× ConnectX-7 400 Gb/s), 2 sockets. GPUs on different switches go through the
@@ -250,6 +266,7 @@ pub const NODE_PRESETS: &[NodePreset] = &[
         switch_name: "Quantum-2 QM9700 (NDR)",
         switch_radix: 64,
         rings: IDENTITY_RING,
+        trays: None,
     },
     // Two H100 PCIe cards joined by NVLink bridges (NVIDIA H100 PCIe product brief: 600 GB/s
     // bidirectional over the bridge, PCIe 5.0 x16 to the host, 128 GB/s bidirectional): the
@@ -270,6 +287,7 @@ pub const NODE_PRESETS: &[NodePreset] = &[
         switch_name: "Quantum-2 QM9700 (NDR)",
         switch_radix: 64,
         rings: &[&[0, 1]],
+        trays: None,
     },
 ];
 
@@ -330,6 +348,8 @@ pub struct NodeSpec {
     /// Where each GPU, NIC and PCIe switch hangs, when a file said so (an imported node);
     /// `None`: spread in order (`gpu_switch`).
     pub placement: Option<Placement>,
+    /// A rack's compute and switch trays, for drawing.
+    pub trays: Option<Trays>,
 }
 
 /// An imported node's PCIe tree: the switch of each GPU and NIC, the socket of each switch.
@@ -362,6 +382,7 @@ impl From<&NodePreset> for NodeSpec {
             switch_radix: p.switch_radix,
             rings: p.rings.iter().map(|r| r.to_vec()).collect(),
             placement: None,
+            trays: p.trays,
         }
     }
 }
@@ -409,6 +430,7 @@ impl NodeSpec {
             switch_radix: 64,
             rings: vec![(0..n).collect()],
             placement: None,
+            trays: None,
         }
     }
 

@@ -203,5 +203,6 @@ fn spec(
             nic_switch: node.nic_switch.clone(),
             switch_socket: node.pcie_switches.clone(),
         }),
+        trays: None,
     }
 }

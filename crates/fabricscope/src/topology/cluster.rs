@@ -97,6 +97,7 @@ pub fn build(s: &Scenario, preset: &NodeSpec, plan: &FabricPlan) -> Topology {
             _ => crate::catalog::NVLS_EFFICIENCY,
         },
         technology: s.fabric.technology,
+        trays: preset.trays,
         down: Vec::new(),
         faults: Vec::new(),
     };

@@ -174,6 +174,8 @@ pub struct Topology {
     pub down: Vec<bool>,
     /// Every cable a fault hit (one direction of it) and the fraction of its rate left.
     pub faults: Vec<(LinkId, f64)>,
+    /// A rack-scale node's compute and switch trays (`catalog::Trays`), for drawing.
+    pub trays: Option<crate::catalog::Trays>,
 }
 
 impl Topology {
