@@ -354,6 +354,7 @@ await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, no
   await page.selectOption('#nodes', '8');
   await waitFor('64 GPUs', async () => (await gpuCount()) === '64', 20000);
   const drawn = Date.now() - t0;
+  await waitFor('the method', async () => (await text('#method')).startsWith('Obtained by exact simulation: every one of the'));
   await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
   console.log(`     8 nodes: topology redrawn after ${drawn} ms, 46-point chart (Ring and Tree) complete after ${Date.now() - t0} ms`);
   await page.screenshot({ path: join(shots, 'eight-nodes.png'), fullPage: true });
@@ -371,6 +372,8 @@ await test('1,024 GPUs: a ring that settles runs as a steady state, drawn as til
   console.log(`     128 nodes, 1 channel, 1 GiB: simulated and drawn after ${Date.now() - t0} ms`);
   const steady = await text('#steady');
   expect(steady.includes('of 2046 steps') && steady.includes('bit for bit'), steady);
+  const method = await text('#method');
+  expect(method.startsWith('Obtained as a steady state') && method.includes('of the 2095104 transfers'), method);
   const busbw = parseFloat(await text('#busbw'));
   expect(busbw > 40 && busbw < 50, `busbw ${busbw} GB/s: one 400 Gb/s NIC per node boundary`);
   // Mid-run the step text counts the whole collective's steps.

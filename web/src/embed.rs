@@ -90,18 +90,20 @@ impl Figure {
         summary_json(&self.sim)
     }
 
-    /// One line for a caption: the collective, its size and GPUs, its time and busbw.
+    /// One line for a caption: the collective, its size and GPUs, its time and busbw, and how
+    /// they were obtained.
     pub fn caption(&self) -> String {
         let s = &self.sim.summary;
         format!(
-            "{} of {} on {} GPUs · {} · {}: {} · busbw {:.1} GB/s",
+            "{} of {} on {} GPUs · {} · {}: {} · busbw {:.1} GB/s · {}",
             self.sim.scenario.scenario().collective.nccl_name(),
             fabricscope::units::format_bytes(s.size_bytes),
             s.n_ranks,
             self.sim.topology.technology.spec().name,
             self.sim.schedule.algorithm.nccl_name(),
             fabricscope::units::format_duration_ns(s.time.as_ns() as f64),
-            s.busbw_gbyte_per_s
+            s.busbw_gbyte_per_s,
+            s.method.name()
         )
     }
 

@@ -463,6 +463,8 @@ pub(crate) struct Row {
     tuner_time_us: f64,
     /// Fingerprint of the simulated trace (the page shows the same for the same scenario).
     trace_hash: String,
+    /// How the row was obtained: "exact" (every transfer) or "steady state" (a proved period).
+    method: &'static str,
 }
 
 #[derive(Serialize)]
@@ -528,6 +530,7 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             protocol: point.protocol.nccl_name(),
             tuner_time_us: point.tuner_time_us,
             trace_hash: point.trace_hash.clone(),
+            method: point.method.name(),
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,

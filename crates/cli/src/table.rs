@@ -63,11 +63,11 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
     }
     out.push_str(&footer(report.avg_busbw_gbyte_per_s, binary));
     // Ours, per size. The page prints the same trace hash under its results.
-    out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), NCCL's model's prediction, the trace hash\n");
+    out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), how the row was obtained (exact: every transfer simulated; steady state: a simulated prefix and its proved period), NCCL's model's prediction, the trace hash\n");
     for row in &report.rows {
         out.push_str(&format!(
-            "# fabricscope size {:>12} B: {} {}, tuner {:.2} us, trace {}\n",
-            row.size_bytes, row.algorithm, row.protocol, row.tuner_time_us, row.trace_hash
+            "# fabricscope size {:>12} B: {} {}, {}, tuner {:.2} us, trace {}\n",
+            row.size_bytes, row.algorithm, row.protocol, row.method, row.tuner_time_us, row.trace_hash
         ));
     }
     for f in &report.faults {

@@ -163,6 +163,25 @@ pub fn gpu_name(lang: Lang, node: Option<u32>, local: u32, multi_node: bool) -> 
     }
 }
 
+/// How a run's figures were obtained (`Summary::method`), with its transfer counts.
+pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
+    match (sim.steady, lang) {
+        (None, Lang::En) => format!(
+            "Obtained by exact simulation: every one of the {} transfers through the engine.",
+            sim.n_transfers()
+        ),
+        (None, Lang::Zh) => format!("获得方式：精确模拟——引擎逐个模拟全部 {} 个传输。", sim.n_transfers()),
+        (Some(s), Lang::En) => format!(
+            "Obtained as a steady state: {} of the {} transfers simulated, the rest their proved repetition (below); the same, bit for bit, as simulating all of them.",
+            s.simulated_transfers, s.total_transfers
+        ),
+        (Some(s), Lang::Zh) => format!(
+            "获得方式：稳态——模拟了 {} 个传输中的 {} 个，其余为已证明的周期重复（见下）；与逐个模拟全部传输逐位相同。",
+            s.total_transfers, s.simulated_transfers
+        ),
+    }
+}
+
 /// The α-β line with every term: "14 × 3.900 µs + 1.750 × 256 MiB / 370.8 GB/s = 1.321 ms".
 pub fn alpha_beta_line(
     lang: Lang,

@@ -25,7 +25,7 @@ pub use alpha_beta::AlphaBeta;
 pub use job::Job;
 pub use steady::Steady;
 pub use steps::StepInfo;
-pub use summary::Summary;
+pub use summary::{Method, Summary};
 pub use sweep::{sweep, sweep_point, sweep_sizes, sweep_unhashed, SweepPoint};
 pub use waits::{FaultWait, StepWait};
 

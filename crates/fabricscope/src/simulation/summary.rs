@@ -12,9 +12,33 @@ use crate::trace::Trace;
 use crate::units::SimTime;
 use serde::Serialize;
 
+/// How a run's figures were obtained: every summary says which (CLI, JSON, page, captions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Method {
+    /// Every transfer simulated by the engine.
+    #[serde(rename = "exact")]
+    Exact,
+    /// A simulated prefix extended by its proved period (`Steady`): equal to `Exact`, bit for
+    /// bit, where both run (`tests/steady.rs`).
+    #[serde(rename = "steady state")]
+    SteadyState,
+}
+
+impl Method {
+    /// Its name, as the JSON and the CLI's `#` lines print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Exact => "exact",
+            Method::SteadyState => "steady state",
+        }
+    }
+}
+
 /// The numbers nccl-tests prints, and the bottleneck.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
+    /// How they were obtained.
+    pub method: Method,
     pub size_bytes: u64,
     pub n_ranks: u32,
     pub time: SimTime,
@@ -42,7 +66,8 @@ pub(super) fn finish(
         None => (None, trace.link_bytes.clone()),
     };
     let end = SimTime(trace.end.0 + steady.map_or(0, |s: Steady| s.shift_ns()));
-    let summary = summarise(scenario, &topology, end, &link_bytes);
+    let method = if steady.is_some() { Method::SteadyState } else { Method::Exact };
+    let summary = summarise(scenario, &topology, end, &link_bytes, method);
     let focus_rank = focus_rank(&topology, &scenario.preset().rings[0]);
     // A step's start is when the followed rank's channel-0 transfer was issued, or, in a step
     // where that rank sends nothing (a broadcast's chain), the step's first channel-0 transfer.
@@ -100,7 +125,13 @@ fn focus_rank(topology: &Topology, intra: &[u32]) -> u32 {
     }
 }
 
-fn summarise(scenario: &ValidScenario, topology: &Topology, end: SimTime, link_bytes: &[f64]) -> Summary {
+fn summarise(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    end: SimTime,
+    link_bytes: &[f64],
+    method: Method,
+) -> Summary {
     let size_bytes = scenario.scenario().size_bytes;
     let n_ranks = scenario.n_ranks();
     let time_ns = end.0.max(1) as f64;
@@ -114,6 +145,7 @@ fn summarise(scenario: &ValidScenario, topology: &Topology, end: SimTime, link_b
         },
     );
     Summary {
+        method,
         size_bytes,
         n_ranks,
         time: end,

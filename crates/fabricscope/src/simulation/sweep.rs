@@ -22,6 +22,8 @@ pub struct SweepPoint {
     pub tuner_time_us: f64,
     /// `Trace::hash_hex` of the run: the page shows the same for the same scenario.
     pub trace_hash: String,
+    /// How the figures were obtained.
+    pub method: super::Method,
 }
 
 /// Sizes from `min` to `max` multiplying by `factor`, as nccl-tests' `-b -e -f` do; each rounded
@@ -86,5 +88,6 @@ pub fn sweep_point(sim: &Simulation, hash: bool) -> SweepPoint {
             .map(|row| row.predicted_ns / 1e3)
             .unwrap_or(f64::NAN),
         trace_hash: if hash { sim.hash_hex() } else { String::new() },
+        method: sim.summary.method,
     }
 }

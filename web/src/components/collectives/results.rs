@@ -88,6 +88,7 @@ pub fn results(props: &Props) -> Html {
                     <ul>{ for faults.iter().map(|(name, wait)| html! { <li><span class="fault-link">{ name.clone() }</span>{ ": " }<span class="fault-wait">{ wait.clone() }</span></li> }) }</ul>
                 </div>
             }
+            <p id="method" class="hint">{ i18n::method_line(lang, sim) }</p>
             <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
             if let Some(steady) = sim.steady {
                 <p id="steady" class="formula">{ steady_text(lang, &steady) }</p>
