@@ -5,6 +5,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One curve: (message size [B], busbw [GB/s]) points.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,6 +54,19 @@ pub struct Marker {
     pub label: String,
 }
 
+/// A busbw tick on an axis up to `top`: with as many decimals as the axis needs to tell its
+/// ticks apart (a small cluster's latency-bound sizes reach 1-2 GB/s).
+fn busbw_label(busbw: f64, top: f64) -> String {
+    let decimals = if top >= 20.0 {
+        0
+    } else if top >= 2.0 {
+        1
+    } else {
+        2
+    };
+    format!("{busbw:.decimals$}")
+}
+
 pub fn draw_busbw_curve<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     series: &[BusbwSeries],
@@ -86,7 +100,7 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
         .x_desc(&labels.x)
         .y_desc(&labels.y)
         .x_label_formatter(&|size| short_size(*size))
-        .y_label_formatter(&|busbw| format!("{busbw:.0}"))
+        .y_label_formatter(&|busbw| busbw_label(*busbw, y_top))
         .draw()?;
 
     for (i, marker) in markers.iter().enumerate() {
@@ -97,7 +111,11 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
         ))?;
         // Labels stack from the top so two markers never overprint.
         let y = y_top * (0.97 - 0.08 * i as f64);
-        chart.draw_series([Text::new(marker.label.clone(), (marker.size, y), text(11))])?;
+        // A marker right of the middle labels leftwards, so its text stays on the chart.
+        let right_half = (marker.size as f64).ln() > ((min_size as f64).ln() + (max_size as f64).ln()) / 2.0;
+        let anchor = if right_half { HPos::Right } else { HPos::Left };
+        let style = text(11).pos(Pos::new(anchor, VPos::Top));
+        chart.draw_series([Text::new(marker.label.clone(), (marker.size, y), style)])?;
     }
     for (i, s) in series.iter().enumerate() {
         let color = theme.series[i % theme.series.len()];
@@ -154,6 +172,15 @@ fn nice_ceiling(value: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_axes_keep_their_ticks_apart() {
+        // Ticks every 0.2 GB/s on a 2 GB/s axis read 0.2, 0.4, …, not 0, 0, 1.
+        assert_eq!(busbw_label(0.2, 2.0), "0.2");
+        assert_eq!(busbw_label(0.05, 0.5), "0.05");
+        assert_eq!(busbw_label(0.4, 5.0), "0.4");
+        assert_eq!(busbw_label(400.0, 500.0), "400");
+    }
 
     #[test]
     fn draws_to_svg() {
