@@ -519,7 +519,20 @@ fn train_value(rng: &mut Rng) -> Value {
     doc.insert("cluster".into(), cluster);
     doc.insert(
         "model".into(),
-        field(rng, &strs(&["gpt2-small", "llama2-7b", "llama2-70b", "gpt3-175b", "custom", "gpt5"])),
+        field(
+            rng,
+            &strs(&[
+                "gpt2-small",
+                "llama2-7b",
+                "llama2-70b",
+                "gpt3-175b",
+                "mixtral-8x7b",
+                "deepseek-v3",
+                "qwen3-235b-a22b",
+                "custom",
+                "gpt5",
+            ]),
+        ),
     );
     if rng.chance(20) {
         let mut m = Map::new();
@@ -536,6 +549,35 @@ fn train_value(rng: &mut Rng) -> Value {
         }
         m.insert("gated_mlp".into(), json!(rng.chance(50)));
         m.insert("tied_embeddings".into(), json!(rng.chance(50)));
+        // The optional parts: wider heads, latent attention, experts, each sometimes odd.
+        if rng.chance(30) {
+            m.insert("head_dim".into(), field(rng, &nums(&[64.0, 128.0, 0.0, 5000.0])));
+        }
+        if rng.chance(30) {
+            m.insert(
+                "mla".into(),
+                json!({
+                    "q_lora_rank": field(rng, &nums(&[0.0, 64.0, 1536.0])),
+                    "kv_lora_rank": field(rng, &nums(&[32.0, 512.0, 0.0])),
+                    "qk_nope_head_dim": field(rng, &nums(&[16.0, 128.0, 0.0])),
+                    "qk_rope_head_dim": field(rng, &nums(&[0.0, 64.0])),
+                    "v_head_dim": field(rng, &nums(&[16.0, 128.0, 2000.0])),
+                }),
+            );
+        }
+        if rng.chance(40) {
+            m.insert(
+                "moe".into(),
+                json!({
+                    "experts": field(rng, &nums(&[2.0, 8.0, 64.0, 0.0, 5000.0])),
+                    "shared_experts": field(rng, &nums(&[0.0, 1.0, 100.0])),
+                    "top_k": field(rng, &nums(&[1.0, 2.0, 8.0, 0.0, 100.0])),
+                    "expert_ffn": field(rng, &nums(&[64.0, 2048.0, 0.0])),
+                    "dense_layers": field(rng, &nums(&[0.0, 1.0, 3.0, 100.0])),
+                    "capacity_factor": field(rng, &nums(&[1.0, 1.25, 0.5, 100.0])),
+                }),
+            );
+        }
         doc.insert("custom_model".into(), Value::Object(m));
     }
     if rng.chance(60) {
@@ -543,14 +585,25 @@ fn train_value(rng: &mut Rng) -> Value {
         let nodes = 1 + rng.below(2) as u64;
         let tp = *rng.pick(&[1u64, 2, 4]);
         let pp = *rng.pick(&[1u64, 2, 3, 4]);
+        let cp = *rng.pick(&[1u64, 1, 2]);
         let gpus = 8 * nodes;
-        let dp = (gpus / (tp * pp)).max(1);
+        let dp = (gpus / (tp * cp * pp)).max(1);
         let micro = *rng.pick(&[1u64, 2]);
         let fabric = rng.pick(&["infiniband", "roce", "tcp"]).to_string();
         doc.insert("cluster".into(), json!({ "preset": "dgx-h100", "nodes": nodes, "collective": "all_reduce", "size_bytes": 4, "fabric": { "technology": fabric } }));
-        doc.insert("model".into(), json!("gpt2-small"));
-        doc.remove("custom_model");
+        // A small dense model, or a custom mixture of experts split over EP.
+        if rng.chance(30) {
+            doc.insert("model".into(), json!("custom"));
+            let dense = field(rng, &nums(&[0.0, 1.0]));
+            doc.insert("custom_model".into(), json!({ "layers": 4, "hidden": 256, "heads": 4, "kv_heads": 4, "ffn": 512, "gated_mlp": true, "seq_len": 512, "vocab": 1000, "tied_embeddings": false, "moe": { "experts": 8, "top_k": 2, "expert_ffn": 256, "dense_layers": dense } }));
+            let ep = *rng.pick(&[1u64, 2, 4]);
+            doc.insert("ep".into(), field(rng, &[json!(ep), json!(dp)]));
+        } else {
+            doc.insert("model".into(), json!("gpt2-small"));
+            doc.remove("custom_model");
+        }
         doc.insert("tp".into(), json!(tp));
+        doc.insert("cp".into(), json!(cp));
         doc.insert("pp".into(), json!(pp));
         doc.insert("dp".into(), field(rng, &[json!(dp)]));
         doc.insert("micro_batch".into(), json!(micro));
@@ -571,6 +624,17 @@ fn train_value(rng: &mut Rng) -> Value {
         ("compute_efficiency", nums(&[0.5, 1.0, 0.0, 2.0])),
     ] {
         if rng.chance(50) {
+            doc.insert(key.into(), field(rng, &values));
+        }
+    }
+    // The newer knobs, less often, so most jobs keep a layout that validates.
+    for (key, values) in [
+        ("virtual_stages", nums(&[1.0, 2.0, 3.0, 0.0])),
+        ("seq_len", nums(&[512.0, 4096.0, 131072.0, 0.0, 4e6])),
+        ("ep", nums(&[1.0, 2.0, 4.0, 0.0, 3.0])),
+        ("cp", nums(&[1.0, 2.0, 0.0, 3.0])),
+    ] {
+        if rng.chance(12) {
             doc.insert(key.into(), field(rng, &values));
         }
     }
@@ -596,6 +660,8 @@ fn fuzz_training_jobs() {
     let seed: u64 = std::env::var("FABRICSCOPE_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
     let mut rng = Rng(0x07EA_10B5 ^ seed.wrapping_mul(0x9E37_79B9_7F4A_7C15), 0);
     let (mut parsed, mut valid, mut ran) = (0u64, 0u64, 0u64);
+    // Simulated jobs with experts split over EP, with CP, interleaved.
+    let (mut with_ep, mut with_cp, mut interleaved) = (0u64, 0u64, 0u64);
     for case in 0..cases {
         let text = {
             let doc = serde_json::to_string(&train_value(&mut rng)).unwrap();
@@ -606,16 +672,24 @@ fn fuzz_training_jobs() {
             }
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let Ok(job) = TrainScenario::from_json(&text) else { return (false, false, false) };
+            let Ok(job) = TrainScenario::from_json(&text) else { return (false, false, None) };
             match job.validate() {
                 Err(errors) => {
                     assert!(!errors.is_empty() && errors.iter().all(|e| !e.problem.is_empty()));
-                    (true, false, false)
+                    (true, false, None)
                 }
                 Ok(v) if job.cluster.nodes <= 4 => {
+                    let kinds = (job.ep > 1, job.cp > 1, job.virtual_stages > 1);
                     let r = v.run();
                     let b = &r.breakdown;
-                    let sum = b.compute_ns + b.tp_ns + b.pp_ns + b.dp_ns + b.bubble_ns + b.optimizer_ns;
+                    let sum = b.compute_ns
+                        + b.tp_ns
+                        + b.ep_ns
+                        + b.cp_ns
+                        + b.pp_ns
+                        + b.dp_ns
+                        + b.bubble_ns
+                        + b.optimizer_ns;
                     assert!(
                         r.step_ns.is_finite()
                             && r.step_ns > 0.0
@@ -624,23 +698,29 @@ fn fuzz_training_jobs() {
                         r.step_ns
                     );
                     assert!(r.mfu.is_finite() && r.mfu > 0.0 && r.mfu <= 1.0, "MFU {}", r.mfu);
-                    (true, true, true)
+                    (true, true, Some(kinds))
                 }
-                Ok(_) => (true, true, false),
+                Ok(_) => (true, true, None),
             }
         }));
         match outcome {
             Ok((p, v, r)) => {
                 parsed += p as u64;
                 valid += v as u64;
-                ran += r as u64;
+                if let Some((ep, cp, il)) = r {
+                    ran += 1;
+                    (with_ep, with_cp, interleaved) =
+                        (with_ep + ep as u64, with_cp + cp as u64, interleaved + il as u64);
+                }
             }
             Err(_) => {
                 panic!("training fuzz case {case} broke; add it to tests/fuzz-corpus/ once fixed:\n{text}")
             }
         }
     }
-    println!("train fuzz: {cases} jobs, {parsed} parsed, {valid} valid, {ran} simulated");
+    println!(
+        "train fuzz: {cases} jobs, {parsed} parsed, {valid} valid, {ran} simulated ({with_ep} with EP, {with_cp} with CP, {interleaved} interleaved)"
+    );
     assert!(
         parsed * 4 > cases && valid * 20 > parsed && ran > 0,
         "coverage: {parsed} parsed, {valid} valid, {ran} ran"

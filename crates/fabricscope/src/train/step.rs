@@ -36,7 +36,6 @@ impl ValidTrain {
         self.scenario.global_batch as u64 / (self.scenario.micro_batch as u64 * self.scenario.dp as u64)
     }
 
-    /// One micro-batch's activation tensor `b·s·h` in BF16 [B].
     /// Tokens of one micro-batch a rank holds: its share of each sequence under CP.
     pub(super) fn tokens_per_rank(&self) -> f64 {
         self.scenario.micro_batch as f64 * self.shape.seq_len as f64 / self.scenario.cp as f64
