@@ -888,6 +888,13 @@ await test('A/B compare: B starts as A, is edited alone, both run on one clock, 
   await page.screenshot({ path: join(shots, 'compare.png') });
   const url = page.url();
   expect(url.includes('&b='), url);
+  // The copied link is the address bar's: both sides, not only the one being edited.
+  await page.click('#copy-link');
+  const copied = await page.locator('#share-text').inputValue();
+  expect(copied === url, `copied ${copied} vs the address bar ${url}`);
+  await page.click('#copy-embed');
+  const embed = await page.locator('#share-text').inputValue();
+  expect(embed.includes('?embed#s=') && embed.includes('&b='), embed);
   await page.goto('about:blank');
   await page.goto(url);
   await page.waitForSelector('#topology-b[data-gpu-count]');

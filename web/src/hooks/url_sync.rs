@@ -17,13 +17,9 @@ pub fn use_scenario_in_url(state: &AppState) {
         (scenario, playing, playhead, ab, state.lang, state.dark),
         move |(scenario, playing, playhead, ab, lang, dark)| {
             if !*playing {
-                let fragment = match &ab {
-                    Some((a, b)) => url::encode_ab(a, Some(b), Some(*playhead)),
-                    None => url::encode(scenario, Some(*playhead)),
-                };
                 // The view too: a shared link opens in the sender's language and theme.
-                let fragment = url::with_view(fragment, *lang, *dark);
-                location::replace(&fragment);
+                let ab = ab.as_ref().map(|(a, b)| (a, b));
+                location::replace(&url::view_fragment(scenario, ab, *playhead, *lang, *dark));
             }
         },
     );

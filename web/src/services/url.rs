@@ -69,6 +69,23 @@ pub fn with_view(fragment: String, lang: crate::i18n::Lang, dark: bool) -> Strin
     format!("{fragment}&lang={}&theme={}", lang.code(), if dark { "dark" } else { "light" })
 }
 
+/// The fragment of the collectives view as it is: its scenario (both, A first, in an A/B
+/// comparison), the time, the language and theme. The address bar and the copied link and
+/// embed code are this one fragment, so a shared link shows what the sender sees.
+pub fn view_fragment(
+    scenario: &Scenario,
+    ab: Option<(&Scenario, &Scenario)>,
+    t: SimTime,
+    lang: crate::i18n::Lang,
+    dark: bool,
+) -> String {
+    let fragment = match ab {
+        Some((a, b)) => encode_ab(a, Some(b), Some(t)),
+        None => encode(scenario, Some(t)),
+    };
+    with_view(fragment, lang, dark)
+}
+
 /// `#s=A&b=B&t=…`: an A/B comparison (A first, as `decode` reads it).
 pub fn encode_ab(a: &Scenario, b: Option<&Scenario>, t: Option<SimTime>) -> String {
     let mut fragment = encode(a, t);
@@ -193,9 +210,17 @@ mod tests {
         let a = Scenario::default_demo();
         let b = Scenario { nodes: 2, ..Scenario::default_demo() };
         let fragment = encode_ab(&a, Some(&b), Some(SimTime(7)));
-        assert_eq!(decode(&fragment).unwrap(), Some((a, Some(SimTime(7)))));
-        assert_eq!(decode_b(&fragment), Some(b));
+        assert_eq!(decode(&fragment).unwrap(), Some((a.clone(), Some(SimTime(7)))));
+        assert_eq!(decode_b(&fragment), Some(b.clone()));
         assert_eq!(decode_b(&encode(&Scenario::default_demo(), None)), None);
+        // The view's fragment (address bar, copied link, embed code) keeps both, the time and
+        // the view.
+        let shared = view_fragment(&b, Some((&a, &b)), SimTime(9), crate::i18n::Lang::Zh, true);
+        assert_eq!(decode(&shared).unwrap(), Some((a.clone(), Some(SimTime(9)))));
+        assert_eq!(decode_b(&shared), Some(b.clone()));
+        assert_eq!(view_options(&shared), (Some(crate::i18n::Lang::Zh), Some(true)));
+        let single = view_fragment(&b, None, SimTime(9), crate::i18n::Lang::En, false);
+        assert_eq!((decode(&single).unwrap(), decode_b(&single)), (Some((b, Some(SimTime(9)))), None));
     }
 
     #[test]

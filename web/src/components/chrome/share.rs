@@ -30,7 +30,9 @@ pub fn share_export(props: &ShareProps) -> Html {
         let s = state.clone();
         Callback::from(move |_| {
             let (origin, path) = (location::origin(), location::pathname());
-            let fragment = crate::services::url::encode(&s.scenario, Some(s.playhead));
+            // What the address bar holds: both sides of an A/B comparison, the time, the view.
+            let ab = s.ab().map(|((a, _), (b, _))| (a, b));
+            let fragment = crate::services::url::view_fragment(&s.scenario, ab, s.playhead, s.lang, s.dark);
             let text = if embed {
                 format!("<iframe src=\"{origin}{path}?embed{fragment}\" width=\"100%\" height=\"760\" style=\"border:0\" title=\"Fabricscope\" loading=\"lazy\"></iframe>")
             } else {
