@@ -224,18 +224,17 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
     let b = &r.breakdown;
     let experts = job.shape().moe.is_some();
     for (name, ns) in [
-        ("compute", b.compute_ns),
-        ("TP exposed", b.tp_ns),
-        ("EP exposed", if experts { b.ep_ns } else { f64::NAN }),
-        ("CP exposed", if s.cp > 1 { b.cp_ns } else { f64::NAN }),
-        ("PP exposed", b.pp_ns),
-        ("DP/ZeRO exposed", b.dp_ns),
-        ("pipeline bubble", b.bubble_ns),
-        ("optimizer", b.optimizer_ns),
+        ("compute", Some(b.compute_ns)),
+        ("TP exposed", Some(b.tp_ns)),
+        // A dense model has no EP row, a job without CP no CP row.
+        ("EP exposed", experts.then_some(b.ep_ns)),
+        ("CP exposed", (s.cp > 1).then_some(b.cp_ns)),
+        ("PP exposed", Some(b.pp_ns)),
+        ("DP/ZeRO exposed", Some(b.dp_ns)),
+        ("pipeline bubble", Some(b.bubble_ns)),
+        ("optimizer", Some(b.optimizer_ns)),
     ] {
-        if ns.is_nan() {
-            continue; // A dense model has no EP row, a job without CP no CP row.
-        }
+        let Some(ns) = ns else { continue };
         out.push_str(&format!("  {name:<16}{:>10}   {:>6}\n", secs(ns), pct(ns / r.step_ns)));
     }
     out.push_str(&format!(

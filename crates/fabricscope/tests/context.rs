@@ -3,6 +3,10 @@
 
 use fabricscope::train::{OpKind, StepOp, TrainReport, TrainScenario};
 
+#[path = "support/problems.rs"]
+mod support;
+use support::{has, problems};
+
 /// Llama-2 70B at 128k tokens on 32 DGX H100: TP 8 × CP × PP 4 × DP, 4 micro-batches per
 /// pipeline whatever the CP.
 fn long(cp: u32) -> TrainScenario {
@@ -59,12 +63,6 @@ fn at_a_short_sequence_the_ring_is_exposed() {
 
 #[test]
 fn bad_cp_layouts_are_refused_by_name() {
-    let problems = |s: &TrainScenario| -> Vec<(String, String)> {
-        s.validate().err().unwrap().into_iter().map(|e| (e.field, e.problem)).collect()
-    };
-    let has = |list: &[(String, String)], field: &str, words: &str| {
-        list.iter().any(|(f, p)| f == field && p.contains(words))
-    };
     // 4096 tokens do not cut into 2 × 3 chunks; and the layout no longer fills the cluster.
     let list = problems(&TrainScenario { cp: 3, ..long(1) });
     assert!(has(&list, "dp", "TP × CP × PP × DP = 8 × 3 × 4 × 8"), "{list:?}");

@@ -6,6 +6,10 @@ use fabricscope::train::layout::RankOrder;
 use fabricscope::train::{OpKind, StepOp, TrainReport, TrainScenario};
 use fabricscope::{simulate, Collective, Scenario};
 
+#[path = "support/problems.rs"]
+mod support;
+use support::{has, problems};
+
 /// DeepSeek-V3 on 32 HGX H800 (256 GPUs): TP 1 × PP 16 × DP 16 with EP inside DP.
 fn deepseek(ep: u32, order: RankOrder) -> TrainScenario {
     let mut s = TrainScenario::default_demo();
@@ -121,12 +125,6 @@ fn interleaving_shrinks_the_bubble() {
 
 #[test]
 fn bad_moe_layouts_are_refused_by_name() {
-    let problems = |s: &TrainScenario| -> Vec<(String, String)> {
-        s.validate().err().unwrap().into_iter().map(|e| (e.field, e.problem)).collect()
-    };
-    let has = |list: &[(String, String)], field: &str, words: &str| {
-        list.iter().any(|(f, p)| f == field && p.contains(words))
-    };
     // 256 experts do not split over 12; EP must divide DP 16.
     let list = problems(&TrainScenario { ep: 12, ..deepseek(8, RankOrder::TpDpPp) });
     assert!(has(&list, "ep", "256 experts do not split evenly over EP 12"), "{list:?}");

@@ -191,14 +191,13 @@ impl Layout {
         let mut vertices = vec![Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 }; topology.vertices().count()];
         for (id, vertex) in topology.vertices() {
             let local = vertex.local as f64;
-            let rect = match vertex.node.map(place) {
+            let rect = match (vertex.node.map(place), trays) {
                 _ if vertex.kind.is_fabric_switch() => tier_rect(vertex.kind, vertex.local),
-                Some(Place::Tile(tile)) => tile_mark(tile, vertex.kind, local, per_node, nics),
-                Some(Place::Full { x: node_x, w: node_w, dy }) if trays.is_some() => {
-                    let rack = rack::Rack::new(trays.unwrap_or(rack::NO_TRAYS), counts, node_x, node_w);
-                    rack.vertex(vertex.kind, local, dy)
+                (Some(Place::Tile(tile)), _) => tile_mark(tile, vertex.kind, local, per_node, nics),
+                (Some(Place::Full { x, w, dy }), Some(t)) => {
+                    rack::Rack::new(t, counts, x, w).vertex(vertex.kind, local, dy)
                 }
-                Some(Place::Full { x: node_x, w: node_w, dy }) => {
+                (Some(Place::Full { x: node_x, w: node_w, dy }), None) => {
                     let slot = node_w / per_node;
                     let box_w = (slot * 0.78).min(64.0);
                     let slot_x = |i: f64| node_x + slot * (i + 0.5);
@@ -230,7 +229,7 @@ impl Layout {
                         _ => Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 },
                     }
                 }
-                None => Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 },
+                (None, _) => Rect { x: 0.0, y: 0.0, w: 0.0, h: 0.0 },
             };
             vertices[id.0 as usize] = rect;
         }

@@ -12,9 +12,6 @@ const TRAY_GAP: f64 = 6.0;
 /// Space between two switch trays [px].
 const SWITCH_GAP: f64 = 4.0;
 
-/// A placeholder for a rack without trays (never drawn: `layout` asks only racks with trays).
-pub const NO_TRAYS: Trays = Trays { gpus_per_tray: 1, switch_trays: 1 };
-
 /// What one node holds, per kind.
 #[derive(Clone, Copy)]
 pub struct Counts {

@@ -350,45 +350,44 @@ impl ModelShape {
         self.moe.map_or(0, |m| self.mlp_params(m.expert_ffn))
     }
 
-    /// Parameters of a layer: dense (`moe` false) or with experts, every expert counted.
-    pub fn layer_params_of(&self, moe: bool) -> u64 {
+    /// Parameters of a layer, dense (`moe` false) or with experts, counting `routed(moe)` of its
+    /// routed experts, the shared ones and the router.
+    fn layer_params_counting(&self, moe: bool, routed: fn(&Moe) -> u32) -> u64 {
         let h = self.hidden as u64;
-        let mlp = match (moe, self.moe) {
+        let mlp = match (moe, &self.moe) {
             (true, Some(m)) => {
-                (m.experts + m.shared_experts) as u64 * self.expert_params() + m.experts as u64 * h
+                (routed(m) + m.shared_experts) as u64 * self.expert_params() + m.experts as u64 * h
             }
             _ => self.mlp_params(self.ffn),
         };
         self.attention_params() + mlp + 2 * h
+    }
+
+    /// Parameters of a layer: dense (`moe` false) or with experts, every expert counted.
+    pub fn layer_params_of(&self, moe: bool) -> u64 {
+        self.layer_params_counting(moe, |m| m.experts)
     }
 
     /// Parameters a token runs through in a layer: the attention, and the dense MLP or its
     /// `top_k` routed and the shared experts (and the router).
     pub fn layer_active_params(&self, moe: bool) -> u64 {
-        let h = self.hidden as u64;
-        let mlp = match (moe, self.moe) {
-            (true, Some(m)) => {
-                (m.top_k + m.shared_experts) as u64 * self.expert_params() + m.experts as u64 * h
-            }
-            _ => self.mlp_params(self.ffn),
-        };
-        self.attention_params() + mlp + 2 * h
+        self.layer_params_counting(moe, |m| m.top_k)
+    }
+
+    /// `per_layer` summed over the layers: the MoE layers' (`true`) and the dense ones'.
+    fn over_layers(&self, per_layer: impl Fn(bool) -> u64) -> u64 {
+        let moe = self.moe_layers() as u64;
+        moe * per_layer(true) + (self.layers as u64 - moe) * per_layer(false)
     }
 
     /// Parameters of one transformer layer, averaged over the layers (all alike in a dense model).
     pub fn layer_params(&self) -> u64 {
-        let moe = self.moe_layers() as u64;
-        (moe * self.layer_params_of(true) + (self.layers as u64 - moe) * self.layer_params_of(false))
-            / self.layers.max(1) as u64
+        self.over_layers(|moe| self.layer_params_of(moe)) / self.layers.max(1) as u64
     }
 
     /// Parameters a token runs through, over the whole model (what "active" counts).
     pub fn active_params(&self) -> u64 {
-        let moe = self.moe_layers() as u64;
-        moe * self.layer_active_params(true)
-            + (self.layers as u64 - moe) * self.layer_active_params(false)
-            + self.embedding_params()
-            + self.hidden as u64
+        self.over_layers(|moe| self.layer_active_params(moe)) + self.embedding_params() + self.hidden as u64
     }
 
     /// Embedding (and output head, if untied) parameters.
@@ -403,11 +402,7 @@ impl ModelShape {
 
     /// Every parameter.
     pub fn params(&self) -> u64 {
-        let moe = self.moe_layers() as u64;
-        moe * self.layer_params_of(true)
-            + (self.layers as u64 - moe) * self.layer_params_of(false)
-            + self.embedding_params()
-            + self.hidden as u64
+        self.over_layers(|moe| self.layer_params_of(moe)) + self.embedding_params() + self.hidden as u64
     }
 
     /// Forward FLOPs of one layer (dense, or with experts) over `tokens` tokens: its active

@@ -137,21 +137,16 @@ impl TrainScenario {
         }
         let gpus = cluster.n_ranks();
         let (tp, cp, pp, dp) = (self.tp as u64, self.cp as u64, self.pp as u64, self.dp as u64);
-        if cp == 1 && tp * pp * dp != gpus as u64 {
+        if tp * cp * pp * dp != gpus as u64 {
+            // CP is named only when it is used, as layouts without it always read.
+            let (names, sizes) = if cp == 1 {
+                ("TP × PP × DP", format!("{tp} × {pp} × {dp}"))
+            } else {
+                ("TP × CP × PP × DP", format!("{tp} × {cp} × {pp} × {dp}"))
+            };
             errors.add(
                 "dp",
-                format!(
-                    "TP × PP × DP = {tp} × {pp} × {dp} = {} but the cluster has {gpus} GPUs",
-                    tp * pp * dp
-                ),
-            );
-        } else if tp * cp * pp * dp != gpus as u64 {
-            errors.add(
-                "dp",
-                format!(
-                    "TP × CP × PP × DP = {tp} × {cp} × {pp} × {dp} = {} but the cluster has {gpus} GPUs",
-                    tp * cp * pp * dp
-                ),
+                format!("{names} = {sizes} = {} but the cluster has {gpus} GPUs", tp * cp * pp * dp),
             );
         }
         if cp > 1 && shape.seq_len as u64 % (2 * cp) != 0 {
