@@ -5,6 +5,7 @@
 
 mod direct;
 pub mod hierarchical;
+pub mod holdings;
 pub mod nvls;
 pub mod nvls_tree;
 pub mod pat;
