@@ -112,5 +112,25 @@ report('frame-1024-gpus', { p50_ms: deltas1024[Math.floor(deltas1024.length * 0.
   report('wasm-train-gpt3-256-gpus', { ms: Date.now() - t0 });
 }
 
+// A phone on a slow network (1.6 Mbit/s down, 150 ms round trip, the CPU 4× slower), nothing
+// cached: when the first paint shows (index.html's static page: title, lessons, sketch), and
+// when the app has drawn its figure.
+{
+  const phone = await ctx.newPage();
+  await phone.setViewportSize({ width: 390, height: 844 });
+  const cdp = await ctx.newCDPSession(phone);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  const t0 = Date.now();
+  await phone.goto(base, { waitUntil: 'commit' });
+  await phone.waitForSelector('#topology[data-gpu-count]', { timeout: 120000 });
+  const interactive = Date.now() - t0;
+  const paint = await phone.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN);
+  report('first-paint-throttled', { fcp_ms: paint, interactive_ms: interactive });
+  await phone.close();
+}
+
 await ctx.close();
 rmSync(profile, { recursive: true, force: true });

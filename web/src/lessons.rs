@@ -120,6 +120,18 @@ pub fn from_query(query: &str) -> Option<(&'static Lesson, usize)> {
     Some((lesson, step.min(lesson.steps.len().saturating_sub(1))))
 }
 
+/// The lesson a URL's query asks for when there is no lesson of that id (`?lesson=nope`).
+pub fn unknown_in_query(query: &str) -> Option<String> {
+    let id = query.trim_start_matches('?').split('&').find_map(|part| part.strip_prefix("lesson="))?;
+    (by_id(id).is_none()).then(|| id.to_string())
+}
+
+/// The lesson step a URL's query opens, as a query of its own (empty when none): what a
+/// copied link carries.
+pub fn query_in(query: &str) -> String {
+    from_query(query).map(|(lesson, step)| self::query(lesson, step)).unwrap_or_default()
+}
+
 /// The query for a lesson step, keeping any other parameters (e.g. `embed`) out.
 pub fn query(lesson: &Lesson, step: usize) -> String {
     format!("?lesson={}&step={step}", lesson.id)
@@ -264,6 +276,17 @@ mod figures {
         assert!(nvls > 450.0, "NVLS busbw {nvls} above the line rate");
         let tp = find("tp-inside-node");
         assert!(train(&tp.steps[1]).step_ns > train(&tp.steps[0]).step_ns, "TP 16 across nodes is slower");
+        // "4 AllGathers and 4 ReduceScatters per layer per micro-batch ... about 15% of the step".
+        let report = train(&tp.steps[0]);
+        let job = tp.steps[0].train.as_ref().unwrap();
+        let per_layer_and_micro_batch =
+            (job.global_batch / job.micro_batch / job.dp) as f64 * (96 / job.pp) as f64;
+        for name in ["AllGather", "ReduceScatter"] {
+            let op = report.ops.iter().find(|op| op.op.name().starts_with(name)).unwrap();
+            assert_eq!(op.calls / per_layer_and_micro_batch, 4.0, "{name}");
+        }
+        let share = report.breakdown.tp_ns / report.step_ns;
+        assert!((0.13..0.17).contains(&share), "TP {share}");
         // The textbook's model is the α-β formula to the nanosecond's rounding; NCCL's adds its
         // launch (8.4 µs) and 3.4 µs of Simple protocol latency on each of the 14 steps.
         let alpha_beta = find("alpha-beta");
@@ -283,6 +306,24 @@ mod figures {
             time(2),
             time(1)
         );
+        // ring-vs-tree: the ring it weighs the tree against has 2(n-1) = 62 steps, and in each
+        // 4 of the 32 hops of a channel's ring cross nodes.
+        let mut ring = find("ring-vs-tree").steps[0].scenario.clone().unwrap();
+        ring.algorithm = Some(fabricscope::collective::Algorithm::Ring);
+        let sim = fabricscope::simulate(&ring.validate().unwrap()).unwrap();
+        assert_eq!(sim.n_steps(), 62);
+        let per_node = sim.topology.gpus_per_node();
+        for step in [0, 30, 61] {
+            let hops: std::collections::BTreeSet<(u32, u32)> = sim
+                .schedule
+                .transfers
+                .iter()
+                .filter(|t| t.step == step && t.channel == 0)
+                .map(|t| (t.src, t.dst))
+                .collect();
+            let crossing = hops.iter().filter(|(src, dst)| src / per_node != dst / per_node).count();
+            assert_eq!((hops.len(), crossing), (32, 4), "step {step}");
+        }
         assert_eq!(lessons.len(), 20);
     }
 }

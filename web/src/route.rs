@@ -48,6 +48,14 @@ pub fn embed_mode() -> bool {
     search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="))
 }
 
+/// `?embed&autoplay` plays the figure when it opens; `?embed&loop` plays it again and again.
+/// (Only for embedded figures: the page itself waits for its reader.)
+pub fn embed_playback() -> (bool, bool) {
+    let search = location::search();
+    let has = |name: &str| search.trim_start_matches('?').split('&').any(|part| part == name);
+    (has("autoplay"), has("loop"))
+}
+
 /// The lesson step the URL's query opens (`?lesson=<id>&step=<k>`), if any.
 pub fn initial_lesson() -> Option<LessonAt> {
     lessons::from_query(&location::search()).map(|(lesson, step)| LessonAt { lesson, step })
@@ -64,13 +72,27 @@ pub fn initial_mode(lesson: Option<LessonAt>) -> Mode {
 }
 
 /// A lesson step's opening state: its scenario, at its step, with its links in focus.
+/// A link to a lesson step whose scenario the reader had changed (the URL's fragment, written
+/// as they changed it) opens on their scenario and time, in the step's focus.
 pub fn lesson_state(step: &Step, scenario: &Scenario) -> Result<AppState, String> {
-    let mut state = AppState::new(scenario.clone(), initial_lang(), initial_dark())?;
+    let (lang, dark) = (initial_lang(), initial_dark());
+    let linked = url::decode(&location::hash())
+        .ok()
+        .flatten()
+        .and_then(|(linked, t)| AppState::new(linked, lang, dark).ok().map(|state| (state, t)));
+    let (mut state, time) = match linked {
+        Some((state, t)) => (state, t),
+        None => (AppState::new(scenario.clone(), lang, dark)?, None),
+    };
     state.embed = embed_mode();
     state.focus = Focus { kinds: step.focus_kinds(), ranks: step.focus_ranks() };
-    if let Some(k) = step.step {
-        let start = state.sim.step_starts.get(k as usize).copied().unwrap_or_default();
-        state.playhead = SimTime(start.0 + 1).min(state.end());
+    match (time, step.step) {
+        (Some(t), _) => state.playhead = t.min(state.end()),
+        (None, Some(k)) => {
+            let start = state.sim.step_starts.get(k as usize).copied().unwrap_or_default();
+            state.playhead = SimTime(start.0 + 1).min(state.end());
+        }
+        (None, None) => {}
     }
     Ok(state)
 }
@@ -101,6 +123,11 @@ pub fn initial_state() -> Result<AppState, String> {
         Err(message) => return Err(message),
     };
     state.embed = embed;
+    if embed {
+        let (autoplay, looping) = embed_playback();
+        state.playing = autoplay || looping;
+        state.looping = looping;
+    }
     // An A/B link: B beside A (A is edited first).
     if let Some(b) = url::decode_b(&hash) {
         if let Some(sim) = b.validate().ok().and_then(|valid| simulate_in_page(&valid).ok()) {
@@ -111,14 +138,20 @@ pub fn initial_state() -> Result<AppState, String> {
         state.playhead = t.min(state.end());
     }
     match (problem, restored) {
+        (Some(message), _) if embed => {
+            state.link_problem = Some(match lang {
+                Lang::En => format!("This figure's scenario could not be used ({message}). Ask the page's author to copy the embed code again from Fabricscope."),
+                Lang::Zh => format!("此图的场景无法使用（{message}）。请让页面作者从 Fabricscope 重新复制嵌入代码。"),
+            })
+        }
         (Some(message), false) => {
-            state.error = Some(match lang {
+            state.link_problem = Some(match lang {
                 Lang::En => format!("The link's scenario could not be used ({message}); showing the default scenario."),
                 Lang::Zh => format!("链接中的场景无法使用（{message}），已显示默认场景。"),
             })
         }
         (Some(message), true) => {
-            state.error = Some(match lang {
+            state.link_problem = Some(match lang {
                 Lang::En => format!("The link's scenario could not be used ({message}); showing the last scenario you ran in this browser."),
                 Lang::Zh => format!("链接中的场景无法使用（{message}），已显示你在此浏览器中最近运行的场景。"),
             })
@@ -152,17 +185,24 @@ pub fn initial_job() -> (TrainScenario, Option<String>) {
 /// The training view's opening state: a lesson step's job, else `initial_job()`'s, with what
 /// was wrong with the link, if anything.
 pub fn initial_train_state(lesson_job: Option<TrainScenario>, lang: Lang, dark: bool) -> TrainState {
+    // A lesson step's job, or the reader's change of it that the URL carries.
     let (job, problem) = match lesson_job {
-        Some(job) => (job, None),
+        Some(job) => match url::decode_train(&location::hash()) {
+            Ok(Some(linked)) if linked.cluster.nodes <= MAX_PAGE_NODES => (linked, None),
+            _ => (job, None),
+        },
         None => initial_job(),
     };
     let mut state = TrainState::new(job, lang, dark).unwrap_or_else(|_| {
         TrainState::new(TrainScenario::default_demo(), lang, dark).expect("the default job is valid")
     });
     if let Some(problem) = problem {
-        state.error = Some(match lang {
-            Lang::En => format!("The link's training job could not be used ({problem}); showing another."),
-            Lang::Zh => format!("链接中的训练作业无法使用（{problem}），已显示其他作业。"),
+        let stored = storage::stored_job().is_some();
+        state.link_problem = Some(match (lang, stored) {
+            (Lang::En, true) => format!("The link's training job could not be used ({problem}); showing the last job you ran in this browser."),
+            (Lang::En, false) => format!("The link's training job could not be used ({problem}); showing the default job."),
+            (Lang::Zh, true) => format!("链接中的训练作业无法使用（{problem}），已显示你在此浏览器中最近运行的作业。"),
+            (Lang::Zh, false) => format!("链接中的训练作业无法使用（{problem}），已显示默认作业。"),
         });
     }
     state

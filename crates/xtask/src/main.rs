@@ -10,6 +10,8 @@
 //! - node packages from `package-lock.json`: binaryen (wasm-opt 132) and playwright-core;
 //! - Debian's chromium (apt, when root) for the browser tests.
 
+mod page;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -210,7 +212,8 @@ fn ensure_browser() -> Result<()> {
 
 fn trunk_build() -> Result<()> {
     run(cmd("trunk").args(["build", "--release", "--offline"]))?;
-    add_content_security_policy(&root().join("dist/index.html"))?;
+    page::add_lesson_list(&root().join("dist/index.html"), &root().join("web/lessons.json"))?;
+    page::add_content_security_policy(&root().join("dist/index.html"))?;
     // The embeddable package (`simulate`, `Figure`) beside the page, for `<fabricscope-figure>`.
     let pkg = root().join("dist/pkg");
     let pkg_arg = pkg.to_string_lossy().into_owned();
@@ -227,35 +230,6 @@ fn trunk_build() -> Result<()> {
         "--out-dir",
         pkg_arg.as_str(),
     ]))
-}
-
-/// Adds a Content-Security-Policy to the built page. Trunk starts the app with one inline
-/// module script; the policy allows exactly that script by its SHA-256, WebAssembly
-/// compilation, and no origin but the page's own. Inline style *attributes* are allowed
-/// (`style-src-attr`): plotters measures chart text with an inline-styled span; they cannot run
-/// code, and `<style>` elements stay forbidden.
-fn add_content_security_policy(index: &Path) -> Result<()> {
-    use base64::Engine;
-    use sha2::Digest;
-    let html = std::fs::read_to_string(index).map_err(|e| format!("{}: {e}", index.display()))?;
-    if html.contains("Content-Security-Policy") {
-        return Ok(());
-    }
-    let open = "<script type=\"module\">";
-    let start = html.find(open).ok_or("dist/index.html has no inline module script to hash")? + open.len();
-    let end = start + html[start..].find("</script>").ok_or("unterminated inline script")?;
-    let hash =
-        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(&html.as_bytes()[start..end]));
-    let policy = format!(
-        "default-src 'self'; script-src 'self' 'wasm-unsafe-eval' 'sha256-{hash}'; style-src 'self'; style-src-attr 'unsafe-inline'; img-src 'self' data:; \
-         connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'"
-    );
-    let meta = format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\" />");
-    let html =
-        html.replacen("<meta charset=\"utf-8\" />", &format!("<meta charset=\"utf-8\" />\n    {meta}"), 1);
-    std::fs::write(index, html).map_err(|e| format!("{}: {e}", index.display()))?;
-    eprintln!("xtask: dist/index.html carries a Content-Security-Policy (inline script sha256-{hash})");
-    Ok(())
 }
 
 fn dist() -> Result<PathBuf> {
@@ -467,6 +441,15 @@ fn bench() -> Result<()> {
         "first interactive render, default scenario".into(),
         "<= 1.5 s".into(),
         format!("{:.0} ms (best of 3)", ms("first-render", "ms").unwrap_or(f64::NAN)),
+    ));
+    rows.push((
+        "first paint on a throttled phone (1.6 Mbit/s, 150 ms RTT, 4x CPU)".into(),
+        "something to read at once".into(),
+        format!(
+            "title, lessons and sketch at {:.0} ms; the app's figure at {:.0} ms",
+            ms("first-paint-throttled", "fcp_ms").unwrap_or(f64::NAN),
+            ms("first-paint-throttled", "interactive_ms").unwrap_or(f64::NAN)
+        ),
     ));
     rows.push((
         "training view: GPT-3 on 256 GPUs, simulate + draw (WASM)".into(),

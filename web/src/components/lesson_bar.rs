@@ -3,9 +3,10 @@
 //! the previous and next steps. Opening a step is the App's job (`on_lesson`): it puts the
 //! step's scenario in the URL and remounts the view on it.
 
-use crate::i18n::{t, Lang, Text};
+use crate::i18n::{t, ux, Lang, Text, Ux};
 use crate::lessons;
 use crate::lessons::LessonAt;
+use crate::services::device::narrow;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -35,8 +36,16 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
                 }
             })
         };
+        // `?lesson=nope`: named, not ignored.
+        let unknown = lessons::unknown_in_query(&crate::services::location::search()).map(|id| match lang {
+            Lang::En => format!("There is no lesson \"{id}\" (the link may be old); pick one from the list."),
+            Lang::Zh => format!("没有名为“{id}”的课程（链接可能已过时），请从列表中选择。"),
+        });
         return html! {
             <div class="lesson-picker">
+                if let Some(message) = unknown {
+                    <p id="lesson-unknown" class="banner error" role="alert">{ message }</p>
+                }
                 <label>{ t(lang, Text::Lessons) }
                     <select id="lesson-select" onchange={on_pick}>
                         <option value="" selected=true>{ t(lang, Text::PickAGuidedLesson) }</option>
@@ -67,20 +76,26 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
                 <button id="lesson-close" onclick={go(None)}>{ t(lang, Text::CloseLesson) }</button>
             </div>
             <p id="lesson-text">{ step.text.get(lang) }</p>
-            if let Some(try_this) = &step.try_this {
-                <p id="lesson-try" class="try"><strong>{ t(lang, Text::Try) }</strong>{ try_this.get(lang) }</p>
-            }
-            if let Some(question) = &step.question {
-                <p id="lesson-question" class="question"><strong>{ t(lang, Text::Question) }</strong>{ question.get(lang) }
-                    { " " }<button id="lesson-reveal" aria-expanded={revealed.to_string()} onclick={reveal}>
-                        { if *revealed { t(lang, Text::HideTheAnswer) } else { t(lang, Text::ShowTheAnswer) } }
-                    </button>
-                </p>
-                if *revealed {
-                    if let Some(answer) = &step.answer {
-                        <p id="lesson-answer" class="answer">{ answer.get(lang) }</p>
+            if step.try_this.is_some() || step.question.is_some() {
+                // On a phone the extras start folded, so the figure stays on the first screen.
+                <details class="lesson-more" open={!narrow()}>
+                    <summary>{ ux(lang, Ux::TryAndQuestion) }</summary>
+                    if let Some(try_this) = &step.try_this {
+                        <p id="lesson-try" class="try"><strong>{ t(lang, Text::Try) }</strong>{ try_this.get(lang) }</p>
                     }
-                }
+                    if let Some(question) = &step.question {
+                        <p id="lesson-question" class="question"><strong>{ t(lang, Text::Question) }</strong>{ question.get(lang) }
+                            { " " }<button id="lesson-reveal" aria-expanded={revealed.to_string()} onclick={reveal}>
+                                { if *revealed { t(lang, Text::HideTheAnswer) } else { t(lang, Text::ShowTheAnswer) } }
+                            </button>
+                        </p>
+                        if *revealed {
+                            if let Some(answer) = &step.answer {
+                                <p id="lesson-answer" class="answer">{ answer.get(lang) }</p>
+                            }
+                        }
+                    }
+                </details>
             }
             <div class="buttons">
                 <button id="lesson-prev" disabled={at.step == 0} onclick={go(at.step.checked_sub(1))}>{ t(lang, Text::Previous) }</button>

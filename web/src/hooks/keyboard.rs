@@ -4,8 +4,9 @@ use crate::state::collectives::{Action, AppState};
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// Space plays and pauses, arrows step, Home and End jump; not while typing in a field, not
-/// with a modifier, and space on a focused button presses that button.
+/// Space plays and pauses, arrows step, Home and End jump; not while typing in a field (the
+/// time slider is not one: its arrows step too), not with a modifier, and space on a focused
+/// button presses that button.
 #[hook]
 pub fn use_playback_keys(state: UseReducerHandle<AppState>) {
     use_effect_with((), move |_| {
@@ -16,10 +17,15 @@ pub fn use_playback_keys(state: UseReducerHandle<AppState>) {
             options,
             move |event| {
                 let Some(event) = event.dyn_ref::<web_sys::KeyboardEvent>() else { return };
+                // The time slider is not a field: its arrows step, as everywhere else, instead
+                // of moving the playhead one nanosecond.
                 let in_field = event
                     .target()
                     .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
-                    .map(|element| matches!(element.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
+                    .map(|element| {
+                        element.id() != "scrub"
+                            && matches!(element.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                    })
                     .unwrap_or(false);
                 if in_field || event.ctrl_key() || event.meta_key() || event.alt_key() {
                     return;
@@ -35,8 +41,8 @@ pub fn use_playback_keys(state: UseReducerHandle<AppState>) {
                 }
                 let action = match event.key().as_str() {
                     " " => Action::TogglePlay,
-                    "ArrowRight" => Action::StepForward,
-                    "ArrowLeft" => Action::StepBack,
+                    "ArrowRight" | "ArrowUp" | "PageDown" => Action::StepForward,
+                    "ArrowLeft" | "ArrowDown" | "PageUp" => Action::StepBack,
                     "Home" => Action::ToStart,
                     "End" => Action::ToEnd,
                     _ => return,

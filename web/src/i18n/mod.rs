@@ -1,12 +1,15 @@
 //! The page's words in English and Simplified Chinese, never one language alone. A fixed string
-//! is a `Text`, looked up with `t(lang, text)` (the table is `text.rs`); a sentence with figures
-//! in it is a function here (`step_text`, `alpha_beta_line`, …) or, used once, a `match lang`
-//! beside its use with both languages' `format!`.
+//! is a `Text`, looked up with `t(lang, text)` (the table is `text.rs`), or for the phone layout,
+//! touch and access a `Ux` (`ux(lang, key)`, `ux.rs`); a sentence with figures in it is a
+//! function here (`step_text`, `alpha_beta_line`, …) or, used once, a `match lang` beside its
+//! use with both languages' `format!`.
 
 pub mod cluster;
 mod text;
+mod ux;
 
 pub use text::{t, Text};
+pub use ux::{ux, Ux};
 
 use fabricscope::collective::{ChunkOp, Hop, Phase, SwitchRef};
 use fabricscope::topology::LinkKind;

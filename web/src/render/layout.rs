@@ -407,6 +407,12 @@ impl Layout {
 
     /// The link under the pointer, if one is within 6 px.
     pub fn link_at(&self, x: f64, y: f64) -> Option<LinkId> {
+        self.link_near(x, y, 6.0)
+    }
+
+    /// The drawn link nearest (x, y) within `reach` CSS pixels: a fingertip needs more than a
+    /// mouse's 6.
+    pub fn link_near(&self, x: f64, y: f64, reach: f64) -> Option<LinkId> {
         self.links
             .iter()
             .enumerate()
@@ -418,7 +424,7 @@ impl Layout {
                     .fold(f64::INFINITY, f64::min);
                 (i, d)
             })
-            .filter(|&(_, d)| d <= 6.0)
+            .filter(|&(_, d)| d <= reach)
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(i, _)| LinkId(i as u32))
     }

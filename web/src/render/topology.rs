@@ -15,6 +15,9 @@ const FAULT_COLOUR: &str = "#d62728";
 
 /// Link colour for a utilisation in [0, 1]: a colour-blind-safe ramp from blue through purple
 /// to orange, so "how busy" reads from hue and from brightness.
+/// Most moving chunks labelled with their numbers; beyond, the labels would cover the figure.
+const MAX_NUMBERED: usize = 24;
+
 pub fn utilisation_colour(u: f64) -> String {
     const STOPS: [(f64, [f64; 3]); 3] =
         [(0.0, [86.0, 180.0, 233.0]), (0.5, [124.0, 83.0, 196.0]), (1.0, [230.0, 97.0, 1.0])];
@@ -332,11 +335,22 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
             ctx.set_line_width(2.5);
             ctx.stroke();
         }
+        // A GPU or NIC too narrow for "GPU 3" (a phone, or many GPUs a node) keeps a shorter
+        // name while one fits: "3", "N3".
+        let short_label = match vertex.kind {
+            VertexKind::Gpu => vertex.local.to_string(),
+            _ => format!("N{}", vertex.local),
+        };
+        let short = !layout.labels && rect.w >= 8.0 * short_label.len() as f64 + 2.0;
+        let label = match vertex.kind {
+            VertexKind::Gpu | VertexKind::Nic if short => short_label,
+            _ => label,
+        };
         let show = match vertex.kind {
             VertexKind::NvSwitch => true,
             VertexKind::PcieSwitch | VertexKind::Cpu => rect.w >= 34.0,
             kind if kind.is_fabric_switch() => rect.w >= 44.0,
-            _ => layout.labels,
+            _ => layout.labels || short,
         };
         if show {
             ctx.set_fill_style_str("#ffffff");
@@ -369,6 +383,8 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
     // while they wait) so the one ring stays readable. Dots of one style are one canvas path,
     // so a frame with thousands of chunks costs a handful of canvas calls per style.
     let mut groups: [Vec<(f64, f64, f64)>; 6] = Default::default();
+    // Channel 0's moving chunks, each labelled with its number when few enough to read.
+    let mut numbered: Vec<(f64, f64, u32)> = Vec::new();
     let mut focused_dot = None;
     for chunk in &scene.frame.in_flight {
         let transfer = &scene.schedule.transfers[chunk.transfer as usize];
@@ -415,6 +431,9 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
             (false, true) => 1.5,
         };
         groups[group].push((x, y, radius));
+        if followed && chunk.moving && !layout.compact {
+            numbered.push((x, y, chunk_index));
+        }
     }
     for (group, dots) in groups.iter().enumerate().filter(|(_, dots)| !dots.is_empty()) {
         let colour = if group % 2 == 0 { palette.reduce } else { palette.copy };
@@ -435,6 +454,19 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         ctx.stroke();
     }
     ctx.set_global_alpha(1.0);
+    if numbered.len() <= MAX_NUMBERED {
+        ctx.set_font("600 10px system-ui, sans-serif");
+        ctx.set_text_align("left");
+        for &(x, y, chunk) in &numbered {
+            let label = chunk.to_string();
+            let w = ctx.text_width(&label) + 4.0;
+            ctx.set_fill_style_str(palette.background);
+            ctx.fill_rect(x + 5.0, y - 14.0, w, 12.0);
+            ctx.set_fill_style_str(palette.text);
+            ctx.fill_text(&label, x + 7.0, y - 8.0);
+        }
+        ctx.set_text_align("center");
+    }
     if let Some((x, y, reduce, moving, chunk)) = focused_dot {
         let colour = if reduce { palette.reduce } else { palette.copy };
         let radius = 8.0;

@@ -1,7 +1,9 @@
 //! The browser's I/O, each kind in its own module: the URL (`url` encodes and decodes it,
-//! `location` reads and replaces it), localStorage (`storage`), downloads and the clipboard.
+//! `location` reads and replaces it), localStorage (`storage`), downloads, the clipboard and
+//! the reader's device (`device`: touch, a narrow screen).
 
 pub mod clipboard;
+pub mod device;
 pub mod download;
 pub mod location;
 pub mod storage;

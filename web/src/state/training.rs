@@ -36,6 +36,8 @@ pub struct TrainState {
     pub scaling: Rc<Vec<(u32, f64, f64)>>,
     pub scaling_todo: Rc<Vec<u32>>,
     pub error: Option<String>,
+    /// What was wrong with the link the view opened on, and what is shown instead.
+    pub link_problem: Option<String>,
     pub lang: Lang,
     pub dark: bool,
     /// A job kept as "A" to compare the current one with.
@@ -46,6 +48,7 @@ pub enum TrainAction {
     SetJob(Box<TrainScenario>),
     Reject(String),
     DismissError,
+    DismissLinkProblem,
     TogglePlay,
     Seek(f64),
     Frame {
@@ -91,6 +94,7 @@ impl TrainState {
             groups: Dim::Tp,
             fabrics: Rc::new(None),
             error: None,
+            link_problem: None,
             lang,
             dark,
             pinned: None,
@@ -113,6 +117,7 @@ impl PartialEq for TrainState {
             && self.playing == other.playing
             && self.groups == other.groups
             && self.error == other.error
+            && self.link_problem == other.link_problem
             && self.lang == other.lang
             && self.dark == other.dark
             && match (&self.pinned, &other.pinned) {
@@ -155,6 +160,7 @@ impl Reducible for TrainState {
             }
             TrainAction::Reject(message) => next.error = Some(message),
             TrainAction::DismissError => next.error = None,
+            TrainAction::DismissLinkProblem => next.link_problem = None,
             TrainAction::TogglePlay => {
                 next.playing = !self.playing;
                 next.last_frame_ms = None;

@@ -1,4 +1,5 @@
-//! The banner that says a change was rejected, and why.
+//! The banners that say a change was rejected, and why, or that the link the page opened on
+//! could not be used, and what is shown instead.
 
 use yew::prelude::*;
 
@@ -20,6 +21,25 @@ pub fn error_banner(props: &ErrorBannerProps) -> Html {
         <div id="error" class="banner error" role="alert">
             <strong>{ props.message.clone() }</strong>
             <span>{ " " }{ props.hint }</span>
+            <button onclick={props.on_dismiss.clone()}>{ props.dismiss }</button>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LinkProblemProps {
+    /// What was wrong with the link, and what is shown instead.
+    pub message: String,
+    pub dismiss: &'static str,
+    pub on_dismiss: Callback<MouseEvent>,
+}
+
+/// `#link-error`: the link's problem, which says itself what is shown instead.
+#[function_component(LinkProblemBanner)]
+pub fn link_problem_banner(props: &LinkProblemProps) -> Html {
+    html! {
+        <div id="link-error" class="banner error" role="alert">
+            <strong>{ props.message.clone() }</strong>
             <button onclick={props.on_dismiss.clone()}>{ props.dismiss }</button>
         </div>
     }

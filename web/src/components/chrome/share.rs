@@ -10,6 +10,9 @@ use crate::state::collectives::AppState;
 use crate::state::Shared;
 use yew::prelude::*;
 
+/// The copied `<iframe>`'s height [px]: an embedded figure with its results, without scrolling.
+const EMBED_HEIGHT: u32 = 1060;
+
 #[derive(Properties, PartialEq)]
 pub struct ShareProps {
     /// Read when a button is pressed, for what moves every frame (the playhead).
@@ -34,9 +37,13 @@ pub fn share_export(props: &ShareProps) -> Html {
             let ab = s.ab().map(|((a, _), (b, _))| (a, b));
             let fragment = crate::services::url::view_fragment(&s.scenario, ab, s.playhead, s.lang, s.dark);
             let text = if embed {
-                format!("<iframe src=\"{origin}{path}?embed{fragment}\" width=\"100%\" height=\"760\" style=\"border:0\" title=\"Fabricscope\" loading=\"lazy\"></iframe>")
+                // It plays as it opens; the height fits the figure and its results at 700 to
+                // 1,400 px wide (measured: 1,021 to 1,036 px for two nodes).
+                format!("<iframe src=\"{origin}{path}?embed&autoplay{fragment}\" width=\"100%\" height=\"{EMBED_HEIGHT}\" style=\"border:0\" title=\"Fabricscope\" loading=\"lazy\"></iframe>")
             } else {
-                format!("{origin}{path}{fragment}")
+                // The lesson step open, too, if any.
+                let lesson = crate::lessons::query_in(&location::search());
+                format!("{origin}{path}{lesson}{fragment}")
             };
             // Where the browser refuses the clipboard, the text is shown to select.
             clipboard::copy(&text);

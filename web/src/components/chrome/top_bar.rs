@@ -46,7 +46,10 @@ pub fn top_bar(props: &TopBarProps) -> Html {
                     <button id="lang-en" aria-pressed={(lang == Lang::En).to_string()} onclick={set_lang(Lang::En)}>{ "English" }</button>
                     <button id="lang-zh" aria-pressed={(lang == Lang::Zh).to_string()} onclick={set_lang(Lang::Zh)}>{ "中文" }</button>
                 </div>
-                <button id="theme" aria-pressed={props.dark.to_string()} onclick={toggle_dark}>{ t(lang, Text::Theme) }</button>
+                <button id="theme" aria-pressed={props.dark.to_string()} aria-label={t(lang, Text::Theme)} title={t(lang, Text::Theme)} onclick={toggle_dark}>
+                    <svg class="icon" viewBox="0 0 24 24" aria-hidden="true"><path d="M12 3a9 9 0 1 0 0 18a9 9 0 0 0 0-18zm0 2v14a7 7 0 0 1 0-14z" /></svg>
+                    <span class="label">{ " " }{ t(lang, Text::Theme) }</span>
+                </button>
             </div>
         </header>
     }

@@ -394,7 +394,8 @@ pub fn controls(props: &ControlsProps) -> Html {
             <p class="algo">{ format!("{} · {} · {}", scenario.collective.nccl_name(), state.sim.schedule.algorithm.nccl_name(), state.sim.schedule.protocol.nccl_name()) }<br />
                 <code>{ format!("NCCL_ALGO={} NCCL_PROTO={}", state.sim.schedule.algorithm.nccl_name(), state.sim.schedule.protocol.nccl_name()) }</code></p>
             <label>{ t(lang, Text::MessageSize) }{ ": " }<output id="size-label">{ format_bytes(scenario.size_bytes) }</output>
-                <input id="size" type="range" min="10" max="32" step="1" value={size_exp.to_string()} oninput={on_size} />
+                <input id="size" type="range" min="10" max="32" step="1" value={size_exp.to_string()} oninput={on_size}
+                    aria-valuetext={format_bytes(scenario.size_bytes)} />
             </label>
             <label>{ t(lang, Text::Channels) }
                 <select id="channels" onchange={on_channels}>

@@ -3,17 +3,20 @@
 //! the controls, the topology, the timeline, the results and the chart.
 
 pub mod chart;
+pub mod chunk_grid;
 pub mod controls;
 pub mod custom;
 pub mod faults;
 pub mod heat_map;
+pub mod link_table;
 pub mod results;
 pub mod timeline;
 pub mod topology;
 pub mod tuner_table;
 pub mod yours;
 
-use crate::components::chrome::banner::ErrorBanner;
+use crate::components::chrome::banner::{ErrorBanner, LinkProblemBanner};
+use crate::components::chrome::drawer::ControlsDrawer;
 use crate::components::chrome::share::ShareExport;
 use crate::components::chrome::top_bar::Header;
 use crate::components::LiveState;
@@ -120,7 +123,17 @@ fn lab(props: &LabProps) -> Html {
     use_playback_keys(state.clone());
 
     let lang = state.lang;
+    let link_problem = state.link_problem.as_ref().map(|message| {
+        html! {
+            <LinkProblemBanner message={message.clone()} dismiss={t(lang, Text::DismissError)}
+                on_dismiss={ let s = state.clone(); move |_| s.dispatch(Action::DismissLinkProblem) } />
+        }
+    });
     if state.embed {
+        // Embedded with a bad link: its problem, not a figure the reader would take for it.
+        if let Some(message) = &state.link_problem {
+            return html! { <div id="link-error" class="banner error embed-error" role="alert"><strong>{ message.clone() }</strong></div> };
+        }
         // Embedded: the live figure and its numbers, nothing to configure.
         return html! {
             <div class="lab embed">
@@ -136,6 +149,7 @@ fn lab(props: &LabProps) -> Html {
         <div class="lab">
             <Header state={state.clone()} on_mode={props.on_mode.clone()} />
             { props.lesson_bar.clone() }
+            { link_problem.unwrap_or_default() }
             if let Some(message) = &state.error {
                 <ErrorBanner message={message.clone()} hint={t(lang, Text::InvalidInput)} dismiss={t(lang, Text::DismissError)}
                     on_dismiss={ let s = state.clone(); move |_| s.dispatch(Action::DismissError) } />
@@ -160,11 +174,11 @@ fn lab(props: &LabProps) -> Html {
                 </div>
             }
             <div class="columns">
-                <aside class="panel controls">
+                <ControlsDrawer lang={lang}>
                     <Controls dispatch={state.dispatcher()} scenario={state.scenario.clone()} lang={state.lang}
                         comparing={state.other.is_some()} editing_b={state.editing_b}
                         sim={Shared::of(&state.sim)} />
-                </aside>
+                </ControlsDrawer>
                 <div class="main">
                     <section class="panel stage">
                         if state.other.is_some() {
@@ -177,6 +191,9 @@ fn lab(props: &LabProps) -> Html {
                             <TopologyView state={state.clone()} />
                         }
                         <Timeline state={state.clone()} />
+                        if state.other.is_none() {
+                            <chunk_grid::ChunkGrid state={state.clone()} />
+                        }
                     </section>
                     <div class="lower">
                         <section class="panel results"><Results state={state.clone()} /></section>

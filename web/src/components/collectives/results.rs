@@ -107,14 +107,17 @@ pub fn results(props: &Props) -> Html {
 /// How a steady state was run, in words.
 fn steady_text(lang: Lang, s: &fabricscope::Steady) -> String {
     let period = format_duration_ns(s.period_ns() as f64);
-    let every = if s.period_steps == 1 { String::new() } else { format!(" {}", s.period_steps) };
+    let (every_en, every_zh) = match s.period_steps {
+        1 => ("one step".to_string(), "一步".to_string()),
+        k => (format!("{k} steps"), format!("{k} 步")),
+    };
     match lang {
         Lang::En => format!(
-            "Steady state: the engine simulated the first {} of {} steps ({} of {} transfers). By step {} the whole cluster's state (every flow's progress, rate and path) had become the state of{every} step(s) earlier, shifted by {period}, bit for bit; so the run repeats that period {} more times before it ends as the simulated steps end. Time, link loads and the animation come from that.",
+            "Steady state: the engine simulated the first {} of {} steps ({} of {} transfers). By step {} the whole cluster's state (every flow's progress, rate and path) had become its state {every_en} earlier, shifted by {period}, bit for bit; so the run repeats that period {} more times before it ends as the simulated steps end. Time, link loads and the animation come from that.",
             s.simulated_steps, s.total_steps, s.simulated_transfers, s.total_transfers, s.step_at_to + 1, s.repeats
         ),
         Lang::Zh => format!(
-            "稳态：引擎只模拟了 {} 步中的前 {} 步（{} 个传输中的 {} 个）。到第 {} 步时，整个集群的状态（每条流的进度、速率与路径）与{every}步之前完全一致（逐位相同），只是时间推后 {period}；因此其余部分就是这一周期再重复 {} 次，最后与模拟的结尾相同。时间、链路负载和动画都由此得出。",
+            "稳态：引擎只模拟了 {} 步中的前 {} 步（{} 个传输中的 {} 个）。到第 {} 步时，整个集群的状态（每条流的进度、速率与路径）与{every_zh}之前完全一致（逐位相同），只是时间推后 {period}；因此其余部分就是这一周期再重复 {} 次，最后与模拟的结尾相同。时间、链路负载和动画都由此得出。",
             s.total_steps, s.simulated_steps, s.total_transfers, s.simulated_transfers, s.step_at_to + 1, s.repeats
         ),
     }

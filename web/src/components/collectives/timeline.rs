@@ -2,7 +2,8 @@
 
 use super::{network_name, Props};
 use crate::components::select_value;
-use crate::i18n::{self, t, Lang, Text};
+use crate::i18n::{self, t, ux, Lang, Text, Ux};
+use crate::services::device::touch_first;
 use crate::state::collectives::{Action, Stage, SPEEDS};
 use fabricscope::units::{format_duration_ns, SimTime};
 use web_sys::HtmlInputElement;
@@ -66,10 +67,27 @@ pub fn timeline(props: &Props) -> Html {
                 <span id="clock" class="clock">{ format!("t = {} / {}", format_duration_ns(state.playhead.as_ns() as f64), format_duration_ns(state.end().as_ns() as f64)) }</span>
             </div>
             <input id="scrub" type="range" min="0" max={state.end().as_ns().to_string()} step="1"
-                value={state.playhead.as_ns().to_string()} oninput={on_scrub} aria-label="time" />
+                value={state.playhead.as_ns().to_string()} oninput={on_scrub} aria-label={ux(lang, Ux::TimeSlider)}
+                aria-valuetext={scrub_text(state, lang)} />
             <p id="step-text" class="step-text" aria-live="polite">{ text }</p>
-            <p class="hint">{ t(lang, Text::KeyboardHint) }</p>
+            <p class="hint">{ ux(lang, if touch_first() { Ux::TouchHint } else { Ux::KeysHint }) }</p>
         </div>
+    }
+}
+
+/// What the time slider says to a screen reader: the time, and the step (the arrow keys move
+/// it a step at a time, see `hooks::keyboard`).
+fn scrub_text(state: &crate::state::collectives::AppState, lang: Lang) -> String {
+    let now = format_duration_ns(state.playhead.as_ns() as f64);
+    let end = format_duration_ns(state.end().as_ns() as f64);
+    let steps = state.sim.step_starts.len();
+    match (state.stage(), lang) {
+        (Stage::Step(k), Lang::En) => format!("{now} of {end}, step {} of {steps}", k + 1),
+        (Stage::Step(k), Lang::Zh) => format!("{now} / {end}，第 {} 步，共 {steps} 步", k + 1),
+        (Stage::Launch, Lang::En) => format!("{now} of {end}, launch"),
+        (Stage::Launch, Lang::Zh) => format!("{now} / {end}，启动"),
+        (Stage::Done, Lang::En) => format!("{end} of {end}, done"),
+        (Stage::Done, Lang::Zh) => format!("{end} / {end}，完成"),
     }
 }
 

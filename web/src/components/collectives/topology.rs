@@ -1,11 +1,13 @@
 //! The topology view: the cluster on a canvas at the playhead, hover for a link's or a
 //! node's figures, click a tile to open a node; and A/B in words under two of them.
 
+use super::link_table::LinkTable;
 use super::{network_name, State};
-use crate::i18n::{self, Lang};
-use crate::render::layout::Layout;
+use crate::i18n::{self, ux, Lang, Ux};
+use crate::render::layout::{Layout, DETAILED_NODES};
 use crate::render::palette::Palette;
 use crate::render::topology as render;
+use crate::services::device::touch_first;
 use crate::state::collectives::{AppState, Focus};
 use crate::state::Shared;
 use fabricscope::topology::{LinkId, LinkKind};
@@ -158,13 +160,18 @@ pub fn topology_view(props: &TopologyProps) -> Html {
             hovered_node.set(None);
         })
     };
-    // Clicking a tile opens that node in full; clicking the open node closes it.
+    // Clicking a tile opens that node in full; clicking the open node closes it. A tap also
+    // picks the link nearest the fingertip, for its details.
     let on_click = {
         let expanded = expanded.clone();
+        let hovered = hovered.clone();
         let canvas_ref = canvas_ref.clone();
         let cache = layout_cache.clone();
         Callback::from(move |e: MouseEvent| {
             let Some((layout, x, y)) = pointer(&canvas_ref, &cache, &e) else { return };
+            if touch_first() {
+                hovered.set(layout.link_near(x, y, 16.0));
+            }
             if let (true, Some(node)) = (layout.compact, layout.node_at(x, y)) {
                 expanded.set(if *expanded == Some(node) { None } else { Some(node) });
             }
@@ -197,11 +204,15 @@ pub fn topology_view(props: &TopologyProps) -> Html {
             }
             <canvas id={id} ref={canvas_ref} onmousemove={on_move} onmouseleave={on_leave} onclick={on_click}
                 data-expanded={expanded.map(|n| n.to_string()).unwrap_or_default()}
-                role="img" aria-label="cluster topology with live link utilisation"></canvas>
-            <p id="link-info" class="link-info">{ info.unwrap_or_else(|| match state.lang {
-                Lang::En => "Hover a link to see its bandwidth, latency and load.".to_string(),
-                Lang::Zh => "将鼠标悬停在链路上，查看其带宽、时延与负载。".to_string(),
+                role="img" aria-label={ux(state.lang, Ux::TopologyLabel)}></canvas>
+            <p id="link-info" class="link-info" aria-live="polite">{ info.unwrap_or_else(|| {
+                ux(state.lang, if touch_first() { Ux::TapALink } else { Ux::HoverALink }).to_string()
             }) }</p>
+            <LinkTable state={state.clone()} sim={Shared::of(&shown)}
+                on_pick={ let hovered = hovered.clone(); Callback::from(move |id| hovered.set(Some(id))) }
+                tiles={if shown.topology.n_nodes() > DETAILED_NODES { shown.topology.n_nodes() } else { 0 }}
+                expanded={*expanded}
+                on_open={ let expanded = expanded.clone(); Callback::from(move |node| expanded.set(node)) } />
         </div>
     }
 }

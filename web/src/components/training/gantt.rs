@@ -69,7 +69,8 @@ pub fn gantt(props: &Props) -> Html {
             <div class="transport">
                 <button id="train-play" class="primary" onclick={on_play}>{ if s.playing { t(lang, Text::Pause) } else { t(lang, Text::Play) } }</button>
                 <input id="train-scrub" type="range" min="0" max={format!("{}", r.step_ns.floor())} step="any" value={format!("{}", s.playhead)} oninput={on_scrub}
-                    aria-label={t(lang, Text::TimeInTheStep)} />
+                    aria-label={t(lang, Text::TimeInTheStep)}
+                    aria-valuetext={format!("{} / {}", format_duration_ns(s.playhead), format_duration_ns(r.step_ns))} />
                 <span id="train-clock">{ format!("{} / {}", format_duration_ns(s.playhead), format_duration_ns(r.step_ns)) }</span>
             </div>
             <ul class="legend">

@@ -9,7 +9,8 @@ pub mod gantt;
 pub mod ops;
 pub mod placement;
 
-use crate::components::chrome::banner::ErrorBanner;
+use crate::components::chrome::banner::{ErrorBanner, LinkProblemBanner};
+use crate::components::chrome::drawer::ControlsDrawer;
 use crate::components::chrome::top_bar::TopBar;
 use crate::hooks::animation_frame::use_animation_frame;
 use crate::hooks::slices::use_next_slice;
@@ -89,6 +90,10 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
         <div class="lab train">
             <TopBar lang={lang} dark={state.dark} mode={Mode::Training} on_lang={on_lang} on_dark={on_dark} on_mode={props.on_mode.clone()} />
             { props.lesson_bar.clone() }
+            if let Some(message) = &state.link_problem {
+                <LinkProblemBanner message={message.clone()} dismiss={t(lang, Text::DismissError)}
+                    on_dismiss={ let s = state.clone(); move |_| s.dispatch(TrainAction::DismissLinkProblem) } />
+            }
             if let Some(message) = &state.error {
                 <ErrorBanner message={message.clone()}
                     hint={t(lang, Text::ThatChangeWasNotApplied)}
@@ -96,10 +101,10 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
                     on_dismiss={ let s = state.clone(); move |_| s.dispatch(TrainAction::DismissError) } />
             }
             <div class="columns">
-                <aside class="panel controls">
+                <ControlsDrawer lang={lang}>
                     <TrainControls dispatch={state.dispatcher()} job={state.job.clone()} lang={state.lang}
                         valid={Shared::of(&state.valid)} report={Shared::of(&state.report)} />
-                </aside>
+                </ControlsDrawer>
                 <div class="main">
                     <section class="panel"><Figures state={state.clone()} /></section>
                     <section class="panel"><Gantt state={state.clone()} /></section>

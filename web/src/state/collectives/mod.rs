@@ -60,12 +60,18 @@ pub struct AppState {
     pub last_frame_ms: Option<f64>,
     /// What was wrong with the last change, if it was rejected.
     pub error: Option<String>,
+    /// What was wrong with the link the page opened on, and what is shown instead.
+    pub link_problem: Option<String>,
     /// Something to tell that is not an error (e.g. a scenario restored from this browser).
     pub notice: Option<String>,
     pub lang: Lang,
     pub dark: bool,
     /// Embedded in another page (`?embed`): the animation and results only, no controls.
     pub embed: bool,
+    /// Play again from the start after holding the end a moment (`?embed&loop`).
+    pub looping: bool,
+    /// When the playhead reached the end, while looping [ms].
+    pub end_reached_ms: Option<f64>,
     /// Link kinds a lesson step points at (the topology dims the rest); empty: none.
     pub focus: Focus,
     /// A/B compare: the scenario not being edited, and its simulation. `scenario` and `sim`
@@ -149,6 +155,7 @@ pub enum Action {
     /// Report a problem found before a scenario could be built (e.g. unparsable input).
     Reject(String),
     DismissError,
+    DismissLinkProblem,
     DismissNotice,
     TogglePlay,
     StepForward,
@@ -189,10 +196,13 @@ impl AppState {
             speed: 1.0,
             last_frame_ms: None,
             error: None,
+            link_problem: None,
             notice: None,
             lang,
             dark,
             embed: false,
+            looping: false,
+            end_reached_ms: None,
             focus: Focus::default(),
             other: None,
             editing_b: false,
@@ -268,8 +278,11 @@ impl PartialEq for AppState {
             && self.scenario == other.scenario
             && self.playhead == other.playhead
             && self.playing == other.playing
+            && self.looping == other.looping
+            && self.end_reached_ms == other.end_reached_ms
             && self.speed == other.speed
             && self.error == other.error
+            && self.link_problem == other.link_problem
             && self.notice == other.notice
             && self.editing_b == other.editing_b
             && match (&self.other, &other.other) {
@@ -420,6 +433,7 @@ impl Reducible for AppState {
             }
             Action::Reject(message) => next.error = Some(message),
             Action::DismissError => next.error = None,
+            Action::DismissLinkProblem => next.link_problem = None,
             Action::DismissNotice => next.notice = None,
             Action::TogglePlay => {
                 next.playing = !self.playing;
@@ -465,7 +479,16 @@ impl Reducible for AppState {
                     let t = (self.playhead.as_ns() as f64 + advance).round() as u64;
                     next.playhead = SimTime(t.min(self.end().as_ns()));
                     if next.playhead >= self.end() {
-                        next.playing = false;
+                        // Looping holds the end for `LOOP_HOLD_MS`, then starts again.
+                        match (self.looping, self.end_reached_ms) {
+                            (false, _) => next.playing = false,
+                            (true, None) => next.end_reached_ms = Some(now_ms),
+                            (true, Some(at)) if now_ms - at >= LOOP_HOLD_MS => {
+                                next.playhead = SimTime::ZERO;
+                                next.end_reached_ms = None;
+                            }
+                            (true, Some(_)) => {}
+                        }
                     }
                 }
                 next.last_frame_ms = Some(now_ms);
@@ -476,6 +499,9 @@ impl Reducible for AppState {
         Rc::new(next)
     }
 }
+
+/// How long a looping figure holds its end before it starts again [ms].
+pub const LOOP_HOLD_MS: f64 = 1500.0;
 
 #[cfg(test)]
 mod tests;

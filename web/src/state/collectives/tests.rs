@@ -145,3 +145,20 @@ fn frames_advance_only_while_playing() {
     assert!(!s.playing, "playback stops at the end");
     assert_eq!(s.playhead, s.end());
 }
+
+#[test]
+fn a_looping_figure_holds_its_end_then_plays_again() {
+    let mut s = Rc::new(AppState { looping: true, ..(*state()).clone() }).reduce(Action::TogglePlay);
+    // 12 s of frames reach the end; it is held, still playing.
+    let mut now = 0.0;
+    while s.playhead < s.end() {
+        s = s.reduce(Action::Frame { now_ms: now });
+        now += 100.0;
+    }
+    assert!(s.playing && s.end_reached_ms.is_some());
+    s = s.reduce(Action::Frame { now_ms: now + LOOP_HOLD_MS / 2.0 });
+    assert_eq!(s.playhead, s.end(), "held at the end");
+    s = s.reduce(Action::Frame { now_ms: now + LOOP_HOLD_MS + 1.0 });
+    assert_eq!(s.playhead, SimTime::ZERO, "and back to the start");
+    assert!(s.playing);
+}

@@ -1,0 +1,76 @@
+// Browser tests of keyboard and screen-reader access, and of links that ask for what does not
+// exist: run by run.mjs on its desktop page.
+
+export async function accessTests({ page, base, test, expect, text, waitFor }) {
+  await test('keyboard: the time slider steps a step per arrow and says which; the figure as a table whose links describe themselves', async () => {
+    await page.goto('about:blank');
+    await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 1, collective: 'all_reduce', size_bytes: 1 << 28, nvls: false })));
+    await page.waitForSelector('#topology[data-gpu-count]');
+    await page.focus('#scrub');
+    await page.keyboard.press('ArrowRight');
+    await waitFor('step 1', async () => (await text('#step-text')).startsWith('Step 1 /'));
+    let said = await page.locator('#scrub').getAttribute('aria-valuetext');
+    expect(/step 1 of \d+/.test(said), said);
+    await page.keyboard.press('ArrowRight');
+    await waitFor('step 2', async () => (await text('#step-text')).startsWith('Step 2 /'));
+    said = await page.locator('#scrub').getAttribute('aria-valuetext');
+    expect(/step 2 of \d+/.test(said), said);
+    expect((await page.locator('#size').getAttribute('aria-valuetext')).includes('B'), 'the size slider says its size');
+    // The table mirror: opened from the keyboard at a step's start, where nothing moves yet,
+    // it shows the middle of the step and says so.
+    await page.focus('#link-table summary');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#link-table button.link-pick');
+    expect((await page.locator('#link-table-when').count()) === 1, 'it says which instant it shows');
+    // Played into the step and paused: the loads now, and its first link described.
+    await page.click('#play');
+    await page.waitForTimeout(400);
+    await page.click('#play');
+    await waitFor('the loads now', async () => (await page.locator('#link-table-when').count()) === 0 && (await page.locator('#link-table button.link-pick').count()) > 0);
+    const rows = await page.locator('#link-table tbody tr').count();
+    expect(rows > 0 && rows <= 12, `${rows} busiest links`);
+    await page.focus('#link-table button.link-pick >> nth=0');
+    await page.keyboard.press('Enter');
+    await waitFor('the link described', async () => (await text('#link-info')).includes('line rate'));
+    const load = await page.locator('#link-table tbody tr >> nth=0 >> td >> nth=2').innerText();
+    expect((await text('#link-info')).includes(`= ${load}`), `${await text('#link-info')} vs ${load}`);
+    await page.click('#lang-zh');
+    await waitFor('a Chinese label', async () => ((await page.locator('#topology').getAttribute('aria-label')) || '').includes('拓扑'));
+    await page.click('#lang-en');
+    await page.goto(base + '#');
+  });
+
+  await test('links that ask for what does not exist: an unknown lesson is named; a bad embedded figure shows its error, not a default', async () => {
+    await page.goto('about:blank');
+    await page.goto(base + '?lesson=nope');
+    await page.waitForSelector('#lesson-unknown');
+    expect((await text('#lesson-unknown')).includes('"nope"'), await text('#lesson-unknown'));
+    await page.goto('about:blank');
+    await page.goto(base + '?embed#s=%7B%22preset%22%3A%22dgx-h100%22%2C%22nodes%22%3A0%7D');
+    await page.waitForSelector('#link-error');
+    expect((await text('#link-error')).includes("This figure's scenario could not be used"), await text('#link-error'));
+    expect((await page.locator('#topology').count()) === 0, 'no figure in its place');
+    await page.goto('about:blank');
+    await page.goto(base + '#');
+  });
+
+  await test('sharing a lesson: the copied link carries the lesson, the step and the reader\'s own change, and opens on them', async () => {
+    await page.goto('about:blank');
+    await page.goto(base + '?lesson=ring-step-by-step&step=1');
+    await page.waitForSelector('#lesson');
+    await page.waitForSelector('#topology[data-gpu-count]');
+    await page.selectOption('#nodes', '2');
+    await waitFor('16 GPUs', async () => (await page.locator('#topology').getAttribute('data-gpu-count')) === '16');
+    await page.click('#copy-link');
+    const link = await page.locator('#share-text').inputValue();
+    expect(link.includes('?lesson=ring-step-by-step&step=1#') && (link.includes('%22nodes%22%3A2') || link.includes('"nodes":2')), link);
+    await page.goto('about:blank');
+    await page.goto(link);
+    await page.waitForSelector('#lesson');
+    await page.waitForSelector('#topology[data-gpu-count]');
+    expect((await text('#lesson-progress')).includes('2 / 2'), await text('#lesson-progress'));
+    expect((await page.locator('#topology').getAttribute('data-gpu-count')) === '16', 'the reader\'s two nodes');
+    await page.click('#lesson-close');
+    await page.goto(base + '#');
+  });
+}
