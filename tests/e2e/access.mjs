@@ -74,3 +74,28 @@ export async function accessTests({ page, base, test, expect, text, waitFor }) {
     await page.goto(base + '#');
   });
 }
+
+export async function checkTests({ page, base, test, expect, text }) {
+  await test('a lesson\'s check question: a wrong number is answered with the model\'s, the right one and the right choice are marked right', async () => {
+    await page.goto('about:blank');
+    await page.goto(base + '?lesson=ring-step-by-step&step=0');
+    await page.waitForSelector('#lesson-check');
+    await page.fill('#lesson-check-number', '12');
+    await page.click('#lesson-check-submit');
+    expect((await text('#lesson-check-result')).includes('the model says 14 steps'), await text('#lesson-check-result'));
+    await page.fill('#lesson-check-number', '14');
+    await page.click('#lesson-check-submit');
+    expect((await text('#lesson-check-result')) === 'Right.', await text('#lesson-check-result'));
+    await page.goto('about:blank');
+    await page.goto(base + '?lesson=ring-vs-tree&step=0');
+    await page.waitForSelector('#lesson-check');
+    await page.check('#lesson-check input[value="0"]');
+    await page.click('#lesson-check-submit');
+    expect((await text('#lesson-check-result')).includes('the model says Tree'), await text('#lesson-check-result'));
+    await page.check('#lesson-check input[value="1"]');
+    await page.click('#lesson-check-submit');
+    expect((await text('#lesson-check-result')) === 'Right.', await text('#lesson-check-result'));
+    await page.click('#lesson-close');
+    await page.goto(base + '#');
+  });
+}

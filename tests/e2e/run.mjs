@@ -7,7 +7,7 @@ import { chromium } from 'playwright-core';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { accessTests } from './access.mjs';
+import { accessTests, checkTests } from './access.mjs';
 import { phoneTests } from './phone.mjs';
 
 const base = process.argv[2];
@@ -878,6 +878,17 @@ await test('the sample wiki page embeds two live figures in iframes, one as a cu
   await waitFor('the custom element drawing', async () => Number(await element.getAttribute('data-frames')) > 10, 30000);
   const caption = await element.locator('.fabricscope-caption').innerText();
   expect(caption.startsWith('AllReduce of 256 MiB on 16 GPUs') && caption.includes('busbw'), caption);
+  // In a worker, sharp at the screen's ratio, as wide as its container; a missing scenario is
+  // one message and no canvas.
+  expect((await element.getAttribute('data-mode')) === 'worker', `runs in ${await element.getAttribute('data-mode')}`);
+  const sizes = await element.evaluate((e) => [Number(e.dataset.pixels), e.querySelector('canvas').getBoundingClientRect().width, devicePixelRatio]);
+  expect(Math.abs(sizes[0] - sizes[1] * sizes[2]) <= 2, `canvas ${sizes[0]} px for ${sizes[1]} CSS px at ratio ${sizes[2]}`);
+  // Its container narrows: the worker lays it out again at the new width.
+  await element.evaluate((e) => { e.style.width = '500px'; });
+  await waitFor('the figure laid out at the new width', async () => Math.abs(Number(await element.getAttribute('data-pixels')) - 500 * sizes[2]) <= 2);
+  const missing = page.locator('#element-missing');
+  await waitFor('the missing scenario named', async () => (await missing.getAttribute('data-error')) === 'true');
+  expect((await missing.innerText()).includes('scenario attribute is missing') && (await missing.locator('canvas').count()) === 0, await missing.innerText());
   const api = page.locator('#api-output');
   await waitFor('the API answer', async () => (await api.innerText()).startsWith('AllGather of 64 MiB on 2 DGX A100'));
   const apiError = await api.getAttribute('data-error');
@@ -957,6 +968,7 @@ await test('the page carries a Content-Security-Policy and runs under it', async
 });
 
 await accessTests({ page, base, test, expect, text, waitFor });
+await checkTests({ page, base, test, expect, text });
 await phoneTests({ chromium, executablePath, args, base, shots, test, expect, consoleErrors, origin, offOrigin });
 
 await test('no console errors', async () => {

@@ -5,7 +5,7 @@
 //! import init, { simulate, Figure } from './pkg/fabricscope_web.js';
 //! await init();
 //! const summary = JSON.parse(simulate('{"preset": "dgx-h100", "nodes": 2, ...}'));
-//! const figure = new Figure(canvas, scenarioJson, 'en');
+//! const figure = new Figure(canvas, scenarioJson, 'en', cssWidth, devicePixelRatio);
 //! figure.draw(figure.end_ns() / 2);      // the cluster half-way through the collective
 //! ```
 //!
@@ -21,10 +21,15 @@ use fabricscope::units::SimTime;
 use fabricscope::{Scenario, Simulation};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+use web_sys::{
+    CanvasRenderingContext2d, HtmlCanvasElement, OffscreenCanvas, OffscreenCanvasRenderingContext2d,
+};
 
 /// Validates and simulates a scenario.
 fn run(scenario_json: &str) -> Result<Simulation, String> {
+    if scenario_json.trim().is_empty() {
+        return Err("no scenario: give the JSON of a scenario file or of a page link's #s=, e.g. {\"preset\": \"dgx-h100\", \"nodes\": 2, \"collective\": \"all_reduce\", \"size_bytes\": 268435456}".into());
+    }
     let scenario = Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
     let valid = scenario
         .validate()
@@ -53,31 +58,90 @@ pub fn simulate(scenario_json: &str) -> Result<String, JsError> {
     run(scenario_json).map(|sim| summary_json(&sim)).map_err(|e| JsError::new(&e))
 }
 
+/// Where a figure draws: a page's canvas, or a canvas handed to a worker
+/// (`transferControlToOffscreen`), as `<fabricscope-figure>` does so the host page's main
+/// thread never simulates or paints.
+enum Target {
+    Page(HtmlCanvasElement),
+    Worker(OffscreenCanvas),
+}
+
+impl Target {
+    fn set_size(&self, width: u32, height: u32) {
+        match self {
+            Target::Page(c) => {
+                c.set_width(width);
+                c.set_height(height);
+            }
+            Target::Worker(c) => {
+                c.set_width(width);
+                c.set_height(height);
+            }
+        }
+    }
+}
+
 /// A live figure of one scenario on a canvas: the page's topology view, drawn at any time.
 #[wasm_bindgen]
 pub struct Figure {
     sim: Simulation,
     layout: Layout,
-    canvas: HtmlCanvasElement,
+    target: Target,
+    /// Device pixels per CSS pixel.
+    ratio: f64,
     lang: Lang,
     focus: Focus,
 }
 
 #[wasm_bindgen]
 impl Figure {
-    /// Simulates `scenario_json` and lays it out at the canvas's width (`lang`: "en" or "zh").
+    /// Simulates `scenario_json` and lays it out (`lang`: "en" or "zh"). `canvas` is an
+    /// `HTMLCanvasElement` or an `OffscreenCanvas`; `css_width` is the width it is shown at
+    /// (default: the canvas's width) and `pixel_ratio` the screen's device pixels per CSS
+    /// pixel (default 1): the canvas gets `css_width × pixel_ratio` pixels, so it is sharp.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        canvas: HtmlCanvasElement,
+        canvas: JsValue,
         scenario_json: &str,
         lang: Option<String>,
+        css_width: Option<f64>,
+        pixel_ratio: Option<f64>,
     ) -> Result<Figure, JsError> {
+        let target = match canvas.dyn_into::<HtmlCanvasElement>() {
+            Ok(c) => Target::Page(c),
+            Err(other) => match other.dyn_into::<OffscreenCanvas>() {
+                Ok(c) => Target::Worker(c),
+                Err(_) => {
+                    return Err(JsError::new("the first argument must be a canvas or an OffscreenCanvas"))
+                }
+            },
+        };
+        let width = css_width.unwrap_or(match &target {
+            Target::Page(c) => c.width() as f64,
+            Target::Worker(c) => c.width() as f64,
+        });
         let sim = run(scenario_json).map_err(|e| JsError::new(&e))?;
-        let width = (canvas.width() as f64).max(320.0);
-        let layout = Layout::with_expanded(&sim.topology, width, None);
-        canvas.set_height(layout.height.ceil() as u32);
-        let lang = if lang.as_deref() == Some("zh") { Lang::Zh } else { Lang::En };
-        Ok(Figure { sim, layout, canvas, lang, focus: Focus::default() })
+        let lang = if lang.as_deref().is_some_and(|l| l.starts_with("zh")) { Lang::Zh } else { Lang::En };
+        let layout = Layout::with_expanded(&sim.topology, width.max(320.0), None);
+        let mut figure = Figure { sim, layout, target, ratio: 1.0, lang, focus: Focus::default() };
+        figure.resize(width, pixel_ratio.unwrap_or(1.0));
+        Ok(figure)
+    }
+
+    /// Lays the figure out again at `css_width` and `pixel_ratio` (a resized container, a
+    /// window moved to another screen); returns the height it is drawn at [CSS px].
+    pub fn resize(&mut self, css_width: f64, pixel_ratio: f64) -> f64 {
+        let width = if css_width.is_finite() { css_width.clamp(320.0, 8192.0) } else { 800.0 };
+        self.ratio = if pixel_ratio.is_finite() { pixel_ratio.clamp(1.0, 4.0) } else { 1.0 };
+        self.layout = Layout::with_expanded(&self.sim.topology, width, None);
+        let height = self.layout.height.ceil();
+        self.target.set_size((width * self.ratio).round() as u32, (height * self.ratio).round() as u32);
+        height
+    }
+
+    /// The height the figure is drawn at [CSS px].
+    pub fn height(&self) -> f64 {
+        self.layout.height.ceil()
     }
 
     /// When the collective ends [ns].
@@ -90,34 +154,62 @@ impl Figure {
         summary_json(&self.sim)
     }
 
-    /// One line for a caption: the collective, its size and GPUs, its time and busbw, and how
-    /// they were obtained.
+    /// One line for a caption, in the figure's language: the collective, its size and GPUs,
+    /// its time and busbw, and how they were obtained.
     pub fn caption(&self) -> String {
         let s = &self.sim.summary;
-        format!(
-            "{} of {} on {} GPUs · {} · {}: {} · busbw {:.1} GB/s · {}",
+        let (collective, size) = (
             self.sim.scenario.scenario().collective.nccl_name(),
             fabricscope::units::format_bytes(s.size_bytes),
-            s.n_ranks,
-            self.sim.topology.technology.spec().name,
-            self.sim.schedule.algorithm.nccl_name(),
-            fabricscope::units::format_duration_ns(s.time.as_ns() as f64),
-            s.busbw_gbyte_per_s,
-            s.method.name()
-        )
+        );
+        let (network, algorithm) =
+            (self.sim.topology.technology.spec().name, self.sim.schedule.algorithm.nccl_name());
+        let time = fabricscope::units::format_duration_ns(s.time.as_ns() as f64);
+        match self.lang {
+            Lang::En => format!(
+                "{collective} of {size} on {} GPUs · {network} · {algorithm}: {time} · busbw {:.1} GB/s · {}",
+                s.n_ranks,
+                s.busbw_gbyte_per_s,
+                s.method.name()
+            ),
+            Lang::Zh => format!(
+                "{} 块 GPU 上 {size} 的 {collective} · {network} · {algorithm}：{time} · busbw {:.1} GB/s · {}",
+                s.n_ranks,
+                s.busbw_gbyte_per_s,
+                match s.method {
+                    fabricscope::Method::Exact => "精确模拟",
+                    _ => "已证明的稳态",
+                }
+            ),
+        }
     }
 
     /// Draws the cluster at `t_ns` (clamped to the run).
     pub fn draw(&self, t_ns: f64) -> Result<(), JsError> {
-        let ctx = self
-            .canvas
-            .get_context("2d")
-            .ok()
-            .flatten()
-            .and_then(|ctx| ctx.dyn_into::<CanvasRenderingContext2d>().ok())
-            .ok_or_else(|| JsError::new("the canvas has no 2D context"))?;
         let t = SimTime(t_ns.clamp(0.0, self.end_ns()) as u64);
-        render::paint_at(&ctx, &self.sim, &self.layout, t, self.lang, &palette::LIGHT, &self.focus);
+        let no_context = || JsError::new("the canvas has no 2D context");
+        match &self.target {
+            Target::Page(canvas) => {
+                let ctx = canvas
+                    .get_context("2d")
+                    .ok()
+                    .flatten()
+                    .and_then(|ctx| ctx.dyn_into::<CanvasRenderingContext2d>().ok())
+                    .ok_or_else(no_context)?;
+                let _ = ctx.set_transform(self.ratio, 0.0, 0.0, self.ratio, 0.0, 0.0);
+                render::paint_at(&ctx, &self.sim, &self.layout, t, self.lang, &palette::LIGHT, &self.focus);
+            }
+            Target::Worker(canvas) => {
+                let ctx = canvas
+                    .get_context("2d")
+                    .ok()
+                    .flatten()
+                    .and_then(|ctx| ctx.dyn_into::<OffscreenCanvasRenderingContext2d>().ok())
+                    .ok_or_else(no_context)?;
+                let _ = ctx.set_transform(self.ratio, 0.0, 0.0, self.ratio, 0.0, 0.0);
+                render::paint_at(&ctx, &self.sim, &self.layout, t, self.lang, &palette::LIGHT, &self.focus);
+            }
+        }
         Ok(())
     }
 }

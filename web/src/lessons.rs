@@ -50,6 +50,39 @@ pub struct Step {
     pub question: Option<Text>,
     #[serde(default)]
     pub answer: Option<Text>,
+    /// A question the page checks: pick one, or type a number.
+    #[serde(default)]
+    pub check: Option<Check>,
+}
+
+/// A check question: one of `choices` is `correct`, or the answer is `number` within
+/// `tolerance` (relative). `from` names the figure of the step's own model run the number or
+/// the right choice is (a native test computes it and fails when the lesson disagrees).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    pub ask: Text,
+    #[serde(default)]
+    pub choices: Vec<Text>,
+    #[serde(default)]
+    pub correct: Option<usize>,
+    #[serde(default)]
+    pub number: Option<f64>,
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    #[serde(default)]
+    pub unit: Option<Text>,
+    #[serde(default)]
+    pub from: Option<String>,
+}
+
+impl Check {
+    /// Whether `typed` answers a number question (`,` or `.` as the decimal point).
+    pub fn accepts_number(&self, typed: &str) -> Option<bool> {
+        let want = self.number?;
+        let got: f64 = typed.trim().replace(',', ".").parse().ok()?;
+        Some((got - want).abs() <= self.tolerance.unwrap_or(0.0) * want.abs() + 1e-9)
+    }
 }
 
 impl Step {
@@ -325,5 +358,66 @@ mod figures {
             assert_eq!((hops.len(), crossing), (32, 4), "step {step}");
         }
         assert_eq!(lessons.len(), 20);
+    }
+
+    /// Every check question the page marks is right by the model: a number within its
+    /// tolerance of the figure it names, a choice that is the algorithm the tuner picked.
+    #[test]
+    fn every_check_agrees_with_the_model() {
+        let mut checked = 0;
+        for lesson in all() {
+            for (k, step) in lesson.steps.iter().enumerate() {
+                let Some(check) = &step.check else { continue };
+                let at = format!("{} step {k}", lesson.id);
+                match (&check.choices[..], check.correct, check.number) {
+                    ([], None, Some(_)) => {}
+                    (choices, Some(c), None) if c < choices.len() && choices.len() >= 2 => {}
+                    _ => panic!("{at}: a check is a number, or choices with the right one"),
+                }
+                for text in std::iter::once(&check.ask).chain(&check.choices).chain(&check.unit) {
+                    assert!(
+                        !text.en.trim().is_empty() && !text.zh.trim().is_empty(),
+                        "{at}: a language missing"
+                    );
+                }
+                let Some(from) = check.from.as_deref() else { continue };
+                let first = &lesson.steps[0];
+                let model = match from {
+                    "algorithm" => {
+                        let picked = collective(step).schedule.algorithm.nccl_name();
+                        let want = &check.choices[check.correct.unwrap()].en;
+                        assert_eq!(want, picked, "{at}");
+                        checked += 1;
+                        continue;
+                    }
+                    "steps" => collective(step).n_steps() as f64,
+                    "busbw_vs_step_0" => {
+                        collective(step).summary.busbw_gbyte_per_s
+                            / collective(first).summary.busbw_gbyte_per_s
+                    }
+                    "busbw_pct_of_step_0" => {
+                        100.0 * collective(step).summary.busbw_gbyte_per_s
+                            / collective(first).summary.busbw_gbyte_per_s
+                    }
+                    "time_us_minus_step_0" => {
+                        collective(step).summary.time.as_us() - collective(first).summary.time.as_us()
+                    }
+                    "tp_pct" => {
+                        let r = train(step);
+                        100.0 * r.breakdown.tp_ns / r.step_ns
+                    }
+                    "bubble_pct" => {
+                        let r = train(step);
+                        100.0 * r.breakdown.bubble_ns / r.step_ns
+                    }
+                    other => panic!("{at}: unknown figure {other}"),
+                };
+                let number = check.number.unwrap();
+                let slack = check.tolerance.unwrap_or(0.0) * number.abs() + 1e-9;
+                assert!((model - number).abs() <= slack, "{at}: the lesson says {number}, the model {model}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 7, "{checked} checks against the model");
     }
 }

@@ -3,6 +3,7 @@
 //! the previous and next steps. Opening a step is the App's job (`on_lesson`): it puts the
 //! step's scenario in the URL and remounts the view on it.
 
+use crate::components::lesson_check::LessonCheck;
 use crate::i18n::{t, ux, Lang, Text, Ux};
 use crate::lessons;
 use crate::lessons::LessonAt;
@@ -76,7 +77,7 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
                 <button id="lesson-close" onclick={go(None)}>{ t(lang, Text::CloseLesson) }</button>
             </div>
             <p id="lesson-text">{ step.text.get(lang) }</p>
-            if step.try_this.is_some() || step.question.is_some() {
+            if step.try_this.is_some() || step.question.is_some() || step.check.is_some() {
                 // On a phone the extras start folded, so the figure stays on the first screen.
                 <details class="lesson-more" open={!narrow()}>
                     <summary>{ ux(lang, Ux::TryAndQuestion) }</summary>
@@ -94,6 +95,9 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
                                 <p id="lesson-answer" class="answer">{ answer.get(lang) }</p>
                             }
                         }
+                    }
+                    if let Some(check) = &step.check {
+                        <LessonCheck key={format!("{}-{}", at.lesson.id, at.step)} lang={lang} check={check.clone()} />
                     }
                 </details>
             }

@@ -1,10 +1,12 @@
 //! The views' components: `chrome` (what both views share: the top bar, the error banner,
-//! share and export), one folder per view (`collectives`, `training`), and the lesson bar.
+//! share and export), one folder per view (`collectives`, `training`), and the lesson bar (with its check
+//! question, `lesson_check`).
 //! Components use state, services, hooks, render and i18n; none of those uses a component.
 
 pub mod chrome;
 pub mod collectives;
 pub mod lesson_bar;
+pub mod lesson_check;
 pub mod training;
 
 use web_sys::{HtmlInputElement, HtmlSelectElement};

@@ -1,11 +1,12 @@
 //! What `topology::paint` draws on: the canvas of the page, or an SVG document for export.
 //!
 //! `Surface` is the part of the canvas 2D API the painter uses, with the canvas's names, so
-//! one painter draws both; `Svg` records the same calls as SVG elements.
+//! one painter draws a page's canvas, a worker's offscreen canvas and SVG; `Svg` records the
+//! same calls as SVG elements.
 
 use std::cell::RefCell;
 use std::fmt::Write;
-use web_sys::CanvasRenderingContext2d;
+use web_sys::{CanvasRenderingContext2d, OffscreenCanvasRenderingContext2d};
 
 pub trait Surface {
     fn set_fill_style_str(&self, style: &str);
@@ -32,72 +33,82 @@ pub trait Surface {
     fn text_width(&self, text: &str) -> f64;
 }
 
-impl Surface for CanvasRenderingContext2d {
-    fn set_fill_style_str(&self, style: &str) {
-        CanvasRenderingContext2d::set_fill_style_str(self, style);
-    }
-    fn set_stroke_style_str(&self, style: &str) {
-        CanvasRenderingContext2d::set_stroke_style_str(self, style);
-    }
-    fn set_line_width(&self, width: f64) {
-        CanvasRenderingContext2d::set_line_width(self, width);
-    }
-    fn set_line_cap(&self, cap: &str) {
-        CanvasRenderingContext2d::set_line_cap(self, cap);
-    }
-    fn set_global_alpha(&self, alpha: f64) {
-        CanvasRenderingContext2d::set_global_alpha(self, alpha);
-    }
-    fn set_font(&self, font: &str) {
-        CanvasRenderingContext2d::set_font(self, font);
-    }
-    fn set_text_align(&self, align: &str) {
-        CanvasRenderingContext2d::set_text_align(self, align);
-    }
-    fn set_text_baseline(&self, baseline: &str) {
-        CanvasRenderingContext2d::set_text_baseline(self, baseline);
-    }
-    fn begin_path(&self) {
-        CanvasRenderingContext2d::begin_path(self);
-    }
-    fn move_to(&self, x: f64, y: f64) {
-        CanvasRenderingContext2d::move_to(self, x, y);
-    }
-    fn line_to(&self, x: f64, y: f64) {
-        CanvasRenderingContext2d::line_to(self, x, y);
-    }
-    fn circle(&self, x: f64, y: f64, r: f64) {
-        CanvasRenderingContext2d::move_to(self, x + r, y);
-        let _ = CanvasRenderingContext2d::arc(self, x, y, r, 0.0, std::f64::consts::TAU);
-    }
-    fn arc_to(&self, x1: f64, y1: f64, x2: f64, y2: f64, r: f64) {
-        let _ = CanvasRenderingContext2d::arc_to(self, x1, y1, x2, y2, r);
-    }
-    fn close_path(&self) {
-        CanvasRenderingContext2d::close_path(self);
-    }
-    fn fill(&self) {
-        CanvasRenderingContext2d::fill(self);
-    }
-    fn stroke(&self) {
-        CanvasRenderingContext2d::stroke(self);
-    }
-    fn fill_rect(&self, x: f64, y: f64, w: f64, h: f64) {
-        CanvasRenderingContext2d::fill_rect(self, x, y, w, h);
-    }
-    fn stroke_rect(&self, x: f64, y: f64, w: f64, h: f64) {
-        CanvasRenderingContext2d::stroke_rect(self, x, y, w, h);
-    }
-    fn quadratic_curve_to(&self, cpx: f64, cpy: f64, x: f64, y: f64) {
-        CanvasRenderingContext2d::quadratic_curve_to(self, cpx, cpy, x, y);
-    }
-    fn fill_text(&self, text: &str, x: f64, y: f64) {
-        let _ = CanvasRenderingContext2d::fill_text(self, text, x, y);
-    }
-    fn text_width(&self, text: &str) -> f64 {
-        self.measure_text(text).map(|m| m.width()).unwrap_or(0.0)
-    }
+/// The same calls on a canvas's 2D context: the page's (`CanvasRenderingContext2d`) and a
+/// worker's (`OffscreenCanvasRenderingContext2d`, for `<fabricscope-figure>`), which have the
+/// same methods.
+macro_rules! canvas_surface {
+    ($context:ident) => {
+        impl Surface for $context {
+            fn set_fill_style_str(&self, style: &str) {
+                $context::set_fill_style_str(self, style);
+            }
+            fn set_stroke_style_str(&self, style: &str) {
+                $context::set_stroke_style_str(self, style);
+            }
+            fn set_line_width(&self, width: f64) {
+                $context::set_line_width(self, width);
+            }
+            fn set_line_cap(&self, cap: &str) {
+                $context::set_line_cap(self, cap);
+            }
+            fn set_global_alpha(&self, alpha: f64) {
+                $context::set_global_alpha(self, alpha);
+            }
+            fn set_font(&self, font: &str) {
+                $context::set_font(self, font);
+            }
+            fn set_text_align(&self, align: &str) {
+                $context::set_text_align(self, align);
+            }
+            fn set_text_baseline(&self, baseline: &str) {
+                $context::set_text_baseline(self, baseline);
+            }
+            fn begin_path(&self) {
+                $context::begin_path(self);
+            }
+            fn move_to(&self, x: f64, y: f64) {
+                $context::move_to(self, x, y);
+            }
+            fn line_to(&self, x: f64, y: f64) {
+                $context::line_to(self, x, y);
+            }
+            fn circle(&self, x: f64, y: f64, r: f64) {
+                $context::move_to(self, x + r, y);
+                let _ = $context::arc(self, x, y, r, 0.0, std::f64::consts::TAU);
+            }
+            fn arc_to(&self, x1: f64, y1: f64, x2: f64, y2: f64, r: f64) {
+                let _ = $context::arc_to(self, x1, y1, x2, y2, r);
+            }
+            fn close_path(&self) {
+                $context::close_path(self);
+            }
+            fn fill(&self) {
+                $context::fill(self);
+            }
+            fn stroke(&self) {
+                $context::stroke(self);
+            }
+            fn fill_rect(&self, x: f64, y: f64, w: f64, h: f64) {
+                $context::fill_rect(self, x, y, w, h);
+            }
+            fn stroke_rect(&self, x: f64, y: f64, w: f64, h: f64) {
+                $context::stroke_rect(self, x, y, w, h);
+            }
+            fn quadratic_curve_to(&self, cpx: f64, cpy: f64, x: f64, y: f64) {
+                $context::quadratic_curve_to(self, cpx, cpy, x, y);
+            }
+            fn fill_text(&self, text: &str, x: f64, y: f64) {
+                let _ = $context::fill_text(self, text, x, y);
+            }
+            fn text_width(&self, text: &str) -> f64 {
+                self.measure_text(text).map(|m| m.width()).unwrap_or(0.0)
+            }
+        }
+    };
 }
+
+canvas_surface!(CanvasRenderingContext2d);
+canvas_surface!(OffscreenCanvasRenderingContext2d);
 
 /// An SVG document built from the painter's calls.
 pub struct Svg {
