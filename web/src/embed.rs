@@ -15,6 +15,7 @@
 use crate::i18n::Lang;
 use crate::render::layout::Layout;
 use crate::render::palette;
+use crate::render::surface::Surface;
 use crate::render::topology as render;
 use crate::state::collectives::Focus;
 use fabricscope::units::SimTime;
@@ -187,29 +188,32 @@ impl Figure {
     /// Draws the cluster at `t_ns` (clamped to the run).
     pub fn draw(&self, t_ns: f64) -> Result<(), JsError> {
         let t = SimTime(t_ns.clamp(0.0, self.end_ns()) as u64);
-        let no_context = || JsError::new("the canvas has no 2D context");
         match &self.target {
             Target::Page(canvas) => {
-                let ctx = canvas
-                    .get_context("2d")
-                    .ok()
-                    .flatten()
-                    .and_then(|ctx| ctx.dyn_into::<CanvasRenderingContext2d>().ok())
-                    .ok_or_else(no_context)?;
+                let ctx: CanvasRenderingContext2d = context(canvas.get_context("2d"))?;
                 let _ = ctx.set_transform(self.ratio, 0.0, 0.0, self.ratio, 0.0, 0.0);
-                render::paint_at(&ctx, &self.sim, &self.layout, t, self.lang, &palette::LIGHT, &self.focus);
+                self.paint(&ctx, t);
             }
             Target::Worker(canvas) => {
-                let ctx = canvas
-                    .get_context("2d")
-                    .ok()
-                    .flatten()
-                    .and_then(|ctx| ctx.dyn_into::<OffscreenCanvasRenderingContext2d>().ok())
-                    .ok_or_else(no_context)?;
+                let ctx: OffscreenCanvasRenderingContext2d = context(canvas.get_context("2d"))?;
                 let _ = ctx.set_transform(self.ratio, 0.0, 0.0, self.ratio, 0.0, 0.0);
-                render::paint_at(&ctx, &self.sim, &self.layout, t, self.lang, &palette::LIGHT, &self.focus);
+                self.paint(&ctx, t);
             }
         }
         Ok(())
     }
+}
+
+impl Figure {
+    fn paint<S: Surface>(&self, ctx: &S, t: SimTime) {
+        render::paint_at(ctx, &self.sim, &self.layout, t, self.lang, &palette::LIGHT, &self.focus);
+    }
+}
+
+/// A canvas's 2D context, of the kind `C` its canvas makes.
+fn context<C: JsCast>(got: Result<Option<js_sys::Object>, JsValue>) -> Result<C, JsError> {
+    got.ok()
+        .flatten()
+        .and_then(|ctx| ctx.dyn_into::<C>().ok())
+        .ok_or_else(|| JsError::new("the canvas has no 2D context"))
 }
