@@ -59,6 +59,12 @@ export async function accessTests({ page, base, test, expect, text, waitFor }) {
     await page.goto(base + '?lesson=ring-step-by-step&step=1');
     await page.waitForSelector('#lesson');
     await page.waitForSelector('#topology[data-gpu-count]');
+    // With the lesson's card above the figure, the step buttons and sentence stay in the window.
+    for (const selector of ['#step-forward', '#step-text']) {
+      const box = await page.locator(selector).boundingBox();
+      const height = await page.evaluate(() => innerHeight);
+      expect(box && box.y + box.height <= height, `${selector} at ${JSON.stringify(box)} in a ${height} px window`);
+    }
     await page.selectOption('#nodes', '2');
     await waitFor('16 GPUs', async () => (await page.locator('#topology').getAttribute('data-gpu-count')) === '16');
     await page.click('#copy-link');
