@@ -179,7 +179,7 @@ impl Figure {
                 s.busbw_gbyte_per_s,
                 match s.method {
                     fabricscope::Method::Exact => "精确模拟",
-                    _ => "已证明的稳态",
+                    fabricscope::Method::SteadyState => "已证明的稳态",
                 }
             ),
         }

@@ -138,24 +138,31 @@ pub fn by_id(id: &str) -> Option<&'static Lesson> {
     all().iter().find(|lesson| lesson.id == id)
 }
 
-/// `?lesson=<id>&step=<k>` in a URL's query: the lesson and step (clamped), if any.
-pub fn from_query(query: &str) -> Option<(&'static Lesson, usize)> {
+/// The lesson id and step a URL's query asks for (the last of each; step 0 when there is none
+/// or it is not a number), whether or not there is such a lesson.
+fn requested(query: &str) -> (Option<&str>, usize) {
     let mut id = None;
     let mut step = 0usize;
     for part in query.trim_start_matches('?').split('&') {
         match part.split_once('=') {
-            Some(("lesson", value)) => id = Some(value.to_string()),
+            Some(("lesson", value)) => id = Some(value),
             Some(("step", value)) => step = value.parse().unwrap_or(0),
             _ => {}
         }
     }
-    let lesson = by_id(&id?)?;
+    (id, step)
+}
+
+/// `?lesson=<id>&step=<k>` in a URL's query: the lesson and step (clamped), if any.
+pub fn from_query(query: &str) -> Option<(&'static Lesson, usize)> {
+    let (id, step) = requested(query);
+    let lesson = by_id(id?)?;
     Some((lesson, step.min(lesson.steps.len().saturating_sub(1))))
 }
 
 /// The lesson a URL's query asks for when there is no lesson of that id (`?lesson=nope`).
 pub fn unknown_in_query(query: &str) -> Option<String> {
-    let id = query.trim_start_matches('?').split('&').find_map(|part| part.strip_prefix("lesson="))?;
+    let id = requested(query).0?;
     (by_id(id).is_none()).then(|| id.to_string())
 }
 

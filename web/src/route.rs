@@ -42,18 +42,20 @@ pub fn initial_dark() -> bool {
     })
 }
 
+/// Whether a part of the URL's query (`a`, `b=c` in `?a&b=c`) passes `test`.
+fn query_has(test: impl Fn(&str) -> bool) -> bool {
+    location::search().trim_start_matches('?').split('&').any(test)
+}
+
 /// `?embed` in the URL: the figure and its numbers alone, for an `<iframe>`.
 pub fn embed_mode() -> bool {
-    let search = location::search();
-    search.trim_start_matches('?').split('&').any(|part| part == "embed" || part.starts_with("embed="))
+    query_has(|part| part == "embed" || part.starts_with("embed="))
 }
 
 /// `?embed&autoplay` plays the figure when it opens; `?embed&loop` plays it again and again.
 /// (Only for embedded figures: the page itself waits for its reader.)
 pub fn embed_playback() -> (bool, bool) {
-    let search = location::search();
-    let has = |name: &str| search.trim_start_matches('?').split('&').any(|part| part == name);
-    (has("autoplay"), has("loop"))
+    (query_has(|part| part == "autoplay"), query_has(|part| part == "loop"))
 }
 
 /// The lesson step the URL's query opens (`?lesson=<id>&step=<k>`), if any.

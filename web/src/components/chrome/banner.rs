@@ -30,8 +30,10 @@ pub fn error_banner(props: &ErrorBannerProps) -> Html {
 pub struct LinkProblemProps {
     /// What was wrong with the link, and what is shown instead.
     pub message: String,
-    pub dismiss: &'static str,
-    pub on_dismiss: Callback<MouseEvent>,
+    /// The dismiss button's label and action; none in an embedded figure, where the message
+    /// stands in place of the figure.
+    #[prop_or_default]
+    pub dismiss: Option<(&'static str, Callback<MouseEvent>)>,
 }
 
 /// `#link-error`: the link's problem, which says itself what is shown instead.
@@ -40,7 +42,9 @@ pub fn link_problem_banner(props: &LinkProblemProps) -> Html {
     html! {
         <div id="link-error" class="banner error" role="alert">
             <strong>{ props.message.clone() }</strong>
-            <button onclick={props.on_dismiss.clone()}>{ props.dismiss }</button>
+            if let Some((label, on_dismiss)) = &props.dismiss {
+                <button onclick={on_dismiss.clone()}>{ *label }</button>
+            }
         </div>
     }
 }

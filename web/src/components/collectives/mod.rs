@@ -124,15 +124,14 @@ fn lab(props: &LabProps) -> Html {
 
     let lang = state.lang;
     let link_problem = state.link_problem.as_ref().map(|message| {
-        html! {
-            <LinkProblemBanner message={message.clone()} dismiss={t(lang, Text::DismissError)}
-                on_dismiss={ let s = state.clone(); move |_| s.dispatch(Action::DismissLinkProblem) } />
-        }
+        let s = state.clone();
+        let dismiss = Callback::from(move |_| s.dispatch(Action::DismissLinkProblem));
+        html! { <LinkProblemBanner message={message.clone()} dismiss={(t(lang, Text::DismissError), dismiss)} /> }
     });
     if state.embed {
         // Embedded with a bad link: its problem, not a figure the reader would take for it.
         if let Some(message) = &state.link_problem {
-            return html! { <div id="link-error" class="banner error embed-error" role="alert"><strong>{ message.clone() }</strong></div> };
+            return html! { <LinkProblemBanner message={message.clone()} /> };
         }
         // Embedded: the live figure and its numbers, nothing to configure.
         return html! {

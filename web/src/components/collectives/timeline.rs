@@ -80,7 +80,7 @@ pub fn timeline(props: &Props) -> Html {
 fn scrub_text(state: &crate::state::collectives::AppState, lang: Lang) -> String {
     let now = format_duration_ns(state.playhead.as_ns() as f64);
     let end = format_duration_ns(state.end().as_ns() as f64);
-    let steps = state.sim.step_starts.len();
+    let steps = state.sim.n_steps();
     match (state.stage(), lang) {
         (Stage::Step(k), Lang::En) => format!("{now} of {end}, step {} of {steps}", k + 1),
         (Stage::Step(k), Lang::Zh) => format!("{now} / {end}，第 {} 步，共 {steps} 步", k + 1),

@@ -91,8 +91,8 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
             <TopBar lang={lang} dark={state.dark} mode={Mode::Training} on_lang={on_lang} on_dark={on_dark} on_mode={props.on_mode.clone()} />
             { props.lesson_bar.clone() }
             if let Some(message) = &state.link_problem {
-                <LinkProblemBanner message={message.clone()} dismiss={t(lang, Text::DismissError)}
-                    on_dismiss={ let s = state.clone(); move |_| s.dispatch(TrainAction::DismissLinkProblem) } />
+                <LinkProblemBanner message={message.clone()}
+                    dismiss={ let s = state.clone(); (t(lang, Text::DismissError), Callback::from(move |_| s.dispatch(TrainAction::DismissLinkProblem))) } />
             }
             if let Some(message) = &state.error {
                 <ErrorBanner message={message.clone()}
