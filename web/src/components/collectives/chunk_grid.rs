@@ -9,11 +9,14 @@ use crate::i18n::{self, Lang};
 use crate::state::collectives::Stage;
 use crate::state::Shared;
 use fabricscope::collective::holdings::{holdings, Cell, Holdings};
-use fabricscope::collective::SwitchRef;
+use fabricscope::collective::{Algorithm, Phase, SwitchRef};
+use fabricscope::simulation::StepInfo;
 use yew::prelude::*;
 
-/// Largest grid drawn: more rows or columns than this would not be read.
-const MAX_ROWS: u32 = 18;
+/// Largest grid drawn: more rows or columns than this would not be read. Past `COMPACT_ROWS`
+/// the cells shrink (a 4-node tree's 32 GPUs).
+const MAX_ROWS: u32 = 32;
+const COMPACT_ROWS: u32 = 18;
 const MAX_COLUMNS: usize = 24;
 
 #[function_component(ChunkGrid)]
@@ -64,10 +67,16 @@ pub fn chunk_grid(props: &Props) -> Html {
             Lang::Zh => format!("通道 0 的环顺序（rank）：{} → {}", path.join(" → "), path[0]),
         }
     });
+    let phase = current
+        .and_then(|k| state.sim.step_info(k as u32, state.sim.focus_rank))
+        .map(|info| phase_line(lang, state.sim.schedule.algorithm, &info, super::network_name(&state.sim)));
     html! {
-        <div class="chunk-grid table-scroll">
+        <div class={classes!("chunk-grid", "table-scroll", (h.rows() > COMPACT_ROWS).then_some("compact"))}>
             if let Some(order) = order {
                 <p id="ring-order" class="formula">{ order }</p>
+            }
+            if let Some(phase) = phase {
+                <p id="chunk-grid-phase" class="formula">{ phase }</p>
             }
             <p class="formula" id="chunk-grid-key">{ key(lang, h, state.sim.schedule.n_channels) }</p>
             <table id="chunk-grid" class="chunk-grid" aria-describedby="chunk-grid-key">
@@ -125,6 +134,29 @@ fn ring_order(h: &Holdings) -> Option<Vec<u32>> {
         order.push(to);
     }
     (next[*order.last()? as usize] == 0 && n > 1).then_some(order)
+}
+
+/// The current step's phase, and where it runs: "Step 3: reduce, up the tree (children add
+/// their partial sums into their parents), over NVLink".
+fn phase_line(lang: Lang, algorithm: Algorithm, info: &StepInfo, network: &str) -> String {
+    let step = info.step + 1;
+    let phase = i18n::phase(lang, info.phase);
+    let via = i18n::link_kind(lang, info.via, network);
+    let how = match (lang, algorithm, info.phase) {
+        (Lang::En, Algorithm::Tree, Phase::Reduce) => {
+            ", up the tree: children add their partial sums into their parents"
+        }
+        (Lang::En, Algorithm::Tree, Phase::Broadcast) => {
+            ", down the tree: parents pass the complete sum to their children"
+        }
+        (Lang::Zh, Algorithm::Tree, Phase::Reduce) => "，沿树向上：子节点把部分和加到父节点",
+        (Lang::Zh, Algorithm::Tree, Phase::Broadcast) => "，沿树向下：父节点把完整的和传给子节点",
+        _ => "",
+    };
+    match lang {
+        Lang::En => format!("Step {step}: {phase}{how} (over {via})."),
+        Lang::Zh => format!("第 {step} 步：{phase}{how}（经 {via}）。"),
+    }
 }
 
 /// How to read the grid, in words.
