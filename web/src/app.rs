@@ -5,16 +5,19 @@ use crate::components::collectives::Collectives;
 use crate::components::lesson_bar::LessonBar;
 use crate::components::training::TrainLab;
 use crate::i18n::Lang;
-use crate::lessons::{self, LessonAt};
+use crate::lessons::{self, Figures, LessonAt};
 use crate::route;
 use crate::services::{location, storage, url};
 use crate::state::Mode;
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// The page: the open view under the lesson bar, opened from the URL.
 #[function_component(App)]
 pub fn app() -> Html {
     let lesson = use_state(route::initial_lesson);
+    // The open step's figures, as its view reported them from its run (keyed by the step).
+    let figures = use_state(|| None::<(String, Rc<Figures>)>);
     let lang = use_state(route::initial_lang);
     let mode = use_state(|| route::initial_mode(*lesson));
     // Opening a lesson step: its view, its scenario, the lesson and step in the URL's query.
@@ -67,20 +70,25 @@ pub fn app() -> Html {
     };
     // A new lesson step remounts its view, which then opens on the step's scenario.
     let key = lesson.map(|at| format!("{}-{}", at.lesson.id, at.step)).unwrap_or_default();
+    let on_figures = {
+        let (figures, key) = (figures.clone(), key.clone());
+        Callback::from(move |f: Rc<Figures>| figures.set(Some((key.clone(), f))))
+    };
+    let step_figures = figures.as_ref().filter(|(k, _)| *k == key).map(|(_, f)| f.clone());
     let embed = route::embed_mode();
     // The lesson bar sits under the top bar of whichever view is open.
     let bar = if embed {
         html! {}
     } else {
-        html! { <LessonBar lang={*lang} at={*lesson} on_lesson={on_lesson} /> }
+        html! { <LessonBar lang={*lang} at={*lesson} on_lesson={on_lesson} figures={step_figures} /> }
     };
     match *mode {
         Mode::Collectives => {
-            html! { <Collectives key={key} on_mode={on_mode} lesson={*lesson} on_lang={on_lang} lesson_bar={bar} /> }
+            html! { <Collectives key={key} on_mode={on_mode} lesson={*lesson} on_lang={on_lang} lesson_bar={bar} on_figures={on_figures} /> }
         }
         Mode::Training => html! {
             <TrainLab key={key} lang={route::initial_lang()} dark={route::initial_dark()} on_mode={on_mode}
-                job={lesson.and_then(|at| at.step().train.clone())} on_lang={on_lang} lesson_bar={bar} />
+                job={lesson.and_then(|at| at.step().train.clone())} on_lang={on_lang} lesson_bar={bar} on_figures={on_figures} />
         },
     }
 }

@@ -1,6 +1,7 @@
-//! The lessons on NVLink domains, expert parallelism and long context state numbers; each is
-//! recomputed here from the model, and the test fails if a lesson's text (English or Chinese)
-//! no longer says what the model gives.
+//! The lessons on NVLink domains, expert parallelism and long context take every number they
+//! state from the model at run time (`{key}`s, filled by the page; the web crate's tests check
+//! each key and each check question). What they say in words is checked here: each claim
+//! recomputed from the model, so a change to the model that makes a sentence false fails.
 
 use fabricscope::train::{StepOp, TrainReport, TrainScenario};
 use serde_json::Value;
@@ -10,143 +11,75 @@ fn lessons() -> Vec<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// A lesson step's job, run, and its texts (English and Chinese, all fields joined).
-fn step(lessons: &[Value], id: &str, k: usize) -> (TrainScenario, TrainReport, [String; 2]) {
+/// Every step of a lesson that runs a training job, run.
+fn runs(lessons: &[Value], id: &str) -> Vec<TrainReport> {
     let lesson = lessons.iter().find(|l| l["id"] == id).unwrap_or_else(|| panic!("lesson {id}"));
-    let step = &lesson["steps"][k];
-    let job = TrainScenario::from_json(&step["train"].to_string()).unwrap();
-    let report = job.validate().unwrap_or_else(|e| panic!("{id} step {k}: {e:?}")).run();
-    let text = |lang: &str| {
-        ["text", "try", "question", "answer"]
-            .iter()
-            .filter_map(|f| step[f][lang].as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    (job, report, [text("en"), text("zh")])
+    let steps = lesson["steps"].as_array().unwrap();
+    steps
+        .iter()
+        .enumerate()
+        .map(|(k, step)| {
+            let job = TrainScenario::from_json(&step["train"].to_string()).unwrap();
+            job.validate().unwrap_or_else(|e| panic!("{id} step {k}: {e:?}")).run()
+        })
+        .collect()
 }
 
-fn says(texts: &[String; 2], claims: &[String], what: &str) {
-    for claim in claims {
-        for text in texts {
-            assert!(
-                text.contains(claim.as_str()),
-                "{what}: the model gives '{claim}', the lesson says: {text}"
-            );
-        }
-    }
-}
-
-fn secs(ns: f64) -> String {
-    format!("{:.2} s", ns / 1e9)
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
-}
-
-fn micros(ns: u64) -> String {
-    format!("{:.0} µs", ns as f64 / 1e3)
-}
-
-fn op_time(r: &TrainReport, op: StepOp) -> u64 {
-    r.ops.iter().find(|o| o.op == op).unwrap_or_else(|| panic!("{op:?}")).time_ns
-}
-
-fn thousands(x: f64) -> String {
-    let digits = format!("{:.0}", x);
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+fn op_ns(r: &TrainReport, op: StepOp) -> f64 {
+    r.ops.iter().find(|o| o.op == op).unwrap_or_else(|| panic!("{op:?}")).time_ns as f64
 }
 
 #[test]
 fn the_nvlink_domain_lesson_says_what_the_model_gives() {
-    let l = lessons();
-    let (_, boxes, t0) = step(&l, "nvlink-domain", 0);
-    says(&t0, &[secs(boxes.step_ns), pct(boxes.breakdown.tp_ns / boxes.step_ns)], "9 HGX B200");
-    let (_, rack, t1) = step(&l, "nvlink-domain", 1);
-    let faster = format!("{:.0}%", 100.0 * (1.0 - rack.step_ns / boxes.step_ns));
-    let (ag_boxes, ag_rack) =
-        (op_time(&boxes, StepOp::SequenceAllGather), op_time(&rack, StepOp::SequenceAllGather));
-    says(
-        &t1,
-        &[
-            secs(rack.step_ns),
-            pct(rack.breakdown.tp_ns / rack.step_ns),
-            faster,
-            micros(ag_boxes),
-            micros(ag_rack),
-        ],
-        "NVL72",
-    );
-    let (job, rack4, t2) = step(&l, "nvlink-domain", 2);
-    let mut as_boxes = job.clone();
-    as_boxes.cluster.preset = "hgx-b200".into();
-    as_boxes.cluster.nodes = 9;
-    let boxes4 = as_boxes.validate().unwrap().run();
-    let less = format!("{:.0}%", 100.0 * (1.0 - rack4.step_ns / boxes4.step_ns));
-    says(
-        &t2,
-        &[
-            micros(op_time(&rack4, StepOp::SequenceAllGather)),
-            micros(op_time(&boxes4, StepOp::SequenceAllGather)),
-            secs(rack4.step_ns),
-            secs(boxes4.step_ns),
-            less,
-        ],
-        "micro-batch 4",
-    );
+    let r = runs(&lessons(), "nvlink-domain");
+    let ag = |k: usize| op_ns(&r[k], StepOp::SequenceAllGather);
+    // "One GB200 NVL72 rack: the same TP 24 ... Yet one AllGather still takes" about as long:
+    // at one sequence per micro-batch the steps' fixed cost sets it, not the links.
+    assert!(r[1].step_ns < r[0].step_ns, "the rack is faster");
+    assert!(ag(1) > 0.8 * ag(0), "the rack's AllGather {} against the boxes' {}", ag(1), ag(0));
+    // "With 4 sequences per micro-batch ... bandwidth starts to decide"; on boxes "crossing the
+    // NICs shows".
+    assert!(ag(3) > 1.2 * ag(2), "boxes {} against the rack {} at micro-batch 4", ag(3), ag(2));
+    assert!(r[2].breakdown.bubble_ns / r[2].step_ns > r[1].breakdown.bubble_ns / r[1].step_ns);
+    // TP 8 on boxes: "shorter than TP 24 anywhere"; TP stays on NVLink.
+    for k in 0..4 {
+        assert!(r[4].step_ns < r[k].step_ns, "TP 8 on boxes against step {k}");
+    }
+    assert!(ag(4) < ag(0), "TP 8's AllGather stays on NVLink");
+    // In the rack, what crossed the NICs is on NVLink: DP and PP shrink, TP's AllGather is the same.
+    assert!(r[5].breakdown.dp_ns < r[4].breakdown.dp_ns && r[5].step_ns < r[4].step_ns);
+    assert!((ag(5) - ag(4)).abs() <= 0.02 * ag(4), "TP's AllGather unchanged: {} vs {}", ag(5), ag(4));
 }
 
 #[test]
 fn the_expert_parallelism_lesson_says_what_the_model_gives() {
-    let l = lessons();
-    let ep_share = |r: &TrainReport| pct(r.breakdown.ep_ns / r.step_ns);
-    let (_, rack, t0) = step(&l, "ep-wants-nvlink", 0);
-    let inside = op_time(&rack, StepOp::ExpertDispatch);
-    says(&t0, &[micros(inside), ep_share(&rack), secs(rack.step_ns)], "EP in the rack");
-    let (_, spread, t1) = step(&l, "ep-wants-nvlink", 1);
-    let across = op_time(&spread, StepOp::ExpertDispatch);
-    let times = format!("{:.0}", across as f64 / inside as f64);
-    says(
-        &t1,
-        &[format!("{:.2} ms", across as f64 / 1e6), ep_share(&spread), secs(spread.step_ns), times],
-        "EP across boxes",
-    );
-    let (_, boxed, t2) = step(&l, "ep-wants-nvlink", 2);
-    says(
-        &t2,
-        &[micros(op_time(&boxed, StepOp::ExpertDispatch)), ep_share(&boxed), secs(boxed.step_ns)],
-        "EP in a box",
-    );
+    let r = runs(&lessons(), "ep-wants-nvlink");
+    let dispatch = |k: usize| op_ns(&r[k], StepOp::ExpertDispatch);
+    let ep_share = |k: usize| r[k].breakdown.ep_ns / r[k].step_ns;
+    // Across boxes one dispatch is "an order of magnitude longer", and EP "fills much of the
+    // Gantt chart".
+    assert!(dispatch(1) >= 10.0 * dispatch(0), "{} vs {}", dispatch(1), dispatch(0));
+    assert!(ep_share(1) > 0.4 && ep_share(0) < 0.2, "EP {} across, {} inside", ep_share(1), ep_share(0));
+    // tp-dp-pp puts each EP group in a box: "NVLink again"; the pipeline sends cross instead,
+    // "few and small".
+    assert!(dispatch(2) < 0.2 * dispatch(1));
+    assert!(r[2].breakdown.pp_ns < 0.1 * r[2].step_ns);
+    // In the rack the order no longer decides.
+    assert!((r[3].step_ns - r[0].step_ns).abs() <= 0.02 * r[0].step_ns);
 }
 
 #[test]
 fn the_long_context_lesson_says_what_the_model_gives() {
-    let l = lessons();
-    let gb0 = |x: f64| format!("{:.0} GB", x / 1e9);
-    let (_, none, t0) = step(&l, "long-context-cp", 0);
-    assert!(!none.memory.fits);
-    says(&t0, &[gb0(none.memory.total), gb0(none.memory.activations)], "no CP");
-    let (_, four, t1) = step(&l, "long-context-cp", 1);
-    assert_eq!(four.breakdown.cp_ns, 0.0);
-    says(
-        &t1,
-        &[
-            gb0(four.memory.total),
-            micros(op_time(&four, StepOp::ContextKvPass)),
-            thousands(four.tokens_per_s),
-            thousands(none.tokens_per_s),
-        ],
-        "CP 4",
-    );
-    let (_, eight, t2) = step(&l, "long-context-cp", 2);
-    assert!(eight.memory.fits);
-    says(&t2, &[format!("{:.1} GB", eight.memory.total / 1e9), thousands(eight.tokens_per_s)], "CP 8");
+    let r = runs(&lessons(), "long-context-cp");
+    // 128k tokens without CP do not fit; CP 4 quarters the activations, still too much, and its
+    // ring costs nothing; CP 8 fits, the KV pass still hidden.
+    assert!(!r[0].memory.fits && !r[1].memory.fits && r[2].memory.fits);
+    let quarter = r[1].memory.activations / r[0].memory.activations;
+    assert!((0.2..0.3).contains(&quarter), "CP 4 keeps {quarter} of the activations");
+    assert_eq!(r[1].breakdown.cp_ns, 0.0);
+    assert_eq!(r[2].breakdown.cp_ns, 0.0);
+    // Short sequences expose the KV pass.
+    assert!(r[3].breakdown.cp_ns > 0.05 * r[3].step_ns);
+    // Full recomputation fits too, at fewer tokens per second than CP 8.
+    assert!(r[4].memory.fits && r[4].tokens_per_s < r[2].tokens_per_s);
 }

@@ -6,8 +6,9 @@
 use crate::components::lesson_check::LessonCheck;
 use crate::i18n::{t, ux, Lang, Text, Ux};
 use crate::lessons;
-use crate::lessons::LessonAt;
+use crate::lessons::{Figures, LessonAt};
 use crate::services::device::narrow;
+use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -16,6 +17,9 @@ pub struct LessonBarProps {
     pub lang: Lang,
     pub at: Option<LessonAt>,
     pub on_lesson: Callback<Option<LessonAt>>,
+    /// The figures of the step's own run, once the view has shown it: the texts' `{key}`s.
+    #[prop_or_default]
+    pub figures: Option<Rc<Figures>>,
 }
 
 #[function_component(LessonBar)]
@@ -60,6 +64,8 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
     };
     let step = at.step();
     let n = at.lesson.steps.len();
+    // Every number the texts state is the model's, from the step's own run.
+    let fill = |text: &lessons::Text| text.filled(props.figures.as_deref()).get(lang).to_string();
     let go = |to: Option<usize>| {
         let cb = props.on_lesson.clone();
         let lesson = at.lesson;
@@ -76,28 +82,28 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
                 <span class="hint" id="lesson-progress">{ format!("{} {} / {n}", t(lang, Text::LessonStepPrefix), at.step + 1) }</span>
                 <button id="lesson-close" onclick={go(None)}>{ t(lang, Text::CloseLesson) }</button>
             </div>
-            <p id="lesson-text">{ step.text.get(lang) }</p>
+            <p id="lesson-text">{ fill(&step.text) }</p>
             if step.try_this.is_some() || step.question.is_some() || step.check.is_some() {
                 // On a phone the extras start folded, so the figure stays on the first screen.
                 <details class="lesson-more" open={!narrow()}>
                     <summary>{ ux(lang, Ux::TryAndQuestion) }</summary>
                     if let Some(try_this) = &step.try_this {
-                        <p id="lesson-try" class="try"><strong>{ t(lang, Text::Try) }</strong>{ try_this.get(lang) }</p>
+                        <p id="lesson-try" class="try"><strong>{ t(lang, Text::Try) }</strong>{ fill(try_this) }</p>
                     }
                     if let Some(question) = &step.question {
-                        <p id="lesson-question" class="question"><strong>{ t(lang, Text::Question) }</strong>{ question.get(lang) }
+                        <p id="lesson-question" class="question"><strong>{ t(lang, Text::Question) }</strong>{ fill(question) }
                             { " " }<button id="lesson-reveal" aria-expanded={revealed.to_string()} onclick={reveal}>
                                 { if *revealed { t(lang, Text::HideTheAnswer) } else { t(lang, Text::ShowTheAnswer) } }
                             </button>
                         </p>
                         if *revealed {
                             if let Some(answer) = &step.answer {
-                                <p id="lesson-answer" class="answer">{ answer.get(lang) }</p>
+                                <p id="lesson-answer" class="answer">{ fill(answer) }</p>
                             }
                         }
                     }
                     if let Some(check) = &step.check {
-                        <LessonCheck key={format!("{}-{}", at.lesson.id, at.step)} lang={lang} check={check.clone()} />
+                        <LessonCheck key={format!("{}-{}", at.lesson.id, at.step)} lang={lang} check={filled_check(check, props.figures.as_deref())} />
                     }
                 </details>
             }
@@ -106,5 +112,15 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
                 <button id="lesson-next" class="primary" disabled={at.step + 1 >= n} onclick={go(Some((at.step + 1).min(n - 1)))}>{ t(lang, Text::Next) }</button>
             </div>
         </section>
+    }
+}
+
+/// A check with its texts' `{key}`s filled.
+fn filled_check(check: &lessons::Check, figures: Option<&Figures>) -> lessons::Check {
+    lessons::Check {
+        ask: check.ask.filled(figures),
+        choices: check.choices.iter().map(|c| c.filled(figures)).collect(),
+        unit: check.unit.as_ref().map(|u| u.filled(figures)),
+        ..check.clone()
     }
 }

@@ -26,8 +26,9 @@ use crate::hooks::slices::use_next_slice;
 use crate::hooks::theme::use_theme;
 use crate::hooks::url_sync::{use_pasted_links, use_remembered_scenario, use_scenario_in_url};
 use crate::i18n::{t, Lang, Text};
-use crate::lessons::{LessonAt, Step};
+use crate::lessons::{Figures as LessonFigures, LessonAt, Step};
 use crate::route;
+use crate::services::url;
 use crate::state::collectives::{Action, AppState};
 use crate::state::page_job::now_ms;
 use crate::state::slices::pending_slice;
@@ -58,6 +59,9 @@ pub struct ModeProps {
     pub lesson: Option<LessonAt>,
     pub on_lang: Callback<Lang>,
     pub lesson_bar: Html,
+    /// Reports the figures of a lesson step's run once the view shows it.
+    #[prop_or_default]
+    pub on_figures: Callback<Rc<LessonFigures>>,
 }
 
 /// The collectives view, opened on a lesson step's scenario or the URL's.
@@ -72,7 +76,9 @@ pub fn collectives(props: &ModeProps) -> Html {
     });
     match &*initial {
         Ok(state) => {
-            html! { <Lab initial={Rc::new(state.clone())} on_mode={props.on_mode.clone()} on_lang={props.on_lang.clone()} lesson_bar={props.lesson_bar.clone()} /> }
+            let lesson_scenario = lesson.and_then(|at| at.step().scenario.clone());
+            html! { <Lab initial={Rc::new(state.clone())} on_mode={props.on_mode.clone()} on_lang={props.on_lang.clone()} lesson_bar={props.lesson_bar.clone()}
+            lesson_scenario={lesson_scenario} on_figures={props.on_figures.clone()} /> }
         }
         Err(message) => html! { <div id="error" class="banner error" role="alert">{ message }</div> },
     }
@@ -84,6 +90,8 @@ struct LabProps {
     on_mode: Callback<Mode>,
     on_lang: Callback<Lang>,
     lesson_bar: Html,
+    lesson_scenario: Option<fabricscope::Scenario>,
+    on_figures: Callback<Rc<LessonFigures>>,
 }
 
 #[function_component(Lab)]
@@ -106,6 +114,16 @@ fn lab(props: &LabProps) -> Html {
         use_next_slice((state.work_tick, pending), working, 0, move || {
             if let Some(report) = pending_slice(&s, now_ms) {
                 s.dispatch(report);
+            }
+        });
+    }
+    // A lesson step's texts take their numbers from this run, when it is the step's scenario.
+    {
+        let (on_figures, wanted) = (props.on_figures.clone(), props.lesson_scenario.clone());
+        let (sim, shown) = (state.sim.clone(), state.scenario.clone());
+        use_effect_with(Shared::of(&state.sim), move |_| {
+            if wanted.is_some_and(|wanted| url::encode(&wanted, None) == url::encode(&shown, None)) {
+                on_figures.emit(Rc::new(LessonFigures::of_collective(&sim)));
             }
         });
     }

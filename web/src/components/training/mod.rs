@@ -17,7 +17,9 @@ use crate::hooks::slices::use_next_slice;
 use crate::hooks::theme::use_theme;
 use crate::hooks::url_sync::use_job_in_url;
 use crate::i18n::{t, Lang, Text};
+use crate::lessons::Figures as LessonFigures;
 use crate::route;
+use crate::services::url;
 use crate::state::training::{TrainAction, TrainState};
 use crate::state::{Mode, Shared};
 use controls::TrainControls;
@@ -27,6 +29,7 @@ use figures::Figures;
 use gantt::Gantt;
 use ops::Ops;
 use placement::PlacementView;
+use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -49,6 +52,9 @@ pub struct TrainLabProps {
     /// The lesson bar, shown under the top bar.
     #[prop_or_default]
     pub lesson_bar: Html,
+    /// Reports the figures of a lesson step's run once the view shows it.
+    #[prop_or_default]
+    pub on_figures: Callback<Rc<LessonFigures>>,
 }
 
 /// The training view: its state, its effects, and its panels.
@@ -61,6 +67,16 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
     {
         let on_lang = props.on_lang.clone();
         use_effect_with(state.lang, move |&lang| on_lang.emit(lang));
+    }
+    // A lesson step's texts take their numbers from this run, when it is the step's job.
+    {
+        let (on_figures, wanted) = (props.on_figures.clone(), props.job.clone());
+        let (report, shown) = (state.report.clone(), state.job.clone());
+        use_effect_with(Shared::of(&state.report), move |_| {
+            if wanted.is_some_and(|wanted| url::encode_train(&wanted) == url::encode_train(&shown)) {
+                on_figures.emit(Rc::new(LessonFigures::of_train(&report)));
+            }
+        });
     }
     // The URL and this browser follow the job.
     use_job_in_url(state.job.clone());
