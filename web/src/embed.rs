@@ -180,6 +180,7 @@ impl Figure {
                 match s.method {
                     fabricscope::Method::Exact => "精确模拟",
                     fabricscope::Method::SteadyState => "已证明的稳态",
+                    fabricscope::Method::Symmetric => "利用通道对称的精确模拟",
                 }
             ),
         }

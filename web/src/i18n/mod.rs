@@ -168,6 +168,22 @@ pub fn gpu_name(lang: Lang, node: Option<u32>, local: u32, multi_node: bool) -> 
 
 /// How a run's figures were obtained (`Summary::method`), with its transfer counts.
 pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
+    if sim.summary.method == fabricscope::Method::Symmetric {
+        let channels = sim.schedule.n_channels;
+        let one = sim.n_transfers() / channels.max(1) as u64;
+        return match lang {
+            Lang::En => format!(
+                "Obtained by exact simulation with the channels' symmetry: channel 0's {one} transfers through the engine, the other {} channels its proved images on their own NICs and links (all {} transfers: every time the same, to the nanosecond, as simulating each).",
+                channels - 1,
+                sim.n_transfers()
+            ),
+            Lang::Zh => format!(
+                "获得方式：利用通道对称的精确模拟——引擎模拟通道 0 的 {one} 个传输，其余 {} 个通道是它在各自网卡和链路上经证明的映像（共 {} 个传输：每个时间都与逐个模拟相同，精确到纳秒）。",
+                channels - 1,
+                sim.n_transfers()
+            ),
+        };
+    }
     match (sim.steady, lang) {
         (None, Lang::En) => format!(
             "Obtained by exact simulation: every one of the {} transfers through the engine.",

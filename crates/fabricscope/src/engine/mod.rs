@@ -45,6 +45,7 @@
 
 mod maxmin;
 pub mod period;
+pub mod symmetry;
 
 use crate::catalog::Routing;
 use crate::collective::{Algorithm, Protocol, Schedule};
@@ -133,6 +134,8 @@ pub struct Run {
     released: Vec<u32>,
     finished_flows: usize,
     over: bool,
+    /// A folded run's link representatives (`symmetry::Fold`): paths are carried onto them.
+    rep: Option<Vec<LinkId>>,
 }
 
 impl Run {
@@ -144,9 +147,28 @@ impl Run {
         policy: Policy,
         probe: Option<period::Probe>,
     ) -> Run {
+        Run::with_fold(topology, schedule, policy, probe, None)
+    }
+
+    /// A run of one channel standing for all (`symmetry`): its paths carried onto their
+    /// orbits' representative links, of the folded capacities.
+    pub fn new_folded(topology: &Topology, schedule: &Schedule, policy: Policy, fold: symmetry::Fold) -> Run {
+        Run::with_fold(topology, schedule, policy, None, Some(fold))
+    }
+
+    fn with_fold(
+        topology: &Topology,
+        schedule: &Schedule,
+        policy: Policy,
+        probe: Option<period::Probe>,
+        fold: Option<symmetry::Fold>,
+    ) -> Run {
         let transfers = &schedule.transfers;
         let n_flows = transfers.len();
-        let capacity: Vec<f64> = topology.links().map(|(_, link)| link.capacity().bytes_per_ns()).collect();
+        let (capacity, rep): (Vec<f64>, _) = match fold {
+            Some(fold) => (fold.capacity, Some(fold.rep)),
+            None => (topology.links().map(|(_, link)| link.capacity().bytes_per_ns()).collect(), None),
+        };
         let network: Vec<bool> = topology.links().map(|(_, link)| link.kind == LinkKind::Network).collect();
         let mut flows: Vec<FlowRecord> = Vec::with_capacity(n_flows);
         let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); n_flows];
@@ -189,7 +211,8 @@ impl Run {
         // Every flow issued later is touched first by a dependency finishing.
         let highest_touched = released.iter().copied().max().unwrap_or(0) as usize;
         let mut router = Router::for_transfers(topology, policy, &schedule.transfers);
-        let mut issuer = Issuer { router: &mut router, schedule, topology, load: vec![0; n_links] };
+        let mut issuer =
+            Issuer { router: &mut router, schedule, topology, load: vec![0; n_links], rep: rep.as_deref() };
         sim.issue_all(&mut flows, &mut issuer, &mut released);
         let load = issuer.load;
         Run {
@@ -213,6 +236,7 @@ impl Run {
             released,
             finished_flows: 0,
             over: n_flows == 0,
+            rep,
         }
     }
 
@@ -224,8 +248,13 @@ impl Run {
         let transfers = &schedule.transfers;
         let n_flows = transfers.len();
         let mut router = Router::resume(topology, std::mem::take(&mut self.router));
-        let mut issuer =
-            Issuer { router: &mut router, schedule, topology, load: std::mem::take(&mut self.load) };
+        let mut issuer = Issuer {
+            router: &mut router,
+            schedule,
+            topology,
+            load: std::mem::take(&mut self.load),
+            rep: self.rep.as_deref(),
+        };
         let Run {
             capacity,
             network,
@@ -480,6 +509,8 @@ struct Issuer<'a, 't> {
     schedule: &'a Schedule,
     topology: &'a Topology,
     load: Vec<u32>,
+    /// A folded run's link representatives.
+    rep: Option<&'a [LinkId]>,
 }
 
 struct State {
@@ -555,13 +586,16 @@ impl State {
     fn issue(&mut self, flows: &mut [FlowRecord], issuer: &mut Issuer, f: u32) {
         let transfer = &issuer.schedule.transfers[f as usize];
         let path = issuer.router.route_transfer(transfer, &issuer.load);
-        for &link in &path {
-            issuer.load[link.index()] += 1;
-        }
         let schedule = issuer.schedule;
         let latency = schedule_flow_latency_ns(issuer.topology, &path, schedule);
         let flow = &mut flows[f as usize];
-        flow.path = path;
+        flow.path = match issuer.rep {
+            Some(rep) => path.iter().map(|link| rep[link.index()]).collect(),
+            None => path,
+        };
+        for &link in &flow.path {
+            issuer.load[link.index()] += 1;
+        }
         flow.issued = SimTime(self.now);
         self.starts.push(Reverse((self.now + latency, self.seq, f)));
         self.seq += 1;

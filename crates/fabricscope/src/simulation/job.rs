@@ -9,6 +9,7 @@ use super::Mode;
 use super::Simulation;
 use crate::collective::{Algorithm, Schedule, ELEM_BYTES};
 use crate::engine;
+use crate::engine::symmetry::Symmetry;
 use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
     bandwidth_bound_ns, pick as pick_row, ring_transfers, runs_steady, tune, Tuning, ValidScenario,
@@ -34,6 +35,8 @@ pub(super) struct Plan {
     pub tuning: Tuning,
     pub bounds: Vec<(Algorithm, f64)>,
     pub intra: LinkKind,
+    /// Channel 0 ran for all (`engine::symmetry`).
+    pub folded: bool,
 }
 
 /// A steady-state attempt's figures (`Steady`).
@@ -72,6 +75,8 @@ enum Stage {
         run: engine::Run,
         plan: Plan,
         then: Then,
+        /// A run of channel 0 for all: its proof and the whole schedule, to expand the trace.
+        unfold: Option<Box<(Symmetry, Schedule)>>,
     },
     Done(Option<Result<Simulation, ScenarioError>>),
 }
@@ -92,7 +97,7 @@ impl Job {
         let ring_transfers = ring_transfers(s.collective, n, count, channels);
         let steady_total = match mode {
             Mode::Auto => runs_steady(s, n, channels, count),
-            Mode::Exact => None,
+            Mode::Exact | Mode::Symmetric => None,
             Mode::Steady => Some(ring_transfers),
         };
         let topology = scenario.topology();
@@ -119,7 +124,7 @@ impl Job {
                 else {
                     return None;
                 };
-                self.stage = plan_step(&self.scenario, topology, todo, built, bounds);
+                self.stage = plan_step(&self.scenario, self.mode, topology, todo, built, bounds);
                 return None;
             }
             Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
@@ -127,12 +132,20 @@ impl Job {
         if !over {
             return None;
         }
-        let Stage::Running { topology, schedule, run, plan, then } =
+        let Stage::Running { topology, schedule, run, plan, then, unfold } =
             std::mem::replace(&mut self.stage, Stage::Done(None))
         else {
             return None;
         };
         let (trace, period) = run.finish(&topology);
+        let (schedule, trace) = match unfold {
+            Some(unfold) => {
+                let (symmetry, whole) = *unfold;
+                let trace = symmetry.expand(trace, &whole);
+                (whole, trace)
+            }
+            None => (schedule, trace),
+        };
         let scenario = &self.scenario;
         let s = scenario.scenario();
         self.stage = match then {
@@ -175,6 +188,7 @@ impl Job {
                                     run,
                                     plan,
                                     then: Then::Fitted(steady),
+                                    unfold: None,
                                 }
                             }
                             None => self.unsettled(steady, topology),
@@ -294,6 +308,7 @@ const COMPARE_TRANSFERS: u64 = 200_000;
 /// pick set up on the engine.
 fn plan_step(
     scenario: &ValidScenario,
+    mode: Mode,
     topology: Topology,
     mut todo: Vec<Algorithm>,
     mut built: Vec<Schedule>,
@@ -334,8 +349,19 @@ fn plan_step(
     let mut schedule = built.swap_remove(chosen);
     schedule.protocol = s.protocol.unwrap_or(pick.protocol);
     run_settings(&mut schedule, scenario);
+    let mut plan = Plan { tuning, bounds, intra, folded: false };
+    let symmetry = matches!(mode, Mode::Auto | Mode::Symmetric)
+        .then(|| Symmetry::find(&topology, &schedule, scenario.policy()))
+        .flatten();
+    if let Some(symmetry) = symmetry {
+        plan.folded = true;
+        let zero = symmetry.channel_zero(&schedule);
+        let run = engine::Run::new_folded(&topology, &zero, scenario.policy(), symmetry.fold(&topology));
+        let unfold = Some(Box::new((symmetry, schedule)));
+        return Stage::Running { topology, schedule: zero, run, plan, then: Then::Finish, unfold };
+    }
     let run = engine::Run::new(&topology, &schedule, scenario.policy(), None);
-    Stage::Running { topology, schedule, run, plan: Plan { tuning, bounds, intra }, then: Then::Finish }
+    Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold: None }
 }
 
 /// Plans a ring collective too big to simulate transfer by transfer as a steady state: a prefix
@@ -396,7 +422,7 @@ fn start_steady(
         pick = pick_row(&tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
     }
     let protocol = s.protocol.unwrap_or(pick.protocol);
-    let plan = Plan { tuning, bounds, intra };
+    let plan = Plan { tuning, bounds, intra, folded: false };
     if pick.algorithm == Algorithm::Tree && tree_fits {
         let mut tree = crate::collective::schedule_with(
             s.collective,
@@ -410,7 +436,7 @@ fn start_steady(
         tree.protocol = protocol;
         run_settings(&mut tree, scenario);
         let run = engine::Run::new(&topology, &tree, scenario.policy(), None);
-        return Ok(Stage::Running { topology, schedule: tree, run, plan, then: Then::Finish });
+        return Ok(Stage::Running { topology, schedule: tree, run, plan, then: Then::Finish, unfold: None });
     }
     let search = STEADY_SEARCH_STEPS.min(total_steps - 1);
     let (mut schedule, _, probe) =
@@ -420,7 +446,7 @@ fn start_steady(
     run_settings(&mut schedule, scenario);
     let run = engine::Run::new(&topology, &schedule, scenario.policy(), Some(probe));
     let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
-    Ok(Stage::Running { topology, schedule, run, plan, then: Then::Search(steady) })
+    Ok(Stage::Running { topology, schedule, run, plan, then: Then::Search(steady), unfold: None })
 }
 
 /// The whole collective from a prefix run and its proved period (`Steady`).

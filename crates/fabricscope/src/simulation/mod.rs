@@ -75,13 +75,18 @@ pub fn simulate(scenario: &ValidScenario) -> Result<Simulation, ScenarioError> {
 /// How `simulate_as` runs a collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// As a steady state where `runs_steady` says so, else every transfer.
+    /// As a steady state where `runs_steady` says so, else every transfer (channel 0 for all
+    /// where their symmetry is proved, `engine::symmetry`).
     Auto,
     /// Every transfer.
     Exact,
     /// As a steady state wherever the collective is a ring with more steps than the first
     /// prefix (tests compare it with `Exact`).
     Steady,
+    /// Every transfer, with one channel standing for all where the engine proves the channels
+    /// images of one another (`engine::symmetry`; tests compare it with `Exact`); `Auto` does the
+    /// same wherever it does not run a steady state.
+    Symmetric,
 }
 
 /// `simulate`, choosing how.

@@ -22,6 +22,11 @@ pub enum Method {
     /// bit, where both run (`tests/steady.rs`).
     #[serde(rename = "steady state")]
     SteadyState,
+    /// Every transfer of channel 0 simulated, the other channels its images under a proved
+    /// symmetry (`engine::symmetry`): the exact run's times to the nanosecond and its rates to
+    /// the last bits of a sum taken in another order (`tests/symmetry.rs`: rings bit for bit).
+    #[serde(rename = "exact by symmetry")]
+    Symmetric,
 }
 
 impl Method {
@@ -30,6 +35,7 @@ impl Method {
         match self {
             Method::Exact => "exact",
             Method::SteadyState => "steady state",
+            Method::Symmetric => "exact by symmetry",
         }
     }
 }
@@ -60,13 +66,17 @@ pub(super) fn finish(
     steady: Option<(Steady, Vec<f64>)>,
     plan: Plan,
 ) -> Simulation {
-    let Plan { tuning, bounds, intra } = plan;
+    let Plan { tuning, bounds, intra, folded } = plan;
     let (steady, link_bytes) = match steady {
         Some((steady, bytes)) => (Some(steady), bytes),
         None => (None, trace.link_bytes.clone()),
     };
     let end = SimTime(trace.end.0 + steady.map_or(0, |s: Steady| s.shift_ns()));
-    let method = if steady.is_some() { Method::SteadyState } else { Method::Exact };
+    let method = match (steady.is_some(), folded) {
+        (true, _) => Method::SteadyState,
+        (false, true) => Method::Symmetric,
+        (false, false) => Method::Exact,
+    };
     let summary = summarise(scenario, &topology, end, &link_bytes, method);
     let focus_rank = focus_rank(&topology, &scenario.preset().rings[0]);
     // A step's start is when the followed rank's channel-0 transfer was issued, or, in a step

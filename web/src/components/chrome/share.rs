@@ -11,7 +11,7 @@ use crate::state::Shared;
 use yew::prelude::*;
 
 /// The copied `<iframe>`'s height [px]: an embedded figure with its results, without scrolling.
-const EMBED_HEIGHT: u32 = 1060;
+const EMBED_HEIGHT: u32 = 1100;
 
 #[derive(Properties, PartialEq)]
 pub struct ShareProps {

@@ -1,0 +1,253 @@
+//! Channel symmetry: running one channel for all of them, where that is exact.
+//!
+//! NCCL's channels of one collective are the same algorithm on different NICs and rails: on a
+//! rail-optimised cluster with static routes, channel k's i-th transfer is often channel
+//! (k−1)'s i-th carried onto other GPUs and other links by one permutation σ of the cluster's
+//! links. `find` proves it for a schedule, or says no: it routes every transfer and checks,
+//! for every channel k and position i, that the two transfers agree in step, bytes, operation,
+//! hop and dependencies (taken position for position), and that σ, built link by link from
+//! the paths, is one injective map that keeps every link's capacity, latency and kind
+//! (channel 0's transfers are likewise the images of channel C−1's). The flows of all channels
+//! are then a system σ maps onto itself, with the same dependencies and latencies; max-min fair
+//! sharing has one solution, which σ therefore keeps: every image of a flow moves exactly as
+//! the flow does.
+//!
+//! So the engine runs channel 0 alone on the links folded into their orbits under σ (`Fold`):
+//! an orbit `O` becomes one link of capacity `c × |O| / C` that a flow crosses as often as its
+//! path meets `O` (a link of the cluster carries `C / |O|` images of each such crossing, so
+//! its constraint is the orbit's, divided through). `expand` rebuilds every channel's flows
+//! from channel 0's: the same times and rates on the images of its paths. The result is the
+//! whole run's, up to the order floating-point sums are taken in: `tests/symmetry.rs` compares
+//! the two on a matrix of scenarios, where every time agrees to the nanosecond, every rate to
+//! 1e-12, and every ring's trace bit for bit (AllToAll's rates differ in their last bits).
+//!
+//! Not tried: routing other than static (ECMP hashes each flow; adaptive routing sees the
+//! order flows are issued in) and fabrics whose shared links lose efficiency (RoCE, TCP: the
+//! loss depends on how many sources share a cluster link, which the fold does not see).
+
+use crate::catalog::Routing;
+use crate::collective::Schedule;
+use crate::routing::{Policy, Router};
+use crate::topology::{LinkId, Topology};
+use crate::trace::{FlowRecord, Trace};
+use crate::units::SimTime;
+
+/// A schedule's proved channel symmetry.
+#[derive(Clone, Debug)]
+pub struct Symmetry {
+    channels: u32,
+    /// `members[k][i]`: the schedule index of channel k's i-th transfer.
+    members: Vec<Vec<u32>>,
+    /// σ on links (a link no flow uses maps to itself).
+    sigma: Vec<LinkId>,
+    /// Channel 0's routed paths, position for position.
+    paths: Vec<Vec<LinkId>>,
+    /// Each link's orbit: its representative (the lowest id) and its size.
+    rep: Vec<LinkId>,
+    orbit: Vec<u32>,
+}
+
+/// The links folded into their orbits, for the engine (`Run::new_folded`).
+#[derive(Clone, Debug)]
+pub struct Fold {
+    /// Each link's orbit representative.
+    pub rep: Vec<LinkId>,
+    /// Each representative's capacity: its links' capacity × orbit size / channels [B/ns].
+    pub capacity: Vec<f64>,
+}
+
+impl Symmetry {
+    /// The proof for `schedule` on `topology` under `policy`, if its channels are images of one
+    /// another (see the module's documentation); `None` otherwise.
+    pub fn find(topology: &Topology, schedule: &Schedule, policy: Policy) -> Option<Symmetry> {
+        let c = schedule.n_channels as usize;
+        if c < 2 || policy.routing != Routing::Static || topology.congested_efficiency != 1.0 {
+            return None;
+        }
+        let transfers = &schedule.transfers;
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); c];
+        let mut position = vec![0u32; transfers.len()];
+        for (index, t) in transfers.iter().enumerate() {
+            let k = t.channel as usize;
+            let list = members.get_mut(k)?;
+            position[index] = list.len() as u32;
+            list.push(index as u32);
+        }
+        let per = members[0].len();
+        if per == 0 || members.iter().any(|m| m.len() != per) {
+            return None;
+        }
+        let mut router = Router::for_transfers(topology, policy, transfers);
+        let load = vec![0u32; topology.n_links()];
+        let paths: Vec<Vec<LinkId>> = transfers.iter().map(|t| router.route_transfer(t, &load)).collect();
+        let n_links = topology.n_links();
+        let mut sigma: Vec<Option<LinkId>> = vec![None; n_links];
+        for k in 0..c {
+            let next = (k + 1) % c;
+            for (&a, &b) in members[k].iter().zip(&members[next]) {
+                let (a, b) = (a as usize, b as usize);
+                let (t, u) = (&transfers[a], &transfers[b]);
+                let same = t.step == u.step
+                    && t.bytes() == u.bytes()
+                    && t.op == u.op
+                    && t.hop == u.hop
+                    && t.deps.len() == u.deps.len()
+                    && t.deps.iter().zip(&u.deps).all(|(&d, &e)| {
+                        transfers[d as usize].channel as usize == k
+                            && transfers[e as usize].channel as usize == next
+                            && position[d as usize] == position[e as usize]
+                    })
+                    && match (t.after, u.after) {
+                        (None, None) => true,
+                        (Some(d), Some(e)) => {
+                            transfers[d as usize].channel as usize == k
+                                && transfers[e as usize].channel as usize == next
+                                && position[d as usize] == position[e as usize]
+                        }
+                        _ => false,
+                    };
+                if !same || paths[a].len() != paths[b].len() {
+                    return None;
+                }
+                for (&from, &to) in paths[a].iter().zip(&paths[b]) {
+                    match sigma[from.index()] {
+                        Some(image) if image != to => return None,
+                        Some(_) => {}
+                        None => {
+                            let (x, y) = (topology.link(from), topology.link(to));
+                            let alike = x.kind == y.kind
+                                && x.latency_ns == y.latency_ns
+                                && x.capacity().bytes_per_ns() == y.capacity().bytes_per_ns();
+                            if !alike {
+                                return None;
+                            }
+                            sigma[from.index()] = Some(to);
+                        }
+                    }
+                }
+            }
+        }
+        // One-to-one on the links used (a finite set σ maps into itself: a permutation).
+        let mut hit = vec![false; n_links];
+        for image in sigma.iter().flatten() {
+            if std::mem::replace(&mut hit[image.index()], true) {
+                return None;
+            }
+        }
+        let sigma: Vec<LinkId> =
+            sigma.iter().enumerate().map(|(l, image)| image.unwrap_or(LinkId(l as u32))).collect();
+        let mut rep: Vec<LinkId> = (0..n_links).map(|l| LinkId(l as u32)).collect();
+        let mut orbit = vec![1u32; n_links];
+        for l in 0..n_links {
+            if sigma[l].index() == l || rep[l].index() != l {
+                continue;
+            }
+            let mut members_of = vec![l];
+            let mut at = sigma[l].index();
+            while at != l {
+                if members_of.len() > c {
+                    return None;
+                }
+                members_of.push(at);
+                at = sigma[at].index();
+            }
+            if c % members_of.len() != 0 {
+                return None;
+            }
+            let lowest = *members_of.iter().min().unwrap();
+            for &m in &members_of {
+                rep[m] = LinkId(lowest as u32);
+                orbit[m] = members_of.len() as u32;
+            }
+        }
+        let channel0: Vec<Vec<LinkId>> = members[0].iter().map(|&i| paths[i as usize].clone()).collect();
+        Some(Symmetry { channels: c as u32, members, sigma, paths: channel0, rep, orbit })
+    }
+
+    pub fn channels(&self) -> u32 {
+        self.channels
+    }
+
+    /// Channel 0's transfers alone, their dependencies renumbered: what the engine runs.
+    pub fn channel_zero(&self, schedule: &Schedule) -> Schedule {
+        let mut position = vec![u32::MAX; schedule.transfers.len()];
+        for (i, &index) in self.members[0].iter().enumerate() {
+            position[index as usize] = i as u32;
+        }
+        let transfers = self.members[0]
+            .iter()
+            .map(|&index| {
+                let mut t = schedule.transfers[index as usize].clone();
+                for dep in &mut t.deps {
+                    *dep = position[*dep as usize];
+                }
+                t.after = t.after.map(|a| position[a as usize]);
+                t
+            })
+            .collect();
+        Schedule { transfers, ..schedule.clone() }
+    }
+
+    /// The folded links for the engine.
+    pub fn fold(&self, topology: &Topology) -> Fold {
+        let capacity = (0..self.rep.len())
+            .map(|l| {
+                let link = topology.link(LinkId(l as u32));
+                link.capacity().bytes_per_ns() * self.orbit[l] as f64 / self.channels as f64
+            })
+            .collect();
+        Fold { rep: self.rep.clone(), capacity }
+    }
+
+    /// The whole run's trace from the folded run of channel 0 (`channel_zero`, `fold`): every
+    /// channel's flows with channel 0's times and rates on the images of its paths.
+    pub fn expand(&self, folded: Trace, schedule: &Schedule) -> Trace {
+        let n = schedule.transfers.len();
+        let zero = folded.flows;
+        let mut flows: Vec<Option<FlowRecord>> = vec![None; n];
+        for (k, members) in self.members.iter().enumerate() {
+            for (i, &index) in members.iter().enumerate() {
+                let mut path = self.paths[i].clone();
+                for _ in 0..k {
+                    for link in &mut path {
+                        *link = self.sigma[link.index()];
+                    }
+                }
+                let source = &zero[i];
+                flows[index as usize] = Some(FlowRecord {
+                    transfer: index,
+                    path,
+                    bytes: source.bytes,
+                    issued: source.issued,
+                    started: source.started,
+                    finished: source.finished,
+                    segments: source.segments.clone(),
+                });
+            }
+        }
+        let flows: Vec<FlowRecord> =
+            flows.into_iter().map(|f| f.expect("every transfer has a channel")).collect();
+        let n_links = self.rep.len();
+        let mut link_bytes = vec![0u64; n_links];
+        for flow in &flows {
+            for &link in &flow.path {
+                link_bytes[link.index()] += flow.bytes;
+            }
+        }
+        // A link carries its orbit's folded load times channels / orbit size.
+        let link_peak: Vec<f64> = (0..n_links)
+            .map(|l| {
+                let rep = self.rep[l].index();
+                folded.link_peak[rep] * self.channels as f64 / self.orbit[l] as f64
+            })
+            .map(|peak| if peak.is_finite() { peak } else { 0.0 })
+            .collect();
+        let link_peak = link_peak
+            .into_iter()
+            .zip(&link_bytes)
+            .map(|(peak, &bytes)| if bytes == 0 { 0.0 } else { peak })
+            .collect();
+        let end = flows.iter().map(|f| f.finished).max().unwrap_or(SimTime::ZERO);
+        Trace::new(flows, end, link_bytes.into_iter().map(|b| b as f64).collect(), link_peak, folded.batches)
+    }
+}
