@@ -79,7 +79,10 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
         <section id="lesson" class="panel lesson" aria-label={t(lang, Text::Lesson)}>
             <div class="lesson-head">
                 <h2>{ at.lesson.title.get(lang) }</h2>
-                <span class="hint" id="lesson-progress">{ format!("{} {} / {n}", t(lang, Text::LessonStepPrefix), at.step + 1) }</span>
+                <span class="hint" id="lesson-progress">{ match lang {
+                    Lang::En => format!("Step {} / {n}", at.step + 1),
+                    Lang::Zh => format!("第 {} / {n} 步", at.step + 1),
+                } }</span>
                 <button id="lesson-close" onclick={go(None)}>{ t(lang, Text::CloseLesson) }</button>
             </div>
             <p id="lesson-text">{ fill(&step.text) }</p>

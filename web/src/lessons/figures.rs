@@ -4,15 +4,18 @@
 //! never types a result by hand; a native test runs every step and fails on a key its run has
 //! no figure for, and on a duration or percentage typed outside a key.
 
+use crate::i18n::{vertex_name, Lang};
 use fabricscope::train::{StepOp, TrainReport};
 use fabricscope::units::format_duration_ns;
 use fabricscope::Simulation;
 use std::collections::BTreeMap;
 
-/// A step's figures, by key, formatted as the text shows them.
+/// A step's figures, by key, formatted as the text shows them; a figure that is words (a link's
+/// name) has its Chinese form beside it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Figures {
     values: BTreeMap<&'static str, String>,
+    zh: BTreeMap<&'static str, String>,
 }
 
 /// The keys a collective step's text may use, and what each is (a test holds `of_collective`
@@ -57,6 +60,7 @@ impl Figures {
     pub fn of_collective(sim: &Simulation) -> Figures {
         let s = &sim.summary;
         let mut values = BTreeMap::new();
+        let mut zh = BTreeMap::new();
         values.insert("time", format_duration_ns(s.time.as_ns() as f64));
         values.insert("busbw", format!("{:.1} GB/s", s.busbw_gbyte_per_s));
         values.insert("algbw", format!("{:.1} GB/s", s.algbw_gbyte_per_s));
@@ -67,11 +71,13 @@ impl Figures {
         values.insert("gpus", s.n_ranks.to_string());
         if let Some(id) = s.bottleneck {
             let link = sim.topology.link(id);
-            let (from, to) = (sim.topology.vertex_name(link.src), sim.topology.vertex_name(link.dst));
-            values.insert("bottleneck", format!("{from} → {to}"));
+            for (lang, map) in [(Lang::En, &mut values), (Lang::Zh, &mut zh)] {
+                let name = |v| vertex_name(lang, &sim.topology, v);
+                map.insert("bottleneck", format!("{} → {}", name(link.src), name(link.dst)));
+            }
             values.insert("bottleneck_use", percent(s.bottleneck_utilisation));
         }
-        Figures { values }
+        Figures { values, zh }
     }
 
     /// A training step's figures. A share is left out when the job has no such part, and an
@@ -106,11 +112,20 @@ impl Figures {
                 values.insert(key, short_duration(found.time_ns as f64));
             }
         }
-        Figures { values }
+        Figures { values, zh: BTreeMap::new() }
     }
 
+    /// A figure as the English text states it.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.values.get(key).map(String::as_str)
+    }
+
+    /// A figure as a text in `lang` states it.
+    pub fn get_in(&self, key: &str, lang: Lang) -> Option<&str> {
+        match lang {
+            Lang::Zh => self.zh.get(key).map(String::as_str).or_else(|| self.get(key)),
+            Lang::En => self.get(key),
+        }
     }
 
     #[cfg(test)]
@@ -121,7 +136,7 @@ impl Figures {
 
 /// `text` with each `{key}` replaced by its figure; a key with no figure yet (the step's run
 /// not shown yet, or the reader changed the scenario first) reads "…".
-pub fn fill(text: &str, figures: Option<&Figures>) -> String {
+pub fn fill(text: &str, figures: Option<&Figures>, lang: Lang) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find('{') {
@@ -129,7 +144,7 @@ pub fn fill(text: &str, figures: Option<&Figures>) -> String {
         let after = &rest[open + 1..];
         match after.find('}').filter(|&close| is_key(&after[..close])) {
             Some(close) => {
-                out.push_str(figures.and_then(|f| f.get(&after[..close])).unwrap_or("…"));
+                out.push_str(figures.and_then(|f| f.get_in(&after[..close], lang)).unwrap_or("…"));
                 rest = &after[close + 1..];
             }
             None => {
@@ -207,9 +222,16 @@ mod tests {
         figures.values.insert("busbw", "361.2 GB/s".into());
         let text = "busbw {busbw}, {time} later; a set {1, 2} and {Not a key}";
         assert_eq!(keys(text), ["busbw", "time"]);
-        assert_eq!(fill(text, Some(&figures)), "busbw 361.2 GB/s, … later; a set {1, 2} and {Not a key}");
-        assert_eq!(fill("{busbw}", None), "…");
-        assert_eq!(fill("unclosed {busbw", Some(&figures)), "unclosed {busbw");
+        assert_eq!(
+            fill(text, Some(&figures), Lang::En),
+            "busbw 361.2 GB/s, … later; a set {1, 2} and {Not a key}"
+        );
+        assert_eq!(fill("{busbw}", None, Lang::En), "…");
+        assert_eq!(fill("unclosed {busbw", Some(&figures), Lang::Zh), "unclosed {busbw");
+        figures.zh.insert("bottleneck", "节点 0 的网卡 3 → 叶交换机 3".into());
+        figures.values.insert("bottleneck", "node 0 NIC 3 → leaf 3".into());
+        assert_eq!(fill("{bottleneck}", Some(&figures), Lang::Zh), "节点 0 的网卡 3 → 叶交换机 3");
+        assert_eq!(fill("{bottleneck}", Some(&figures), Lang::En), "node 0 NIC 3 → leaf 3");
     }
 
     #[test]

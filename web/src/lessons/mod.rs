@@ -32,7 +32,10 @@ impl Text {
 
     /// The text with its `{key}`s replaced by the step's figures (`figures::fill`).
     pub fn filled(&self, figures: Option<&Figures>) -> Text {
-        Text { en: figures::fill(&self.en, figures), zh: figures::fill(&self.zh, figures) }
+        Text {
+            en: figures::fill(&self.en, figures, Lang::En),
+            zh: figures::fill(&self.zh, figures, Lang::Zh),
+        }
     }
 }
 

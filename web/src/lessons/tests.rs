@@ -94,42 +94,14 @@ mod numbers {
     fn every_lesson_has_its_number() {
         let lessons = all();
         let find = |id: &str| lessons.iter().find(|l| l.id == id).unwrap_or_else(|| panic!("{id}"));
-        let mut out = Vec::new();
-        for lesson in lessons.iter() {
-            let mut line = format!("{}:", lesson.id);
-            for step in &lesson.steps {
-                if step.scenario.is_some() {
-                    let sim = collective(step);
-                    let bottleneck = sim.summary.bottleneck.map(|id| {
-                        let link = sim.topology.link(id);
-                        format!(
-                            "{} -> {}",
-                            sim.topology.vertex_name(link.src),
-                            sim.topology.vertex_name(link.dst)
-                        )
-                    });
-                    line += &format!(
-                        " [{} {} {}/{}: {:.3} us, busbw {:.1} GB/s, bottleneck {:?}]",
-                        sim.summary.n_ranks,
-                        fabricscope::units::format_bytes(sim.summary.size_bytes),
-                        sim.schedule.algorithm.nccl_name(),
-                        sim.schedule.protocol.nccl_name(),
-                        sim.summary.time.as_us(),
-                        sim.summary.busbw_gbyte_per_s,
-                        bottleneck
-                    );
-                } else {
-                    let r = train(step);
-                    line += &format!(
-                        " [step {:.3} s, exposed comm {:.1}%, MFU {:.1}%]",
-                        r.step_ns / 1e9,
-                        100.0 * r.comm_exposed_share,
-                        100.0 * r.mfu
-                    );
-                }
-            }
-            out.push(line);
-        }
+        let out: Vec<String> = lessons
+            .iter()
+            .zip(runs())
+            .map(|(lesson, runs)| {
+                let steps: Vec<&str> = runs.iter().map(|r| r.line.as_str()).collect();
+                format!("{}: {}", lesson.id, steps.join(" "))
+            })
+            .collect();
         eprintln!("{}", out.join("\n"));
         // The claims the lessons make, in the model.
         let pcie = collective(&find("nvlink-vs-pcie").steps[0]).summary.busbw_gbyte_per_s;
@@ -190,54 +162,97 @@ mod numbers {
         assert_eq!(lessons.len(), 20);
     }
 
-    /// One run of a step, kept: the tests below run every step once.
-    enum Run {
-        Collective(Box<fabricscope::Simulation>),
-        Train(Box<fabricscope::train::TrainReport>),
+    /// What the tests need of one step's run: its figures, its metrics by the names a check's
+    /// `from` uses, the algorithm run (collectives) and a line for the log.
+    struct StepRun {
+        figures: Figures,
+        metrics: std::collections::BTreeMap<&'static str, f64>,
+        algorithm: Option<&'static str>,
+        line: String,
     }
 
-    fn run(step: &Step) -> Run {
-        match step.train {
-            Some(_) => Run::Train(Box::new(train(step))),
-            None => Run::Collective(Box::new(collective(step))),
+    fn step_run(step: &Step) -> StepRun {
+        let mut metrics = std::collections::BTreeMap::new();
+        if step.train.is_none() {
+            let sim = collective(step);
+            let s = &sim.summary;
+            metrics.insert("time_us", s.time.as_us());
+            metrics.insert("busbw", s.busbw_gbyte_per_s);
+            metrics.insert("algbw", s.algbw_gbyte_per_s);
+            metrics.insert("steps", sim.n_steps() as f64);
+            let figures = Figures::of_collective(&sim);
+            let line = format!(
+                "[{} {} {}/{}: {:.3} us, busbw {:.1} GB/s, bottleneck {}]",
+                s.n_ranks,
+                fabricscope::units::format_bytes(s.size_bytes),
+                sim.schedule.algorithm.nccl_name(),
+                sim.schedule.protocol.nccl_name(),
+                s.time.as_us(),
+                s.busbw_gbyte_per_s,
+                figures.get("bottleneck").unwrap_or("none")
+            );
+            return StepRun { figures, metrics, algorithm: Some(sim.schedule.algorithm.nccl_name()), line };
         }
+        let r = train(step);
+        let pct = |ns: f64| 100.0 * ns / r.step_ns;
+        let b = &r.breakdown;
+        for (name, value) in [
+            ("step_s", r.step_ns / 1e9),
+            ("tp_pct", pct(b.tp_ns)),
+            ("ep_pct", pct(b.ep_ns)),
+            ("cp_pct", pct(b.cp_ns)),
+            ("pp_pct", pct(b.pp_ns)),
+            ("dp_pct", pct(b.dp_ns)),
+            ("bubble_pct", pct(b.bubble_ns)),
+            ("exposed_pct", 100.0 * r.comm_exposed_share),
+            ("mfu_pct", 100.0 * r.mfu),
+            ("memory_gb", r.memory.total / 1e9),
+            ("tokens_per_s", r.tokens_per_s),
+        ] {
+            metrics.insert(name, value);
+        }
+        let line = format!(
+            "[step {:.3} s, exposed comm {:.1}%, MFU {:.1}%]",
+            r.step_ns / 1e9,
+            100.0 * r.comm_exposed_share,
+            100.0 * r.mfu
+        );
+        StepRun { figures: Figures::of_train(&r), metrics, algorithm: None, line }
+    }
+
+    /// Every step of every lesson run once for all the tests below, on two threads.
+    fn runs() -> &'static [Vec<StepRun>] {
+        static RUNS: OnceLock<Vec<Vec<StepRun>>> = OnceLock::new();
+        RUNS.get_or_init(|| {
+            let steps: Vec<&Step> = all().iter().flat_map(|l| &l.steps).collect();
+            let mut done: Vec<Option<StepRun>> = Vec::new();
+            done.resize_with(steps.len(), || None);
+            std::thread::scope(|scope| {
+                let (even, odd): (Vec<_>, Vec<_>) =
+                    done.iter_mut().enumerate().partition(|(i, _)| i % 2 == 0);
+                for half in [even, odd] {
+                    let steps = &steps;
+                    scope.spawn(move || {
+                        for (i, slot) in half {
+                            *slot = Some(step_run(steps[i]));
+                        }
+                    });
+                }
+            });
+            let mut done = done.into_iter().map(|r| r.expect("every step ran"));
+            all().iter().map(|l| done.by_ref().take(l.steps.len()).collect()).collect()
+        })
     }
 
     /// A metric of a run, by the name a check's `from` uses.
-    fn metric(run: &Run, name: &str) -> Option<f64> {
-        Some(match run {
-            Run::Collective(sim) => match name {
-                "time_us" => sim.summary.time.as_us(),
-                "busbw" => sim.summary.busbw_gbyte_per_s,
-                "algbw" => sim.summary.algbw_gbyte_per_s,
-                "steps" => sim.n_steps() as f64,
-                _ => return None,
-            },
-            Run::Train(r) => {
-                let pct = |ns: f64| 100.0 * ns / r.step_ns;
-                let b = &r.breakdown;
-                match name {
-                    "step_s" => r.step_ns / 1e9,
-                    "tp_pct" => pct(b.tp_ns),
-                    "ep_pct" => pct(b.ep_ns),
-                    "cp_pct" => pct(b.cp_ns),
-                    "pp_pct" => pct(b.pp_ns),
-                    "dp_pct" => pct(b.dp_ns),
-                    "bubble_pct" => pct(b.bubble_ns),
-                    "exposed_pct" => 100.0 * r.comm_exposed_share,
-                    "mfu_pct" => 100.0 * r.mfu,
-                    "memory_gb" => r.memory.total / 1e9,
-                    "tokens_per_s" => r.tokens_per_s,
-                    _ => return None,
-                }
-            }
-        })
+    fn metric(run: &StepRun, name: &str) -> Option<f64> {
+        run.metrics.get(name).copied()
     }
 
     /// What a check's `from` names, on the lesson's runs: `<metric>`, or `<metric>_vs_step_<k>`
     /// (this step's over step k's), `<metric>_pct_of_step_<k>` (100 × that), or
     /// `<metric>_minus_step_<k>`.
-    fn figure(from: &str, runs: &[Run], k: usize) -> Option<f64> {
+    fn figure(from: &str, runs: &[StepRun], k: usize) -> Option<f64> {
         for (infix, combine) in [
             ("_vs_step_", (|a, b| a / b) as fn(f64, f64) -> f64),
             ("_pct_of_step_", |a, b| 100.0 * a / b),
@@ -256,11 +271,7 @@ mod numbers {
     #[test]
     fn every_check_agrees_with_the_model() {
         let mut checked = 0;
-        for lesson in all() {
-            if lesson.steps.iter().all(|step| step.check.is_none()) {
-                continue;
-            }
-            let runs: Vec<Run> = lesson.steps.iter().map(run).collect();
+        for (lesson, runs) in all().iter().zip(runs()) {
             for (k, step) in lesson.steps.iter().enumerate() {
                 let Some(check) = &step.check else { continue };
                 let at = format!("{} step {k}", lesson.id);
@@ -277,15 +288,15 @@ mod numbers {
                 }
                 let Some(from) = check.from.as_deref() else { continue };
                 if from == "algorithm" {
-                    let Run::Collective(sim) = &runs[k] else {
+                    let Some(algorithm) = runs[k].algorithm else {
                         panic!("{at}: a training step has no algorithm")
                     };
                     let want = &check.choices[check.correct.unwrap()].en;
-                    assert_eq!(want, sim.schedule.algorithm.nccl_name(), "{at}");
+                    assert_eq!(want, algorithm, "{at}");
                     checked += 1;
                     continue;
                 }
-                let model = figure(from, &runs, k).unwrap_or_else(|| panic!("{at}: no figure '{from}' here"));
+                let model = figure(from, runs, k).unwrap_or_else(|| panic!("{at}: no figure '{from}' here"));
                 let number = check.number.unwrap_or_else(|| panic!("{at}: '{from}' is a number"));
                 let slack = check.tolerance.unwrap_or(0.0) * number.abs() + 1e-9;
                 assert!(
@@ -303,7 +314,7 @@ mod numbers {
     #[test]
     fn every_key_has_a_figure_from_the_steps_run() {
         let mut filled = 0;
-        for lesson in all() {
+        for (lesson, runs) in all().iter().zip(runs()) {
             for (k, step) in lesson.steps.iter().enumerate() {
                 let at = format!("{} step {k}", lesson.id);
                 let texts = step_texts(step);
@@ -317,9 +328,11 @@ mod numbers {
                 if en.is_empty() {
                     continue;
                 }
-                let (run, listed) = match run(step) {
-                    Run::Collective(sim) => (Figures::of_collective(&sim), &figures::COLLECTIVE_KEYS[..]),
-                    Run::Train(report) => (Figures::of_train(&report), &figures::TRAIN_KEYS[..]),
+                let run = &runs[k].figures;
+                let listed = if step.train.is_some() {
+                    &figures::TRAIN_KEYS[..]
+                } else {
+                    &figures::COLLECTIVE_KEYS[..]
                 };
                 assert!(
                     run.keys().all(|key| listed.iter().any(|(k, _)| *k == key)),
@@ -346,7 +359,7 @@ mod numbers {
             for (k, step) in lesson.steps.iter().enumerate() {
                 for text in step_texts(step) {
                     for lang in [crate::i18n::Lang::En, crate::i18n::Lang::Zh] {
-                        let without_keys = figures::fill(text.get(lang), None);
+                        let without_keys = figures::fill(text.get(lang), None, lang);
                         for typed in typed_results(&without_keys) {
                             assert!(
                                 INPUTS.contains(&typed.as_str()),

@@ -3,7 +3,7 @@
 
 use crate::components::{input_value, select_value};
 use crate::i18n::{t, Lang, Text};
-use crate::state::training::{TrainAction, TrainState};
+use crate::state::training::{TrainAction, TrainState, MAX_PAGE_NODES};
 use crate::state::Shared;
 use fabricscope::catalog::{Technology, NODE_PRESETS};
 use fabricscope::train::layout::RankOrder;
@@ -143,7 +143,20 @@ pub fn train_controls(props: &ControlsProps) -> Html {
         let s = s.clone();
         Callback::from(move |e: Event| {
             let id = select_value(&e);
-            edit(&s, |j| j.cluster.preset = id)
+            // The same GPUs in nodes of the new kind where they divide (72 B200s as one NVL72
+            // rack or 9 HGX B200 boxes), the layout kept; else the node count stays.
+            let gpus = s.valid.cluster().n_ranks();
+            let per = NODE_PRESETS.iter().find(|p| p.id == id).map(|p| p.gpus_per_node);
+            match per.filter(|&g| g > 0 && gpus % g == 0 && gpus / g <= MAX_PAGE_NODES) {
+                Some(g) => {
+                    let nodes = gpus / g;
+                    edit(&s, |j| {
+                        j.cluster.preset = id;
+                        j.cluster.nodes = nodes;
+                    })
+                }
+                None => edit(&s, |j| j.cluster.preset = id),
+            }
         })
     };
     let on_nodes = {
@@ -336,7 +349,7 @@ pub fn train_controls(props: &ControlsProps) -> Html {
                 </select>
             </label>
             <label>{ t(lang, Text::Nodes) }
-                <select id="train-nodes" onchange={on_nodes}>{ options(vec![1, 2, 4, 8, 16, 32, 64], job.cluster.nodes) }</select>
+                <select id="train-nodes" onchange={on_nodes}>{ options(node_counts(job.cluster.nodes), job.cluster.nodes) }</select>
             </label>
             <label>{ t(lang, Text::FabricTitle) }
                 <select id="train-fabric" onchange={on_fabric}>
@@ -421,4 +434,14 @@ pub fn train_controls(props: &ControlsProps) -> Html {
             </label>
         </>
     }
+}
+
+/// The node counts offered, and the job's own when it is another (9 boxes of 8 for 72 GPUs).
+fn node_counts(current: u32) -> Vec<u32> {
+    let mut counts = vec![1, 2, 4, 8, 16, 32, 64];
+    if !counts.contains(&current) {
+        counts.push(current);
+        counts.sort_unstable();
+    }
+    counts
 }

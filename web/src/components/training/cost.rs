@@ -46,8 +46,8 @@ pub fn cost_panel(props: &Props) -> Html {
                             let ratio = format!("{:.2}", ib.gpu_hour_usd / tcp.gpu_hour_usd);
                             let (en, zh) = if money >= 0.0 { ("less", "少") } else { ("more", "多") };
                             match lang {
-                                Lang::En => format!("InfiniBand against TCP Ethernet here: {} less time and {} {en} money ({ratio}× the price per GPU-hour). The seed article's claim, 40% less time for about 25% less money, is the case 0.6 × 1.25 = 0.75: it holds where communication is a large share of the step.", pct(time), pct(money.abs())),
-                                Lang::Zh => format!("此处 InfiniBand 相比 TCP 以太网：时间少 {}，费用{zh} {}（每 GPU 小时价格为 {ratio} 倍）。原文“时间减少 40%、总成本下降约 25%”即 0.6 × 1.25 = 0.75 的情形：只有通信在单步中占比很大时才成立。", pct(time), pct(money.abs())),
+                                Lang::En => format!("InfiniBand against TCP Ethernet here: {} less time and {} {en} money ({ratio}× the price per GPU-hour). The article the lessons start from puts it as a hypothetical: if InfiniBand cut the training time by 40%, the total cost would fall by about 25% (0.6 × 1.25 = 0.75). That holds only where communication is a large share of the step.", pct(time), pct(money.abs())),
+                                Lang::Zh => format!("此处 InfiniBand 相比 TCP 以太网：时间少 {}，费用{zh} {}（每 GPU 小时价格为 {ratio} 倍）。课程所依据的文章给出的是一个假设：若 InfiniBand 让训练时间减少 40%，总成本约下降 25%（0.6 × 1.25 = 0.75）。只有通信在单步中占比很大时才成立。", pct(time), pct(money.abs())),
                             }
                         } }</p>
                     }
