@@ -118,6 +118,39 @@ export async function checkTests({ page, base, test, expect, text, waitFor }) {
     await page.click('#lesson-close');
   });
 
+  await test('the chunk grid: a ring\'s partial sums grow a step at a time to every GPU holding the sum; a tree names its up and down phases', async () => {
+    const ring = { preset: 'dgx-h100', nodes: 1, collective: 'all_reduce', size_bytes: 1 << 28, algorithm: 'Ring', channels: 1 };
+    await page.goto('about:blank');
+    await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify(ring)));
+    await page.waitForSelector('#chunk-grid');
+    const cells = async () => page.locator('#chunk-grid tbody td').allInnerTexts();
+    const start = await cells();
+    expect(start.length === 64 && start.every((c) => c === '1/8'), `at launch each GPU holds its own: ${start}`);
+    expect((await text('#ring-order')).startsWith('Ring order of channel 0 (ranks): 0 →'), await text('#ring-order'));
+    for (let i = 0; i < 3; i += 1) await page.click('#step-forward');
+    await waitFor('step 3', async () => (await text('#step-text')).startsWith('Step 3 /'));
+    // After two finished steps of the reduce-scatter, 8 chunks (one per GPU) hold 3 of 8 contributions.
+    const third = await cells();
+    expect(third.filter((c) => c === '3/8').length === 8 && !third.includes('✓'), `after 2 steps: ${third}`);
+    expect((await text('#chunk-grid-phase')).startsWith('Step 3: reduce-scatter'), await text('#chunk-grid-phase'));
+    await page.click('#to-end');
+    await waitFor('the end', async () => (await cells()).every((c) => c === '✓'));
+    // A tree on 4 nodes: 32 rows, reducing up the tree, then broadcasting down it.
+    const tree = { preset: 'dgx-h100', nodes: 4, collective: 'all_reduce', size_bytes: 65536, algorithm: 'Tree' };
+    await page.goto('about:blank');
+    await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify(tree)));
+    await page.waitForSelector('#chunk-grid');
+    expect((await page.locator('#chunk-grid tbody tr').count()) === 32, 'a row per GPU');
+    await page.click('#step-forward');
+    await waitFor('up the tree', async () => (await text('#chunk-grid-phase')).includes('up the tree'));
+    let down = false;
+    for (let i = 0; i < 40 && !down; i += 1) {
+      await page.click('#step-forward');
+      down = (await page.locator('#chunk-grid-phase').count()) === 1 && (await text('#chunk-grid-phase')).includes('down the tree');
+    }
+    expect(down, 'the broadcast down the tree is named');
+    await page.goto(base + '#');
+  });
   await test('a lesson\'s check question: a wrong number is answered with the model\'s, the right one and the right choice are marked right', async () => {
     await page.goto('about:blank');
     await page.goto(base + '?lesson=ring-step-by-step&step=0');

@@ -66,7 +66,12 @@ pub fn figures(props: &Props) -> Html {
                 }) }
             </div>
             <ul class="legend">
-                { for parts.iter().map(|(key, name, class, ns)| html! {
+                // EP and CP are listed where the job has them (a dense model's 0 ns says nothing).
+                { for parts.iter().filter(|p| match p.0 {
+                    "ep" => s.job.ep > 1 || p.3 > 0.0,
+                    "cp" => s.job.cp > 1 || p.3 > 0.0,
+                    _ => true,
+                }).map(|(key, name, class, ns)| html! {
                     <li data-part={*key}><span class={classes!("swatch", *class)}></span>{ format!("{name} {} ({})", format_duration_ns(*ns), pct(ns / r.step_ns)) }</li>
                 }) }
             </ul>
