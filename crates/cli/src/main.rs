@@ -3,7 +3,7 @@
 use clap::{Args, Parser, Subcommand};
 use fabricscope::collective::{schedule_with, verify, VerifyError, ELEM_BYTES};
 use fabricscope::units::parse_size;
-use fabricscope::{sweep, sweep_sizes, Collective, Scenario, ScenarioError, ValidScenario};
+use fabricscope::{sweep_sizes, Collective, Scenario, ScenarioError, SweepPoint, ValidScenario};
 use serde::Serialize;
 use std::process::ExitCode;
 
@@ -504,12 +504,12 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
     // With faults, the largest size's simulation also says which steps wait on each faulted link.
     let (points, faults) = match sizes.split_last() {
         Some((&largest, rest)) if !s.faults.is_empty() => {
-            let mut points = sweep(&scenario, rest)?;
+            let mut points = sweep_on_all_cores(&scenario, rest)?;
             let sim = fabricscope::simulate(&scenario.with_size(largest)?).map_err(|e| vec![e])?;
             points.push(fabricscope::sweep_point(&sim, true));
             (points, table::fault_rows(&sim))
         }
-        _ => (sweep(&scenario, &sizes)?, Vec::new()),
+        _ => (sweep_on_all_cores(&scenario, &sizes)?, Vec::new()),
     };
     let rows: Vec<Row> = points
         .iter()
@@ -584,4 +584,25 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
         return Ok(serde_json::to_string_pretty(&report).expect("the report serialises") + "\n");
     }
     Ok(table::table(&scenario, &report))
+}
+
+/// `fabricscope::sweep` on every core: each size is its own deterministic run, so the rows are
+/// the same as one after another, only sooner, and so is the error. The largest sizes, the
+/// longest runs, start first.
+fn sweep_on_all_cores(
+    scenario: &ValidScenario,
+    sizes: &[u64],
+) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
+    use rayon::prelude::*;
+    let mut points: Vec<Result<SweepPoint, Vec<ScenarioError>>> = sizes
+        .par_iter()
+        .rev()
+        .map(|&size| {
+            let sim = fabricscope::simulate(&scenario.with_size(size)?).map_err(|e| vec![e])?;
+            Ok(fabricscope::sweep_point(&sim, true))
+        })
+        .collect();
+    points.reverse();
+    // The smallest size's problem, as one run after another would have stopped at.
+    points.into_iter().collect()
 }

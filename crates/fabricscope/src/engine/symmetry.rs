@@ -77,39 +77,54 @@ impl Symmetry {
         if per == 0 || members.iter().any(|m| m.len() != per) {
             return None;
         }
+        // The schedule first (cheap): position for position, the same step, bytes, operation,
+        // hop and dependencies.
+        for k in 0..c {
+            let next = (k + 1) % c;
+            for (&a, &b) in members[k].iter().zip(&members[next]) {
+                let (t, u) = (&transfers[a as usize], &transfers[b as usize]);
+                let twin = |d: u32, e: u32| {
+                    transfers[d as usize].channel as usize == k
+                        && transfers[e as usize].channel as usize == next
+                        && position[d as usize] == position[e as usize]
+                };
+                let same = t.step == u.step
+                    && t.bytes() == u.bytes()
+                    && t.op == u.op
+                    && t.hop == u.hop
+                    && t.deps.len() == u.deps.len()
+                    && t.deps.iter().zip(&u.deps).all(|(&d, &e)| twin(d, e))
+                    && match (t.after, u.after) {
+                        (None, None) => true,
+                        (Some(d), Some(e)) => twin(d, e),
+                        _ => false,
+                    };
+                if !same {
+                    return None;
+                }
+            }
+        }
+        // Then the routes, channel pair by channel pair, so that a σ that does not exist is
+        // found out after routing few of them.
         let mut router = Router::for_transfers(topology, policy, transfers);
         let load = vec![0u32; topology.n_links()];
-        let paths: Vec<Vec<LinkId>> = transfers.iter().map(|t| router.route_transfer(t, &load)).collect();
+        let mut paths: Vec<Option<Vec<LinkId>>> = vec![None; transfers.len()];
         let n_links = topology.n_links();
         let mut sigma: Vec<Option<LinkId>> = vec![None; n_links];
         for k in 0..c {
             let next = (k + 1) % c;
             for (&a, &b) in members[k].iter().zip(&members[next]) {
                 let (a, b) = (a as usize, b as usize);
-                let (t, u) = (&transfers[a], &transfers[b]);
-                let same = t.step == u.step
-                    && t.bytes() == u.bytes()
-                    && t.op == u.op
-                    && t.hop == u.hop
-                    && t.deps.len() == u.deps.len()
-                    && t.deps.iter().zip(&u.deps).all(|(&d, &e)| {
-                        transfers[d as usize].channel as usize == k
-                            && transfers[e as usize].channel as usize == next
-                            && position[d as usize] == position[e as usize]
-                    })
-                    && match (t.after, u.after) {
-                        (None, None) => true,
-                        (Some(d), Some(e)) => {
-                            transfers[d as usize].channel as usize == k
-                                && transfers[e as usize].channel as usize == next
-                                && position[d as usize] == position[e as usize]
-                        }
-                        _ => false,
-                    };
-                if !same || paths[a].len() != paths[b].len() {
+                for i in [a, b] {
+                    if paths[i].is_none() {
+                        paths[i] = Some(router.route_transfer(&transfers[i], &load));
+                    }
+                }
+                let (pa, pb) = (paths[a].as_deref().unwrap_or(&[]), paths[b].as_deref().unwrap_or(&[]));
+                if pa.len() != pb.len() {
                     return None;
                 }
-                for (&from, &to) in paths[a].iter().zip(&paths[b]) {
+                for (&from, &to) in pa.iter().zip(pb) {
                     match sigma[from.index()] {
                         Some(image) if image != to => return None,
                         Some(_) => {}
@@ -160,7 +175,8 @@ impl Symmetry {
                 orbit[m] = members_of.len() as u32;
             }
         }
-        let channel0: Vec<Vec<LinkId>> = members[0].iter().map(|&i| paths[i as usize].clone()).collect();
+        let channel0: Vec<Vec<LinkId>> =
+            members[0].iter().map(|&i| paths[i as usize].take().unwrap_or_default()).collect();
         Some(Symmetry { channels: c as u32, members, sigma, paths: channel0, rep, orbit })
     }
 
