@@ -52,6 +52,7 @@ fn main() {
     for (name, nodes, channels, runs) in [
         ("ring-1GiB-8-gpus", 1, None, 5),
         ("ring-1GiB-64-gpus", 8, None, 3),
+        ("ring-1GiB-128-gpus", 16, None, 1),
         ("ring-1GiB-512-gpus-1-channel", 64, Some(1), 1),
         ("ring-1GiB-1024-gpus", 128, None, 1),
         ("ring-1GiB-1024-gpus-1-channel", 128, Some(1), 3),
@@ -68,6 +69,11 @@ fn main() {
                             Some(s) => format!(
                                 "steady state: {} of {} steps simulated ({} flows), period {} step(s) of {} ns proved at step {}, repeated {} times",
                                 s.simulated_steps, s.total_steps, s.simulated_transfers, s.period_steps, s.period_ns(), s.step_at_to, s.repeats
+                            ),
+                            None if sim.summary.method == fabricscope::Method::Symmetric => format!(
+                                "exact by symmetry: channel 0's {} flows simulated for {} channels",
+                                sim.trace.flows.len() as u64 / sim.schedule.n_channels.max(1) as u64,
+                                sim.schedule.n_channels
                             ),
                             None => format!("{} flows simulated", sim.trace.flows.len()),
                         };
