@@ -594,14 +594,8 @@ fn sweep_on_all_cores(
     sizes: &[u64],
 ) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
     use rayon::prelude::*;
-    let mut points: Vec<Result<SweepPoint, Vec<ScenarioError>>> = sizes
-        .par_iter()
-        .rev()
-        .map(|&size| {
-            let sim = fabricscope::simulate(&scenario.with_size(size)?).map_err(|e| vec![e])?;
-            Ok(fabricscope::sweep_point(&sim, true))
-        })
-        .collect();
+    let mut points: Vec<Result<SweepPoint, Vec<ScenarioError>>> =
+        sizes.par_iter().rev().map(|&size| fabricscope::sweep_size(scenario, size, true)).collect();
     points.reverse();
     // The smallest size's problem, as one run after another would have stopped at.
     points.into_iter().collect()

@@ -148,6 +148,25 @@ impl Trace {
         Trace { flows, end, link_bytes, link_peak, batches, buckets }
     }
 
+    /// The trace of finished `flows` on `n_links` links: every byte of a flow crosses every
+    /// link of its path (exact integer totals, in no particular order, so they do not depend on
+    /// the order flows finished in), and the run ends when its last flow does.
+    pub(crate) fn of_flows(
+        flows: Vec<FlowRecord>,
+        n_links: usize,
+        link_peak: Vec<f64>,
+        batches: u64,
+    ) -> Trace {
+        let mut link_bytes = vec![0u64; n_links];
+        for flow in &flows {
+            for &link in &flow.path {
+                link_bytes[link.index()] += flow.bytes;
+            }
+        }
+        let end = flows.iter().map(|flow| flow.finished).max().unwrap_or(SimTime::ZERO);
+        Trace::new(flows, end, link_bytes.into_iter().map(|b| b as f64).collect(), link_peak, batches)
+    }
+
     /// Indices of the flows that may be alive at `t` (a superset; check `issued <= t < finished`).
     fn alive_near(&self, t: SimTime) -> &[u32] {
         let width = (self.end.0 / TIME_BUCKETS).max(1);

@@ -65,7 +65,7 @@ pub fn lesson_bar(props: &LessonBarProps) -> Html {
     let step = at.step();
     let n = at.lesson.steps.len();
     // Every number the texts state is the model's, from the step's own run.
-    let fill = |text: &lessons::Text| text.filled(props.figures.as_deref()).get(lang).to_string();
+    let fill = |text: &lessons::Text| lessons::figures::fill(text.get(lang), props.figures.as_deref(), lang);
     let go = |to: Option<usize>| {
         let cb = props.on_lesson.clone();
         let lesson = at.lesson;

@@ -80,8 +80,8 @@ impl Figures {
         Figures { values, zh }
     }
 
-    /// A training step's figures. A share is left out when the job has no such part, and an
-    /// operation's time when the job runs no such operation.
+    /// A training step's figures: every share (0.0% for a part the job has not), and an
+    /// operation's time only where the job runs that operation.
     pub fn of_train(r: &TrainReport) -> Figures {
         let b = &r.breakdown;
         let share = |ns: f64| percent(ns / r.step_ns);
@@ -138,22 +138,10 @@ impl Figures {
 /// not shown yet, or the reader changed the scenario first) reads "…".
 pub fn fill(text: &str, figures: Option<&Figures>, lang: Lang) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        match after.find('}').filter(|&close| is_key(&after[..close])) {
-            Some(close) => {
-                out.push_str(figures.and_then(|f| f.get_in(&after[..close], lang)).unwrap_or("…"));
-                rest = &after[close + 1..];
-            }
-            None => {
-                out.push('{');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
+    walk(text, |piece| match piece {
+        Piece::Text(text) => out.push_str(text),
+        Piece::Key(key) => out.push_str(figures.and_then(|f| f.get_in(key, lang)).unwrap_or("…")),
+    });
     out
 }
 
@@ -161,18 +149,38 @@ pub fn fill(text: &str, figures: Option<&Figures>, lang: Lang) -> String {
 #[cfg(test)]
 pub fn keys(text: &str) -> Vec<&str> {
     let mut found = Vec::new();
+    walk(text, |piece| {
+        if let Piece::Key(key) = piece {
+            found.push(key);
+        }
+    });
+    found
+}
+
+/// A run of a text, or one of its `{key}`s.
+enum Piece<'t> {
+    Text(&'t str),
+    Key(&'t str),
+}
+
+/// Hands `each` the pieces of `text` in order; a brace that opens no key stays text.
+fn walk<'t>(text: &'t str, mut each: impl FnMut(Piece<'t>)) {
     let mut rest = text;
     while let Some(open) = rest.find('{') {
         let after = &rest[open + 1..];
         match after.find('}').filter(|&close| is_key(&after[..close])) {
             Some(close) => {
-                found.push(&after[..close]);
+                each(Piece::Text(&rest[..open]));
+                each(Piece::Key(&after[..close]));
                 rest = &after[close + 1..];
             }
-            None => rest = after,
+            None => {
+                each(Piece::Text(&rest[..=open]));
+                rest = after;
+            }
         }
     }
-    found
+    each(Piece::Text(rest));
 }
 
 fn is_key(s: &str) -> bool {

@@ -423,23 +423,7 @@ impl Run {
     /// The trace, and the steady state found if any. A run stopped at its period by the probe
     /// gives a trace of no use (flows left unfinished).
     pub fn finish(self, topology: &Topology) -> (Trace, Option<period::Period>) {
-        let n_links = self.capacity.len();
-        // Every byte of a flow crosses every link of its path: exact integer totals, in no
-        // particular order, so they do not depend on the order flows finished in.
-        let mut link_bytes = vec![0u64; n_links];
-        for flow in &self.flows {
-            for &link in &flow.path {
-                link_bytes[link.index()] += flow.bytes;
-            }
-        }
-        let end = self.flows.iter().map(|flow| flow.finished).max().unwrap_or(SimTime::ZERO);
-        let trace = Trace::new(
-            self.flows,
-            end,
-            link_bytes.into_iter().map(|b| b as f64).collect(),
-            self.sim.link_peak,
-            self.sim.batches,
-        );
+        let trace = Trace::of_flows(self.flows, self.capacity.len(), self.sim.link_peak, self.sim.batches);
         let found = self.detector.and_then(|d| d.found);
         let stopped = found.is_some() && self.probe.is_some_and(|p| p.stop);
         debug_assert!(

@@ -30,7 +30,6 @@ use crate::collective::Schedule;
 use crate::routing::{Policy, Router};
 use crate::topology::{LinkId, Topology};
 use crate::trace::{FlowRecord, Trace};
-use crate::units::SimTime;
 
 /// A schedule's proved channel symmetry.
 #[derive(Clone, Debug)]
@@ -180,10 +179,6 @@ impl Symmetry {
         Some(Symmetry { channels: c as u32, members, sigma, paths: channel0, rep, orbit })
     }
 
-    pub fn channels(&self) -> u32 {
-        self.channels
-    }
-
     /// Channel 0's transfers alone, their dependencies renumbered: what the engine runs.
     pub fn channel_zero(&self, schedule: &Schedule) -> Schedule {
         let mut position = vec![u32::MAX; schedule.transfers.len()];
@@ -218,17 +213,19 @@ impl Symmetry {
     /// The whole run's trace from the folded run of channel 0 (`channel_zero`, `fold`): every
     /// channel's flows with channel 0's times and rates on the images of its paths.
     pub fn expand(&self, folded: Trace, schedule: &Schedule) -> Trace {
-        let n = schedule.transfers.len();
         let zero = folded.flows;
-        let mut flows: Vec<Option<FlowRecord>> = vec![None; n];
+        let mut flows: Vec<Option<FlowRecord>> = vec![None; schedule.transfers.len()];
         for (k, members) in self.members.iter().enumerate() {
             for (i, &index) in members.iter().enumerate() {
-                let mut path = self.paths[i].clone();
-                for _ in 0..k {
-                    for link in &mut path {
-                        *link = self.sigma[link.index()];
+                // Channel k's path is σ of channel k−1's.
+                let path = match k.checked_sub(1) {
+                    None => self.paths[i].clone(),
+                    Some(before) => {
+                        let previous = flows[self.members[before][i] as usize].as_ref();
+                        let previous = previous.expect("channel k - 1 is expanded before channel k");
+                        previous.path.iter().map(|l| self.sigma[l.index()]).collect()
                     }
-                }
+                };
                 let source = &zero[i];
                 flows[index as usize] = Some(FlowRecord {
                     transfer: index,
@@ -243,27 +240,11 @@ impl Symmetry {
         }
         let flows: Vec<FlowRecord> =
             flows.into_iter().map(|f| f.expect("every transfer has a channel")).collect();
-        let n_links = self.rep.len();
-        let mut link_bytes = vec![0u64; n_links];
-        for flow in &flows {
-            for &link in &flow.path {
-                link_bytes[link.index()] += flow.bytes;
-            }
-        }
-        // A link carries its orbit's folded load times channels / orbit size.
-        let link_peak: Vec<f64> = (0..n_links)
-            .map(|l| {
-                let rep = self.rep[l].index();
-                folded.link_peak[rep] * self.channels as f64 / self.orbit[l] as f64
-            })
-            .map(|peak| if peak.is_finite() { peak } else { 0.0 })
+        // A link carries its orbit's folded load times channels / orbit size (a link no flow
+        // uses is its own orbit, with no load).
+        let link_peak = (0..self.rep.len())
+            .map(|l| folded.link_peak[self.rep[l].index()] * self.channels as f64 / self.orbit[l] as f64)
             .collect();
-        let link_peak = link_peak
-            .into_iter()
-            .zip(&link_bytes)
-            .map(|(peak, &bytes)| if bytes == 0 { 0.0 } else { peak })
-            .collect();
-        let end = flows.iter().map(|f| f.finished).max().unwrap_or(SimTime::ZERO);
-        Trace::new(flows, end, link_bytes.into_iter().map(|b| b as f64).collect(), link_peak, folded.batches)
+        Trace::of_flows(flows, self.rep.len(), link_peak, folded.batches)
     }
 }

@@ -61,13 +61,14 @@ fn sweep_hashed(
     sizes: &[u64],
     hash: bool,
 ) -> Result<Vec<SweepPoint>, Vec<ScenarioError>> {
-    sizes
-        .iter()
-        .map(|&size| {
-            let sim = simulate(&scenario.with_size(size)?).map_err(|e| vec![e])?;
-            Ok(sweep_point(&sim, hash))
-        })
-        .collect()
+    sizes.iter().map(|&size| sweep_size(scenario, size, hash)).collect()
+}
+
+/// One size of a sweep: the scenario at `size`, simulated, as its row (`trace_hash` empty
+/// unless `hash`). A caller that runs sizes side by side (the CLI) calls it per size.
+pub fn sweep_size(scenario: &ValidScenario, size: u64, hash: bool) -> Result<SweepPoint, Vec<ScenarioError>> {
+    let sim = simulate(&scenario.with_size(size)?).map_err(|e| vec![e])?;
+    Ok(sweep_point(&sim, hash))
 }
 
 /// A simulation's row of a sweep (`trace_hash` empty unless `hash`).

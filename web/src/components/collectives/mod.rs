@@ -22,6 +22,7 @@ use crate::components::chrome::top_bar::Header;
 use crate::components::LiveState;
 use crate::hooks::animation_frame::use_animation_frame;
 use crate::hooks::keyboard::use_playback_keys;
+use crate::hooks::lesson_figures::use_lesson_figures;
 use crate::hooks::slices::use_next_slice;
 use crate::hooks::theme::use_theme;
 use crate::hooks::url_sync::{use_pasted_links, use_remembered_scenario, use_scenario_in_url};
@@ -119,13 +120,10 @@ fn lab(props: &LabProps) -> Html {
     }
     // A lesson step's texts take their numbers from this run, when it is the step's scenario.
     {
-        let (on_figures, wanted) = (props.on_figures.clone(), props.lesson_scenario.clone());
-        let (sim, shown) = (state.sim.clone(), state.scenario.clone());
-        use_effect_with(Shared::of(&state.sim), move |_| {
-            if wanted.is_some_and(|wanted| url::encode(&wanted, None) == url::encode(&shown, None)) {
-                on_figures.emit(Rc::new(LessonFigures::of_collective(&sim)));
-            }
-        });
+        let (wanted, shown) = (props.lesson_scenario.clone(), state.scenario.clone());
+        let is_the_steps =
+            move || wanted.is_some_and(|wanted| url::encode(&wanted, None) == url::encode(&shown, None));
+        use_lesson_figures(&state.sim, is_the_steps, LessonFigures::of_collective, props.on_figures.clone());
     }
     use_scenario_in_url(&state);
     use_remembered_scenario(state.scenario.clone(), state.embed);

@@ -146,17 +146,16 @@ pub fn train_controls(props: &ControlsProps) -> Html {
             // The same GPUs in nodes of the new kind where they divide (72 B200s as one NVL72
             // rack or 9 HGX B200 boxes), the layout kept; else the node count stays.
             let gpus = s.valid.cluster().n_ranks();
-            let per = NODE_PRESETS.iter().find(|p| p.id == id).map(|p| p.gpus_per_node);
-            match per.filter(|&g| g > 0 && gpus % g == 0 && gpus / g <= MAX_PAGE_NODES) {
-                Some(g) => {
-                    let nodes = gpus / g;
-                    edit(&s, |j| {
-                        j.cluster.preset = id;
-                        j.cluster.nodes = nodes;
-                    })
-                }
-                None => edit(&s, |j| j.cluster.preset = id),
-            }
+            let nodes = NODE_PRESETS
+                .iter()
+                .find(|p| p.id == id)
+                .map(|p| p.gpus_per_node)
+                .filter(|&g| g > 0 && gpus % g == 0 && gpus / g <= MAX_PAGE_NODES)
+                .map(|g| gpus / g);
+            edit(&s, |j| {
+                j.cluster.preset = id;
+                j.cluster.nodes = nodes.unwrap_or(j.cluster.nodes);
+            })
         })
     };
     let on_nodes = {

@@ -13,6 +13,7 @@ use crate::components::chrome::banner::{ErrorBanner, LinkProblemBanner};
 use crate::components::chrome::drawer::ControlsDrawer;
 use crate::components::chrome::top_bar::TopBar;
 use crate::hooks::animation_frame::use_animation_frame;
+use crate::hooks::lesson_figures::use_lesson_figures;
 use crate::hooks::slices::use_next_slice;
 use crate::hooks::theme::use_theme;
 use crate::hooks::url_sync::use_job_in_url;
@@ -70,13 +71,10 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
     }
     // A lesson step's texts take their numbers from this run, when it is the step's job.
     {
-        let (on_figures, wanted) = (props.on_figures.clone(), props.job.clone());
-        let (report, shown) = (state.report.clone(), state.job.clone());
-        use_effect_with(Shared::of(&state.report), move |_| {
-            if wanted.is_some_and(|wanted| url::encode_train(&wanted) == url::encode_train(&shown)) {
-                on_figures.emit(Rc::new(LessonFigures::of_train(&report)));
-            }
-        });
+        let (wanted, shown) = (props.job.clone(), state.job.clone());
+        let is_the_steps =
+            move || wanted.is_some_and(|wanted| url::encode_train(&wanted) == url::encode_train(&shown));
+        use_lesson_figures(&state.report, is_the_steps, LessonFigures::of_train, props.on_figures.clone());
     }
     // The URL and this browser follow the job.
     use_job_in_url(state.job.clone());
