@@ -245,13 +245,7 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
     out.push_str("# collectives of one step, each simulated once with every group at once:\n");
     out.push_str("# kind  operation                                   groups × ranks  bytes/call   calls/step  time/call  network\n");
     for op in &r.ops {
-        let kind = match op.kind {
-            OpKind::Tp => "TP",
-            OpKind::Ep => "EP",
-            OpKind::Cp => "CP",
-            OpKind::Pp => "PP",
-            OpKind::Dp => "DP",
-        };
+        let kind = kind_name(op.kind);
         out.push_str(&format!(
             "  {kind:<4}  {:<42}  {:>6} × {:<5}  {:>10}  {:>10.0}  {:>9}  {}\n",
             op.op.name(),
@@ -262,6 +256,24 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
             secs(op.time_ns as f64),
             if op.crosses_nodes { "crosses nodes" } else { "inside nodes" }
         ));
+    }
+    if !r.contention.is_empty() {
+        out.push_str("# where kinds of traffic share links (run together through the engine; how often they meet, from the step's times):
+");
+        for c in &r.contention {
+            out.push_str(&format!(
+                "  {:<4}  with {:<4}  {:>9} alone, {:>9} together (+{:.0}%), {} of its time: {} per {} on average
+",
+                kind_name(c.op),
+                kind_name(c.with),
+                secs(c.alone_ns as f64),
+                secs(c.together_ns as f64),
+                100.0 * (c.together_ns as f64 / c.alone_ns.max(1) as f64 - 1.0),
+                pct(c.share),
+                secs(c.alone_ns as f64 + c.mean_extra_ns()),
+                if c.op == OpKind::Dp { "bucket" } else { "call" }
+            ));
+        }
     }
     let m = &r.memory;
     let gb = |x: f64| format!("{:.1} GB", x / 1e9);
@@ -302,4 +314,15 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
         }
     }
     out
+}
+
+/// A kind of traffic's short name.
+fn kind_name(kind: OpKind) -> &'static str {
+    match kind {
+        OpKind::Tp => "TP",
+        OpKind::Ep => "EP",
+        OpKind::Cp => "CP",
+        OpKind::Pp => "PP",
+        OpKind::Dp => "DP",
+    }
 }

@@ -166,3 +166,48 @@ fn a_moe_job_round_trips_as_json_and_a_dense_one_keeps_its_old_form() {
     let dense = TrainScenario::default_demo().to_json();
     assert!(!dense.contains("\"ep\"") && !dense.contains("virtual_stages") && !dense.contains("moe"));
 }
+
+#[test]
+fn expert_alltoalls_share_links_with_the_pipeline_and_the_gradient_buckets() {
+    // Across nodes (`tp-pp-dp`) the AllToAll leaves through each GPU's NIC, which the pipeline's
+    // sends between nodes also use; inside a node (`tp-dp-pp`) it stays on NVLink while the
+    // sends go rail to rail through the NICs: nothing shared, nothing slowed.
+    let met = |r: &TrainReport, op: OpKind, with: OpKind| {
+        r.contention.iter().find(|c| c.op == op && c.with == with).cloned().unwrap()
+    };
+    let inside = run(&deepseek(8, RankOrder::TpDpPp));
+    let across = run(&deepseek(8, RankOrder::TpPpDp));
+    let c = met(&inside, OpKind::Ep, OpKind::Pp);
+    assert_eq!(c.together_ns, c.alone_ns, "inside: {c:?}");
+    for (op, with) in [(OpKind::Ep, OpKind::Pp), (OpKind::Pp, OpKind::Ep)] {
+        let c = met(&across, op, with);
+        assert!(c.together_ns as f64 > 1.1 * c.alone_ns as f64, "across: {c:?}");
+        assert!(c.share > 0.0 && c.share <= 1.0, "{c:?}");
+    }
+    // A send that meets an AllToAll on its NIC gets one flow's share of eight (the AllToAll's
+    // seven peers and itself): about eight times as long, the AllToAll's length.
+    let c = met(&across, OpKind::Pp, OpKind::Ep);
+    let ep = met(&across, OpKind::Ep, OpKind::Pp);
+    assert!((c.together_ns as f64 / ep.together_ns as f64 - 1.0).abs() < 0.05, "{c:?} {ep:?}");
+    // The gradient buckets overlap the last micro-batch's backward only: a few % of the AllToAlls.
+    let c = met(&inside, OpKind::Ep, OpKind::Dp);
+    assert!(c.share < 1.0 / inside.micro_batches as f64 + 1e-12, "{c:?}");
+    // The step's EP part is each call at its mean time: more than alone.
+    for r in [&inside, &across] {
+        let alone: f64 =
+            r.ops.iter().filter(|o| o.kind == OpKind::Ep).map(|o| o.calls * o.time_ns as f64).sum();
+        assert!(r.breakdown.ep_ns > alone, "{} vs {alone}", r.breakdown.ep_ns);
+    }
+    for (name, r) in [("inside", &inside), ("across", &across)] {
+        for c in &r.contention {
+            println!(
+                "{name}: {:?} with {:?}: {:.3} ms alone, {:.3} ms together, {:.1}% of the time",
+                c.op,
+                c.with,
+                c.alone_ns as f64 / 1e6,
+                c.together_ns as f64 / 1e6,
+                100.0 * c.share
+            );
+        }
+    }
+}

@@ -5,9 +5,11 @@
 //! use with both languages' `format!`.
 
 pub mod cluster;
+mod links;
 mod text;
 mod ux;
 
+pub use links::{shared, Shared};
 pub use text::{t, Text};
 pub use ux::{ux, Ux};
 

@@ -199,6 +199,19 @@ impl Symmetry {
         Schedule { transfers, ..schedule.clone() }
     }
 
+    /// Each transfer of the whole schedule given its channel-0 counterpart's `value` (indexed
+    /// as `channel_zero`'s transfers).
+    pub fn spread<T: Copy>(&self, zero: &[T]) -> Vec<T> {
+        let n = self.members.iter().map(Vec::len).sum();
+        let mut all = vec![zero[0]; n];
+        for members in &self.members {
+            for (i, &index) in members.iter().enumerate() {
+                all[index as usize] = zero[i];
+            }
+        }
+        all
+    }
+
     /// The folded links for the engine.
     pub fn fold(&self, topology: &Topology) -> Fold {
         let capacity = (0..self.rep.len())

@@ -33,12 +33,12 @@ pub struct OpTiming {
     pub crosses_nodes: bool,
 }
 
-/// Renumbers a group schedule onto global ranks and appends it to `into`.
-fn append(into: &mut Vec<Transfer>, part: Schedule, map: &[u32]) {
+/// Appends `part` to `into`, its ranks renumbered by `rank` and its dependencies by the offset.
+fn append(into: &mut Vec<Transfer>, part: Vec<Transfer>, rank: impl Fn(u32) -> u32) {
     let offset = into.len() as u32;
-    into.extend(part.transfers.into_iter().map(|mut t| {
-        t.src = map[t.src as usize];
-        t.dst = map[t.dst as usize];
+    into.extend(part.into_iter().map(|mut t| {
+        t.src = rank(t.src);
+        t.dst = rank(t.dst);
         t.deps.iter_mut().for_each(|d| *d += offset);
         t.after = t.after.map(|a| a + offset);
         t
@@ -95,14 +95,63 @@ pub fn collective_transfers(collective: Collective, groups: &[Vec<u32>], bytes: 
         .sum()
 }
 
+/// One operation's transfers, every group at once, ready to run alone or beside others.
+pub struct Traffic {
+    collective: Collective,
+    algorithm: Algorithm,
+    count: u64,
+    transfers: Vec<Transfer>,
+    crosses_nodes: bool,
+}
+
+/// A copy of `len` elements at `offset` from `src` to `dst` on `channel`, waiting for nothing.
+fn copy(channel: u32, src: u32, dst: u32, offset: u64, len: u64) -> Transfer {
+    Transfer {
+        step: 0,
+        channel,
+        src,
+        dst,
+        chunk: 0,
+        offset,
+        src_offset: offset,
+        from_input: false,
+        len,
+        op: ChunkOp::Copy,
+        deps: Vec::new(),
+        after: None,
+        hop: Hop::Peer,
+    }
+}
+
+impl Traffic {
+    /// The same bytes on the same sender → receiver pairs and channels, each pair's as one flow
+    /// from the start: a collective's steps and their pauses dropped, what each link carries
+    /// kept. Cheap to run beside other traffic where the steps themselves would be thousands of
+    /// events.
+    pub fn coarsened(&self) -> Traffic {
+        let mut totals: std::collections::BTreeMap<(u32, u32, u32), u64> = std::collections::BTreeMap::new();
+        for t in &self.transfers {
+            *totals.entry((t.channel, t.src, t.dst)).or_insert(0) += t.len;
+        }
+        let transfers =
+            totals.into_iter().map(|((channel, src, dst), len)| copy(channel, src, dst, 0, len)).collect();
+        Traffic {
+            collective: Collective::SendRecv,
+            algorithm: Algorithm::Direct,
+            count: self.count,
+            transfers,
+            crosses_nodes: self.crosses_nodes,
+        }
+    }
+}
+
 /// `collective` of `bytes` per group (nccl-tests' size convention), every group at once.
-pub fn collective_op(
+pub fn collective_traffic(
     valid: &ValidScenario,
-    topology: &Topology,
     collective: Collective,
     groups: &[Vec<u32>],
     bytes: u64,
-) -> OpTiming {
+) -> Traffic {
     let count = (bytes / ELEM_BYTES).max(1);
     let channels = valid.channels();
     let mut transfers = Vec::new();
@@ -112,16 +161,16 @@ pub fn collective_op(
         crosses_nodes |= nodes > 1;
         append(
             &mut transfers,
-            schedule_with(collective, Algorithm::Ring, nodes, &rings, count, channels, 0),
-            &map,
+            schedule_with(collective, Algorithm::Ring, nodes, &rings, count, channels, 0).transfers,
+            |r| map[r as usize],
         );
     }
-    run(valid, topology, collective, Algorithm::Ring, count, transfers, crosses_nodes)
+    Traffic { collective, algorithm: Algorithm::Ring, count, transfers, crosses_nodes }
 }
 
 /// Point-to-point sends `(src, dst)` of `bytes` each, all at once, split over the channels
 /// as NCCL splits a large send.
-pub fn sends_op(valid: &ValidScenario, topology: &Topology, pairs: &[(u32, u32)], bytes: u64) -> OpTiming {
+pub fn sends_traffic(valid: &ValidScenario, pairs: &[(u32, u32)], bytes: u64) -> Traffic {
     let channels = valid.channels();
     let count = (bytes / ELEM_BYTES).max(1);
     let per = count.div_ceil(channels as u64);
@@ -133,45 +182,74 @@ pub fn sends_op(valid: &ValidScenario, topology: &Topology, pairs: &[(u32, u32)]
         for c in 0..channels {
             let offset = (c as u64 * per).min(count);
             let len = per.min(count - offset);
-            transfers.push(Transfer {
-                step: 0,
-                channel: c,
-                src,
-                dst,
-                chunk: 0,
-                offset,
-                src_offset: offset,
-                from_input: false,
-                len,
-                op: ChunkOp::Copy,
-                deps: Vec::new(),
-                after: None,
-                hop: Hop::Peer,
-            });
+            transfers.push(copy(c, src, dst, offset, len));
         }
     }
-    run(valid, topology, Collective::SendRecv, Algorithm::Direct, count, transfers, crosses_nodes)
+    Traffic {
+        collective: Collective::SendRecv,
+        algorithm: Algorithm::Direct,
+        count,
+        transfers,
+        crosses_nodes,
+    }
 }
 
-fn run(
+/// `collective` of `bytes` per group, every group at once, through the engine.
+pub fn collective_op(
     valid: &ValidScenario,
     topology: &Topology,
     collective: Collective,
-    algorithm: Algorithm,
-    count: u64,
-    transfers: Vec<Transfer>,
-    crosses_nodes: bool,
+    groups: &[Vec<u32>],
+    bytes: u64,
 ) -> OpTiming {
-    if transfers.is_empty() {
-        return OpTiming { time_ns: 0, transfers: 0, crosses_nodes: false };
-    }
-    let n = transfers.len() as u64;
-    debug_assert!(n <= MAX_TRANSFERS * 4, "checked against the cap before");
+    timing(valid, topology, &collective_traffic(valid, collective, groups, bytes))
+}
+
+/// `sends_traffic` through the engine.
+pub fn sends_op(valid: &ValidScenario, topology: &Topology, pairs: &[(u32, u32)], bytes: u64) -> OpTiming {
+    timing(valid, topology, &sends_traffic(valid, pairs, bytes))
+}
+
+/// A step's messages are megabytes: the tuner's choice there is Simple.
+fn schedule_of(
+    valid: &ValidScenario,
+    topology: &Topology,
+    t: &Traffic,
+    transfers: Vec<Transfer>,
+) -> Schedule {
     let mut schedule =
-        Schedule::new(collective, algorithm, topology.n_gpus(), valid.channels(), count, 1, transfers);
-    // Messages of a training step are megabytes: the tuner's choice there is Simple.
+        Schedule::new(t.collective, t.algorithm, topology.n_gpus(), valid.channels(), t.count, 1, transfers);
     schedule.protocol = Protocol::Simple;
     schedule.latency = valid.scenario().latency;
+    schedule
+}
+
+/// One operation alone through the engine.
+pub fn timing(valid: &ValidScenario, topology: &Topology, traffic: &Traffic) -> OpTiming {
+    if traffic.transfers.is_empty() {
+        return OpTiming { time_ns: 0, transfers: 0, crosses_nodes: false };
+    }
+    let n = traffic.transfers.len() as u64;
+    debug_assert!(n <= MAX_TRANSFERS * 4, "checked against the cap before");
+    let schedule = schedule_of(valid, topology, traffic, traffic.transfers.clone());
     let trace = engine::run(topology, &schedule, valid.policy());
-    OpTiming { time_ns: trace.end.as_ns(), transfers: n, crosses_nodes }
+    OpTiming { time_ns: trace.end.as_ns(), transfers: n, crosses_nodes: traffic.crosses_nodes }
+}
+
+/// Several operations launched together in one engine run, so that where they share a link
+/// they share its capacity: each one's finish time [ns] (its own transfers' last end). An
+/// operation alone gives its `collective_op` time.
+pub fn together(valid: &ValidScenario, topology: &Topology, parts: &[&Traffic]) -> Vec<u64> {
+    let mut transfers = Vec::new();
+    let mut ranges = Vec::new();
+    for part in parts {
+        let start = transfers.len();
+        append(&mut transfers, part.transfers.clone(), |r| r);
+        ranges.push(start..transfers.len());
+    }
+    let Some(first) = parts.first() else { return Vec::new() };
+    debug_assert!(transfers.len() as u64 <= MAX_TRANSFERS * 8, "checked against the cap before");
+    let schedule = schedule_of(valid, topology, first, transfers);
+    let finished = engine::finish_times(topology, &schedule, valid.policy());
+    ranges.into_iter().map(|r| finished[r].iter().map(|f| f.as_ns()).max().unwrap_or(0)).collect()
 }

@@ -78,6 +78,7 @@ pub mod model;
 pub mod pipeline;
 
 mod compare;
+mod contention;
 mod memory;
 mod report;
 mod scenario;
@@ -87,6 +88,7 @@ mod tests;
 mod validate;
 
 pub use compare::{compare_fabrics, difference, scaling, Difference, FabricRow};
+pub use contention::Contention;
 pub use report::{Activity, Breakdown, Cost, Memory, MicroBatch, Op, OpKind, StepOp, Storage, TrainReport};
 pub use scenario::{default_gpu_hour_usd, CostAssumptions, Recompute, StorageAssumptions, TrainScenario};
 pub use validate::ValidTrain;

@@ -228,6 +228,9 @@ pub struct TrainReport {
     pub mfu: f64,
     pub memory: Memory,
     pub ops: Vec<Op>,
+    /// Where kinds of traffic share links and how much it slows each (`contention`): empty
+    /// without expert parallelism.
+    pub contention: Vec<Contention>,
     pub cost: Cost,
     pub storage: Storage,
 }

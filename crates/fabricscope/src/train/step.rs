@@ -170,9 +170,10 @@ impl ValidTrain {
         };
         // Mixture of experts: per MoE layer a dispatch and a combine AllToAll in each EP group.
         let dispatch = self.dispatch_bytes();
-        let a2a_call = if shape.moe.is_some() && s.ep > 1 {
-            let op =
-                comm::collective_op(&self.cluster, topology, Collective::AllToAll, &expert_groups, dispatch);
+        let ep_traffic = (shape.moe.is_some() && s.ep > 1)
+            .then(|| comm::collective_traffic(&self.cluster, Collective::AllToAll, &expert_groups, dispatch));
+        let a2a_alone = if let Some(traffic) = &ep_traffic {
+            let op = comm::timing(&self.cluster, topology, traffic);
             let calls = (calls_f + calls_b) / 2.0 * shape.moe_layers() as f64 / s.pp as f64 * m;
             for name in [StepOp::ExpertDispatch, StepOp::ExpertCombine] {
                 ops.push(Op::new(OpKind::Ep, name, expert_groups.len(), s.ep, dispatch, calls, &op));
@@ -181,7 +182,8 @@ impl ValidTrain {
         } else {
             0.0
         };
-        let p2p = if s.pp > 1 {
+        let mut pp_traffic = None;
+        let p2p_alone = if s.pp > 1 {
             // Every pipeline's every boundary at once; each TP rank sends its 1/TP share.
             let mut pairs = Vec::new();
             for dp in 0..s.dp {
@@ -197,8 +199,10 @@ impl ValidTrain {
                 }
             }
             let share = round_to_elements(activation / s.tp as u64);
-            let op = comm::sends_op(&self.cluster, topology, &pairs, share);
+            let traffic = comm::sends_traffic(&self.cluster, &pairs, share);
+            let op = comm::timing(&self.cluster, topology, &traffic);
             ops.push(Op::new(OpKind::Pp, StepOp::PipelineSendRecv, pairs.len(), 2, share, 2.0 * v * m, &op));
+            pp_traffic = Some(traffic);
             op.time_ns as f64
         } else {
             0.0
@@ -250,71 +254,69 @@ impl ValidTrain {
             None
         };
 
-        // Each stage's forward and backward of one micro-batch, by part.
+        // Each stage's forward and backward of one micro-batch, by part, given one AllToAll's
+        // and one pipeline send's time.
         let logits_f = shape.logits_forward_flops(tokens_mb) / tp / rate;
-        let parts: Vec<MicroBatch> = (0..s.pp)
-            .map(|i| {
-                let (dense, moe) = self.stage_layers(i);
-                let layers = (dense + moe) as f64;
-                let f = (dense as f64 * shape.layer_forward_flops_of(false, tokens_mb)
-                    + moe as f64 * shape.layer_forward_flops_of(true, tokens_mb))
-                    / tp
-                    / rate
-                    + if i + 1 == s.pp { logits_f } else { 0.0 };
-                let recompute = match s.recompute {
-                    Recompute::None => 0.0,
-                    Recompute::Selective => layers * shape.attention_core_flops(tokens_mb) / tp / rate,
-                    Recompute::Full => f - if i + 1 == s.pp { logits_f } else { 0.0 },
-                };
-                // ZeRO-3's gathers overlap the previous layer's compute: the first is exposed.
-                let exposed = |compute: f64| {
-                    z3_gather.map_or(0.0, |g| g + (layers - 1.0) * (g - compute / layers.max(1.0)).max(0.0))
-                };
-                // A ring-attention step's compute: the local queries against one chunk of keys.
-                let attention_step = shape.attention_core_flops(tokens_mb) / s.cp as f64 / tp / rate;
-                let (cp_f, cp_b) = cp_pass.map_or((0.0, 0.0), |(f, b)| {
-                    let steps = (s.cp - 1) as f64 * layers;
-                    let recomputed = if full { 2.0 } else { 1.0 };
-                    (
-                        steps * (f - attention_step).max(0.0),
-                        steps
-                            * ((b - 2.0 * attention_step).max(0.0)
-                                + (recomputed - 1.0) * (f - attention_step).max(0.0)),
-                    )
-                });
-                MicroBatch {
-                    compute_f: f,
-                    compute_b: 2.0 * f + recompute,
-                    tp_f: calls_f * layers * tp_call,
-                    tp_b: calls_b * layers * tp_call,
-                    ep_f: calls_f * moe as f64 * a2a_call,
-                    ep_b: calls_b * moe as f64 * a2a_call,
-                    cp_f,
-                    cp_b,
-                    p2p,
-                    zero_f: exposed(f),
-                    zero_b: exposed(2.0 * f + recompute),
-                }
-            })
-            .collect();
+        let make_parts = |a2a_call: f64, p2p: f64| -> Vec<MicroBatch> {
+            (0..s.pp)
+                .map(|i| {
+                    let (dense, moe) = self.stage_layers(i);
+                    let layers = (dense + moe) as f64;
+                    let f = (dense as f64 * shape.layer_forward_flops_of(false, tokens_mb)
+                        + moe as f64 * shape.layer_forward_flops_of(true, tokens_mb))
+                        / tp
+                        / rate
+                        + if i + 1 == s.pp { logits_f } else { 0.0 };
+                    let recompute = match s.recompute {
+                        Recompute::None => 0.0,
+                        Recompute::Selective => layers * shape.attention_core_flops(tokens_mb) / tp / rate,
+                        Recompute::Full => f - if i + 1 == s.pp { logits_f } else { 0.0 },
+                    };
+                    // ZeRO-3's gathers overlap the previous layer's compute: the first is exposed.
+                    let exposed = |compute: f64| {
+                        z3_gather
+                            .map_or(0.0, |g| g + (layers - 1.0) * (g - compute / layers.max(1.0)).max(0.0))
+                    };
+                    // A ring-attention step's compute: the local queries against one chunk of keys.
+                    let attention_step = shape.attention_core_flops(tokens_mb) / s.cp as f64 / tp / rate;
+                    let (cp_f, cp_b) = cp_pass.map_or((0.0, 0.0), |(f, b)| {
+                        let steps = (s.cp - 1) as f64 * layers;
+                        let recomputed = if full { 2.0 } else { 1.0 };
+                        (
+                            steps * (f - attention_step).max(0.0),
+                            steps
+                                * ((b - 2.0 * attention_step).max(0.0)
+                                    + (recomputed - 1.0) * (f - attention_step).max(0.0)),
+                        )
+                    });
+                    MicroBatch {
+                        compute_f: f,
+                        compute_b: 2.0 * f + recompute,
+                        tp_f: calls_f * layers * tp_call,
+                        tp_b: calls_b * layers * tp_call,
+                        ep_f: calls_f * moe as f64 * a2a_call,
+                        ep_b: calls_b * moe as f64 * a2a_call,
+                        cp_f,
+                        cp_b,
+                        p2p,
+                        zero_f: exposed(f),
+                        zero_b: exposed(2.0 * f + recompute),
+                    }
+                })
+                .collect()
+        };
         let forward = |b: &MicroBatch| b.compute_f + b.tp_f + b.ep_f + b.cp_f + b.zero_f + v * b.p2p;
         let backward = |b: &MicroBatch| b.compute_b + b.tp_b + b.ep_b + b.cp_b + b.zero_b + v * b.p2p;
-        let stages: Vec<pipeline::StageTimes> = parts
-            .iter()
-            .map(|b| pipeline::StageTimes { forward_ns: forward(b) / v, backward_ns: backward(b) / v })
-            .collect();
-        let (blocks, pipeline) = pipeline::run(&stages, m as u32, s.virtual_stages);
         // The slowest stage: what the per-micro-batch figures describe.
-        let slowest = (0..parts.len()).fold(0, |best, i| {
-            if forward(&parts[i]) + backward(&parts[i]) > forward(&parts[best]) + backward(&parts[best]) {
-                i
-            } else {
-                best
-            }
-        });
-        let micro = parts[slowest];
-        let (compute_f, compute_b) = (micro.compute_f, micro.compute_b);
-        let (t_f, t_b) = (forward(&micro), backward(&micro));
+        let slowest_of = |parts: &[MicroBatch]| {
+            (0..parts.len()).fold(0, |best, i| {
+                if forward(&parts[i]) + backward(&parts[i]) > forward(&parts[best]) + backward(&parts[best]) {
+                    i
+                } else {
+                    best
+                }
+            })
+        };
 
         // DP: gradients after the last backward (the routed experts' over their replicas);
         // ZeRO 1-2 gather the parameters after the step.
@@ -328,8 +330,13 @@ impl ValidTrain {
             reductions.push((&replica_groups, edp, expert_grad, true));
         }
         let (mut dp_exposed, mut dp_total, mut dp_reduce) = (0.0, 0.0, 0.0);
+        let collective = if s.zero == 0 { Collective::AllReduce } else { Collective::ReduceScatter };
+        // One bucket of the first reduction, every group at once: what meets the AllToAlls.
+        let bucket_traffic = reductions.first().map(|&(groups, _, bytes, _)| {
+            let bucket = round_to_elements((bytes as f64).min(BUCKET_BYTES) as u64);
+            comm::collective_traffic(&self.cluster, collective, groups, bucket)
+        });
         for &(groups, size, bytes, experts) in &reductions {
-            let collective = if s.zero == 0 { Collective::AllReduce } else { Collective::ReduceScatter };
             let op = comm::collective_op(&self.cluster, topology, collective, groups, bytes);
             let name = match (s.zero == 0, experts) {
                 (true, false) => StepOp::GradAllReduce,
@@ -347,6 +354,44 @@ impl ValidTrain {
                 dp_total += op.time_ns as f64;
             }
         }
+
+        // Where EP's AllToAlls meet the pipeline's sends and the gradient buckets
+        // (`contention`): the step runs on each call's mean time.
+        let alone = make_parts(a2a_alone, p2p_alone);
+        let first = alone[slowest_of(&alone)];
+        let contention = match &ep_traffic {
+            Some(ep) => contention::measure(
+                &self.cluster,
+                topology,
+                &contention::Kinds { ep, pp: pp_traffic.as_ref(), bucket: bucket_traffic.as_ref() },
+                a2a_alone as u64,
+                &contention::Meeting {
+                    forward_ns: forward(&first),
+                    backward_ns: backward(&first),
+                    ep_ns: first.ep_f + first.ep_b,
+                    ep_backward_ns: first.ep_b,
+                    send_ns: p2p_alone,
+                    sends: 2.0 * v,
+                    micro_batches: m,
+                    overlapped_reduce_ns: (s.overlap_grad_reduce && dp_reduce > 0.0).then_some(dp_reduce),
+                },
+            ),
+            None => Vec::new(),
+        };
+        let p2p = contention::mean_ns(&contention, OpKind::Pp, p2p_alone);
+        let parts = make_parts(contention::mean_ns(&contention, OpKind::Ep, a2a_alone), p2p);
+        if let Some(dp) = contention.iter().find(|c| c.op == OpKind::Dp) {
+            dp_reduce *= 1.0 + dp.mean_extra_ns() / dp.alone_ns.max(1) as f64;
+        }
+        let stages: Vec<pipeline::StageTimes> = parts
+            .iter()
+            .map(|b| pipeline::StageTimes { forward_ns: forward(b) / v, backward_ns: backward(b) / v })
+            .collect();
+        let (blocks, pipeline) = pipeline::run(&stages, m as u32, s.virtual_stages);
+        let slowest = slowest_of(&parts);
+        let micro = parts[slowest];
+        let (compute_f, compute_b) = (micro.compute_f, micro.compute_b);
+        let (t_f, t_b) = (forward(&micro), backward(&micro));
         if dp_reduce > 0.0 {
             let buckets = ((grad + expert_grad) as f64 / BUCKET_BYTES).ceil().max(1.0);
             dp_exposed += if s.overlap_grad_reduce {
@@ -416,6 +461,7 @@ impl ValidTrain {
             mfu,
             memory,
             ops,
+            contention,
             cost: Cost {
                 gpu_hour_usd: price,
                 discount: s.cost.discount,

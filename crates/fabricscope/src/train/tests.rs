@@ -136,3 +136,36 @@ fn zero_shards_memory() {
     }
     assert!(memory.windows(2).all(|w| w[1] < w[0]), "{memory:?}");
 }
+
+/// The gradient bucket meets the AllToAll as its per-link bytes (`Traffic::coarsened`); its
+/// slowed time stays within 3% of running the ring's every step beside the AllToAll, with EP
+/// on NVLink (`tp-dp-pp`) and on the NICs (`tp-pp-dp`).
+#[test]
+fn a_coarsened_bucket_meets_the_alltoall_as_its_every_step_would() {
+    for order in [layout::RankOrder::TpDpPp, layout::RankOrder::TpPpDp] {
+        let mut s = TrainScenario::default_demo();
+        s.cluster.preset = "hgx-h800".into();
+        s.cluster.nodes = 32;
+        s.model = "deepseek-v3".into();
+        (s.tp, s.pp, s.dp, s.ep, s.global_batch, s.order) = (1, 16, 16, 8, 512, order);
+        let valid = s.validate().unwrap();
+        let report = valid.run();
+        let met = report.contention.iter().find(|c| c.op == OpKind::Dp).expect("buckets meet EP");
+        let cluster = valid.cluster();
+        let topology = cluster.topology();
+        let (experts, _) = valid.grid().expert_groups(s.ep);
+        let ep = comm::collective_traffic(cluster, Collective::AllToAll, &experts, valid.dispatch_bytes());
+        let collective = if s.zero == 0 { Collective::AllReduce } else { Collective::ReduceScatter };
+        let bucket_bytes = crate::units::round_to_elements(valid.grad_bytes().0.min(25_000_000));
+        let bucket =
+            comm::collective_traffic(cluster, collective, &valid.grid().gradient_groups(), bucket_bytes);
+        let every_step = comm::together(cluster, &topology, &[&ep, &bucket])[1];
+        let error = met.together_ns as f64 / every_step as f64 - 1.0;
+        assert!(error.abs() < 0.03, "{order:?}: {} vs {every_step} ns ({error:+.3})", met.together_ns);
+        assert!(met.together_ns > 2 * met.alone_ns, "{order:?}: the AllToAll slows the bucket: {met:?}");
+        println!(
+            "{order:?}: bucket beside the AllToAll {} ns coarsened, {every_step} ns step by step",
+            met.together_ns
+        );
+    }
+}

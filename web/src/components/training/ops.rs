@@ -1,7 +1,7 @@
 //! The collectives of one step, each with its engine time, and the scaling table.
 
 use super::{pct, Props};
-use crate::i18n::{t, Lang, Text};
+use crate::i18n::{shared, t, Lang, Shared, Text};
 use fabricscope::train::StepOp;
 use fabricscope::units::{format_bytes, format_duration_ns};
 use yew::prelude::*;
@@ -36,6 +36,31 @@ pub fn ops(props: &Props) -> Html {
                     </tbody>
                 </table>
             </div>
+            if !r.contention.is_empty() {
+                <h2>{ shared(lang, Shared::Heading) }</h2>
+                <p class="hint">{ shared(lang, Shared::Caption) }</p>
+                <div class="table-scroll">
+                    <table class="ops" id="contention">
+                        <thead><tr>
+                            <th>{ shared(lang, Shared::Traffic) }</th><th>{ shared(lang, Shared::With) }</th>
+                            <th>{ shared(lang, Shared::Alone) }</th><th>{ shared(lang, Shared::Together) }</th>
+                            <th>{ shared(lang, Shared::Meets) }</th><th>{ shared(lang, Shared::Mean) }</th>
+                        </tr></thead>
+                        <tbody>
+                            { for r.contention.iter().map(|c| html! {
+                                <tr data-kind={format!("{:?}", c.op)} data-with={format!("{:?}", c.with)}>
+                                    <td>{ format!("{:?}", c.op).to_uppercase() }</td>
+                                    <td>{ format!("{:?}", c.with).to_uppercase() }</td>
+                                    <td>{ format_duration_ns(c.alone_ns as f64) }</td>
+                                    <td>{ format!("{} (+{:.0}%)", format_duration_ns(c.together_ns as f64), 100.0 * (c.together_ns as f64 / c.alone_ns.max(1) as f64 - 1.0)) }</td>
+                                    <td>{ pct(c.share) }</td>
+                                    <td class="mean">{ format_duration_ns(c.alone_ns as f64 + c.mean_extra_ns()) }</td>
+                                </tr>
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            }
             <h2>{ t(lang, Text::ScalingMoreNodesForDP) }</h2>
             <div class="table-scroll">
                 <table class="ops" id="scaling">
