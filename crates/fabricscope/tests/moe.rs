@@ -52,8 +52,9 @@ fn an_alltoall_across_nodes_is_bounded_by_one_nic_per_gpu() {
 fn expert_parallelism_inside_a_node_costs_less_than_across_nodes() {
     // With TP 1, `tp-dp-pp` puts 8 consecutive DP ranks, one node, in an EP group of 8;
     // `tp-pp-dp` spreads the same group over 8 nodes, one GPU each.
-    let inside = run(&deepseek(8, RankOrder::TpDpPp));
-    let across = run(&deepseek(8, RankOrder::TpPpDp));
+    // A plain AllToAll here (one copy per expert); node-limited routing has its own test.
+    let inside = run(&deepseek_limited(8, RankOrder::TpDpPp, None));
+    let across = run(&deepseek_limited(8, RankOrder::TpPpDp, None));
     let dispatch = |r: &TrainReport| r.ops.iter().find(|o| o.op == StepOp::ExpertDispatch).cloned().unwrap();
     let (a, b) = (dispatch(&inside), dispatch(&across));
     assert!(!a.crosses_nodes && b.crosses_nodes);
@@ -74,7 +75,7 @@ fn expert_parallelism_inside_a_node_costs_less_than_across_nodes() {
         assert!((sum / r.step_ns - 1.0).abs() < 1e-9, "{sum} vs {}", r.step_ns);
     }
     println!(
-        "DeepSeek-V3 on 256 H800, EP 8: inside a node {:.3} s ({:.1}% EP), across 8 nodes {:.3} s ({:.1}% EP)",
+        "DeepSeek-V3 on 256 H800, EP 8, plain AllToAll: inside a node {:.3} s ({:.1}% EP), across 8 nodes {:.3} s ({:.1}% EP)",
         inside.step_ns / 1e9,
         100.0 * share(&inside),
         across.step_ns / 1e9,
@@ -152,8 +153,14 @@ fn bad_moe_layouts_are_refused_by_name() {
     if let Some(moe) = shape.moe.as_mut() {
         moe.top_k = 9;
     }
-    s.custom_model = Some(shape);
+    s.custom_model = Some(shape.clone());
     assert!(has(&problems(&s), "custom_model.moe.top_k", "out of range"), "{:?}", problems(&s));
+    // A routing limit beyond top-k nodes limits nothing: refused by name.
+    if let Some(moe) = shape.moe.as_mut() {
+        (moe.top_k, moe.node_limit) = (2, Some(3));
+    }
+    s.custom_model = Some(shape);
+    assert!(has(&problems(&s), "custom_model.moe.node_limit", "use 1 to top_k (2)"), "{:?}", problems(&s));
 }
 
 #[test]
@@ -175,8 +182,9 @@ fn expert_alltoalls_share_links_with_the_pipeline_and_the_gradient_buckets() {
     let met = |r: &TrainReport, op: OpKind, with: OpKind| {
         r.contention.iter().find(|c| c.op == op && c.with == with).cloned().unwrap()
     };
-    let inside = run(&deepseek(8, RankOrder::TpDpPp));
-    let across = run(&deepseek(8, RankOrder::TpPpDp));
+    // A plain AllToAll (one copy per expert), whose flows per NIC the claims below count.
+    let inside = run(&deepseek_limited(8, RankOrder::TpDpPp, None));
+    let across = run(&deepseek_limited(8, RankOrder::TpPpDp, None));
     let c = met(&inside, OpKind::Ep, OpKind::Pp);
     assert_eq!(c.together_ns, c.alone_ns, "inside: {c:?}");
     for (op, with) in [(OpKind::Ep, OpKind::Pp), (OpKind::Pp, OpKind::Ep)] {
@@ -210,4 +218,50 @@ fn expert_alltoalls_share_links_with_the_pipeline_and_the_gradient_buckets() {
             );
         }
     }
+}
+
+/// DeepSeek-V3 as a custom model whose routing limit is `limit` (None: a plain AllToAll).
+fn deepseek_limited(ep: u32, order: RankOrder, limit: Option<u32>) -> TrainScenario {
+    let mut s = deepseek(ep, order);
+    let preset = fabricscope::train::model::MODEL_PRESETS.iter().find(|p| p.id == "deepseek-v3").unwrap();
+    let mut shape = (preset.shape)();
+    shape.moe.as_mut().unwrap().node_limit = limit;
+    s.model = "custom".into();
+    s.custom_model = Some(shape);
+    s
+}
+
+fn dispatch_ns(s: &TrainScenario) -> f64 {
+    let r = run(s);
+    r.ops.iter().find(|o| o.op == StepOp::ExpertDispatch).map(|o| o.time_ns as f64).unwrap()
+}
+
+#[test]
+fn node_limited_routing_sends_a_token_over_the_network_once_per_node() {
+    // EP 8 over 8 nodes, one GPU in each: a plain AllToAll sends each token once per expert,
+    // 8 copies of which 7/8 leave the node; limited to 4 nodes, a token crosses at most 4 times
+    // (4 × 7/8 expected): half the network bytes through the same NIC, about half the time.
+    let plain = dispatch_ns(&deepseek_limited(8, RankOrder::TpPpDp, None));
+    let limited = dispatch_ns(&deepseek_limited(8, RankOrder::TpPpDp, Some(4)));
+    let ratio = limited / plain;
+    assert!(ratio > 0.45 && ratio < 0.6, "limited / plain: {ratio:.3}");
+    // A limit of top-k limits nothing: the same bytes on the same NICs as the plain AllToAll.
+    let unlimited = dispatch_ns(&deepseek_limited(8, RankOrder::TpPpDp, Some(8)));
+    assert!((unlimited / plain - 1.0).abs() < 0.05, "limit 8 vs plain: {:.3}", unlimited / plain);
+    // Inside one node the limit changes nothing.
+    let a = dispatch_ns(&deepseek_limited(8, RankOrder::TpDpPp, None));
+    let b = dispatch_ns(&deepseek_limited(8, RankOrder::TpDpPp, Some(4)));
+    assert_eq!(a, b);
+    // EP 16 over 2 nodes of 8: a token crosses to the other node once, not once per expert
+    // there; the copies fan out over NVLink. The preset routes this way.
+    let plain = dispatch_ns(&deepseek_limited(16, RankOrder::TpDpPp, None));
+    let preset = dispatch_ns(&deepseek(16, RankOrder::TpDpPp));
+    assert!(preset < 0.6 * plain, "EP 16 over 2 nodes: {preset} vs plain {plain} ns");
+    println!(
+        "DeepSeek-V3 dispatch, EP 8 over 8 nodes: plain AllToAll {:.2} ms, at most 4 nodes {:.2} ms; EP 16 over 2 nodes: {:.2} ms -> {:.2} ms",
+        dispatch_ns(&deepseek_limited(8, RankOrder::TpPpDp, None)) / 1e6,
+        limited / 1e6,
+        plain / 1e6,
+        preset / 1e6
+    );
 }

@@ -95,22 +95,6 @@ pub fn run(topology: &Topology, schedule: &Schedule, policy: Policy) -> Trace {
     run_probed(topology, schedule, policy, None).0
 }
 
-/// Each transfer's finish time in `run`'s trace, found by running channel 0 alone on the
-/// folded links where `symmetry` proves the channels images of one another (the same times to
-/// the nanosecond, `tests/symmetry.rs`), by `run` otherwise.
-pub fn finish_times(topology: &Topology, schedule: &Schedule, policy: Policy) -> Vec<SimTime> {
-    match symmetry::Symmetry::find(topology, schedule, policy) {
-        Some(symmetry) => {
-            let zero = symmetry.channel_zero(schedule);
-            let mut run = Run::new_folded(topology, &zero, policy, symmetry.fold(topology));
-            while !run.advance(topology, &zero, u64::MAX) {}
-            let finished: Vec<SimTime> = run.finish(topology).0.flows.iter().map(|f| f.finished).collect();
-            symmetry.spread(&finished)
-        }
-        None => run(topology, schedule, policy).flows.iter().map(|f| f.finished).collect(),
-    }
-}
-
 /// `run`, and where `probe` says the schedule repeats, the first steady state the run reaches
 /// (`period`). The trace is the same as `run`'s, unless the probe asks to stop at the period:
 /// then the run ends there and the trace is of no use (flows left unfinished).

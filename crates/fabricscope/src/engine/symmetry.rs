@@ -30,6 +30,7 @@ use crate::collective::Schedule;
 use crate::routing::{Policy, Router};
 use crate::topology::{LinkId, Topology};
 use crate::trace::{FlowRecord, Trace};
+use crate::units::SimTime;
 
 /// A schedule's proved channel symmetry.
 #[derive(Clone, Debug)]
@@ -259,5 +260,21 @@ impl Symmetry {
             .map(|l| folded.link_peak[self.rep[l].index()] * self.channels as f64 / self.orbit[l] as f64)
             .collect();
         Trace::of_flows(flows, self.rep.len(), link_peak, folded.batches)
+    }
+}
+
+/// Each transfer's finish time in `run`'s trace, found by running channel 0 alone on the
+/// folded links where `symmetry` proves the channels images of one another (the same times to
+/// the nanosecond, `tests/symmetry.rs`), by `run` otherwise.
+pub fn finish_times(topology: &Topology, schedule: &Schedule, policy: Policy) -> Vec<SimTime> {
+    match Symmetry::find(topology, schedule, policy) {
+        Some(symmetry) => {
+            let zero = symmetry.channel_zero(schedule);
+            let mut run = super::Run::new_folded(topology, &zero, policy, symmetry.fold(topology));
+            while !run.advance(topology, &zero, u64::MAX) {}
+            let finished: Vec<SimTime> = run.finish(topology).0.flows.iter().map(|f| f.finished).collect();
+            symmetry.spread(&finished)
+        }
+        None => super::run(topology, schedule, policy).flows.iter().map(|f| f.finished).collect(),
     }
 }

@@ -168,6 +168,87 @@ pub fn collective_traffic(
     Traffic { collective, algorithm: Algorithm::Ring, count, transfers, crosses_nodes }
 }
 
+/// A mixture-of-experts dispatch with node-limited routing (DeepSeek-V3 §2.1.2 and §3.2.2,
+/// its DeepEP kernels), every EP group at once. `bytes` is one GPU's dispatch as a plain
+/// AllToAll would send it (each token once per routed expert); each token goes to at most
+/// `limit` of its group's `k` nodes, crossing the network once per node to the GPU of the same
+/// index there, which forwards it over NVLink to the GPUs holding its experts. In expectation
+/// (experts spread evenly, tokens routed evenly): to each other node `bytes / top_k × M / k`
+/// over the network (M = min(limit, k)), and to each other GPU of a node `bytes / n` (n = k·g)
+/// over NVLink, the forwarded copies carried by the same-index GPU. Both streams run at once,
+/// as DeepEP pipelines them. A group inside one node is a plain AllToAll.
+pub fn node_limited_traffic(
+    valid: &ValidScenario,
+    groups: &[Vec<u32>],
+    bytes: u64,
+    top_k: u32,
+    limit: u32,
+) -> Traffic {
+    let channels = valid.channels() as u64;
+    let g_node = valid.preset().gpus_per_node;
+    let elements = |b: f64| ((b / ELEM_BYTES as f64).round() as u64).max(1);
+    let mut transfers = Vec::new();
+    let mut crosses_nodes = false;
+    let mut plain = Vec::new();
+    for members in groups.iter().filter(|g| g.len() > 1) {
+        let mut nodes: Vec<Vec<u32>> = Vec::new();
+        let mut sorted = members.clone();
+        sorted.sort_unstable();
+        for &rank in &sorted {
+            match nodes.last_mut() {
+                Some(list) if list[0] / g_node == rank / g_node => list.push(rank),
+                _ => nodes.push(vec![rank]),
+            }
+        }
+        let (k, g) = (nodes.len(), nodes[0].len());
+        if k == 1 {
+            plain.push(members.clone());
+            continue;
+        }
+        crosses_nodes = true;
+        let n = (k * g) as f64;
+        let m = limit.min(k as u32) as f64;
+        let over_network = elements(bytes as f64 / top_k as f64 * m / k as f64);
+        let forwarded = elements(bytes as f64 / n);
+        let mut send = |src: u32, dst: u32, len: u64| {
+            let per = len.div_ceil(channels);
+            for c in 0..channels {
+                let offset = (c * per).min(len);
+                if len > offset {
+                    transfers.push(copy(c as u32, src, dst, offset, per.min(len - offset)));
+                }
+            }
+        };
+        for (a, here) in nodes.iter().enumerate() {
+            for (j, &src) in here.iter().enumerate() {
+                for (b, there) in nodes.iter().enumerate() {
+                    if a != b {
+                        send(src, there[j], over_network);
+                    }
+                }
+                // Inside its node: its own tokens to the other GPUs, and the tokens the other
+                // nodes' same-index GPUs sent it, forwarded.
+                for (i, &dst) in here.iter().enumerate() {
+                    if i != j {
+                        send(src, dst, forwarded * k as u64);
+                    }
+                }
+            }
+        }
+    }
+    if !plain.is_empty() {
+        let inside = collective_traffic(valid, Collective::AllToAll, &plain, bytes);
+        append(&mut transfers, inside.transfers, |r| r);
+    }
+    Traffic {
+        collective: Collective::AllToAll,
+        algorithm: Algorithm::Ring,
+        count: elements(bytes as f64),
+        transfers,
+        crosses_nodes,
+    }
+}
+
 /// Point-to-point sends `(src, dst)` of `bytes` each, all at once, split over the channels
 /// as NCCL splits a large send.
 pub fn sends_traffic(valid: &ValidScenario, pairs: &[(u32, u32)], bytes: u64) -> Traffic {
@@ -250,6 +331,6 @@ pub fn together(valid: &ValidScenario, topology: &Topology, parts: &[&Traffic]) 
     let Some(first) = parts.first() else { return Vec::new() };
     debug_assert!(transfers.len() as u64 <= MAX_TRANSFERS * 8, "checked against the cap before");
     let schedule = schedule_of(valid, topology, first, transfers);
-    let finished = engine::finish_times(topology, &schedule, valid.policy());
+    let finished = engine::symmetry::finish_times(topology, &schedule, valid.policy());
     ranges.into_iter().map(|r| finished[r].iter().map(|f| f.as_ns()).max().unwrap_or(0)).collect()
 }

@@ -23,6 +23,15 @@
 //! back in a combine AllToAll of the same size; the backward does both again. Balanced routing
 //! is assumed, and nothing hides them (DeepSeek's DualPipe overlaps them with compute; not
 //! modelled). Expert gradients reduce over the `DP / EP` ranks that hold the same experts.
+//! Node-limited routing (DeepSeek-AI 2024, "DeepSeek-V3", §2.1.2 and §3.2.2; its DeepEP
+//! kernels): each token goes to at most `M` of its EP group's `k` nodes, crossing the network
+//! once per node to the GPU of the same index there, which forwards it over NVLink to the GPUs
+//! holding its experts: the network carries `1/top_k × min(M, k)/k` of the dispatch to each
+//! other node instead of one copy per expert (`comm::node_limited_traffic`).
+//!
+//! Where kinds of traffic share links (`contention`): the AllToAlls run together with the
+//! pipeline's sends and with a gradient bucket of every DP group, and each call is taken at
+//! its mean time given how often they meet (first order, from the step's times).
 //!
 //! Context parallelism (Liu et al. 2023, "Ring Attention"; Megatron-Core's context parallel):
 //! each sequence is cut into `2·CP` chunks, a rank holding two (one from each end, so causal

@@ -101,6 +101,11 @@ pub struct Moe {
     /// tokens are dispatched and computed padded to it. 1: no padding.
     #[serde(default = "one")]
     pub capacity_factor: f64,
+    /// Node-limited routing (DeepSeek-V3's M): each token goes to at most this many nodes,
+    /// crossing the network once per node and fanning out over NVLink there
+    /// (`comm::node_limited_traffic`). None: a plain AllToAll, one copy per expert.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_limit: Option<u32>,
 }
 
 fn one() -> f64 {
@@ -227,6 +232,7 @@ fn mixtral_8x7b() -> ModelShape {
             expert_ffn: 14336,
             dense_layers: 0,
             capacity_factor: 1.0,
+            node_limit: None,
         }),
         ..dense()
     }
@@ -258,6 +264,7 @@ fn deepseek_v3() -> ModelShape {
             expert_ffn: 2048,
             dense_layers: 3,
             capacity_factor: 1.0,
+            node_limit: Some(4),
         }),
     }
 }
@@ -282,6 +289,7 @@ fn qwen3_235b_a22b() -> ModelShape {
             expert_ffn: 1536,
             dense_layers: 0,
             capacity_factor: 1.0,
+            node_limit: None,
         }),
     }
 }
@@ -294,7 +302,7 @@ pub const MODEL_PRESETS: &[ModelPreset] = &[
     ModelPreset { id: "llama3-405b", name: "Llama-3 405B", shape: llama3_405b, source: "Llama Team 2024, Table 3 (126 layers, 16384, 128 heads, 8 KV heads, FFN 53248, 8k pre-training context)" },
     ModelPreset { id: "gpt2-small", name: "GPT-2 small (124M)", shape: gpt2_small, source: "Radford et al. 2019 (12 layers, 768, 12 heads, context 1024)" },
     ModelPreset { id: "mixtral-8x7b", name: "Mixtral 8×7B", shape: mixtral_8x7b, source: "Jiang et al. 2024, \"Mixtral of Experts\" (32 layers, 4096, 8 KV heads, 8 experts of FFN 14336, top-2; 46.7 B total, 12.9 B active); config.json" },
-    ModelPreset { id: "deepseek-v3", name: "DeepSeek-V3", shape: deepseek_v3, source: "DeepSeek-AI 2024, \"DeepSeek-V3 Technical Report\", §4.2 (61 layers, 7168, 128 heads of MLA with KV rank 512 and Q rank 1536, first 3 layers dense, 1 shared + 256 routed experts of 2048, top-8; 671 B total, 37 B active); config.json" },
+    ModelPreset { id: "deepseek-v3", name: "DeepSeek-V3", shape: deepseek_v3, source: "DeepSeek-AI 2024, \"DeepSeek-V3 Technical Report\", §4.2 (61 layers, 7168, 128 heads of MLA with KV rank 512 and Q rank 1536, first 3 layers dense, 1 shared + 256 routed experts of 2048, top-8, node-limited routing to at most 4 nodes (§2.1.2, §3.2.2); 671 B total, 37 B active); config.json" },
     ModelPreset { id: "qwen3-235b-a22b", name: "Qwen3-235B-A22B", shape: qwen3_235b_a22b, source: "Qwen Team 2025, \"Qwen3 Technical Report\", Table 2 (94 layers, 64 Q and 4 KV heads of 128, 128 experts of 1536, top-8; 235 B total, 22 B active); config.json" },
 ];
 

@@ -170,8 +170,12 @@ impl ValidTrain {
         };
         // Mixture of experts: per MoE layer a dispatch and a combine AllToAll in each EP group.
         let dispatch = self.dispatch_bytes();
-        let ep_traffic = (shape.moe.is_some() && s.ep > 1)
-            .then(|| comm::collective_traffic(&self.cluster, Collective::AllToAll, &expert_groups, dispatch));
+        let ep_traffic = shape.moe.filter(|_| s.ep > 1).map(|moe| match moe.node_limit {
+            Some(limit) => {
+                comm::node_limited_traffic(&self.cluster, &expert_groups, dispatch, moe.top_k, limit)
+            }
+            None => comm::collective_traffic(&self.cluster, Collective::AllToAll, &expert_groups, dispatch),
+        });
         let a2a_alone = if let Some(traffic) = &ep_traffic {
             let op = comm::timing(&self.cluster, topology, traffic);
             let calls = (calls_f + calls_b) / 2.0 * shape.moe_layers() as f64 / s.pp as f64 * m;

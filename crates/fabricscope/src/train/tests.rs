@@ -163,9 +163,5 @@ fn a_coarsened_bucket_meets_the_alltoall_as_its_every_step_would() {
         let error = met.together_ns as f64 / every_step as f64 - 1.0;
         assert!(error.abs() < 0.03, "{order:?}: {} vs {every_step} ns ({error:+.3})", met.together_ns);
         assert!(met.together_ns > 2 * met.alone_ns, "{order:?}: the AllToAll slows the bucket: {met:?}");
-        println!(
-            "{order:?}: bucket beside the AllToAll {} ns coarsened, {every_step} ns step by step",
-            met.together_ns
-        );
     }
 }

@@ -349,6 +349,15 @@ fn check_optional_parts(shape: &ModelShape, errors: &mut Problems) {
                 format!("{} is out of range: use 1 (no padding) to 16", moe.capacity_factor),
             );
         }
+        if let Some(limit) = moe.node_limit.filter(|&m| m < 1 || m > moe.top_k) {
+            errors.add(
+                "custom_model.moe.node_limit",
+                format!(
+                    "{limit} is out of range: use 1 to top_k ({}), or leave it out for a plain AllToAll",
+                    moe.top_k
+                ),
+            );
+        }
     }
 }
 
