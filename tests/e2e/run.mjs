@@ -976,6 +976,35 @@ await accessTests({ page, base, test, expect, text, waitFor });
 await checkTests({ page, base, test, expect, text, waitFor });
 await phoneTests({ chromium, executablePath, args, base, shots, test, expect, consoleErrors, origin, offOrigin });
 
+await test('MoE traffic shares links: the EP lesson across boxes lists the pairs run together; TP 24 in an NVL72 rack shows as 24', async () => {
+  await page.goto('about:blank');
+  await page.goto(base + '?lesson=ep-wants-nvlink&step=1');
+  await page.waitForSelector('#contention tbody tr', { timeout: 60000 });
+  const rows = await page.locator('#contention tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+    kind: tr.dataset.kind, with: tr.dataset.with, cells: [...tr.querySelectorAll('td')].map((td) => td.innerText),
+  })));
+  const pairs = rows.map((r) => `${r.kind}/${r.with}`).join(' ');
+  expect(pairs === 'Ep/Pp Pp/Ep Ep/Dp Dp/Ep', pairs);
+  const ns = (cell) => {
+    const [, value, unit] = cell.match(/([0-9.]+) (ns|µs|ms|s)/);
+    return parseFloat(value) * { ns: 1, 'µs': 1e3, ms: 1e6, s: 1e9 }[unit];
+  };
+  // Across boxes a pipeline send meets AllToAlls on its NIC: slower together than alone, and
+  // its mean lies between the two.
+  const send = rows.find((r) => r.kind === 'Pp').cells;
+  const [alone, together, mean] = [ns(send[2]), ns(send[3]), ns(send[5])];
+  expect(together > 2 * alone && mean > alone && mean < together, send.join(' | '));
+  await page.click('#lang-zh');
+  await waitFor('Chinese heading', async () => (await page.locator('h2', { hasText: '共享链路的流量' }).count()) === 1);
+  await page.click('#lang-en');
+  // A dense model has no such table; TP 24 in the rack reads 24, not the nearest power of two.
+  await page.goto('about:blank');
+  await page.goto(base + '?lesson=nvlink-domain&step=1');
+  await page.waitForSelector('#ops tbody tr', { timeout: 60000 });
+  expect((await page.locator('#contention').count()) === 0, 'no shared-links table without experts');
+  expect((await page.locator('#tp').inputValue()) === '24', await page.locator('#tp').inputValue());
+});
+
 await test('no console errors', async () => {
   expect(consoleErrors.length === 0, consoleErrors.join('\n'));
 });

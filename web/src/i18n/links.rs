@@ -1,5 +1,5 @@
-//! The strings of the training view's shared-links table (`contention` in the core), in
-//! English and Simplified Chinese.
+//! The strings of the training view's shared-links table (`contention` in the core) and of the
+//! scaling table's stop, in English and Simplified Chinese.
 
 use super::Lang;
 
@@ -14,6 +14,8 @@ pub enum Shared {
     Together,
     Meets,
     Mean,
+    /// Before the reason a scaling point is not run.
+    ScalingStops,
 }
 
 pub fn shared(lang: Lang, key: Shared) -> &'static str {
@@ -35,5 +37,7 @@ pub fn shared(lang: Lang, key: Shared) -> &'static str {
         (Lang::Zh, Meets) => "相遇时间占比",
         (Lang::En, Mean) => "mean per call",
         (Lang::Zh, Mean) => "每次平均",
+        (Lang::En, ScalingStops) => "Stops here, the next point is beyond the engine: ",
+        (Lang::Zh, ScalingStops) => "到此为止，下一个点超出引擎的能力：",
     }
 }

@@ -35,6 +35,9 @@ pub struct TrainState {
     /// (GPUs, tokens/s, efficiency) at growing DP, one point per tick.
     pub scaling: Rc<Vec<(u32, f64, f64)>>,
     pub scaling_todo: Rc<Vec<u32>>,
+    /// Why the scaling table stopped short of its last point (a point the engine cannot run):
+    /// said under the table, not as an error, since the reader changed nothing.
+    pub scaling_stop: Option<String>,
     pub error: Option<String>,
     /// What was wrong with the link the view opened on, and what is shown instead.
     pub link_problem: Option<String>,
@@ -85,6 +88,7 @@ impl TrainState {
         Ok(TrainState {
             scaling: Rc::new(vec![(valid.cluster().n_ranks(), report.tokens_per_s, 1.0)]),
             scaling_todo: Rc::new(scaling_plan(&job)),
+            scaling_stop: None,
             job,
             valid: Rc::new(valid),
             report: Rc::new(report),
@@ -117,6 +121,7 @@ impl PartialEq for TrainState {
             && self.playing == other.playing
             && self.groups == other.groups
             && self.error == other.error
+            && self.scaling_stop == other.scaling_stop
             && self.link_problem == other.link_problem
             && self.lang == other.lang
             && self.dark == other.dark
@@ -150,6 +155,7 @@ impl Reducible for TrainState {
                         next.report = Rc::new(report);
                         next.valid = Rc::new(valid);
                         next.scaling_todo = Rc::new(scaling_plan(&job));
+                        next.scaling_stop = None;
                         next.fabrics = Rc::new(None);
                         next.job = job;
                         next.error = None;
@@ -202,7 +208,7 @@ impl Reducible for TrainState {
                         }
                         Err(errors) => {
                             next.scaling_todo = Rc::new(Vec::new());
-                            next.error = Some(join(&errors));
+                            next.scaling_stop = Some(format!("DP {dp}: {}", join(&errors)));
                         }
                     }
                 } else {
@@ -275,5 +281,23 @@ mod tests {
         assert_eq!(gpus, [16, 32, 64, 128]);
         assert_eq!(state.scaling[0].2, 1.0);
         assert!(state.scaling.iter().all(|p| p.2 > 0.5 && p.2 <= 1.05), "{:?}", state.scaling);
+        assert_eq!(state.scaling_stop, None);
+    }
+
+    #[test]
+    fn a_scaling_point_beyond_the_engine_stops_the_table_without_an_error() {
+        // GPT-3 with TP 24 on one NVL72 rack: DP 3 × 4 is a DP AllReduce beyond the engine's
+        // transfers. The reader changed nothing: the table says where it stops, no error banner.
+        let mut job = TrainScenario::default_demo();
+        job.cluster.preset = "gb200-nvl72".into();
+        job.cluster.nodes = 1;
+        (job.tp, job.pp, job.dp, job.global_batch) = (24, 3, 1, 96);
+        let mut state = Rc::new(TrainState::new(job, Lang::En, false).unwrap());
+        while state.extras_pending() {
+            state = state.reduce(TrainAction::Extra);
+        }
+        assert_eq!(state.error, None);
+        let stop = state.scaling_stop.clone().expect("a point beyond the engine");
+        assert!(stop.starts_with("DP ") && stop.contains("limit"), "{stop}");
     }
 }

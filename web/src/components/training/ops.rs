@@ -73,6 +73,9 @@ pub fn ops(props: &Props) -> Html {
                         if !s.scaling_todo.is_empty() {
                             <tr><td colspan="3" class="hint">{ t(lang, Text::Simulating) }</td></tr>
                         }
+                        if let Some(stop) = &s.scaling_stop {
+                            <tr><td colspan="3" class="hint" id="scaling-stop">{ shared(lang, Shared::ScalingStops) }{ stop.as_str() }</td></tr>
+                        }
                     </tbody>
                 </table>
             </div>
