@@ -48,6 +48,24 @@ fn ring(nodes: u32, channels: Option<u32>) -> Scenario {
     }
 }
 
+/// One training step timed, or the reason it does not run.
+fn train(name: &str, job: &TrainScenario) {
+    match job.validate() {
+        Ok(valid) => {
+            let (seconds, r) = time(3, || valid.run());
+            let flows: u64 = r.ops.iter().map(|op| op.transfers).sum();
+            let detail =
+                format!("step {:.3} s simulated, {} ops, {flows} flows", r.step_ns / 1e9, r.ops.len());
+            report(name, Some(seconds), &detail);
+        }
+        Err(errors) => report(
+            name,
+            None,
+            &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'"),
+        ),
+    }
+}
+
 fn main() {
     for (name, nodes, channels, runs) in [
         ("ring-1GiB-8-gpus", 1, None, 5),
@@ -59,6 +77,7 @@ fn main() {
         ("ring-1GiB-1024-gpus-2-channels", 128, Some(2), 3),
         ("ring-1GiB-16384-gpus", 2048, None, 1),
         ("ring-1GiB-16384-gpus-1-channel", 2048, Some(1), 1),
+        ("ring-1GiB-131072-gpus", 16384, None, 1),
     ] {
         match ring(nodes, channels).validate() {
             Ok(valid) => {
@@ -104,14 +123,15 @@ fn main() {
         global_batch: 512,
         ..TrainScenario::default_demo()
     };
-    let valid = job.validate().expect("the benchmark's job is valid");
-    let (seconds, report_) = time(3, || valid.run());
-    let flows: u64 = report_.ops.iter().map(|op| op.transfers).sum();
-    report(
-        "train-gpt3-1024-gpus",
-        Some(seconds),
-        &format!("step {:.3} s simulated, {} ops, {flows} flows", report_.step_ns / 1e9, report_.ops.len()),
-    );
+    train("train-gpt3-1024-gpus", &job);
+    // The same model on 16,384 GPUs (TP 8 × PP 16 × DP 128).
+    let job = TrainScenario {
+        cluster: Scenario { nodes: 2048, ..Scenario::default_demo() },
+        dp: 128,
+        global_batch: 8192,
+        ..TrainScenario::default_demo()
+    };
+    train("train-gpt3-16384-gpus", &job);
     // Peak memory of this process over all of the above (VmHWM, Linux).
     let peak_kb = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
         s.lines()

@@ -397,9 +397,19 @@ fn bench() -> Result<()> {
         ),
     ));
     rows.push((
+        "ring AllReduce 1 GiB, 131,072 GPUs (the node cap), native".into(),
+        "< 30 s".into(),
+        format!("{} ({})", show(secs("ring-1GiB-131072-gpus")), detail("ring-1GiB-131072-gpus")),
+    ));
+    rows.push((
         "GPT-3 175B training step, 1,024 GPUs, native".into(),
         "< 1 s".into(),
         format!("{} ({})", show(secs("train-gpt3-1024-gpus")), detail("train-gpt3-1024-gpus")),
+    ));
+    rows.push((
+        "GPT-3 175B training step, 16,384 GPUs, native".into(),
+        "< 2 s".into(),
+        format!("{} ({})", show(secs("train-gpt3-16384-gpus")), detail("train-gpt3-16384-gpus")),
     ));
     rows.push((
         "animation frame, 64 GPUs (every node in full), headless Chromium".into(),
