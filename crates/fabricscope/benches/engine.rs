@@ -115,23 +115,17 @@ fn main() {
             ),
         }
     }
-    // A GPT-3 175B training step on 1,024 GPUs (TP 8 × PP 16 × DP 8): every collective kind
-    // through the engine with all its groups at once.
-    let job = TrainScenario {
-        cluster: Scenario { nodes: 128, ..Scenario::default_demo() },
-        dp: 8,
-        global_batch: 512,
-        ..TrainScenario::default_demo()
-    };
-    train("train-gpt3-1024-gpus", &job);
-    // The same model on 16,384 GPUs (TP 8 × PP 16 × DP 128).
-    let job = TrainScenario {
-        cluster: Scenario { nodes: 2048, ..Scenario::default_demo() },
-        dp: 128,
-        global_batch: 8192,
-        ..TrainScenario::default_demo()
-    };
-    train("train-gpt3-16384-gpus", &job);
+    // A GPT-3 175B training step on 1,024 and 16,384 GPUs (TP 8 × PP 16 × DP 8 or 128): every
+    // collective kind through the engine with all its groups at once.
+    for (name, nodes, dp) in [("train-gpt3-1024-gpus", 128, 8), ("train-gpt3-16384-gpus", 2048, 128)] {
+        let job = TrainScenario {
+            cluster: Scenario { nodes, ..Scenario::default_demo() },
+            dp,
+            global_batch: 64 * dp,
+            ..TrainScenario::default_demo()
+        };
+        train(name, &job);
+    }
     // Peak memory of this process over all of the above (VmHWM, Linux).
     let peak_kb = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
         s.lines()
