@@ -6,7 +6,7 @@
 
 use crate::i18n::Lang;
 use fabricscope::train::layout::Dim;
-use fabricscope::train::{compare_fabrics, FabricRow, TrainReport, TrainScenario, ValidTrain};
+use fabricscope::train::{on_fabric, FabricRow, TrainReport, TrainScenario, ValidTrain, FABRICS};
 use fabricscope::ScenarioError;
 use std::rc::Rc;
 use yew::Reducible;
@@ -32,6 +32,8 @@ pub struct TrainState {
     pub groups: Dim,
     /// The job on every fabric, once computed.
     pub fabrics: Rc<Option<Result<Vec<FabricRow>, String>>>,
+    /// The fabric rows done so far, one run per idle tick, until `fabrics` has them all.
+    pub fabric_rows: Rc<Vec<FabricRow>>,
     /// (GPUs, tokens/s, efficiency) at growing DP, one point per tick.
     pub scaling: Rc<Vec<(u32, f64, f64)>>,
     pub scaling_todo: Rc<Vec<u32>>,
@@ -58,7 +60,7 @@ pub enum TrainAction {
         now_ms: f64,
     },
     SetGroups(Dim),
-    /// Compute the next missing comparison (fabrics first, then one scaling point).
+    /// Compute the next missing comparison (a fabric at a time, then one scaling point).
     Extra,
     SetLang(Lang),
     SetDark(bool),
@@ -97,6 +99,7 @@ impl TrainState {
             last_frame_ms: None,
             groups: Dim::Tp,
             fabrics: Rc::new(None),
+            fabric_rows: Rc::new(Vec::new()),
             error: None,
             link_problem: None,
             lang,
@@ -114,6 +117,7 @@ impl PartialEq for TrainState {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.report, &other.report)
             && Rc::ptr_eq(&self.fabrics, &other.fabrics)
+            && Rc::ptr_eq(&self.fabric_rows, &other.fabric_rows)
             && Rc::ptr_eq(&self.scaling, &other.scaling)
             && Rc::ptr_eq(&self.scaling_todo, &other.scaling_todo)
             && self.job == other.job
@@ -157,6 +161,7 @@ impl Reducible for TrainState {
                         next.scaling_todo = Rc::new(scaling_plan(&job));
                         next.scaling_stop = None;
                         next.fabrics = Rc::new(None);
+                        next.fabric_rows = Rc::new(Vec::new());
                         next.job = job;
                         next.error = None;
                         next.playhead = 0.0;
@@ -195,7 +200,29 @@ impl Reducible for TrainState {
             TrainAction::SetGroups(dim) => next.groups = dim,
             TrainAction::Extra => {
                 if self.fabrics.is_none() {
-                    next.fabrics = Rc::new(Some(compare_fabrics(&self.job).map_err(|e| join(&e))));
+                    // One fabric a tick; the job's own is the report already shown.
+                    let technology = FABRICS[self.fabric_rows.len()];
+                    let job = on_fabric(&self.job, technology);
+                    let row = if job == self.job {
+                        Ok(FabricRow::of(technology, &self.report))
+                    } else {
+                        job.validate()
+                            .map(|valid| FabricRow::of(technology, &valid.run()))
+                            .map_err(|e| join(&e))
+                    };
+                    match row {
+                        Ok(row) => {
+                            let mut rows = (*self.fabric_rows).clone();
+                            rows.push(row);
+                            if rows.len() == FABRICS.len() {
+                                next.fabrics = Rc::new(Some(Ok(rows)));
+                                next.fabric_rows = Rc::new(Vec::new());
+                            } else {
+                                next.fabric_rows = Rc::new(rows);
+                            }
+                        }
+                        Err(error) => next.fabrics = Rc::new(Some(Err(error))),
+                    }
                 } else if let Some((&dp, rest)) = self.scaling_todo.split_first() {
                     next.scaling_todo = Rc::new(rest.to_vec());
                     match fabricscope::train::scaling(&self.job, &[dp]) {
@@ -270,9 +297,14 @@ mod tests {
     fn comparisons_fill_in_one_per_tick() {
         let mut state = Rc::new(TrainState::new(small(), Lang::En, false).unwrap());
         assert!(state.extras_pending());
+        // One fabric a tick: InfiniBand (the job's own, the report shown), RoCE, EFA, TCP.
+        for done in 1..4 {
+            state = state.reduce(TrainAction::Extra);
+            assert!(state.fabrics.is_none() && state.fabric_rows.len() == done);
+        }
         state = state.reduce(TrainAction::Extra);
         let fabrics = state.fabrics.as_ref().clone().unwrap().unwrap();
-        assert_eq!(fabrics.len(), 4);
+        assert_eq!(fabrics, fabricscope::train::compare_fabrics(&state.job).unwrap());
         while state.extras_pending() {
             state = state.reduce(TrainAction::Extra);
         }

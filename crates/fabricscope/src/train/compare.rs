@@ -63,28 +63,42 @@ pub struct FabricRow {
     pub usd: f64,
 }
 
-/// The same job on every fabric technology, at the cluster's NIC speed, each at its own
-/// (assumed or set) price: what "is InfiniBand worth the money" needs.
+/// The fabrics `compare_fabrics` weighs, in its rows' order.
+pub const FABRICS: [Technology; 4] =
+    [Technology::Infiniband, Technology::Roce, Technology::Efa, Technology::Tcp];
+
+/// The job on `technology`, at the cluster's NIC speed, with that fabric's own routing and
+/// efficiency, and its own (assumed) price unless it is the job's fabric.
+pub fn on_fabric(train: &TrainScenario, technology: Technology) -> TrainScenario {
+    let mut s = train.clone();
+    s.cluster.fabric.technology = technology;
+    s.cluster.fabric.routing = None;
+    s.cluster.fabric.congested_efficiency = None;
+    s.cost.gpu_hour_usd =
+        if technology == train.cluster.fabric.technology { train.cost.gpu_hour_usd } else { None };
+    s
+}
+
+impl FabricRow {
+    /// The row of a step run on `technology`.
+    pub fn of(technology: Technology, r: &TrainReport) -> FabricRow {
+        FabricRow {
+            technology,
+            step_ns: r.step_ns,
+            comm_exposed_share: r.comm_exposed_share,
+            days: r.cost.days,
+            gpu_hour_usd: r.cost.gpu_hour_usd,
+            usd: r.cost.usd,
+        }
+    }
+}
+
+/// The same job on every fabric technology (`on_fabric`): what "is InfiniBand worth the
+/// money" needs.
 pub fn compare_fabrics(train: &TrainScenario) -> Result<Vec<FabricRow>, Vec<ScenarioError>> {
-    [Technology::Infiniband, Technology::Roce, Technology::Efa, Technology::Tcp]
+    FABRICS
         .into_iter()
-        .map(|technology| {
-            let mut s = train.clone();
-            s.cluster.fabric.technology = technology;
-            s.cluster.fabric.routing = None;
-            s.cluster.fabric.congested_efficiency = None;
-            s.cost.gpu_hour_usd =
-                if technology == train.cluster.fabric.technology { train.cost.gpu_hour_usd } else { None };
-            let r = s.validate()?.run();
-            Ok(FabricRow {
-                technology,
-                step_ns: r.step_ns,
-                comm_exposed_share: r.comm_exposed_share,
-                days: r.cost.days,
-                gpu_hour_usd: r.cost.gpu_hour_usd,
-                usd: r.cost.usd,
-            })
-        })
+        .map(|technology| Ok(FabricRow::of(technology, &on_fabric(train, technology).validate()?.run())))
         .collect()
 }
 

@@ -96,7 +96,7 @@ mod step;
 mod tests;
 mod validate;
 
-pub use compare::{compare_fabrics, difference, scaling, Difference, FabricRow};
+pub use compare::{compare_fabrics, difference, on_fabric, scaling, Difference, FabricRow, FABRICS};
 pub use contention::Contention;
 pub use report::{Activity, Breakdown, Cost, Memory, MicroBatch, Op, OpKind, StepOp, Storage, TrainReport};
 pub use scenario::{default_gpu_hour_usd, CostAssumptions, Recompute, StorageAssumptions, TrainScenario};

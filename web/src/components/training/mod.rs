@@ -87,7 +87,12 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
     // The comparisons, one simulation per idle tick so the page stays responsive.
     {
         let s = state.clone();
-        let key = (Shared::of(&state.fabrics), state.scaling.len(), state.scaling_todo.len());
+        let key = (
+            Shared::of(&state.fabrics),
+            state.fabric_rows.len(),
+            state.scaling.len(),
+            state.scaling_todo.len(),
+        );
         use_next_slice(key, state.extras_pending(), 30, move || s.dispatch(TrainAction::Extra));
     }
 
