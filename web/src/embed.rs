@@ -207,7 +207,15 @@ impl Figure {
 
 impl Figure {
     fn paint<S: Surface>(&self, ctx: &S, t: SimTime) {
-        render::paint_at(ctx, &self.sim, &self.layout, t, self.lang, &palette::LIGHT, &self.focus);
+        render::paint_at(
+            ctx,
+            &self.sim,
+            &self.layout,
+            render::At::of(&self.sim, t),
+            self.lang,
+            &palette::LIGHT,
+            &self.focus,
+        );
     }
 }
 

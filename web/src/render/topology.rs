@@ -49,18 +49,34 @@ pub struct Scene<'a> {
     pub steps_ahead: u32,
 }
 
-/// Paints `sim` at time `t` with `layout`: its frame there, the transfer the step text
+/// A moment of a run to paint: its time, and the step the text describes then (several steps
+/// may start at one time; the page says which it stepped to).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct At {
+    pub t: fabricscope::units::SimTime,
+    pub step: Option<u32>,
+}
+
+impl At {
+    /// `t`, with the last step started by then.
+    pub fn of(sim: &fabricscope::Simulation, t: fabricscope::units::SimTime) -> At {
+        At { t, step: sim.step_at(t) }
+    }
+}
+
+/// Paints `sim` at `at` with `layout`: its frame there, the transfer the step text
 /// follows, and what a lesson points at; returns how many GPUs were drawn. The page's canvas,
 /// the SVG export and embedded figures all paint through this.
 pub fn paint_at<S: Surface>(
     ctx: &S,
     sim: &fabricscope::Simulation,
     layout: &Layout,
-    t: fabricscope::units::SimTime,
+    at: At,
     lang: Lang,
     palette: &Palette,
     pointed: &Focus,
 ) -> u32 {
+    let t = at.t;
     let frame = sim.sample(t);
     let utilisation = sim.utilisation(&frame);
     let scene = Scene {
@@ -70,7 +86,7 @@ pub fn paint_at<S: Surface>(
         trace: &sim.trace,
         frame: &frame,
         utilisation: &utilisation,
-        focus: sim.step_at(t).and_then(|step| sim.focus_transfer(step)),
+        focus: at.step.and_then(|step| sim.focus_transfer(step)),
         node_name: &sim.scenario.preset().name,
         lang,
         palette,
@@ -91,7 +107,7 @@ pub fn topology_svg(
 ) -> String {
     let layout = Layout::with_expanded(&sim.topology, width, expanded);
     let svg = Svg::new();
-    paint_at(&svg, sim, &layout, playhead, lang, &LIGHT, pointed);
+    paint_at(&svg, sim, &layout, At::of(sim, playhead), lang, &LIGHT, pointed);
     svg.finish(layout.width, layout.height)
 }
 

@@ -60,7 +60,7 @@ pub fn link_table(props: &LinkTableProps) -> Html {
         };
         busy = loads(state.playhead);
         if busy.is_empty() {
-            if let Some(k) = sim.step_at(state.playhead) {
+            if let Some(k) = state.step_of(sim) {
                 let start = sim.step_starts[k as usize];
                 let end = sim.step_starts.get(k as usize + 1).copied().unwrap_or(sim.summary.time);
                 busy = loads(fabricscope::units::SimTime((start.0 + end.0) / 2));

@@ -11,7 +11,7 @@ use crate::services::device::touch_first;
 use crate::state::collectives::{AppState, Focus};
 use crate::state::Shared;
 use fabricscope::topology::{LinkId, LinkKind};
-use fabricscope::units::{format_bytes, format_duration_ns, SimTime};
+use fabricscope::units::{format_bytes, format_duration_ns};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlCanvasElement;
@@ -119,18 +119,11 @@ pub fn topology_view(props: &TopologyProps) -> Html {
         let cache = layout_cache.clone();
         let focus = state.focus.clone();
         // The simulation is compared by identity: a new one is a new Rc.
-        let deps = (
-            Shared::of(&sim),
-            state.playhead,
-            state.lang,
-            state.dark,
-            *resized,
-            state.focus.clone(),
-            *expanded,
-        );
-        use_effect_with(deps, move |&(_, playhead, lang, dark, _, _, expanded)| {
+        let at = render::At { t: state.playhead, step: state.step_of(&sim) };
+        let deps = (Shared::of(&sim), at, state.lang, state.dark, *resized, state.focus.clone(), *expanded);
+        use_effect_with(deps, move |&(_, at, lang, dark, _, _, expanded)| {
             if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
-                let view = TopologyPaint { sim: &sim, playhead, lang, dark, pointed: &focus, expanded };
+                let view = TopologyPaint { sim: &sim, at, lang, dark, pointed: &focus, expanded };
                 paint_topology(&canvas, &cache, &view);
             }
         });
@@ -293,7 +286,7 @@ struct LayoutCache {
 /// lesson points at and the node open in full (in a compact cluster).
 struct TopologyPaint<'a> {
     sim: &'a Rc<fabricscope::Simulation>,
-    playhead: SimTime,
+    at: render::At,
     lang: Lang,
     dark: bool,
     pointed: &'a Focus,
@@ -308,7 +301,7 @@ fn paint_topology(
     cache: &std::cell::RefCell<Option<LayoutCache>>,
     view: &TopologyPaint,
 ) {
-    let TopologyPaint { sim, playhead, lang, dark, pointed, expanded } = *view;
+    let TopologyPaint { sim, at, lang, dark, pointed, expanded } = *view;
     let width = canvas.parent_element().map(|p| p.client_width() as f64).unwrap_or(960.0).max(320.0);
     let key = Shared::of(sim);
     let layout = {
@@ -343,7 +336,7 @@ fn paint_topology(
     let clock = gloo::utils::window().performance();
     let started = clock.as_ref().map(|p| p.now());
     let palette = Palette::of(dark);
-    let gpus = render::paint_at(&ctx, sim, &layout, playhead, lang, palette, pointed);
+    let gpus = render::paint_at(&ctx, sim, &layout, at, lang, palette, pointed);
     let _ = canvas.set_attribute("data-gpu-count", &gpus.to_string());
     // What this frame cost, sampling and painting [ms], for the benchmark.
     if let (Some(clock), Some(started)) = (clock, started) {

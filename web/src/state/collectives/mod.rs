@@ -54,6 +54,10 @@ pub struct AppState {
     /// (size, algorithm) points of the curve still to simulate.
     pub curve_todo: Rc<Vec<(u64, Option<Algorithm>)>>,
     pub playhead: SimTime,
+    /// The step the reader stepped to with the step buttons: several steps may start at the
+    /// same time (NVLS issues its reduce and multicast together), and the time alone would
+    /// name only the last of them. Cleared whenever the playhead moves otherwise.
+    pub step_pin: Option<u32>,
     pub playing: bool,
     pub speed: f64,
     /// Timestamp of the last animation frame [ms], while playing.
@@ -192,6 +196,7 @@ impl AppState {
             curve: Rc::new(Vec::new()),
             curve_todo,
             playhead: SimTime::ZERO,
+            step_pin: None,
             playing: false,
             speed: 1.0,
             last_frame_ms: None,
@@ -245,6 +250,7 @@ impl AppState {
         self.error = None;
         self.notice = None;
         self.playhead = SimTime::ZERO;
+        self.step_pin = None;
         self.last_frame_ms = None;
     }
 
@@ -253,8 +259,16 @@ impl AppState {
         if self.playhead >= self.sim.summary.time {
             Stage::Done
         } else {
-            self.sim.step_at(self.playhead).map(Stage::Step).unwrap_or(Stage::Launch)
+            self.step_of(&self.sim).map(Stage::Step).unwrap_or(Stage::Launch)
         }
+    }
+
+    /// The step of `sim` at the playhead: the one stepped to, where it starts then, else the
+    /// last one started by then.
+    pub fn step_of(&self, sim: &Simulation) -> Option<u32> {
+        self.step_pin
+            .filter(|&k| sim.step_starts.get(k as usize) == Some(&self.playhead))
+            .or_else(|| sim.step_at(self.playhead))
     }
 }
 
@@ -305,6 +319,19 @@ impl Reducible for AppState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let stepping = matches!(action, Action::StepForward | Action::StepBack);
+        let before = self.playhead;
+        let next = AppState::apply(self, action);
+        if !stepping && next.playhead != before && next.step_pin.is_some() {
+            return Rc::new(AppState { step_pin: None, ..(*next).clone() });
+        }
+        next
+    }
+}
+
+impl AppState {
+    /// Each action's change (`reduce` also unpins the step when the playhead moves otherwise).
+    fn apply(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
             Action::SetScenario(scenario) => {
@@ -444,17 +471,26 @@ impl Reducible for AppState {
             }
             Action::StepForward => {
                 next.playing = false;
-                let following = self.sim.step_starts.iter().copied().find(|&start| start > self.playhead);
-                next.playhead = following.unwrap_or(self.end());
+                // The next step by index: one that starts with this one is not skipped.
+                let following = match self.stage() {
+                    Stage::Launch => Some(0),
+                    Stage::Step(step) => Some(step + 1),
+                    Stage::Done => None,
+                }
+                .filter(|&k| (k as usize) < self.sim.step_starts.len());
+                next.step_pin = following;
+                next.playhead = following.map_or(self.end(), |k| self.sim.step_starts[k as usize]);
             }
             Action::StepBack => {
                 next.playing = false;
-                next.playhead = match self.stage() {
-                    Stage::Step(step) if step > 0 => self.sim.step_starts[step as usize - 1],
-                    Stage::Step(_) | Stage::Launch => SimTime::ZERO,
+                let previous = match self.stage() {
+                    Stage::Step(step) if step > 0 => Some(step - 1),
+                    Stage::Step(_) | Stage::Launch => None,
                     // From the end, back to the last step.
-                    Stage::Done => self.sim.step_starts.last().copied().unwrap_or(SimTime::ZERO),
+                    Stage::Done => self.sim.step_starts.len().checked_sub(1).map(|k| k as u32),
                 };
+                next.step_pin = previous;
+                next.playhead = previous.map_or(SimTime::ZERO, |k| self.sim.step_starts[k as usize]);
             }
             Action::ToStart => {
                 next.playing = false;
