@@ -15,7 +15,6 @@
 
 use crate::collective::Hop;
 use crate::collective::{schedule_with, Algorithm, ChunkOp, Protocol, Schedule, Transfer, ELEM_BYTES};
-use crate::engine;
 use crate::limits::MAX_TRANSFERS;
 use crate::plan::ValidScenario;
 use crate::scenario::Collective;
@@ -275,55 +274,13 @@ pub fn sends_traffic(valid: &ValidScenario, pairs: &[(u32, u32)], bytes: u64) ->
     }
 }
 
-/// `collective` of `bytes` per group, every group at once, through the engine.
-pub fn collective_op(
+/// `parts` launched together as one schedule (a step's messages are megabytes: the tuner's
+/// choice there is Simple), and each part's range of its transfers.
+pub(super) fn combined(
     valid: &ValidScenario,
     topology: &Topology,
-    collective: Collective,
-    groups: &[Vec<u32>],
-    bytes: u64,
-) -> OpTiming {
-    timing(valid, topology, &collective_traffic(valid, collective, groups, bytes))
-}
-
-/// `sends_traffic` through the engine.
-pub fn sends_op(valid: &ValidScenario, topology: &Topology, pairs: &[(u32, u32)], bytes: u64) -> OpTiming {
-    timing(valid, topology, &sends_traffic(valid, pairs, bytes))
-}
-
-/// A step's messages are megabytes: the tuner's choice there is Simple.
-fn schedule_of(
-    valid: &ValidScenario,
-    topology: &Topology,
-    t: &Traffic,
-    transfers: Vec<Transfer>,
-) -> Schedule {
-    let mut schedule =
-        Schedule::new(t.collective, t.algorithm, topology.n_gpus(), valid.channels(), t.count, 1, transfers);
-    schedule.protocol = Protocol::Simple;
-    schedule.latency = valid.scenario().latency;
-    schedule
-}
-
-/// One operation alone through the engine (folded by channel symmetry where it is proved).
-pub fn timing(valid: &ValidScenario, topology: &Topology, traffic: &Traffic) -> OpTiming {
-    if traffic.transfers.is_empty() {
-        return OpTiming { time_ns: 0, transfers: 0, crosses_nodes: false };
-    }
-    let n = traffic.transfers.len() as u64;
-    debug_assert!(n <= MAX_TRANSFERS * 4, "checked against the cap before");
-    let schedule = schedule_of(valid, topology, traffic, traffic.transfers.clone());
-    // Channel 0 alone on the folded links where the channels are proved images of one another:
-    // the same end, to the nanosecond, at a channel's cost.
-    let finished = engine::symmetry::finish_times(topology, &schedule, valid.policy());
-    let end = finished.iter().map(|t| t.as_ns()).max().unwrap_or(0);
-    OpTiming { time_ns: end, transfers: n, crosses_nodes: traffic.crosses_nodes }
-}
-
-/// Several operations launched together in one engine run, so that where they share a link
-/// they share its capacity: each one's finish time [ns] (its own transfers' last end). An
-/// operation alone gives its `collective_op` time.
-pub fn together(valid: &ValidScenario, topology: &Topology, parts: &[&Traffic]) -> Vec<u64> {
+    parts: &[&Traffic],
+) -> (Schedule, Vec<std::ops::Range<usize>>) {
     let mut transfers = Vec::new();
     let mut ranges = Vec::new();
     for part in parts {
@@ -331,9 +288,24 @@ pub fn together(valid: &ValidScenario, topology: &Topology, parts: &[&Traffic]) 
         append(&mut transfers, part.transfers.clone(), |r| r);
         ranges.push(start..transfers.len());
     }
-    let Some(first) = parts.first() else { return Vec::new() };
     debug_assert!(transfers.len() as u64 <= MAX_TRANSFERS * 8, "checked against the cap before");
-    let schedule = schedule_of(valid, topology, first, transfers);
-    let finished = engine::symmetry::finish_times(topology, &schedule, valid.policy());
-    ranges.into_iter().map(|r| finished[r].iter().map(|f| f.as_ns()).max().unwrap_or(0)).collect()
+    let (collective, algorithm, count) = parts
+        .first()
+        .map_or((Collective::SendRecv, Algorithm::Direct, 1), |t| (t.collective, t.algorithm, t.count));
+    let mut schedule =
+        Schedule::new(collective, algorithm, topology.n_gpus(), valid.channels(), count, 1, transfers);
+    schedule.protocol = Protocol::Simple;
+    schedule.latency = valid.scenario().latency;
+    (schedule, ranges)
+}
+
+impl Traffic {
+    /// Transfers, and whether any leaves a node.
+    pub fn transfers(&self) -> u64 {
+        self.transfers.len() as u64
+    }
+
+    pub fn crosses_nodes(&self) -> bool {
+        self.crosses_nodes
+    }
 }

@@ -19,9 +19,8 @@
 //!
 //! A call's mean time is then `alone + share × (together − alone)`: what the step uses.
 
+use super::runs::Runs;
 use super::{comm, OpKind};
-use crate::plan::ValidScenario;
-use crate::topology::Topology;
 use serde::Serialize;
 
 /// One kind of traffic slowed by another on the links they share.
@@ -72,8 +71,7 @@ pub(super) struct Kinds<'a> {
 
 /// Each pair that meets, run together; the EP AllToAll's alone time is `ep_alone_ns`.
 pub(super) fn measure(
-    valid: &ValidScenario,
-    topology: &Topology,
+    runs: &mut Runs,
     kinds: &Kinds,
     ep_alone_ns: u64,
     meeting: &Meeting,
@@ -81,7 +79,7 @@ pub(super) fn measure(
     let mut found = Vec::new();
     let stage = meeting.forward_ns + meeting.backward_ns;
     if let Some(pp) = kinds.pp {
-        let times = comm::together(valid, topology, &[kinds.ep, pp]);
+        let times = runs.together(&[kinds.ep, pp]);
         found.push(Contention {
             op: OpKind::Ep,
             with: OpKind::Pp,
@@ -101,10 +99,10 @@ pub(super) fn measure(
         // The bucket's ring runs beside the AllToAll as its per-link bytes (`coarsened`): its
         // thousands of steps would each re-share every AllToAll flow's links. The ring keeps
         // its own time alone and gains what the AllToAll adds to moving those bytes.
-        let alone = comm::timing(valid, topology, bucket).time_ns;
+        let alone = runs.timing(bucket).time_ns;
         let coarse = bucket.coarsened();
-        let coarse_alone = comm::together(valid, topology, &[&coarse])[0];
-        let times = comm::together(valid, topology, &[kinds.ep, &coarse]);
+        let coarse_alone = runs.together(&[&coarse])[0];
+        let times = runs.together(&[kinds.ep, &coarse]);
         let slowed = alone + times[1].saturating_sub(coarse_alone);
         found.push(Contention {
             op: OpKind::Ep,

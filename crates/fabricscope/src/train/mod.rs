@@ -90,6 +90,7 @@ mod compare;
 mod contention;
 mod memory;
 mod report;
+pub mod runs;
 mod scenario;
 mod step;
 #[cfg(test)]
@@ -99,13 +100,13 @@ mod validate;
 pub use compare::{compare_fabrics, difference, on_fabric, scaling, Difference, FabricRow, FABRICS};
 pub use contention::Contention;
 pub use report::{Activity, Breakdown, Cost, Memory, MicroBatch, Op, OpKind, StepOp, Storage, TrainReport};
+pub use runs::TrainJob;
 pub use scenario::{default_gpu_hour_usd, CostAssumptions, Recompute, StorageAssumptions, TrainScenario};
 pub use validate::ValidTrain;
 
 use crate::catalog::Technology;
 use crate::plan::ValidScenario;
 use crate::scenario::{Collective, ScenarioError};
-use crate::topology::Topology;
 use layout::{Dim, Grid};
 use model::ModelShape;
 use serde::Serialize;

@@ -2,6 +2,7 @@
 //! engine (`comm`), Megatron's 1F1B pipeline (`pipeline`), what overlaps and what is exposed,
 //! cost and checkpoints. The maths and its papers are in the module doc of `train`.
 
+use super::runs::Runs;
 use super::*;
 use crate::units::round_to_elements;
 
@@ -123,10 +124,11 @@ impl ValidTrain {
     /// Simulates one step.
     pub fn run(&self) -> TrainReport {
         let topology = self.cluster.topology();
-        self.run_on(&topology)
+        self.run_with(&mut Runs::direct(&self.cluster, &topology))
     }
 
-    fn run_on(&self, topology: &Topology) -> TrainReport {
+    /// The step, with its engine runs done by `runs` (at once, or recorded for a `TrainJob`).
+    pub(super) fn run_with(&self, runs: &mut Runs) -> TrainReport {
         let s = &self.scenario;
         let shape = &self.shape;
         let gpu = self.cluster.preset().gpu;
@@ -159,7 +161,7 @@ impl ValidTrain {
             };
             let mut call = 0.0;
             for &(collective, name) in kinds {
-                let op = comm::collective_op(&self.cluster, topology, collective, &tp_groups, activation);
+                let op = runs.collective_op(collective, &tp_groups, activation);
                 let calls = (calls_f + calls_b) * layers_total * m;
                 ops.push(Op::new(OpKind::Tp, name, tp_groups.len(), s.tp, activation, calls, &op));
                 call += op.time_ns as f64;
@@ -177,7 +179,7 @@ impl ValidTrain {
             None => comm::collective_traffic(&self.cluster, Collective::AllToAll, &expert_groups, dispatch),
         });
         let a2a_alone = if let Some(traffic) = &ep_traffic {
-            let op = comm::timing(&self.cluster, topology, traffic);
+            let op = runs.timing(traffic);
             let calls = (calls_f + calls_b) / 2.0 * shape.moe_layers() as f64 / s.pp as f64 * m;
             for name in [StepOp::ExpertDispatch, StepOp::ExpertCombine] {
                 ops.push(Op::new(OpKind::Ep, name, expert_groups.len(), s.ep, dispatch, calls, &op));
@@ -204,7 +206,7 @@ impl ValidTrain {
             }
             let share = round_to_elements(activation / s.tp as u64);
             let traffic = comm::sends_traffic(&self.cluster, &pairs, share);
-            let op = comm::timing(&self.cluster, topology, &traffic);
+            let op = runs.timing(&traffic);
             ops.push(Op::new(OpKind::Pp, StepOp::PipelineSendRecv, pairs.len(), 2, share, 2.0 * v * m, &op));
             pp_traffic = Some(traffic);
             op.time_ns as f64
@@ -223,9 +225,9 @@ impl ValidTrain {
                 .collect();
             let kv = self.kv_chunk_bytes();
             let steps = (s.cp - 1) as f64 * layers_total * m;
-            let forward = comm::sends_op(&self.cluster, topology, &pairs, kv);
+            let forward = runs.sends_op(&pairs, kv);
             ops.push(Op::new(OpKind::Cp, StepOp::ContextKvPass, pairs.len(), s.cp, kv, steps, &forward));
-            let backward = comm::sends_op(&self.cluster, topology, &pairs, 2 * kv);
+            let backward = runs.sends_op(&pairs, 2 * kv);
             ops.push(Op::new(
                 OpKind::Cp,
                 StepOp::ContextKvGradPass,
@@ -242,8 +244,7 @@ impl ValidTrain {
         // ZeRO-3: each layer's parameters gathered before its forward and its backward.
         let z3_gather = if s.zero == 3 && s.dp > 1 {
             let layer_bytes = round_to_elements((shape.layer_params() as f64 / tp) as u64 * BF16);
-            let op =
-                comm::collective_op(&self.cluster, topology, Collective::AllGather, &dp_groups, layer_bytes);
+            let op = runs.collective_op(Collective::AllGather, &dp_groups, layer_bytes);
             ops.push(Op::new(
                 OpKind::Dp,
                 StepOp::LayerParamGather,
@@ -341,7 +342,7 @@ impl ValidTrain {
             comm::collective_traffic(&self.cluster, collective, groups, bucket)
         });
         for &(groups, size, bytes, experts) in &reductions {
-            let op = comm::collective_op(&self.cluster, topology, collective, groups, bytes);
+            let op = runs.collective_op(collective, groups, bytes);
             let name = match (s.zero == 0, experts) {
                 (true, false) => StepOp::GradAllReduce,
                 (false, false) => StepOp::GradReduceScatter,
@@ -351,7 +352,7 @@ impl ValidTrain {
             ops.push(Op::new(OpKind::Dp, name, groups.len(), size, bytes, 1.0, &op));
             dp_reduce += op.time_ns as f64;
             if s.zero == 1 || s.zero == 2 {
-                let op = comm::collective_op(&self.cluster, topology, Collective::AllGather, groups, bytes);
+                let op = runs.collective_op(Collective::AllGather, groups, bytes);
                 let name = if experts { StepOp::ExpertParamGather } else { StepOp::UpdatedParamGather };
                 ops.push(Op::new(OpKind::Dp, name, groups.len(), size, bytes, 1.0, &op));
                 dp_exposed += op.time_ns as f64;
@@ -365,8 +366,7 @@ impl ValidTrain {
         let first = alone[slowest_of(&alone)];
         let contention = match &ep_traffic {
             Some(ep) => contention::measure(
-                &self.cluster,
-                topology,
+                runs,
                 &contention::Kinds { ep, pp: pp_traffic.as_ref(), bucket: bucket_traffic.as_ref() },
                 a2a_alone as u64,
                 &contention::Meeting {

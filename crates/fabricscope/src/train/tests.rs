@@ -159,9 +159,38 @@ fn a_coarsened_bucket_meets_the_alltoall_as_its_every_step_would() {
         let bucket_bytes = crate::units::round_to_elements(valid.grad_bytes().0.min(25_000_000));
         let bucket =
             comm::collective_traffic(cluster, collective, &valid.grid().gradient_groups(), bucket_bytes);
-        let every_step = comm::together(cluster, &topology, &[&ep, &bucket])[1];
+        let every_step = runs::Runs::direct(cluster, &topology).together(&[&ep, &bucket])[1];
         let error = met.together_ns as f64 / every_step as f64 - 1.0;
         assert!(error.abs() < 0.03, "{order:?}: {} vs {every_step} ns ({error:+.3})", met.together_ns);
         assert!(met.together_ns > 2 * met.alone_ns, "{order:?}: the AllToAll slows the bucket: {met:?}");
+    }
+}
+
+/// A step run a slice at a time (`TrainJob`, what the page polls between frames) gives the
+/// report one call gives, field for field: GPT-3 (every run known after one pass) and
+/// DeepSeek-V3 across nodes (its gradient bucket meets the AllToAlls only once the DP reduction's
+/// time is known: a third pass).
+#[test]
+fn a_training_step_in_slices_gives_what_one_call_gives() {
+    let mut deepseek = TrainScenario::default_demo();
+    deepseek.cluster.preset = "hgx-h800".into();
+    deepseek.cluster.nodes = 32;
+    deepseek.model = "deepseek-v3".into();
+    (deepseek.tp, deepseek.pp, deepseek.dp, deepseek.ep, deepseek.global_batch) = (1, 16, 16, 8, 512);
+    deepseek.order = layout::RankOrder::TpPpDp;
+    for (job, passes) in [(TrainScenario::default_demo(), 2), (deepseek, 3)] {
+        let valid = job.validate().unwrap();
+        let whole = valid.run();
+        let mut sliced = TrainJob::new(valid);
+        let mut polls = 0;
+        let report = loop {
+            polls += 1;
+            if let Some(report) = sliced.poll(3) {
+                break report;
+            }
+        };
+        assert_eq!(report, whole);
+        assert_eq!(sliced.passes(), passes);
+        assert!(polls > 10, "{polls} polls: the work came in pieces");
     }
 }
