@@ -110,6 +110,10 @@ report('frame-1024-gpus', { p50_ms: deltas1024[Math.floor(deltas1024.length * 0.
   await page.click('#mode-training');
   await page.waitForSelector('#step-time');
   report('wasm-train-gpt3-256-gpus', { ms: Date.now() - t0 });
+  // A change of layout: its step and the comparisons after it run in slices.
+  const before = await page.locator('#step-time').innerText();
+  const gap = await longestFreeze(() => page.selectOption('#micro-batch', '2'), async () => (await page.locator('#step-time').innerText()) !== before && (await page.locator('#fabrics tbody tr').count()) === 4);
+  report('freeze-train-change', { ms: gap });
 }
 
 // A phone on a slow network (1.6 Mbit/s down, 150 ms round trip, the CPU 4× slower), nothing

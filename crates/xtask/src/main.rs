@@ -442,9 +442,10 @@ fn bench() -> Result<()> {
         "longest freeze while a change simulates (gap between frames)".into(),
         "<= 100 ms".into(),
         format!(
-            "1 -> 8 nodes (64,512 transfers, sliced): {:.0} ms; 8 -> 128 nodes at 1 channel (steady state): {:.0} ms",
+            "1 -> 8 nodes (64,512 transfers, sliced): {:.0} ms; 8 -> 128 nodes at 1 channel (steady state): {:.0} ms; training view, GPT-3 on 256 GPUs, micro-batch 1 -> 2 (its step and four fabrics, sliced): {:.0} ms",
             ms("freeze-8-nodes", "ms").unwrap_or(f64::NAN),
-            ms("freeze-1024-gpus", "ms").unwrap_or(f64::NAN)
+            ms("freeze-1024-gpus", "ms").unwrap_or(f64::NAN),
+            ms("freeze-train-change", "ms").unwrap_or(f64::NAN)
         ),
     ));
     rows.push((

@@ -2,12 +2,14 @@
 //! step, and the comparisons (other fabrics, more nodes) that fill in one run per idle tick.
 //!
 //! Like the collectives view (`state::collectives`), it keeps the last *valid* job: a rejected change sets
-//! `error` and nothing else.
+//! `error` and nothing else. A valid change is simulated a slice at a time (`pending`, a
+//! `TrainJob` the view polls between frames); the last step stays shown until the new one is done.
 
 use crate::i18n::Lang;
 use fabricscope::train::layout::Dim;
-use fabricscope::train::{on_fabric, FabricRow, TrainReport, TrainScenario, ValidTrain, FABRICS};
+use fabricscope::train::{on_fabric, FabricRow, TrainJob, TrainReport, TrainScenario, ValidTrain, FABRICS};
 use fabricscope::ScenarioError;
+use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
 
@@ -47,10 +49,36 @@ pub struct TrainState {
     pub dark: bool,
     /// A job kept as "A" to compare the current one with.
     pub pinned: Option<Rc<(TrainScenario, TrainReport)>>,
+    /// The valid change being simulated, a slice at a time, and the slices run so far.
+    pub pending: Option<Rc<RefCell<TrainJob>>>,
+    pub pending_slices: u32,
+    /// The comparison being simulated (a fabric row or a scaling point), a slice at a time.
+    pub extra: Option<(Extra, Rc<RefCell<TrainJob>>)>,
+    pub extra_slices: u32,
+}
+
+/// What a comparison job is for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Extra {
+    Fabric(fabricscope::catalog::Technology),
+    Scaling,
+}
+
+/// A job to poll.
+fn job_of(valid: ValidTrain) -> Rc<RefCell<TrainJob>> {
+    Rc::new(RefCell::new(TrainJob::new(valid)))
 }
 
 pub enum TrainAction {
     SetJob(Box<TrainScenario>),
+    /// A slice of the comparison job ran and it is not done.
+    ExtraWorked,
+    /// The comparison job's step (ignored if it is no longer the one in flight).
+    ExtraReady(Rc<RefCell<TrainJob>>, Box<TrainReport>),
+    /// A slice of the pending job ran and it is not done.
+    Worked,
+    /// The pending job's step (ignored if another change replaced it meanwhile).
+    Ready(Rc<RefCell<TrainJob>>, Box<TrainReport>),
     Reject(String),
     DismissError,
     DismissLinkProblem,
@@ -60,7 +88,8 @@ pub enum TrainAction {
         now_ms: f64,
     },
     SetGroups(Dim),
-    /// Compute the next missing comparison (a fabric at a time, then one scaling point).
+    /// Start the next missing comparison (a fabric at a time, then one scaling point), as a
+    /// job the view polls (`extra`).
     Extra,
     SetLang(Lang),
     SetDark(bool),
@@ -105,11 +134,41 @@ impl TrainState {
             lang,
             dark,
             pinned: None,
+            pending: None,
+            pending_slices: 0,
+            extra: None,
+            extra_slices: 0,
         })
     }
 
+    /// Whether a comparison is still to start (none in flight, no change pending).
     pub fn extras_pending(&self) -> bool {
-        self.fabrics.is_none() || !self.scaling_todo.is_empty()
+        self.pending.is_none()
+            && self.extra.is_none()
+            && (self.fabrics.is_none() || !self.scaling_todo.is_empty())
+    }
+
+    /// A fabric row done; with the last, the table.
+    fn add_fabric_row(&mut self, row: FabricRow) {
+        let mut rows = (*self.fabric_rows).clone();
+        rows.push(row);
+        if rows.len() == FABRICS.len() {
+            self.fabrics = Rc::new(Some(Ok(rows)));
+            self.fabric_rows = Rc::new(Vec::new());
+        } else {
+            self.fabric_rows = Rc::new(rows);
+        }
+    }
+
+    /// The job the controls show: the one being simulated, else the one shown.
+    pub fn shown_job(&self) -> (TrainScenario, Rc<ValidTrain>) {
+        match &self.pending {
+            Some(job) => {
+                let valid = job.borrow().train().clone();
+                (valid.scenario().clone(), Rc::new(valid))
+            }
+            None => (self.job.clone(), self.valid.clone()),
+        }
     }
 }
 
@@ -129,11 +188,20 @@ impl PartialEq for TrainState {
             && self.link_problem == other.link_problem
             && self.lang == other.lang
             && self.dark == other.dark
-            && match (&self.pinned, &other.pinned) {
-                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
-                (None, None) => true,
-                _ => false,
-            }
+            && self.pending_slices == other.pending_slices
+            && self.extra_slices == other.extra_slices
+            && same(self.extra.as_ref().map(|e| &e.1), other.extra.as_ref().map(|e| &e.1))
+            && same(self.pending.as_ref(), other.pending.as_ref())
+            && same(self.pinned.as_ref(), other.pinned.as_ref())
+    }
+}
+
+/// The same value, or none on both sides.
+fn same<T>(a: Option<&Rc<T>>, b: Option<&Rc<T>>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
     }
 }
 
@@ -154,20 +222,31 @@ impl Reducible for TrainState {
                 match job.validate() {
                     Err(errors) => next.error = Some(join(&errors)),
                     Ok(valid) => {
-                        let report = valid.run();
-                        next.scaling = Rc::new(vec![(valid.cluster().n_ranks(), report.tokens_per_s, 1.0)]);
-                        next.report = Rc::new(report);
-                        next.valid = Rc::new(valid);
-                        next.scaling_todo = Rc::new(scaling_plan(&job));
-                        next.scaling_stop = None;
-                        next.fabrics = Rc::new(None);
-                        next.fabric_rows = Rc::new(Vec::new());
-                        next.job = job;
+                        next.pending = Some(job_of(valid));
+                        next.pending_slices = 0;
+                        next.extra = None;
                         next.error = None;
-                        next.playhead = 0.0;
-                        next.last_frame_ms = None;
                     }
                 }
+            }
+            TrainAction::Worked => next.pending_slices += 1,
+            TrainAction::Ready(job, report) => {
+                if !self.pending.as_ref().is_some_and(|p| Rc::ptr_eq(p, &job)) {
+                    return self;
+                }
+                let valid = job.borrow().train().clone();
+                let job = valid.scenario().clone();
+                next.scaling = Rc::new(vec![(valid.cluster().n_ranks(), report.tokens_per_s, 1.0)]);
+                next.report = Rc::new(*report);
+                next.valid = Rc::new(valid);
+                next.scaling_todo = Rc::new(scaling_plan(&job));
+                next.scaling_stop = None;
+                next.fabrics = Rc::new(None);
+                next.fabric_rows = Rc::new(Vec::new());
+                next.job = job;
+                next.playhead = 0.0;
+                next.last_frame_ms = None;
+                next.pending = None;
             }
             TrainAction::Reject(message) => next.error = Some(message),
             TrainAction::DismissError => next.error = None,
@@ -199,40 +278,25 @@ impl Reducible for TrainState {
             }
             TrainAction::SetGroups(dim) => next.groups = dim,
             TrainAction::Extra => {
+                if self.extra.is_some() {
+                    return self;
+                }
                 if self.fabrics.is_none() {
-                    // One fabric a tick; the job's own is the report already shown.
+                    // One fabric a job; the job's own is the report already shown.
                     let technology = FABRICS[self.fabric_rows.len()];
                     let job = on_fabric(&self.job, technology);
-                    let row = if job == self.job {
-                        Ok(FabricRow::of(technology, &self.report))
+                    if job == self.job {
+                        next.add_fabric_row(FabricRow::of(technology, &self.report));
                     } else {
-                        job.validate()
-                            .map(|valid| FabricRow::of(technology, &valid.run()))
-                            .map_err(|e| join(&e))
-                    };
-                    match row {
-                        Ok(row) => {
-                            let mut rows = (*self.fabric_rows).clone();
-                            rows.push(row);
-                            if rows.len() == FABRICS.len() {
-                                next.fabrics = Rc::new(Some(Ok(rows)));
-                                next.fabric_rows = Rc::new(Vec::new());
-                            } else {
-                                next.fabric_rows = Rc::new(rows);
-                            }
+                        match job.validate() {
+                            Ok(valid) => next.extra = Some((Extra::Fabric(technology), job_of(valid))),
+                            Err(errors) => next.fabrics = Rc::new(Some(Err(join(&errors)))),
                         }
-                        Err(error) => next.fabrics = Rc::new(Some(Err(error))),
                     }
                 } else if let Some((&dp, rest)) = self.scaling_todo.split_first() {
                     next.scaling_todo = Rc::new(rest.to_vec());
-                    match fabricscope::train::scaling(&self.job, &[dp]) {
-                        Ok(points) => {
-                            let (base_gpus, base_tps, _) = self.scaling[0];
-                            let (gpus, tps, _) = points[0];
-                            let mut curve = (*self.scaling).clone();
-                            curve.push((gpus, tps, (tps / gpus as f64) / (base_tps / base_gpus as f64)));
-                            next.scaling = Rc::new(curve);
-                        }
+                    match fabricscope::train::scaled(&self.job, dp).and_then(|job| job.validate()) {
+                        Ok(valid) => next.extra = Some((Extra::Scaling, job_of(valid))),
                         Err(errors) => {
                             next.scaling_todo = Rc::new(Vec::new());
                             next.scaling_stop = Some(format!("DP {dp}: {}", join(&errors)));
@@ -240,6 +304,26 @@ impl Reducible for TrainState {
                     }
                 } else {
                     return self;
+                }
+                next.extra_slices = 0;
+            }
+            TrainAction::ExtraWorked => next.extra_slices += 1,
+            TrainAction::ExtraReady(job, report) => {
+                let Some((kind, current)) = &self.extra else { return self };
+                if !Rc::ptr_eq(current, &job) {
+                    return self;
+                }
+                next.extra = None;
+                match kind {
+                    Extra::Fabric(technology) => next.add_fabric_row(FabricRow::of(*technology, &report)),
+                    Extra::Scaling => {
+                        let gpus = job.borrow().train().cluster().n_ranks();
+                        let (base_gpus, base_tps, _) = self.scaling[0];
+                        let tps = report.tokens_per_s;
+                        let mut curve = (*self.scaling).clone();
+                        curve.push((gpus, tps, (tps / gpus as f64) / (base_tps / base_gpus as f64)));
+                        next.scaling = Rc::new(curve);
+                    }
                 }
             }
             TrainAction::Pin(on) => {
@@ -267,16 +351,44 @@ mod tests {
         job
     }
 
-    #[test]
-    fn a_bad_layout_keeps_the_last_good_job() {
+    /// The small job's state, its step time, and the state after `change` is submitted.
+    fn changed(change: &TrainScenario) -> (f64, Rc<TrainState>) {
         let state = Rc::new(TrainState::new(small(), Lang::En, false).unwrap());
         let step = state.report.step_ns();
-        let mut bad = small();
-        bad.tp = 3;
-        let next = state.reduce(TrainAction::SetJob(Box::new(bad)));
+        (step, state.reduce(TrainAction::SetJob(Box::new(change.clone()))))
+    }
+
+    #[test]
+    fn a_bad_layout_keeps_the_last_good_job() {
+        let (step, next) = changed(&TrainScenario { tp: 3, ..small() });
         assert!(next.error.as_deref().unwrap().contains("TP × PP × DP"), "{:?}", next.error);
         assert_eq!(next.report.step_ns(), step);
         assert_eq!(next.job.tp, 8);
+    }
+
+    #[test]
+    fn a_change_is_simulated_in_slices_while_the_last_step_stays_shown() {
+        let change = TrainScenario { global_batch: 32, ..small() };
+        let (step, state) = changed(&change);
+        assert!(state.error.is_none(), "{:?}", state.error);
+        let job = state.pending.clone().expect("the change is being simulated");
+        // The last step stays; the controls show the change; the comparisons wait.
+        assert_eq!((state.report.step_ns(), state.job.global_batch), (step, 16));
+        assert_eq!(state.shown_job().0, change);
+        assert!(!state.extras_pending());
+        let report = loop {
+            if let Some(report) = job.borrow_mut().poll(16) {
+                break report;
+            }
+        };
+        // A stale job's step is ignored; the pending one's is shown.
+        let stale = Rc::new(RefCell::new(TrainJob::new(small().validate().unwrap())));
+        let same = state.clone().reduce(TrainAction::Ready(stale, Box::new(report.clone())));
+        assert!(Rc::ptr_eq(&same, &state));
+        let state = state.reduce(TrainAction::Ready(job, Box::new(report)));
+        assert!(state.pending.is_none() && state.job == change);
+        assert_eq!(*state.report, change.validate().unwrap().run());
+        assert!(state.extras_pending());
     }
 
     #[test]
@@ -293,25 +405,40 @@ mod tests {
         assert!(!state.playing && state.playhead == state.report.step_ns());
     }
 
+    /// What the view's effects do: start the next comparison, poll it to its end, hand its
+    /// step back.
+    fn next_extra(state: Rc<TrainState>) -> Rc<TrainState> {
+        let state = state.reduce(TrainAction::Extra);
+        let Some((_, job)) = state.extra.clone() else { return state };
+        let report = loop {
+            if let Some(report) = job.borrow_mut().poll(64) {
+                break report;
+            }
+        };
+        state.reduce(TrainAction::ExtraReady(job, Box::new(report)))
+    }
+
     #[test]
-    fn comparisons_fill_in_one_per_tick() {
+    fn comparisons_fill_in_one_job_at_a_time() {
         let mut state = Rc::new(TrainState::new(small(), Lang::En, false).unwrap());
         assert!(state.extras_pending());
-        // One fabric a tick: InfiniBand (the job's own, the report shown), RoCE, EFA, TCP.
-        for done in 1..4 {
-            state = state.reduce(TrainAction::Extra);
+        // One fabric at a time: InfiniBand (the job's own, the report shown), RoCE, EFA, TCP.
+        state = state.reduce(TrainAction::Extra);
+        assert!(state.extra.is_none() && state.fabric_rows.len() == 1, "the job's own row needs no run");
+        for done in 2..4 {
+            state = next_extra(state);
             assert!(state.fabrics.is_none() && state.fabric_rows.len() == done);
         }
-        state = state.reduce(TrainAction::Extra);
+        state = next_extra(state);
         let fabrics = state.fabrics.as_ref().clone().unwrap().unwrap();
         assert_eq!(fabrics, fabricscope::train::compare_fabrics(&state.job).unwrap());
         while state.extras_pending() {
-            state = state.reduce(TrainAction::Extra);
+            state = next_extra(state);
         }
-        // DP 2, 4, 8, 16 on 2, 4, 8, 16 nodes.
+        // DP 2, 4, 8, 16 on 2, 4, 8, 16 nodes, the same points as one call gives.
         let gpus: Vec<u32> = state.scaling.iter().map(|p| p.0).collect();
         assert_eq!(gpus, [16, 32, 64, 128]);
-        assert_eq!(state.scaling[0].2, 1.0);
+        assert_eq!(*state.scaling, fabricscope::train::scaling(&state.job, &[2, 4, 8, 16]).unwrap());
         assert!(state.scaling.iter().all(|p| p.2 > 0.5 && p.2 <= 1.05), "{:?}", state.scaling);
         assert_eq!(state.scaling_stop, None);
     }
@@ -326,7 +453,7 @@ mod tests {
         (job.tp, job.pp, job.dp, job.global_batch) = (24, 3, 1, 96);
         let mut state = Rc::new(TrainState::new(job, Lang::En, false).unwrap());
         while state.extras_pending() {
-            state = state.reduce(TrainAction::Extra);
+            state = next_extra(state);
         }
         assert_eq!(state.error, None);
         let stop = state.scaling_stop.clone().expect("a point beyond the engine");

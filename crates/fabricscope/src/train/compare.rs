@@ -102,20 +102,25 @@ pub fn compare_fabrics(train: &TrainScenario) -> Result<Vec<FabricRow>, Vec<Scen
         .collect()
 }
 
+/// The job at DP `dp`: nodes grow with DP, micro-batches per replica stay.
+pub fn scaled(train: &TrainScenario, dp: u32) -> Result<TrainScenario, Vec<ScenarioError>> {
+    let base_m = train.global_batch / (train.micro_batch * train.dp).max(1);
+    let g_node = train.cluster.validate_fabric()?.preset().gpus_per_node;
+    let mut s = train.clone();
+    s.dp = dp;
+    s.cluster.nodes = (train.tp * train.pp * dp).div_ceil(g_node);
+    s.global_batch = base_m * train.micro_batch * dp;
+    Ok(s)
+}
+
 /// Runs a step for each DP size in `dps` (nodes grow with DP; micro-batches per replica stay):
 /// `(gpus, tokens/s, scaling efficiency against the first)`.
 pub fn scaling(train: &TrainScenario, dps: &[u32]) -> Result<Vec<(u32, f64, f64)>, Vec<ScenarioError>> {
-    let base_m = train.global_batch / (train.micro_batch * train.dp).max(1);
-    let g_node = train.cluster.validate_fabric()?.preset().gpus_per_node;
     let mut points = Vec::new();
     let mut first: Option<f64> = None;
     for &dp in dps {
         let gpus = train.tp * train.pp * dp;
-        let mut s = train.clone();
-        s.dp = dp;
-        s.cluster.nodes = gpus.div_ceil(g_node);
-        s.global_batch = base_m * train.micro_batch * dp;
-        let report = s.validate()?.run();
+        let report = scaled(train, dp)?.validate()?.run();
         let per_gpu = report.tokens_per_s / gpus as f64;
         let base = *first.get_or_insert(per_gpu);
         points.push((gpus, report.tokens_per_s, per_gpu / base));

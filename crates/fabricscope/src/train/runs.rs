@@ -130,6 +130,19 @@ pub struct TrainJob {
     passes: u32,
 }
 
+impl std::fmt::Debug for TrainJob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let running = if self.running.is_some() { ", one running" } else { "" };
+        write!(
+            f,
+            "TrainJob({} runs known, {} queued{running}, {} passes)",
+            self.known.len(),
+            self.queue.len(),
+            self.passes
+        )
+    }
+}
+
 impl TrainJob {
     pub fn new(train: ValidTrain) -> TrainJob {
         let topology = train.cluster().topology();

@@ -21,6 +21,7 @@ use crate::i18n::{t, Lang, Text};
 use crate::lessons::Figures as LessonFigures;
 use crate::route;
 use crate::services::url;
+use crate::state::page_job::{now_ms, SLICE_MS};
 use crate::state::training::{TrainAction, TrainState};
 use crate::state::{Mode, Shared};
 use controls::TrainControls;
@@ -58,6 +59,49 @@ pub struct TrainLabProps {
     pub on_figures: Callback<Rc<LessonFigures>>,
 }
 
+/// Engine event batches per poll of a pending step: small enough that the slice checks its
+/// clock often.
+const TRAIN_BATCHES: u64 = 64;
+
+type PolledJob = Rc<std::cell::RefCell<fabricscope::train::TrainJob>>;
+
+/// Polls `job` a slice after each render that changed `slices` (or the job): `done` with its
+/// report once it finishes, else `more` (which counts the slice and so asks for the next).
+#[hook]
+fn use_polled(
+    state: &UseReducerHandle<TrainState>,
+    job: Option<PolledJob>,
+    slices: u32,
+    done: fn(PolledJob, Box<fabricscope::train::TrainReport>) -> TrainAction,
+    more: fn() -> TrainAction,
+) {
+    let s = state.clone();
+    let key = (job.as_ref().map(|p| Rc::as_ptr(p) as usize), slices);
+    use_next_slice(key, job.is_some(), 0, move || {
+        if let Some(job) = job {
+            match poll_slice(&job) {
+                Some(report) => s.dispatch(done(job, Box::new(report))),
+                None => s.dispatch(more()),
+            }
+        }
+    });
+}
+
+/// Polls `job` for up to `SLICE_MS`: its report if it finished.
+fn poll_slice(
+    job: &std::cell::RefCell<fabricscope::train::TrainJob>,
+) -> Option<fabricscope::train::TrainReport> {
+    let started = now_ms();
+    loop {
+        if let Some(report) = job.borrow_mut().poll(TRAIN_BATCHES) {
+            return Some(report);
+        }
+        if now_ms() - started >= SLICE_MS || now_ms() == 0.0 {
+            return None;
+        }
+    }
+}
+
 /// The training view: its state, its effects, and its panels.
 #[function_component(TrainLab)]
 pub fn train_lab(props: &TrainLabProps) -> Html {
@@ -84,6 +128,13 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
         let deps = (state.playhead.to_bits(), state.last_frame_ms.map(f64::to_bits));
         use_animation_frame(state.playing, deps, move |now_ms| s.dispatch(TrainAction::Frame { now_ms }));
     }
+    // A change's step, simulated in slices between frames: the last step stays shown meanwhile.
+    // Then the comparison in flight, the same way.
+    use_polled(&state, state.pending.clone(), state.pending_slices, TrainAction::Ready, || {
+        TrainAction::Worked
+    });
+    let extra = state.extra.as_ref().map(|(_, job)| job.clone());
+    use_polled(&state, extra, state.extra_slices, TrainAction::ExtraReady, || TrainAction::ExtraWorked);
     // The comparisons, one simulation per idle tick so the page stays responsive.
     {
         let s = state.clone();
@@ -92,6 +143,7 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
             state.fabric_rows.len(),
             state.scaling.len(),
             state.scaling_todo.len(),
+            state.extra.is_some(),
         );
         use_next_slice(key, state.extras_pending(), 30, move || s.dispatch(TrainAction::Extra));
     }
@@ -105,6 +157,8 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
         let s = state.clone();
         Callback::from(move |d: bool| s.dispatch(TrainAction::SetDark(d)))
     };
+    // The controls show the change being simulated, the panels the last step done.
+    let (shown_job, shown_valid) = state.shown_job();
     html! {
         <div class="lab train">
             <TopBar lang={lang} dark={state.dark} mode={Mode::Training} on_lang={on_lang} on_dark={on_dark} on_mode={props.on_mode.clone()} />
@@ -121,10 +175,13 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
             }
             <div class="columns">
                 <ControlsDrawer lang={lang}>
-                    <TrainControls dispatch={state.dispatcher()} job={state.job.clone()} lang={state.lang}
-                        valid={Shared::of(&state.valid)} report={Shared::of(&state.report)} />
+                    <TrainControls dispatch={state.dispatcher()} job={shown_job} lang={state.lang}
+                        valid={Shared(shown_valid)} report={Shared::of(&state.report)} />
                 </ControlsDrawer>
                 <div class="main">
+                    if state.pending.is_some() {
+                        <p class="hint" id="train-pending" role="status">{ t(lang, Text::Simulating) }</p>
+                    }
                     <section class="panel"><Figures state={state.clone()} /></section>
                     <section class="panel"><Gantt state={state.clone()} /></section>
                     <section class="panel"><PlacementView state={state.clone()} /></section>
