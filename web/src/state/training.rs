@@ -108,7 +108,7 @@ fn scaling_plan(job: &TrainScenario) -> Vec<u32> {
         .iter()
         .skip(1)
         .map(|k| job.dp * k)
-        .filter(|&dp| (job.tp * job.pp * dp).div_ceil(g) <= MAX_PAGE_NODES)
+        .filter(|&dp| (job.tp * job.cp * job.pp * dp).div_ceil(g) <= MAX_PAGE_NODES)
         .collect()
 }
 
@@ -188,8 +188,6 @@ impl PartialEq for TrainState {
             && self.link_problem == other.link_problem
             && self.lang == other.lang
             && self.dark == other.dark
-            && self.pending_slices == other.pending_slices
-            && self.extra_slices == other.extra_slices
             && same(self.extra.as_ref().map(|e| &e.1), other.extra.as_ref().map(|e| &e.1))
             && same(self.pending.as_ref(), other.pending.as_ref())
             && same(self.pinned.as_ref(), other.pinned.as_ref())
@@ -247,6 +245,8 @@ impl Reducible for TrainState {
                 next.playhead = 0.0;
                 next.last_frame_ms = None;
                 next.pending = None;
+                next.extra = None;
+                next.extra_slices = 0;
             }
             TrainAction::Reject(message) => next.error = Some(message),
             TrainAction::DismissError => next.error = None,
@@ -278,7 +278,8 @@ impl Reducible for TrainState {
             }
             TrainAction::SetGroups(dim) => next.groups = dim,
             TrainAction::Extra => {
-                if self.extra.is_some() {
+                // A timer set before a change may fire after it: nothing starts then.
+                if !self.extras_pending() {
                     return self;
                 }
                 if self.fabrics.is_none() {
@@ -317,7 +318,7 @@ impl Reducible for TrainState {
                 match kind {
                     Extra::Fabric(technology) => next.add_fabric_row(FabricRow::of(*technology, &report)),
                     Extra::Scaling => {
-                        let gpus = job.borrow().train().cluster().n_ranks();
+                        let gpus = job.borrow().train().grid().ranks();
                         let (base_gpus, base_tps, _) = self.scaling[0];
                         let tps = report.tokens_per_s;
                         let mut curve = (*self.scaling).clone();

@@ -108,7 +108,7 @@ pub fn scaled(train: &TrainScenario, dp: u32) -> Result<TrainScenario, Vec<Scena
     let g_node = train.cluster.validate_fabric()?.preset().gpus_per_node;
     let mut s = train.clone();
     s.dp = dp;
-    s.cluster.nodes = (train.tp * train.pp * dp).div_ceil(g_node);
+    s.cluster.nodes = (train.tp * train.cp * train.pp * dp).div_ceil(g_node);
     s.global_batch = base_m * train.micro_batch * dp;
     Ok(s)
 }
@@ -119,7 +119,7 @@ pub fn scaling(train: &TrainScenario, dps: &[u32]) -> Result<Vec<(u32, f64, f64)
     let mut points = Vec::new();
     let mut first: Option<f64> = None;
     for &dp in dps {
-        let gpus = train.tp * train.pp * dp;
+        let gpus = train.tp * train.cp * train.pp * dp;
         let report = scaled(train, dp)?.validate()?.run();
         let per_gpu = report.tokens_per_s / gpus as f64;
         let base = *first.get_or_insert(per_gpu);

@@ -10,8 +10,10 @@
 //!   arrive (`2·v·send / (forward + backward)` per micro-batch), and a send meets the
 //!   neighbour's AllToAlls for the share of its time they take;
 //! - with the gradient reduction overlapped, the buckets are on the wire during the last
-//!   micro-batch's backward: `min(1, reduce / backward) / m` of the AllToAlls meet them, and the
-//!   reduction meets AllToAlls for their share of that backward. Without overlap they never meet.
+//!   micro-batch's backward: of the AllToAlls, that backward's (`ep_b / (ep_f + ep_b)` of one
+//!   micro-batch's, one of `m`) meet them for `min(1, reduce / backward)` of it; the reduction
+//!   meets AllToAlls for their share of the time it takes (`ep_b / max(backward, reduce)`: what
+//!   outlasts the backward meets none). Without overlap they never meet.
 //!
 //! The gradient bucket's ring meets the AllToAll as its per-link bytes (`Traffic::coarsened`):
 //! the ring keeps its time alone and gains what the AllToAll adds to moving those bytes (within
@@ -109,14 +111,16 @@ pub(super) fn measure(
             with: OpKind::Dp,
             alone_ns: ep_alone_ns,
             together_ns: times[0],
-            share: (reduce / meeting.backward_ns).min(1.0) / meeting.micro_batches,
+            share: (reduce / meeting.backward_ns).min(1.0) * meeting.ep_backward_ns
+                / meeting.ep_ns.max(f64::MIN_POSITIVE)
+                / meeting.micro_batches,
         });
         found.push(Contention {
             op: OpKind::Dp,
             with: OpKind::Ep,
             alone_ns: alone,
             together_ns: slowed,
-            share: (meeting.ep_backward_ns / meeting.backward_ns).min(1.0),
+            share: (meeting.ep_backward_ns / meeting.backward_ns.max(reduce)).min(1.0),
         });
     }
     found

@@ -54,7 +54,7 @@ impl<'a> Runs<'a> {
             let finished = engine::symmetry::finish_times(self.topology, &schedule, self.valid.policy());
             return part_ends(&finished, &ranges);
         };
-        let key = key_of(&schedule);
+        let key = key_of(&schedule, &ranges);
         if let Some(ends) = known.get(&key) {
             return ends.clone();
         }
@@ -91,19 +91,45 @@ fn part_ends(finished: &[SimTime], ranges: &[Range<usize>]) -> Vec<u64> {
     ranges.iter().map(|r| finished[r.clone()].iter().map(|t| t.as_ns()).max().unwrap_or(0)).collect()
 }
 
-/// What identifies a run within one job (same cluster, same settings): its transfers, all that
-/// the engine times them by (endpoints, channel, size, step, dependencies, connection order).
-fn key_of(schedule: &Schedule) -> u64 {
+/// What identifies a run within one job (same cluster, same settings): the schedule's kind and
+/// settings, how it splits into parts, and every transfer with all the engine reads of it
+/// (endpoints, channel, chunk and offsets, which order released flows are issued in, size,
+/// operation, step, dependencies, connection order).
+fn key_of(schedule: &Schedule, ranges: &[Range<usize>]) -> u64 {
     let mut h = crate::hash::Fnv::default();
-    h.u64(schedule.transfers.len() as u64);
+    for x in [
+        schedule.collective as u64,
+        schedule.algorithm as u64,
+        schedule.protocol as u64,
+        schedule.count,
+        schedule.n_channels as u64,
+        schedule.transfers.len() as u64,
+    ] {
+        h.word_rotated(x);
+    }
+    for r in ranges {
+        h.word_rotated(r.len() as u64);
+    }
     for t in &schedule.transfers {
-        for x in [t.src as u64, t.dst as u64, t.channel as u64, t.len, t.step as u64, t.deps.len() as u64] {
-            h.u64(x);
+        for x in [
+            t.src as u64,
+            t.dst as u64,
+            t.channel as u64,
+            t.chunk as u64,
+            t.offset,
+            t.src_offset,
+            t.from_input as u64,
+            t.len,
+            t.op as u64,
+            t.step as u64,
+            t.deps.len() as u64,
+        ] {
+            h.word_rotated(x);
         }
         for &d in &t.deps {
-            h.u64(d as u64);
+            h.word_rotated(d as u64);
         }
-        h.u64(t.after.map_or(u64::MAX, u64::from));
+        h.word_rotated(t.after.map_or(u64::MAX, u64::from));
         // A step's schedules go peer to peer (rings, AllToAll, sends): no switch hops to tell apart.
         debug_assert_eq!(t.hop, crate::collective::Hop::Peer);
     }

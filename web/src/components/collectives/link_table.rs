@@ -62,7 +62,12 @@ pub fn link_table(props: &LinkTableProps) -> Html {
         if busy.is_empty() {
             if let Some(k) = state.step_of(sim) {
                 let start = sim.step_starts[k as usize];
-                let end = sim.step_starts.get(k as usize + 1).copied().unwrap_or(sim.summary.time);
+                // The step's end: the next start after its own (steps may start together).
+                let end = sim.step_starts[k as usize..]
+                    .iter()
+                    .copied()
+                    .find(|&t| t > start)
+                    .unwrap_or(sim.summary.time);
                 busy = loads(fabricscope::units::SimTime((start.0 + end.0) / 2));
                 at_middle = !busy.is_empty();
             }

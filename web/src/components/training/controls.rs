@@ -90,12 +90,13 @@ fn divisors(total: u32, max: u32) -> Vec<u32> {
 }
 
 /// TP degrees to offer: powers of two dividing the GPUs, and any degree up to a 72-GPU domain
-/// that divides both the GPUs and the heads (TP 24 of GPT-3's 96 heads on an NVL72 rack); the
-/// job's own always.
-fn tp_choices(gpus: u32, heads: u32, current: u32) -> Vec<u32> {
+/// that divides both the GPUs and the heads (TP 24 of GPT-3's 96 heads on an NVL72 rack), each
+/// inside one NVLink domain or whole domains (`domain` GPUs); the job's own always.
+fn tp_choices(gpus: u32, heads: u32, domain: u32, current: u32) -> Vec<u32> {
     let mut list: Vec<u32> = divisors(gpus, 72)
         .into_iter()
         .filter(|&d| (d.is_power_of_two() && d <= 64) || heads % d == 0)
+        .filter(|&d| domain % d == 0 || d % domain == 0)
         .chain(std::iter::once(current))
         .collect();
     list.sort_unstable();
@@ -376,7 +377,7 @@ pub fn train_controls(props: &ControlsProps) -> Html {
             </label>
             <h2>{ t(lang, Text::Layout) }</h2>
             <label>{ t(lang, Text::TensorParallelTP) }
-                <select id="tp" onchange={on_tp}>{ options(tp_choices(gpus, shape.heads, job.tp), job.tp) }</select>
+                <select id="tp" onchange={on_tp}>{ options(tp_choices(gpus, shape.heads, valid.cluster().preset().gpus_per_node, job.tp), job.tp) }</select>
             </label>
             <label>{ t(lang, Text::ContextParallelCP) }
                 <select id="cp" onchange={on_cp}>{ options([1, 2, 4, 8, 16].into_iter().filter(|&c| c == 1 || (shape.seq_len % (2 * c) == 0 && gpus % (job.tp * c * job.pp) == 0)).collect(), job.cp) }</select>

@@ -144,6 +144,7 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
             state.scaling.len(),
             state.scaling_todo.len(),
             state.extra.is_some(),
+            state.pending.is_some(),
         );
         use_next_slice(key, state.extras_pending(), 30, move || s.dispatch(TrainAction::Extra));
     }

@@ -291,6 +291,7 @@ impl PartialEq for AppState {
             && Rc::ptr_eq(&self.curve_todo, &other.curve_todo)
             && self.scenario == other.scenario
             && self.playhead == other.playhead
+            && self.step_pin == other.step_pin
             && self.playing == other.playing
             && self.looping == other.looping
             && self.end_reached_ms == other.end_reached_ms
