@@ -266,15 +266,47 @@ impl Symmetry {
 /// Each transfer's finish time in `run`'s trace, found by running channel 0 alone on the
 /// folded links where `symmetry` proves the channels images of one another (the same times to
 /// the nanosecond, `tests/symmetry.rs`), by `run` otherwise.
-pub fn finish_times(topology: &Topology, schedule: &Schedule, policy: Policy) -> Vec<SimTime> {
-    match Symmetry::find(topology, schedule, policy) {
-        Some(symmetry) => {
-            let zero = symmetry.channel_zero(schedule);
-            let mut run = super::Run::new_folded(topology, &zero, policy, symmetry.fold(topology));
-            while !run.advance(topology, &zero, u64::MAX) {}
-            let finished: Vec<SimTime> = run.finish(topology).0.flows.iter().map(|f| f.finished).collect();
-            symmetry.spread(&finished)
+pub fn finish_times(topology: &Topology, schedule: Schedule, policy: Policy) -> Vec<SimTime> {
+    let mut run = FinishRun::start(topology, schedule, policy);
+    while !run.advance(topology, u64::MAX) {}
+    run.finish(topology)
+}
+
+/// `finish_times` as a run to advance a number of event batches at a time.
+pub struct FinishRun {
+    /// What the engine runs: channel 0 where the channels fold, else the whole schedule.
+    schedule: Schedule,
+    run: super::Run,
+    symmetry: Option<Symmetry>,
+}
+
+impl FinishRun {
+    /// Sets `schedule` up on the engine, folded where `Symmetry::find` proves it.
+    pub fn start(topology: &Topology, schedule: Schedule, policy: Policy) -> FinishRun {
+        match Symmetry::find(topology, &schedule, policy) {
+            Some(symmetry) => {
+                let zero = symmetry.channel_zero(&schedule);
+                let run = super::Run::new_folded(topology, &zero, policy, symmetry.fold(topology));
+                FinishRun { schedule: zero, run, symmetry: Some(symmetry) }
+            }
+            None => {
+                let run = super::Run::new(topology, &schedule, policy, None);
+                FinishRun { schedule, run, symmetry: None }
+            }
         }
-        None => super::run(topology, schedule, policy).flows.iter().map(|f| f.finished).collect(),
+    }
+
+    /// Handles up to `batches` event batches; true once the run is over.
+    pub fn advance(&mut self, topology: &Topology, batches: u64) -> bool {
+        self.run.advance(topology, &self.schedule, batches)
+    }
+
+    /// Each transfer's finish time, once `advance` said the run is over.
+    pub fn finish(self, topology: &Topology) -> Vec<SimTime> {
+        let finished: Vec<SimTime> = self.run.finish(topology).0.flows.iter().map(|f| f.finished).collect();
+        match self.symmetry {
+            Some(symmetry) => symmetry.spread(&finished),
+            None => finished,
+        }
     }
 }

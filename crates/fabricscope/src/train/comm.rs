@@ -123,6 +123,16 @@ fn copy(channel: u32, src: u32, dst: u32, offset: u64, len: u64) -> Transfer {
 }
 
 impl Traffic {
+    /// How many transfers it has.
+    pub fn transfers(&self) -> u64 {
+        self.transfers.len() as u64
+    }
+
+    /// Whether any group's traffic leaves a node.
+    pub fn crosses_nodes(&self) -> bool {
+        self.crosses_nodes
+    }
+
     /// The same bytes on the same sender → receiver pairs and channels, each pair's as one flow
     /// from the start: a collective's steps and their pauses dropped, what each link carries
     /// kept. Cheap to run beside other traffic where the steps themselves would be thousands of
@@ -184,22 +194,15 @@ pub fn node_limited_traffic(
     limit: u32,
 ) -> Traffic {
     let channels = valid.channels() as u64;
-    let g_node = valid.preset().gpus_per_node;
     let elements = |b: f64| ((b / ELEM_BYTES as f64).round() as u64).max(1);
     let mut transfers = Vec::new();
     let mut crosses_nodes = false;
     let mut plain = Vec::new();
     for members in groups.iter().filter(|g| g.len() > 1) {
-        let mut nodes: Vec<Vec<u32>> = Vec::new();
-        let mut sorted = members.clone();
-        sorted.sort_unstable();
-        for &rank in &sorted {
-            match nodes.last_mut() {
-                Some(list) if list[0] / g_node == rank / g_node => list.push(rank),
-                _ => nodes.push(vec![rank]),
-            }
-        }
-        let (k, g) = (nodes.len(), nodes[0].len());
+        // The group's members node by node, by GPU index (regular: `groups_are_regular`).
+        let (k, _, map) = group_shape(valid, members);
+        let (k, g) = (k as usize, map.len() / k as usize);
+        let nodes: Vec<&[u32]> = map.chunks(g).collect();
         if k == 1 {
             plain.push(members.clone());
             continue;
@@ -297,15 +300,4 @@ pub(super) fn combined(
     schedule.protocol = Protocol::Simple;
     schedule.latency = valid.scenario().latency;
     (schedule, ranges)
-}
-
-impl Traffic {
-    /// Transfers, and whether any leaves a node.
-    pub fn transfers(&self) -> u64 {
-        self.transfers.len() as u64
-    }
-
-    pub fn crosses_nodes(&self) -> bool {
-        self.crosses_nodes
-    }
 }

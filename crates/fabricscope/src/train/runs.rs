@@ -11,7 +11,7 @@
 use super::comm::{self, OpTiming, Traffic};
 use super::{TrainReport, ValidTrain};
 use crate::collective::Schedule;
-use crate::engine::{self, symmetry::Symmetry};
+use crate::engine::symmetry::{self, FinishRun};
 use crate::plan::ValidScenario;
 use crate::scenario::Collective;
 use crate::topology::Topology;
@@ -38,11 +38,6 @@ impl<'a> Runs<'a> {
         Runs { valid, topology, known: None, missing: Vec::new() }
     }
 
-    /// The cluster the runs are on.
-    pub fn cluster(&self) -> &'a ValidScenario {
-        self.valid
-    }
-
     /// Several operations launched together in one engine run, so that where they share a
     /// link they share its capacity: each one's finish time [ns] (its own transfers' last end).
     pub fn together(&mut self, parts: &[&Traffic]) -> Vec<u64> {
@@ -51,7 +46,7 @@ impl<'a> Runs<'a> {
         }
         let (schedule, ranges) = comm::combined(self.valid, self.topology, parts);
         let Some(known) = self.known else {
-            let finished = engine::symmetry::finish_times(self.topology, &schedule, self.valid.policy());
+            let finished = symmetry::finish_times(self.topology, schedule, self.valid.policy());
             return part_ends(&finished, &ranges);
         };
         let key = key_of(&schedule, &ranges);
@@ -136,13 +131,11 @@ fn key_of(schedule: &Schedule, ranges: &[Range<usize>]) -> u64 {
     h.0
 }
 
-/// A run in progress: channel 0 alone where the channels fold.
+/// A run in progress (folded where the channels are images of one another).
 struct Running {
     key: u64,
     ranges: Vec<Range<usize>>,
-    schedule: Schedule,
-    run: engine::Run,
-    symmetry: Option<Symmetry>,
+    run: FinishRun,
 }
 
 /// A training step run a slice at a time (`poll`): the page's way to simulate a step without
@@ -185,33 +178,16 @@ impl TrainJob {
     pub fn poll(&mut self, batches: u64) -> Option<TrainReport> {
         let policy = self.train.cluster().policy();
         if let Some(running) = &mut self.running {
-            if !running.run.advance(&self.topology, &running.schedule, batches) {
+            if !running.run.advance(&self.topology, batches) {
                 return None;
             }
-            let Running { key, ranges, run, symmetry, .. } = self.running.take()?;
-            let finished: Vec<SimTime> =
-                run.finish(&self.topology).0.flows.iter().map(|f| f.finished).collect();
-            let finished = match symmetry {
-                Some(symmetry) => symmetry.spread(&finished),
-                None => finished,
-            };
-            self.known.insert(key, part_ends(&finished, &ranges));
+            let Running { key, ranges, run } = self.running.take()?;
+            self.known.insert(key, part_ends(&run.finish(&self.topology), &ranges));
             return None;
         }
         if let Some((key, schedule, ranges)) = self.queue.pop() {
-            let (schedule, run, symmetry) = match Symmetry::find(&self.topology, &schedule, policy) {
-                Some(symmetry) => {
-                    let zero = symmetry.channel_zero(&schedule);
-                    let run =
-                        engine::Run::new_folded(&self.topology, &zero, policy, symmetry.fold(&self.topology));
-                    (zero, run, Some(symmetry))
-                }
-                None => {
-                    let run = engine::Run::new(&self.topology, &schedule, policy, None);
-                    (schedule, run, None)
-                }
-            };
-            self.running = Some(Running { key, ranges, schedule, run, symmetry });
+            let run = FinishRun::start(&self.topology, schedule, policy);
+            self.running = Some(Running { key, ranges, run });
             return None;
         }
         self.passes += 1;

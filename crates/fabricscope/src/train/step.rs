@@ -362,24 +362,27 @@ impl ValidTrain {
 
         // Where EP's AllToAlls meet the pipeline's sends and the gradient buckets
         // (`contention`): the step runs on each call's mean time.
-        let alone = make_parts(a2a_alone, p2p_alone);
-        let first = alone[slowest_of(&alone)];
         let contention = match &ep_traffic {
-            Some(ep) => contention::measure(
-                runs,
-                &contention::Kinds { ep, pp: pp_traffic.as_ref(), bucket: bucket_traffic.as_ref() },
-                a2a_alone as u64,
-                &contention::Meeting {
-                    forward_ns: forward(&first),
-                    backward_ns: backward(&first),
-                    ep_ns: first.ep_f + first.ep_b,
-                    ep_backward_ns: first.ep_b,
-                    send_ns: p2p_alone,
-                    sends: 2.0 * v,
-                    micro_batches: m,
-                    overlapped_reduce_ns: (s.overlap_grad_reduce && dp_reduce > 0.0).then_some(dp_reduce),
-                },
-            ),
+            Some(ep) => {
+                // How often kinds meet, from the step as it would be with every call alone.
+                let alone = make_parts(a2a_alone, p2p_alone);
+                let first = alone[slowest_of(&alone)];
+                contention::measure(
+                    runs,
+                    &contention::Kinds { ep, pp: pp_traffic.as_ref(), bucket: bucket_traffic.as_ref() },
+                    a2a_alone as u64,
+                    &contention::Meeting {
+                        forward_ns: forward(&first),
+                        backward_ns: backward(&first),
+                        ep_ns: first.ep_f + first.ep_b,
+                        ep_backward_ns: first.ep_b,
+                        send_ns: p2p_alone,
+                        sends: 2.0 * v,
+                        micro_batches: m,
+                        overlapped_reduce_ns: (s.overlap_grad_reduce && dp_reduce > 0.0).then_some(dp_reduce),
+                    },
+                )
+            }
             None => Vec::new(),
         };
         let p2p = contention::mean_ns(&contention, OpKind::Pp, p2p_alone);
