@@ -181,6 +181,7 @@ impl Figure {
                     fabricscope::Method::Exact => "精确模拟",
                     fabricscope::Method::SteadyState => "已证明的稳态",
                     fabricscope::Method::Symmetric => "利用通道对称的精确模拟",
+                    fabricscope::Method::Extrapolated => "外推稳态（±3%）",
                 }
             ),
         }

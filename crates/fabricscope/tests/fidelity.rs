@@ -1,12 +1,13 @@
 //! The fidelity contract (#14): wherever the exact engine also runs, what `simulate` gives by
-//! its faster methods (channel symmetry, proved steady states) agrees with simulating every
-//! transfer: within 1% on time, busbw and every link's bytes, over a matrix of collectives,
-//! algorithms, protocols, fabrics, presets and wirings. The worst rows are printed.
+//! its faster methods agrees with simulating every transfer, on time, busbw and every link's
+//! bytes, over a matrix of collectives, algorithms, protocols, fabrics, presets and wirings:
+//! channel symmetry and proved steady states within 1% (they are exact), extrapolated steady
+//! states within `EXTRAPOLATION_BOUND`. The worst rows are printed.
 
 use fabricscope::catalog::{Routing, Technology};
 use fabricscope::collective::{Algorithm, Protocol};
 use fabricscope::scenario::{FabricConfig, FabricTopology, Wiring};
-use fabricscope::{simulate, simulate_as, Collective, Method, Mode, Scenario};
+use fabricscope::{simulate, simulate_as, Collective, Method, Mode, Scenario, EXTRAPOLATION_BOUND};
 
 /// The fabrics of the contract: InfiniBand with D-mod-K, RoCE with ECMP, adaptive routing,
 /// 2:1 and 4:1 oversubscription, TCP, and a top-of-rack wiring.
@@ -33,9 +34,19 @@ struct Row {
 }
 
 fn compare(what: String, s: &Scenario) -> Row {
+    compare_as(what, s, Mode::Auto, Mode::Exact)
+}
+
+/// `fast`'s result against `reference`'s (every transfer simulated, or channel 0 for all where
+/// `tests/symmetry.rs` holds that to the nanosecond).
+fn compare_as(what: String, s: &Scenario, fast: Mode, reference: Mode) -> Row {
     let valid = s.validate().unwrap_or_else(|e| panic!("{what}: {e:?}"));
-    let fast = simulate(&valid).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let exact = simulate_as(&valid, Mode::Exact).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let fast = match fast {
+        Mode::Auto => simulate(&valid),
+        mode => simulate_as(&valid, mode),
+    }
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let exact = simulate_as(&valid, reference).unwrap_or_else(|e| panic!("{what}: {e}"));
     let rel = |a: f64, b: f64| if b == 0.0 { a.abs() } else { (a / b - 1.0).abs() };
     let link = fast.link_bytes.iter().zip(&exact.link_bytes).map(|(&a, &b)| rel(a, b)).fold(0.0, f64::max);
     Row {
@@ -124,7 +135,19 @@ fn the_fast_paths_agree_with_every_transfer_simulated() {
         };
         rows.push(compare(format!("dgx-h100 x{nodes}, IB, AllReduce Ring 1 GiB, {channels:?} channels"), &s));
     }
-    let worst = |r: &Row| r.time.max(r.busbw).max(r.link);
+    let fast = report(&mut rows);
+    for r in &rows {
+        assert!(worst(r) <= 0.01, "{}: {} off by {:.3}%", r.what, r.method.name(), 100.0 * worst(r));
+    }
+    assert!(fast >= 100, "only {fast} scenarios ran by a faster method: the matrix tests little");
+}
+
+fn worst(r: &Row) -> f64 {
+    r.time.max(r.busbw).max(r.link)
+}
+
+/// Sorts the rows worst first, prints the worst five, and counts those a faster method gave.
+fn report(rows: &mut [Row]) -> usize {
     rows.sort_by(|a, b| worst(b).total_cmp(&worst(a)));
     let fast = rows.iter().filter(|r| r.method != Method::Exact).count();
     println!("{} scenarios, {fast} by a faster method; the worst:", rows.len());
@@ -138,8 +161,96 @@ fn the_fast_paths_agree_with_every_transfer_simulated() {
             r.link
         );
     }
-    for r in &rows {
-        assert!(worst(r) <= 0.01, "{}: {} off by {:.3}%", r.what, r.method.name(), 100.0 * worst(r));
+    fast
+}
+
+/// Rings at NCCL's 8 channels on 64 and 128 GPUs, where they never repeat exactly, run as
+/// extrapolated steady states (`Mode::Fluid` forces what `simulate` does beyond the engine's
+/// limit): within `EXTRAPOLATION_BOUND` of every transfer simulated. The sizes are where latency
+/// and bandwidth weigh alike, the hardest to measure (a 540-scenario sweep of 1 MiB to 1 GiB
+/// over three ring collectives found its worst, 2.8%, among them).
+fn extrapolated_rows(collective: Collective, nodes: u32, sizes: &[u64]) -> Vec<Row> {
+    let leaf_spine = FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() };
+    let fabrics = [
+        ("IB", leaf_spine.clone()),
+        ("RoCE ECMP", FabricConfig { technology: Technology::Roce, ..leaf_spine.clone() }),
+        ("IB 2:1", FabricConfig { oversubscription: 2.0, ..leaf_spine.clone() }),
+        ("TCP", FabricConfig { technology: Technology::Tcp, ..leaf_spine.clone() }),
+        ("IB node wiring", FabricConfig { wiring: Wiring::Node, ..leaf_spine }),
+    ];
+    let mut rows = Vec::new();
+    for (fabric_name, fabric) in fabrics {
+        for &size_bytes in sizes {
+            for protocol in [Protocol::Simple, Protocol::Ll128, Protocol::Ll] {
+                let s = Scenario {
+                    nodes,
+                    collective,
+                    size_bytes,
+                    algorithm: Some(Algorithm::Ring),
+                    protocol: Some(protocol),
+                    fabric: fabric.clone(),
+                    ..Scenario::default_demo()
+                };
+                let what = format!(
+                    "dgx-h100 x{nodes}, {fabric_name}, {} Ring {} MiB, {protocol:?}, 8 channels",
+                    collective.nccl_name(),
+                    size_bytes >> 20
+                );
+                let row = compare_as(what, &s, Mode::Fluid, Mode::Symmetric);
+                assert_eq!(row.method, Method::Extrapolated, "{}", row.what);
+                rows.push(row);
+            }
+        }
     }
-    assert!(fast >= 100, "only {fast} scenarios ran by a faster method: the matrix tests little");
+    rows
+}
+
+#[test]
+fn extrapolated_allreduces_agree_within_their_bound() {
+    let mut rows = extrapolated_rows(Collective::AllReduce, 16, &[64 << 20, 256 << 20]);
+    report(&mut rows);
+    for r in &rows {
+        assert!(worst(r) <= EXTRAPOLATION_BOUND, "{}: off by {:.3}%", r.what, 100.0 * worst(r));
+        assert_eq!(r.link, 0.0, "{}: a link's bytes are exact", r.what);
+    }
+}
+
+#[test]
+fn extrapolated_allgathers_agree_within_their_bound() {
+    let mut rows = extrapolated_rows(Collective::AllGather, 8, &[256 << 20]);
+    report(&mut rows);
+    for r in &rows {
+        assert!(worst(r) <= EXTRAPOLATION_BOUND, "{}: off by {:.3}%", r.what, 100.0 * worst(r));
+    }
+}
+
+/// Why the bound is not 1%: at 8 channels the exact engine is itself that sensitive. A message
+/// 0.1% larger (every chunk 0.1% longer) changes the exact run's time per byte by more than 1%,
+/// so no per-step time measured on part of a run can promise 1% of one particular exact run.
+#[test]
+fn the_exact_engine_at_eight_channels_moves_more_than_a_percent_for_a_tenth_of_one() {
+    let time_per_byte = |size_bytes: u64| {
+        let s = Scenario {
+            nodes: 16,
+            size_bytes,
+            algorithm: Some(Algorithm::Ring),
+            protocol: Some(Protocol::Ll),
+            fabric: FabricConfig {
+                topology: FabricTopology::LeafSpine,
+                technology: Technology::Roce,
+                ..FabricConfig::default()
+            },
+            ..Scenario::default_demo()
+        };
+        let sim = simulate_as(&s.validate().unwrap(), Mode::Symmetric).unwrap();
+        sim.summary.time.as_ns() as f64 / size_bytes as f64
+    };
+    let (a, b) = (time_per_byte(64 << 20), time_per_byte((64 << 20) + (64 << 10)));
+    let moved = (b / a - 1.0).abs();
+    println!("64 MiB -> 64 MiB + 64 KiB: time per byte moves {:.2}%", 100.0 * moved);
+    assert!(
+        moved > 0.01,
+        "the exact engine moved only {:.3}%: the extrapolation's bound may tighten",
+        100.0 * moved
+    );
 }

@@ -186,6 +186,19 @@ pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
             ),
         };
     }
+    if let (fabricscope::Method::Extrapolated, Some(s)) = (sim.summary.method, sim.steady) {
+        let bound = 100.0 * fabricscope::EXTRAPOLATION_BOUND;
+        return match lang {
+            Lang::En => format!(
+                "Obtained as an extrapolated steady state: {} of the {} transfers simulated; with NCCL's {} channels sharing links the run never repeats exactly, so the time of each further step was measured on a longer simulated prefix (below). Within {bound:.0}% of simulating every transfer wherever both run (tests/fidelity.rs); link bytes exact.",
+                s.simulated_transfers, s.total_transfers, sim.schedule.n_channels
+            ),
+            Lang::Zh => format!(
+                "获得方式：外推稳态——模拟了 {} 个传输中的 {} 个；NCCL 的 {} 个通道共享链路，运行永不精确重复，因此其余每一步的时间由一段更长的模拟前缀测得（见下）。在两者都能运行的范围内与逐个模拟全部传输相差不超过 {bound:.0}%（tests/fidelity.rs）；链路字节数精确。",
+                s.total_transfers, s.simulated_transfers, sim.schedule.n_channels
+            ),
+        };
+    }
     match (sim.steady, lang) {
         (None, Lang::En) => format!(
             "Obtained by exact simulation: every one of the {} transfers through the engine.",

@@ -48,7 +48,7 @@ pub fn identity_order(gpus_per_node: u32) -> Vec<u32> {
 /// Ring AllReduce of `count` elements on `nodes × GPUs per node` ranks over `n_channels` rings.
 pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
-    ring_allreduce_steps(nodes, rings, count, n_channels, 2 * (n - 1))
+    ring_allreduce_steps(nodes, rings, count, n_channels, 2 * (n - 1), n_channels)
 }
 
 /// The first `steps` of the ring AllReduce's `2(n-1)` steps (all of them if fewer).
@@ -58,10 +58,11 @@ fn ring_allreduce_steps<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
     steps: u32,
+    built: u32,
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     let steps = steps.min(2 * (n - 1));
-    let transfers = ring_steps(nodes, rings, count, n_channels, steps, |step, position| {
+    let transfers = ring_steps(nodes, rings, count, n_channels, steps, built, |step, position| {
         if step + 1 < n {
             ((position + n - step % n) % n, ChunkOp::Reduce)
         } else {
@@ -103,15 +104,46 @@ pub fn ring_prefix<R: AsRef<[u32]>>(
     if steps < 3 * NCCL_STEPS || steps >= total {
         return None;
     }
-    let schedule = match collective {
-        Collective::AllReduce => ring_allreduce_steps(nodes, rings, count, n_channels, steps),
-        Collective::AllGather => ring_gather_or_scatter_steps(true, nodes, rings, count, n_channels, steps),
-        _ => ring_gather_or_scatter_steps(false, nodes, rings, count, n_channels, steps),
-    };
+    let schedule = ring_steps_of(collective, nodes, rings, count, n_channels, steps, n_channels);
     let unit = n * n_channels;
     let probe =
         Probe { unit, regular_from: NCCL_STEPS * unit, frontier: (steps - NCCL_STEPS) * unit, stop: false };
     Some((schedule, total, probe))
+}
+
+/// Channel 0 of `ring_prefix`'s schedule alone, numbered as `engine::symmetry`'s `channel_zero`
+/// numbers it: what a folded run of the prefix runs, built without the other channels.
+pub fn ring_prefix_channel_zero<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    steps: u32,
+) -> Option<Schedule> {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let total = ring_steady_steps(collective, n, count, n_channels)?;
+    (steps >= 3 * NCCL_STEPS && steps < total)
+        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, 1))
+}
+
+/// The first `steps` steps of a ring collective, its first `built` channels.
+fn ring_steps_of<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    steps: u32,
+    built: u32,
+) -> Schedule {
+    match collective {
+        Collective::AllReduce => ring_allreduce_steps(nodes, rings, count, n_channels, steps, built),
+        Collective::AllGather => {
+            ring_gather_or_scatter_steps(true, nodes, rings, count, n_channels, steps, built)
+        }
+        _ => ring_gather_or_scatter_steps(false, nodes, rings, count, n_channels, steps, built),
+    }
 }
 
 /// Ring AllGather (`gather`) or ReduceScatter: `n-1` steps of the ring. Chunk k of each
@@ -126,7 +158,7 @@ pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(
     n_channels: u32,
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
-    ring_gather_or_scatter_steps(gather, nodes, rings, count, n_channels, n - 1)
+    ring_gather_or_scatter_steps(gather, nodes, rings, count, n_channels, n - 1, n_channels)
 }
 
 /// The first `steps` of a ring AllGather or ReduceScatter (all of them if fewer).
@@ -137,6 +169,7 @@ fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
     steps: u32,
+    built: u32,
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     let steps = steps.min(n - 1);
@@ -150,7 +183,7 @@ fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(
         }
     }
     let (shift, op) = if gather { (0, ChunkOp::Copy) } else { (1, ChunkOp::Reduce) };
-    let transfers = ring_steps(nodes, rings, count, n_channels, steps, |step, position| {
+    let transfers = ring_steps(nodes, rings, count, n_channels, steps, built, |step, position| {
         ((position + 2 * n - step - shift) % n, op)
     });
     let collective = if gather { Collective::AllGather } else { Collective::ReduceScatter };
@@ -159,21 +192,24 @@ fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(
 
 /// The transfers of `n_steps` ring steps: at every step, every channel's position p sends the
 /// chunk `chunk_op(step, p)` names to position p+1, after the chunk it forwards has arrived and
-/// a slot is free (`NCCL_STEPS`), its data following its previous send's (FIFO).
+/// a slot is free (`NCCL_STEPS`), its data following its previous send's (FIFO). Only the first
+/// `built` of the `n_channels` channels are built (all of them, or channel 0 alone, numbered as
+/// `engine::symmetry`'s `channel_zero` numbers it).
 fn ring_steps<R: AsRef<[u32]>>(
     nodes: u32,
     rings: &[R],
     count: u64,
     n_channels: u32,
     n_steps: u32,
+    built: u32,
     chunk_op: impl Fn(u32, u32) -> (u32, ChunkOp),
 ) -> Vec<Transfer> {
     let n = nodes * rings[0].as_ref().len() as u32;
-    let at = |step: u32, channel: u32, position: u32| -> u32 { (step * n_channels + channel) * n + position };
-    let orders: Vec<Vec<u32>> = (0..n_channels).map(|channel| ring_order(nodes, rings, channel)).collect();
-    let mut transfers = Vec::with_capacity((n_steps * n * n_channels) as usize);
+    let at = |step: u32, channel: u32, position: u32| -> u32 { (step * built + channel) * n + position };
+    let orders: Vec<Vec<u32>> = (0..built).map(|channel| ring_order(nodes, rings, channel)).collect();
+    let mut transfers = Vec::with_capacity((n_steps * n * built) as usize);
     for step in 0..n_steps {
-        for channel in 0..n_channels {
+        for channel in 0..built {
             let order = &orders[channel as usize];
             let (start, len) = slice(count, n_channels, channel);
             for position in 0..n {
@@ -301,14 +337,8 @@ pub fn ring_first_step<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
 ) -> Option<Schedule> {
-    match collective {
-        Collective::AllReduce => Some(ring_allreduce_steps(nodes, rings, count, n_channels, 1)),
-        Collective::AllGather => Some(ring_gather_or_scatter_steps(true, nodes, rings, count, n_channels, 1)),
-        Collective::ReduceScatter => {
-            Some(ring_gather_or_scatter_steps(false, nodes, rings, count, n_channels, 1))
-        }
-        _ => None,
-    }
+    matches!(collective, Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter)
+        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, 1, n_channels))
 }
 
 /// (start, length) of part `k` when `total` is cut into `parts` parts differing by at most one.

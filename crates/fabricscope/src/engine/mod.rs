@@ -43,6 +43,7 @@
 //! up to date only when its rate changes. A batch costs O(c × p × r) for a component of c flows
 //! with paths of p links and r bottleneck rounds, plus O(log F) heap work per event.
 
+pub mod fluid;
 mod maxmin;
 pub mod period;
 pub mod symmetry;
@@ -154,6 +155,18 @@ impl Run {
     /// orbits' representative links, of the folded capacities.
     pub fn new_folded(topology: &Topology, schedule: &Schedule, policy: Policy, fold: symmetry::Fold) -> Run {
         Run::with_fold(topology, schedule, policy, None, Some(fold))
+    }
+
+    /// `new_folded`, watched for a steady state (`period`): the probe counts channel 0's
+    /// transfers, and a state of channel 0 that recurs is the whole run's, its images with it.
+    pub fn new_folded_probed(
+        topology: &Topology,
+        schedule: &Schedule,
+        policy: Policy,
+        probe: period::Probe,
+        fold: symmetry::Fold,
+    ) -> Run {
+        Run::with_fold(topology, schedule, policy, Some(probe), Some(fold))
     }
 
     fn with_fold(

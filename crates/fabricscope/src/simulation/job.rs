@@ -3,13 +3,15 @@
 //! that a caller that must stay responsive can run it between frames. A ring too big to run
 //! transfer by transfer runs as a steady state: a prefix until `engine::period` proves a period.
 
+use super::fluid::{extrapolated, Measure};
 use super::steady::Steady;
 use super::summary::finish;
 use super::Mode;
 use super::Simulation;
 use crate::collective::{Algorithm, Schedule, ELEM_BYTES};
 use crate::engine;
-use crate::engine::symmetry::Symmetry;
+use crate::engine::fluid::ring_floor;
+use crate::engine::symmetry::{Fold, Symmetry};
 use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
     bandwidth_bound_ns, pick as pick_row, ring_transfers, runs_steady, tune, Tuning, ValidScenario,
@@ -37,6 +39,8 @@ pub(super) struct Plan {
     pub intra: LinkKind,
     /// Channel 0 ran for all (`engine::symmetry`).
     pub folded: bool,
+    /// The prefix was extended by a measured per-step time (`fluid`).
+    pub extrapolated: bool,
 }
 
 /// A steady-state attempt's figures (`Steady`).
@@ -78,6 +82,15 @@ enum Stage {
         /// A run of channel 0 for all: its proof and the whole schedule, to expand the trace.
         unfold: Option<Box<(Symmetry, Schedule)>>,
     },
+    /// A ring with no proved period: its shown prefix (the search's), while a longer prefix
+    /// measures its per-step time (`fluid`).
+    Measuring {
+        topology: Topology,
+        shown: Box<(Schedule, Trace)>,
+        plan: Plan,
+        steady: SteadyPlan,
+        measure: Measure,
+    },
     Done(Option<Result<Simulation, ScenarioError>>),
 }
 
@@ -98,13 +111,13 @@ impl Job {
         let steady_total = match mode {
             Mode::Auto => runs_steady(s, n, channels, count),
             Mode::Exact | Mode::Symmetric => None,
-            Mode::Steady => Some(ring_transfers),
+            Mode::Steady | Mode::Fluid => Some(ring_transfers),
         };
         let topology = scenario.topology();
         let stage = match steady_total.map(|total| start_steady(scenario, topology.clone(), total)) {
             Some(Ok(stage)) => stage,
             // A ring the engine can simulate whole that does not settle runs whole.
-            Some(Err(_)) if mode == Mode::Auto && ring_transfers <= MAX_TRANSFERS => {
+            Some(Err(_)) if matches!(mode, Mode::Auto | Mode::Fluid) && ring_transfers <= MAX_TRANSFERS => {
                 start_exact(scenario, topology)
             }
             Some(Err(error)) => Stage::Done(Some(Err(error))),
@@ -128,6 +141,18 @@ impl Job {
                 return None;
             }
             Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
+            Stage::Measuring { topology, measure, .. } => {
+                if !measure.advance(topology, batches) {
+                    return None;
+                }
+                let Stage::Measuring { topology, shown, plan, steady, measure } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                self.stage = Stage::Done(Some(Ok(self.extrapolate(topology, *shown, plan, steady, measure))));
+                return self.poll(0);
+            }
         };
         if !over {
             return None;
@@ -138,13 +163,13 @@ impl Job {
             return None;
         };
         let (trace, period) = run.finish(&topology);
-        let (schedule, trace) = match unfold {
+        let (schedule, trace, fold) = match unfold {
             Some(unfold) => {
                 let (symmetry, whole) = *unfold;
                 let trace = symmetry.expand(trace, &whole);
-                (whole, trace)
+                (whole, trace, Some(symmetry.fold(&topology)))
             }
-            None => (schedule, trace),
+            None => (schedule, trace, None),
         };
         let scenario = &self.scenario;
         let s = scenario.scenario();
@@ -154,6 +179,9 @@ impl Job {
                 let whole =
                     |p: &engine::period::Period| (steady.total_steps - schedule.n_steps) % p.steps == 0;
                 match (period, then) {
+                    (_, Then::Search(steady)) if self.mode == Mode::Fluid => {
+                        self.measure(topology, (schedule, trace), fold, steady, plan)
+                    }
                     (Some(period), _) if whole(&period) => Stage::Done(Some(steady_result(
                         scenario, topology, schedule, trace, period, steady, plan,
                     ))),
@@ -180,19 +208,18 @@ impl Job {
                             Some((mut fitted, _, probe)) => {
                                 fitted.protocol = steady.protocol;
                                 run_settings(&mut fitted, scenario);
-                                let run =
-                                    engine::Run::new(&topology, &fitted, scenario.policy(), Some(probe));
-                                Stage::Running {
-                                    topology,
-                                    schedule: fitted,
-                                    run,
-                                    plan,
-                                    then: Then::Fitted(steady),
-                                    unfold: None,
-                                }
+                                ring_stage(scenario, topology, fitted, probe, plan, Then::Fitted(steady))
                             }
                             None => self.unsettled(steady, topology),
                         }
+                    }
+                    // No proved period: extrapolated where the ring is too big to run whole (or
+                    // the caller asked for a steady state), else `unsettled` runs it whole.
+                    (None, Then::Search(steady))
+                        if self.mode == Mode::Steady
+                            || (self.mode == Mode::Auto && steady.total_transfers > MAX_TRANSFERS) =>
+                    {
+                        self.measure(topology, (schedule, trace), fold, steady, plan)
                     }
                     _ => self.unsettled(steady, topology),
                 }
@@ -201,9 +228,54 @@ impl Job {
         self.poll(0)
     }
 
+    /// No proved period: a longer prefix measures the ring's per-step time (`fluid`), or, where
+    /// the budget holds too few steps to measure, `unsettled`.
+    fn measure(
+        &self,
+        topology: Topology,
+        shown: (Schedule, Trace),
+        fold: Option<Fold>,
+        steady: SteadyPlan,
+        plan: Plan,
+    ) -> Stage {
+        match Measure::start(&self.scenario, &topology, steady.protocol, steady.total_steps, fold) {
+            Some(measure) => Stage::Measuring { topology, shown: Box::new(shown), plan, steady, measure },
+            None => self.unsettled(steady, topology),
+        }
+    }
+
+    /// The ring extrapolated from its shown prefix by the measured per-step time, never below
+    /// the floor its links and latencies prove (`engine::fluid`).
+    fn extrapolate(
+        &self,
+        topology: Topology,
+        shown: (Schedule, Trace),
+        mut plan: Plan,
+        steady: SteadyPlan,
+        measure: Measure,
+    ) -> Simulation {
+        let measured_ns = measure.step_ns(&topology);
+        let s = self.scenario.scenario();
+        let rings = &self.scenario.preset().rings;
+        let mut one_step = crate::collective::ring_first_step(
+            s.collective,
+            s.nodes,
+            rings,
+            s.count(),
+            self.scenario.channels(),
+        )
+        .expect("a ring that ran as a steady state has a first step");
+        one_step.protocol = steady.protocol;
+        run_settings(&mut one_step, &self.scenario);
+        let floor = ring_floor(&topology, &one_step, self.scenario.policy());
+        plan.extrapolated = true;
+        let totals = (steady.total_steps, steady.total_transfers);
+        extrapolated(&self.scenario, topology, shown, totals, (measured_ns, &floor), plan)
+    }
+
     /// No steady state: the whole ring where the engine can run it (`Mode::Auto`), else the error.
     fn unsettled(&self, steady: SteadyPlan, topology: Topology) -> Stage {
-        if self.mode == Mode::Auto && steady.total_transfers <= MAX_TRANSFERS {
+        if matches!(self.mode, Mode::Auto | Mode::Fluid) && steady.total_transfers <= MAX_TRANSFERS {
             return start_exact(&self.scenario, topology);
         }
         Stage::Done(Some(Err(too_big(self.scenario.scenario(), steady.total_transfers, &format!(
@@ -216,7 +288,7 @@ impl Job {
     pub fn progress(&self) -> f64 {
         match &self.stage {
             Stage::Done(_) => 1.0,
-            Stage::Planning { .. } => 0.0,
+            Stage::Planning { .. } | Stage::Measuring { .. } => 0.0,
             Stage::Running { run, .. } => {
                 let (done, all) = run.progress();
                 done as f64 / all.max(1) as f64
@@ -295,7 +367,7 @@ fn start_exact(scenario: &ValidScenario, topology: Topology) -> Stage {
 /// What the scenario says about the schedule's latencies: the latency model, and whether each
 /// node has one GPU (NCCL then charges every network step the Tree's latency: "with ppn=1
 /// latencies are fully exposed", `tuning.cc`).
-fn run_settings(schedule: &mut Schedule, scenario: &ValidScenario) {
+pub(super) fn run_settings(schedule: &mut Schedule, scenario: &ValidScenario) {
     schedule.latency = scenario.scenario().latency;
     schedule.exposed_network = scenario.preset().gpus_per_node == 1;
 }
@@ -349,7 +421,7 @@ fn plan_step(
     let mut schedule = built.swap_remove(chosen);
     schedule.protocol = s.protocol.unwrap_or(pick.protocol);
     run_settings(&mut schedule, scenario);
-    let mut plan = Plan { tuning, bounds, intra, folded: false };
+    let mut plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false };
     let symmetry = matches!(mode, Mode::Auto | Mode::Symmetric)
         .then(|| Symmetry::find(&topology, &schedule, scenario.policy()))
         .flatten();
@@ -422,7 +494,7 @@ fn start_steady(
         pick = pick_row(&tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
     }
     let protocol = s.protocol.unwrap_or(pick.protocol);
-    let plan = Plan { tuning, bounds, intra, folded: false };
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false };
     if pick.algorithm == Algorithm::Tree && tree_fits {
         let mut tree = crate::collective::schedule_with(
             s.collective,
@@ -444,9 +516,37 @@ fn start_steady(
             .ok_or_else(steps_differ)?;
     schedule.protocol = protocol;
     run_settings(&mut schedule, scenario);
-    let run = engine::Run::new(&topology, &schedule, scenario.policy(), Some(probe));
     let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
-    Ok(Stage::Running { topology, schedule, run, plan, then: Then::Search(steady), unfold: None })
+    Ok(ring_stage(scenario, topology, schedule, probe, plan, Then::Search(steady)))
+}
+
+/// A ring prefix's engine run, watched for a steady state by `probe`: channel 0 alone on the
+/// folded links where `engine::symmetry` proves the channels images of one another (the probe
+/// then counts channel 0's transfers), every transfer otherwise. The stage it runs in.
+fn ring_stage(
+    scenario: &ValidScenario,
+    topology: Topology,
+    schedule: Schedule,
+    probe: crate::collective::Probe,
+    plan: Plan,
+    then: Then,
+) -> Stage {
+    let policy = scenario.policy();
+    if let Some(symmetry) = Symmetry::find(&topology, &schedule, policy) {
+        let zero = symmetry.channel_zero(&schedule);
+        let c = schedule.n_channels.max(1);
+        let probe = crate::collective::Probe {
+            unit: probe.unit / c,
+            regular_from: probe.regular_from / c,
+            frontier: probe.frontier / c,
+            stop: probe.stop,
+        };
+        let run = engine::Run::new_folded_probed(&topology, &zero, policy, probe, symmetry.fold(&topology));
+        let unfold = Some(Box::new((symmetry, schedule)));
+        return Stage::Running { topology, schedule: zero, run, plan, then, unfold };
+    }
+    let run = engine::Run::new(&topology, &schedule, policy, Some(probe));
+    Stage::Running { topology, schedule, run, plan, then, unfold: None }
 }
 
 /// The whole collective from a prefix run and its proved period (`Steady`).

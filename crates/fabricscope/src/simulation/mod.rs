@@ -14,6 +14,7 @@
 
 mod alpha_beta;
 mod export;
+mod fluid;
 mod job;
 mod steady;
 mod steps;
@@ -22,6 +23,7 @@ mod sweep;
 mod waits;
 
 pub use alpha_beta::AlphaBeta;
+pub use fluid::{EXTRAPOLATION_BOUND, MEASURED_STEPS};
 pub use job::Job;
 pub use steady::Steady;
 pub use steps::StepInfo;
@@ -87,6 +89,9 @@ pub enum Mode {
     /// images of one another (`engine::symmetry`; tests compare it with `Exact`); `Auto` does the
     /// same wherever it does not run a steady state.
     Symmetric,
+    /// As an extrapolated steady state wherever the collective is a ring with enough steps to
+    /// measure, period or not (`fluid`; `tests/fidelity.rs` compares it with `Exact`).
+    Fluid,
 }
 
 /// `simulate`, choosing how.

@@ -91,7 +91,7 @@ pub fn results(props: &Props) -> Html {
             <p id="method" class="hint">{ i18n::method_line(lang, sim) }</p>
             <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
             if let Some(steady) = sim.steady {
-                <p id="steady" class="formula">{ steady_text(lang, &steady) }</p>
+                <p id="steady" class="formula">{ steady_text(lang, &steady, summary.method) }</p>
             }
             <TunerTable state={state.clone()} />
             <HeatMap state={state.clone()} />
@@ -105,8 +105,21 @@ pub fn results(props: &Props) -> Html {
 }
 
 /// How a steady state was run, in words.
-fn steady_text(lang: Lang, s: &fabricscope::Steady) -> String {
+fn steady_text(lang: Lang, s: &fabricscope::Steady, method: fabricscope::Method) -> String {
     let period = format_duration_ns(s.period_ns() as f64);
+    if method == fabricscope::Method::Extrapolated {
+        let measured = fabricscope::MEASURED_STEPS;
+        return match lang {
+            Lang::En => format!(
+                "Extrapolated steady state: the engine simulated the first {} of {} steps ({} of {} transfers), and up to {measured} steps more to measure how long a step takes once the ring runs steadily: {period}, never less than its links and latencies allow. The other {} steps take that long each; the animation repeats step {} for them.",
+                s.simulated_steps, s.total_steps, s.simulated_transfers, s.total_transfers, s.repeats, s.step_at_to + 1
+            ),
+            Lang::Zh => format!(
+                "外推稳态：引擎模拟了 {} 步中的前 {} 步（{} 个传输中的 {} 个），并另外模拟至多 {measured} 步，测出环稳定运行后每步所需时间：{period}，且不少于其链路与延迟允许的下限。其余 {} 步每步按此计时；动画在这些步中重复第 {} 步。",
+                s.total_steps, s.simulated_steps, s.total_transfers, s.simulated_transfers, s.repeats, s.step_at_to + 1
+            ),
+        };
+    }
     let (every_en, every_zh) = match s.period_steps {
         1 => ("one step".to_string(), "一步".to_string()),
         k => (format!("{k} steps"), format!("{k} 步")),

@@ -1,0 +1,154 @@
+//! A ring too big to simulate whole that never repeats exactly (NCCL's 8 channels sharing
+//! NVLink make the exact run aperiodic), run as an *extrapolated* steady state
+//! (`Method::Extrapolated`): the steady-state search's prefix, extended by a per-step time
+//! measured on a longer simulated prefix.
+//!
+//! ```text
+//!   λ      = max( (F(b) - F(a)) / (b - a),  floor )      F(k): when the last transfer of step k
+//!            a = K/4, b = K - 2·NCCL_STEPS                finished in a K-step prefix (K ≤ 128)
+//!   time   = shown prefix's end + (steps - shown steps) × λ
+//!   bytes  = shown prefix's bytes + (steps - shown steps) × one step's bytes   (per link: exact)
+//! ```
+//!
+//! The measured prefix runs channel 0 alone where the channels fold (`engine::symmetry`); up to
+//! the time a transfer of step K would be issued it *is* the whole ring, so `F(k)` for k well
+//! short of K is the whole run's. The floor (`engine::fluid::ring_floor`) is a proved lower
+//! bound on λ. At 8 channels the exact engine's per-step times wander by ±5% over windows of 16
+//! steps, and its total moves by up to 2.3% when the message grows by 0.1%
+//! (`tests/fidelity.rs`): a measured λ cannot be closer to one exact run than that run is to its
+//! neighbours. Over the contract's matrix the result is within `EXTRAPOLATION_BOUND` (3%) of
+//! every transfer simulated, which is what the label says.
+//!
+//! It is written as a `Steady` whose period is one step lasting λ (rounded to the ns), so the
+//! page's frames and step starts after the shown prefix's middle repeat its step there, as a
+//! proved steady state's repeat its period.
+
+use super::job::Plan;
+use super::steady::Steady;
+use super::summary::finish;
+use super::Simulation;
+use crate::collective::{Schedule, NCCL_STEPS};
+use crate::engine;
+use crate::engine::fluid::RingFloor;
+use crate::engine::symmetry::Fold;
+use crate::limits::MAX_STEADY_PREFIX;
+use crate::plan::ValidScenario;
+use crate::topology::Topology;
+use crate::trace::Trace;
+
+/// What an extrapolated steady state is within, on time, bus bandwidth and each link's bytes,
+/// of every transfer simulated, over `tests/fidelity.rs`'s matrix.
+pub const EXTRAPOLATION_BOUND: f64 = 0.03;
+
+/// Steps of the prefix λ is measured on, at most, and at least.
+pub const MEASURED_STEPS: u32 = 128;
+const LEAST_MEASURED_STEPS: u32 = 48;
+
+/// The measuring run: a K-step prefix, channel 0 alone on the folded links where the shown
+/// prefix's channels were proved images of one another (a ring's steps all use the same
+/// connections with the same bytes and dependencies, so the proof for its first steps holds for
+/// any number of them), every channel otherwise.
+pub(super) struct Measure {
+    run: engine::Run,
+    schedule: Schedule,
+    k: u32,
+}
+
+impl Measure {
+    /// Sets the measuring prefix up: as many steps as `MEASURED_STEPS` and the engine's prefix
+    /// budget allow, or `None` below `LEAST_MEASURED_STEPS`.
+    pub fn start(
+        scenario: &ValidScenario,
+        topology: &Topology,
+        protocol: crate::collective::Protocol,
+        total_steps: u32,
+        fold: Option<Fold>,
+    ) -> Option<Measure> {
+        let s = scenario.scenario();
+        let (n, channels) = (scenario.n_ranks() as u64, scenario.channels());
+        let per_step = if fold.is_some() { n } else { n * channels as u64 };
+        let k = MEASURED_STEPS.min(total_steps - 1).min((MAX_STEADY_PREFIX / per_step.max(1)) as u32);
+        if k < LEAST_MEASURED_STEPS {
+            return None;
+        }
+        let rings = &scenario.preset().rings;
+        let mut schedule = match fold {
+            Some(_) => crate::collective::ring_prefix_channel_zero(
+                s.collective,
+                s.nodes,
+                rings,
+                s.count(),
+                channels,
+                k,
+            )?,
+            None => crate::collective::ring_prefix(s.collective, s.nodes, rings, s.count(), channels, k)?.0,
+        };
+        schedule.protocol = protocol;
+        super::job::run_settings(&mut schedule, scenario);
+        let run = match fold {
+            Some(fold) => engine::Run::new_folded(topology, &schedule, scenario.policy(), fold),
+            None => engine::Run::new(topology, &schedule, scenario.policy(), None),
+        };
+        Some(Measure { run, schedule, k })
+    }
+
+    /// Handles up to `batches` event batches; true once the prefix has run.
+    pub fn advance(&mut self, topology: &Topology, batches: u64) -> bool {
+        self.run.advance(topology, &self.schedule, batches)
+    }
+
+    /// The measured per-step time [ns], once `advance` said the run is over.
+    pub fn step_ns(self, topology: &Topology) -> f64 {
+        let (trace, _) = self.run.finish(topology);
+        let mut front = vec![0u64; self.k as usize];
+        for (transfer, flow) in self.schedule.transfers.iter().zip(&trace.flows) {
+            let at = &mut front[transfer.step as usize];
+            *at = (*at).max(flow.finished.0);
+        }
+        let (a, b) = (self.k / 4, self.k - 2 * NCCL_STEPS);
+        front[b as usize].saturating_sub(front[a as usize]) as f64 / (b - a) as f64
+    }
+}
+
+/// The whole ring of `total_steps` steps (`total_transfers` transfers) from its shown prefix
+/// (`schedule`, `trace`), the measured per-step time and the floor.
+pub(super) fn extrapolated(
+    scenario: &ValidScenario,
+    topology: Topology,
+    (schedule, trace): (Schedule, Trace),
+    (total_steps, total_transfers): (u32, u64),
+    (measured_ns, floor): (f64, &RingFloor),
+    plan: Plan,
+) -> Simulation {
+    let simulated_steps = schedule.n_steps;
+    let repeats = (total_steps - simulated_steps) as u64;
+    let step_ns = (measured_ns.max(floor.step_ns).round() as u64).max(1);
+    // The repeated step: the prefix's middle one, once every transfer of it has been issued
+    // (past the pipeline's fill, before its drain).
+    let middle = simulated_steps / 2;
+    let issued = || schedule.transfers.iter().zip(&trace.flows);
+    let to_ns =
+        issued().filter(|(t, _)| t.step == middle).map(|(_, f)| f.issued.0).max().unwrap_or(0).max(step_ns);
+    let step_at_to = issued().filter(|(_, f)| f.issued.0 <= to_ns).map(|(t, _)| t.step).max().unwrap_or(0);
+    let per_step_batches = trace.batches.div_ceil(simulated_steps.max(1) as u64);
+    let steady = Steady {
+        total_steps,
+        simulated_steps,
+        total_transfers,
+        simulated_transfers: schedule.transfers.len() as u64,
+        from_ns: to_ns - step_ns,
+        to_ns,
+        period_steps: 1,
+        repeats,
+        step_at_to,
+        prefix_end_ns: trace.end.0,
+        batches: trace.batches + repeats * per_step_batches,
+    };
+    let link_bytes = trace
+        .link_bytes
+        .iter()
+        .zip(&floor.link_bytes)
+        .map(|(&prefix, &step)| (prefix as u64 + repeats * step) as f64)
+        .collect();
+    finish(scenario, topology, schedule, trace, Some((steady, link_bytes)), plan)
+}
