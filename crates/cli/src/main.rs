@@ -458,6 +458,9 @@ pub(crate) struct Row {
     wrong: Option<u64>,
     /// The algorithm and protocol the row ran with (the tuner's choice unless forced).
     algorithm: &'static str,
+    /// The tuner's pick where the engine ran another (a Tree too big to simulate here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tuner_pick_not_run: Option<&'static str>,
     protocol: &'static str,
     /// The tuner's predicted time [us], beside the engine's.
     tuner_time_us: f64,
@@ -527,6 +530,7 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             },
             root: if s.collective.has_root() { s.root as i32 } else { -1 },
             algorithm: point.algorithm.nccl_name(),
+            tuner_pick_not_run: point.tuner_pick_not_run.map(|a| a.nccl_name()),
             protocol: point.protocol.nccl_name(),
             tuner_time_us: point.tuner_time_us,
             trace_hash: point.trace_hash.clone(),

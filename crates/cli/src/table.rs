@@ -65,8 +65,12 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
     // Ours, per size. The page prints the same trace hash under its results.
     out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), how the row was obtained (exact: every transfer simulated; exact by symmetry: channel 0 simulated, the others its proved images; steady state: a simulated prefix and its proved period; extrapolated steady state (±3%): a simulated prefix and a per-step time measured on a longer one, within 3% of every transfer simulated), NCCL's model's prediction, the trace hash\n");
     for row in &report.rows {
+        let instead = row
+            .tuner_pick_not_run
+            .map(|pick| format!(" (the tuner picks {pick}, too big to simulate here: the best ring row ran)"))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "# fabricscope size {:>12} B: {} {}, {}, tuner {:.2} us, trace {}\n",
+            "# fabricscope size {:>12} B: {} {}{instead}, {}, tuner {:.2} us, trace {}\n",
             row.size_bytes, row.algorithm, row.protocol, row.method, row.tuner_time_us, row.trace_hash
         ));
     }

@@ -206,3 +206,29 @@ fn a_job_polled_in_slices_gives_what_one_call_gives() {
         assert!(job.poll(7).is_none(), "the result is given once");
     }
 }
+
+#[test]
+fn a_thousand_gpus_at_nccls_defaults_run_what_the_tuner_picks_or_say_why_not() {
+    let at = |size_bytes: u64, algorithm: Option<fabricscope::collective::Algorithm>| Scenario {
+        nodes: 128,
+        size_bytes,
+        algorithm,
+        fabric: FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() },
+        ..Scenario::default_demo()
+    };
+    // 8 KiB: the ring's chunks differ by an element (2,048 elements over 8,192 rank-channels),
+    // so it cannot run as a steady state; it is weighed from one step, and the tuner's Tree runs.
+    let small = simulate(&at(8 << 10, None).validate().unwrap()).unwrap();
+    assert_eq!(small.schedule.algorithm, fabricscope::collective::Algorithm::Tree);
+    assert_eq!(small.tuner_pick_not_run(), None);
+    // Forced, that ring is refused by name.
+    let ring = at(8 << 10, Some(fabricscope::collective::Algorithm::Ring)).validate();
+    assert!(ring
+        .is_err_and(|errors| errors[0].field == "nodes" && errors[0].problem.contains("16760832 transfers")));
+    // 512 MiB: the tuner's Tree is 2,093,056 transfers, beyond the engine: the best ring row
+    // runs, extrapolated, and the simulation says the tuner picked Tree.
+    let big = simulate(&at(512 << 20, None).validate().unwrap()).unwrap();
+    assert_eq!(big.schedule.algorithm, fabricscope::collective::Algorithm::Ring);
+    assert_eq!(big.tuner_pick_not_run(), Some(fabricscope::collective::Algorithm::Tree));
+    assert_eq!(big.summary.method, fabricscope::Method::Extrapolated);
+}

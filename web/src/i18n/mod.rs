@@ -168,8 +168,23 @@ pub fn gpu_name(lang: Lang, node: Option<u32>, local: u32, multi_node: bool) -> 
     }
 }
 
-/// How a run's figures were obtained (`Summary::method`), with its transfer counts.
+/// How a run's figures were obtained (`Summary::method`), with its transfer counts, and the
+/// tuner's pick where the engine ran another (`Simulation::tuner_pick_not_run`).
 pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
+    let line = method_sentence(lang, sim);
+    match (sim.tuner_pick_not_run(), lang) {
+        (None, _) => line,
+        (Some(pick), Lang::En) => format!(
+            "{line} The tuner picks {} here, too big to simulate at this scale: the best ring row ran instead.",
+            pick.nccl_name()
+        ),
+        (Some(pick), Lang::Zh) => {
+            format!("{line} 调优器在此选择 {}，但在此规模下过大无法模拟：改为运行最佳的环形方案。", pick.nccl_name())
+        }
+    }
+}
+
+fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
     if sim.summary.method == fabricscope::Method::Symmetric {
         let channels = sim.schedule.n_channels;
         let one = sim.n_transfers() / channels.max(1) as u64;

@@ -4,9 +4,12 @@
 //! ```text
 //!   transfers ≤ budget.transfers                           → Whole   (every transfer simulated;
 //!                                                                      a big ring may still settle)
-//!   a ring whose steps look alike, with more than STEADY_ABOVE transfers,
-//!   no adaptive routing, no in-network reduction to weigh,
-//!   and STEADY_SEARCH_STEPS · n · channels ≤ budget.steady_prefix → Steady (a proved period)
+//!   more than STEADY_ABOVE transfers as a ring, no in-network reduction to weigh, and either
+//!     a ring whose steps look alike, no adaptive routing,
+//!     and STEADY_SEARCH_STEPS · n · channels ≤ budget.steady_prefix  (a proved period, or
+//!                                                                      an extrapolated one)
+//!     or an AllReduce the tuner may run as a Tree within budget.transfers
+//!                                                          → Steady  (`simulation`'s big plan)
 //!   otherwise                                              → Refused { transfers }
 //! ```
 
@@ -61,11 +64,38 @@ pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -
         return Admission::Whole;
     }
     let prefix = STEADY_SEARCH_STEPS as u64 * n_ranks as u64 * channels as u64;
-    if runs_steady(scenario, n_ranks, channels, count).is_some() && prefix <= budget.steady_prefix {
+    let ring = runs_steady(scenario, n_ranks, channels, count).is_some() && prefix <= budget.steady_prefix;
+    let tree = runs_big(scenario, n_ranks, channels, count).is_some()
+        && tree_transfers(scenario, n_ranks, channels, count).is_some_and(|t| t <= budget.transfers);
+    if ring || tree {
         Admission::Steady
     } else {
         Admission::Refused { transfers }
     }
+}
+
+/// Transfers of `scenario`'s AllReduce as NCCL's Tree, where the tuner may pick it (several
+/// nodes, no other algorithm forced): 2(n-1) hops per chunk and channel.
+pub fn tree_transfers(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
+    let may = scenario.collective == Collective::AllReduce
+        && scenario.nodes > 1
+        && scenario.algorithm.is_none_or(|a| a == Algorithm::Tree);
+    may.then(|| {
+        2 * (n_ranks as u64 - 1)
+            * crate::collective::chain_chunks(count.div_ceil(channels as u64)) as u64
+            * channels as u64
+    })
+}
+
+/// Whether `scenario` runs by `simulation`'s plan for collectives too big to simulate as a
+/// ring (more than `STEADY_ABOVE` transfers that way, no CollNet to weigh): a ring whose steps
+/// look alike as a steady state (`runs_steady`), or an AllReduce the tuner may run as a Tree
+/// (`tree_transfers`), its ring weighed from one step. Returns the ring's transfer count.
+pub fn runs_big(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
+    let transfers = ring_transfers(scenario.collective, n_ranks, count, channels);
+    let tree = tree_transfers(scenario, n_ranks, channels, count).is_some_and(|t| t <= MAX_TRANSFERS);
+    let big = transfers > STEADY_ABOVE && !scenario.collnet;
+    (big && (tree || runs_steady(scenario, n_ranks, channels, count).is_some())).then_some(transfers)
 }
 
 /// Whether `scenario` runs as a steady state (`simulation::Steady`): a ring collective with more

@@ -4,7 +4,7 @@
 //! transfer by transfer runs as a steady state: a prefix until `engine::period` proves a period.
 
 use super::fluid::{extrapolated, Measure};
-use super::steady::Steady;
+use super::steady::steady_result;
 use super::summary::finish;
 use super::Mode;
 use super::Simulation;
@@ -14,7 +14,7 @@ use crate::engine::fluid::ring_floor;
 use crate::engine::symmetry::{Fold, Symmetry};
 use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
-    bandwidth_bound_ns, pick as pick_row, ring_transfers, runs_steady, tune, Tuning, ValidScenario,
+    bandwidth_bound_ns, pick as pick_row, ring_transfers, runs_big, tune, Tuning, ValidScenario,
     STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
 };
 use crate::routing::{Policy, Router};
@@ -45,11 +45,11 @@ pub(super) struct Plan {
 
 /// A steady-state attempt's figures (`Steady`).
 #[derive(Clone, Copy)]
-struct SteadyPlan {
-    total_steps: u32,
-    total_transfers: u64,
-    unit: u64,
-    protocol: crate::collective::Protocol,
+pub(super) struct SteadyPlan {
+    pub total_steps: u32,
+    pub total_transfers: u64,
+    pub unit: u64,
+    pub protocol: crate::collective::Protocol,
 }
 
 /// What a finished engine run is for.
@@ -109,7 +109,7 @@ impl Job {
         let (n, channels) = (scenario.n_ranks(), scenario.channels());
         let ring_transfers = ring_transfers(s.collective, n, count, channels);
         let steady_total = match mode {
-            Mode::Auto => runs_steady(s, n, channels, count),
+            Mode::Auto => runs_big(s, n, channels, count),
             Mode::Exact | Mode::Symmetric => None,
             Mode::Steady | Mode::Fluid => Some(ring_transfers),
         };
@@ -421,10 +421,20 @@ fn plan_step(
     let mut schedule = built.swap_remove(chosen);
     schedule.protocol = s.protocol.unwrap_or(pick.protocol);
     run_settings(&mut schedule, scenario);
-    let mut plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false };
-    let symmetry = matches!(mode, Mode::Auto | Mode::Symmetric)
-        .then(|| Symmetry::find(&topology, &schedule, scenario.policy()))
-        .flatten();
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false };
+    whole_stage(scenario, topology, schedule, plan, matches!(mode, Mode::Auto | Mode::Symmetric))
+}
+
+/// The whole schedule's engine run: channel 0 alone on the folded links where `fold` allows it
+/// and `engine::symmetry` proves the channels images of one another, every transfer otherwise.
+fn whole_stage(
+    scenario: &ValidScenario,
+    topology: Topology,
+    schedule: Schedule,
+    mut plan: Plan,
+    fold: bool,
+) -> Stage {
+    let symmetry = fold.then(|| Symmetry::find(&topology, &schedule, scenario.policy())).flatten();
     if let Some(symmetry) = symmetry {
         plan.folded = true;
         let zero = symmetry.channel_zero(&schedule);
@@ -456,14 +466,17 @@ fn start_steady(
     };
     let unit = scenario.n_ranks() as u64 * channels as u64;
     let steps_differ = || too_big(s, total_transfers, "its steps differ or are too few");
-    let total_steps = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
-        .filter(|&total| total > STEADY_FIRST_STEPS)
-        .ok_or_else(steps_differ)?;
+    // A ring whose steps all look alike may run as a steady state; one whose chunks differ by
+    // an element (a size not a multiple of ranks × channels elements) is only weighed.
+    let alike = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
+        .filter(|&total| total > STEADY_FIRST_STEPS);
+    let n = scenario.n_ranks();
+    let ring_steps = if s.collective == Collective::AllReduce { 2 * (n - 1) } else { n - 1 };
     let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)
         .ok_or_else(steps_differ)?;
     let policy = Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() };
     let mut router = Router::for_transfers(&topology, policy, &one_step.transfers);
-    let ring_bound = bandwidth_bound_ns(&topology, &one_step, &mut router) * total_steps as f64;
+    let ring_bound = bandwidth_bound_ns(&topology, &one_step, &mut router) * ring_steps as f64;
     let mut bounds = vec![(Algorithm::Ring, ring_bound)];
     // Tree is weighed from a one-chunk-per-channel tree scaled to the size (a link's bytes
     // grow with the size, not with how it is cut), and runs only within the engine's limit.
@@ -507,9 +520,15 @@ fn start_steady(
         );
         tree.protocol = protocol;
         run_settings(&mut tree, scenario);
-        let run = engine::Run::new(&topology, &tree, scenario.policy(), None);
-        return Ok(Stage::Running { topology, schedule: tree, run, plan, then: Then::Finish, unfold: None });
+        return Ok(whole_stage(scenario, topology, tree, plan, true));
     }
+    let Some(total_steps) = alike else {
+        return Err(too_big(
+            s,
+            total_transfers,
+            &format!("the tuner picks the ring, whose steps differ here ({count} elements is not a multiple of {n} ranks × {channels} channels)"),
+        ));
+    };
     let search = STEADY_SEARCH_STEPS.min(total_steps - 1);
     let (mut schedule, _, probe) =
         crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, search)
@@ -549,56 +568,8 @@ fn ring_stage(
     Stage::Running { topology, schedule, run, plan, then, unfold: None }
 }
 
-/// The whole collective from a prefix run and its proved period (`Steady`).
-fn steady_result(
-    scenario: &ValidScenario,
-    topology: Topology,
-    schedule: Schedule,
-    trace: Trace,
-    period: engine::period::Period,
-    steady: SteadyPlan,
-    plan: Plan,
-) -> Result<Simulation, ScenarioError> {
-    let SteadyPlan { total_steps, total_transfers, unit, .. } = steady;
-    let repeats = ((total_steps - schedule.n_steps) / period.steps) as u64;
-    // The flows issued in (from, to] are one period's: each repeat adds their bytes.
-    let mut period_bytes = vec![0u64; topology.n_links()];
-    let mut in_period = 0u64;
-    let mut step_at_to = 0;
-    for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
-        if flow.issued.0 <= period.to {
-            step_at_to = step_at_to.max(transfer.step);
-        }
-        if flow.issued.0 > period.from && flow.issued.0 <= period.to {
-            in_period += 1;
-            for link in &flow.path {
-                period_bytes[link.index()] += flow.bytes;
-            }
-        }
-    }
-    if in_period != period.steps as u64 * unit {
-        return Err(too_big(scenario.scenario(), total_transfers, "its period was not whole steps"));
-    }
-    let steady = Steady {
-        total_steps,
-        simulated_steps: schedule.n_steps,
-        total_transfers,
-        simulated_transfers: schedule.transfers.len() as u64,
-        from_ns: period.from,
-        to_ns: period.to,
-        period_steps: period.steps,
-        repeats,
-        step_at_to,
-        prefix_end_ns: trace.end.0,
-        batches: trace.batches + repeats * period.batches,
-    };
-    let link_bytes =
-        trace.link_bytes.iter().zip(&period_bytes).map(|(&b, &p)| (b as u64 + repeats * p) as f64).collect();
-    Ok(finish(scenario, topology, schedule, trace, Some((steady, link_bytes)), plan))
-}
-
 /// The error for a collective too big to simulate whole that cannot run as a steady state.
-fn too_big(s: &Scenario, transfers: u64, why: &str) -> ScenarioError {
+pub(super) fn too_big(s: &Scenario, transfers: u64, why: &str) -> ScenarioError {
     ScenarioError {
         field: "nodes".into(),
         problem: format!(

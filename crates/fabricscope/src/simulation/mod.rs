@@ -77,7 +77,7 @@ pub fn simulate(scenario: &ValidScenario) -> Result<Simulation, ScenarioError> {
 /// How `simulate_as` runs a collective.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// As a steady state where `runs_steady` says so, else every transfer (channel 0 for all
+    /// As a steady state where `runs_big` says so, else every transfer (channel 0 for all
     /// where their symmetry is proved, `engine::symmetry`).
     Auto,
     /// Every transfer.
@@ -168,6 +168,14 @@ impl Simulation {
             self.tuning_intra,
             s.latency,
         )
+    }
+
+    /// The algorithm the tuner picked where another ran without being forced: a pick beyond the
+    /// engine at this scale (a Tree too big to simulate) gives way to the best ring row, and
+    /// says so here.
+    pub fn tuner_pick_not_run(&self) -> Option<Algorithm> {
+        let pick = self.tuning.choice().algorithm;
+        (self.scenario.scenario().algorithm.is_none() && pick != self.schedule.algorithm).then_some(pick)
     }
 
     /// The step running at time `t`: the last one whose first transfer was issued by `t`.

@@ -2,6 +2,15 @@
 //! proved period (`engine::period`), and how a time or a step of the whole collective folds
 //! back into the prefix.
 
+use super::job::{too_big, Plan, SteadyPlan};
+use super::summary::finish;
+use super::Simulation;
+use crate::collective::Schedule;
+use crate::engine;
+use crate::plan::ValidScenario;
+use crate::scenario::ScenarioError;
+use crate::topology::Topology;
+use crate::trace::Trace;
 use crate::units::SimTime;
 use serde::Serialize;
 
@@ -67,4 +76,52 @@ impl Steady {
         let m = ((step - self.step_at_to).div_ceil(self.period_steps) as u64).min(self.repeats);
         (step - (m * self.period_steps as u64) as u32, m)
     }
+}
+
+/// The whole collective from a prefix run and its proved period (`Steady`).
+pub(super) fn steady_result(
+    scenario: &ValidScenario,
+    topology: Topology,
+    schedule: Schedule,
+    trace: Trace,
+    period: engine::period::Period,
+    steady: SteadyPlan,
+    plan: Plan,
+) -> Result<Simulation, ScenarioError> {
+    let SteadyPlan { total_steps, total_transfers, unit, .. } = steady;
+    let repeats = ((total_steps - schedule.n_steps) / period.steps) as u64;
+    // The flows issued in (from, to] are one period's: each repeat adds their bytes.
+    let mut period_bytes = vec![0u64; topology.n_links()];
+    let mut in_period = 0u64;
+    let mut step_at_to = 0;
+    for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
+        if flow.issued.0 <= period.to {
+            step_at_to = step_at_to.max(transfer.step);
+        }
+        if flow.issued.0 > period.from && flow.issued.0 <= period.to {
+            in_period += 1;
+            for link in &flow.path {
+                period_bytes[link.index()] += flow.bytes;
+            }
+        }
+    }
+    if in_period != period.steps as u64 * unit {
+        return Err(too_big(scenario.scenario(), total_transfers, "its period was not whole steps"));
+    }
+    let steady = Steady {
+        total_steps,
+        simulated_steps: schedule.n_steps,
+        total_transfers,
+        simulated_transfers: schedule.transfers.len() as u64,
+        from_ns: period.from,
+        to_ns: period.to,
+        period_steps: period.steps,
+        repeats,
+        step_at_to,
+        prefix_end_ns: trace.end.0,
+        batches: trace.batches + repeats * period.batches,
+    };
+    let link_bytes =
+        trace.link_bytes.iter().zip(&period_bytes).map(|(&b, &p)| (b as u64 + repeats * p) as f64).collect();
+    Ok(finish(scenario, topology, schedule, trace, Some((steady, link_bytes)), plan))
 }

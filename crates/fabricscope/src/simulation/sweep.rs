@@ -24,6 +24,9 @@ pub struct SweepPoint {
     pub trace_hash: String,
     /// How the figures were obtained.
     pub method: super::Method,
+    /// The tuner's pick where another algorithm ran (`Simulation::tuner_pick_not_run`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tuner_pick_not_run: Option<crate::collective::Algorithm>,
 }
 
 /// Sizes from `min` to `max` multiplying by `factor`, as nccl-tests' `-b -e -f` do; each rounded
@@ -90,5 +93,6 @@ pub fn sweep_point(sim: &Simulation, hash: bool) -> SweepPoint {
             .unwrap_or(f64::NAN),
         trace_hash: if hash { sim.hash_hex() } else { String::new() },
         method: sim.summary.method,
+        tuner_pick_not_run: sim.tuner_pick_not_run(),
     }
 }
