@@ -103,6 +103,15 @@ report('paint-1024-gpus', { p50_ms: paint1024[Math.floor(paint1024.length * 0.5)
 const deltas1024 = stamps1024.slice(1).map((t, i) => t - stamps1024[i]).sort((a, b) => a - b);
 report('frame-1024-gpus', { p50_ms: deltas1024[Math.floor(deltas1024.length * 0.5)], p95_ms: deltas1024[Math.floor(deltas1024.length * 0.95)], frames: deltas1024.length });
 
+// 1,024 GPUs at NCCL's defaults (8 channels): the ring never repeats and runs as an
+// extrapolated steady state; how long until its result shows, and the longest freeze meanwhile.
+{
+  const t0 = Date.now();
+  const freeze = await longestFreeze(() => page.selectOption('#channels', 'auto'), async () => (await page.locator('#method').innerText()).includes('extrapolated'));
+  report('freeze-1024-gpus-8-channels', { ms: freeze });
+  report('wasm-ring-1GiB-1024-gpus-8-channels', { ms: Date.now() - t0, sim_ms: parseFloat(await page.locator('#time').getAttribute('data-sim-ms')) });
+}
+
 // The training view: GPT-3 175B on 256 GPUs simulated and drawn.
 {
   await page.evaluate(() => localStorage.removeItem('fabricscope.train'));

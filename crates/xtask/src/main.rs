@@ -383,6 +383,17 @@ fn bench() -> Result<()> {
         wasm("wasm-ring-1GiB-1024-gpus-1-channel", "ring-1GiB-1024-gpus-1-channel"),
     ));
     rows.push((
+        "the same at NCCL's 8 channels in the browser (WASM), extrapolated".into(),
+        "< 2x native".into(),
+        wasm("wasm-ring-1GiB-1024-gpus-8-channels", "ring-1GiB-1024-gpus"),
+    ));
+    rows.push((
+        "longest freeze, 1 -> 8 channels at 1,024 GPUs, headless Chromium".into(),
+        "< 50 ms".into(),
+        ms("freeze-1024-gpus-8-channels", "ms")
+            .map_or("not run".into(), |m| format!("{m:.0} ms between frames")),
+    ));
+    rows.push((
         "ring AllReduce 1 GiB, 16,384 GPUs, native".into(),
         "< 5 s".into(),
         format!("{} ({})", show(secs("ring-1GiB-16384-gpus")), detail("ring-1GiB-16384-gpus")),

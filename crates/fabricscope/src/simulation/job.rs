@@ -82,6 +82,8 @@ enum Stage {
         /// A run of channel 0 for all: its proof and the whole schedule, to expand the trace.
         unfold: Option<Box<(Symmetry, Schedule)>>,
     },
+    /// Not yet planned (`Job::new`).
+    Start,
     /// A ring with no proved period: its shown prefix (the search's), while a longer prefix
     /// measures its per-step time (`fluid`).
     Measuring {
@@ -101,9 +103,16 @@ impl std::fmt::Debug for Job {
 }
 
 impl Job {
-    /// Plans the simulation (topology, the tuner's table, the schedule) and sets its first
-    /// engine run up; `poll` runs it.
+    /// A simulation of `scenario`, not yet planned: the first `poll` plans it (topology, the
+    /// tuner's table, the schedule), so a caller that must stay responsive never plans in one
+    /// go outside its slices.
     pub fn new(scenario: &ValidScenario, mode: Mode) -> Job {
+        Job { scenario: scenario.clone(), mode, stage: Stage::Start }
+    }
+
+    /// The first stage: the big plan (`start_steady`) where the collective is too big to plan
+    /// as every algorithm's whole schedule, else the exact plan.
+    fn start(scenario: &ValidScenario, mode: Mode) -> Stage {
         let s = scenario.scenario();
         let count = s.count();
         let (n, channels) = (scenario.n_ranks(), scenario.channels());
@@ -114,7 +123,7 @@ impl Job {
             Mode::Steady | Mode::Fluid => Some(ring_transfers),
         };
         let topology = scenario.topology();
-        let stage = match steady_total.map(|total| start_steady(scenario, topology.clone(), total)) {
+        match steady_total.map(|total| start_steady(scenario, topology.clone(), total)) {
             Some(Ok(stage)) => stage,
             // A ring the engine can simulate whole that does not settle runs whole.
             Some(Err(_)) if matches!(mode, Mode::Auto | Mode::Fluid) && ring_transfers <= MAX_TRANSFERS => {
@@ -122,8 +131,7 @@ impl Job {
             }
             Some(Err(error)) => Stage::Done(Some(Err(error))),
             None => start_exact(scenario, topology),
-        };
-        Job { scenario: scenario.clone(), mode, stage }
+        }
     }
 
     /// Runs up to `batches` event batches; the result once the simulation is done (once: a
@@ -131,6 +139,10 @@ impl Job {
     pub fn poll(&mut self, batches: u64) -> Option<Result<Simulation, ScenarioError>> {
         let over = match &mut self.stage {
             Stage::Done(result) => return result.take(),
+            Stage::Start => {
+                self.stage = Job::start(&self.scenario, self.mode);
+                return self.poll(0);
+            }
             Stage::Planning { .. } => {
                 let Stage::Planning { topology, todo, built, bounds } =
                     std::mem::replace(&mut self.stage, Stage::Done(None))
@@ -288,7 +300,7 @@ impl Job {
     pub fn progress(&self) -> f64 {
         match &self.stage {
             Stage::Done(_) => 1.0,
-            Stage::Planning { .. } | Stage::Measuring { .. } => 0.0,
+            Stage::Start | Stage::Planning { .. } | Stage::Measuring { .. } => 0.0,
             Stage::Running { run, .. } => {
                 let (done, all) = run.progress();
                 done as f64 / all.max(1) as f64

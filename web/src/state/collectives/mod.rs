@@ -177,7 +177,29 @@ pub enum Action {
 }
 
 impl AppState {
+    /// The state opening on `scenario`: simulated at once where that takes a few ms; else the
+    /// same hardware on one node (or the page's demo) is shown while `scenario` runs in slices
+    /// between frames, pending, as a changed scenario does: opening a link to 1,024 GPUs never
+    /// freezes the page for the whole simulation.
     pub fn new(scenario: Scenario, lang: Lang, dark: bool) -> Result<AppState, String> {
+        let valid = scenario.validate().map_err(|errors| join(&errors))?;
+        if transfers_of(&valid) > SYNC_TRANSFERS {
+            let job = page_job(&valid)?;
+            let one_node = Scenario { nodes: 1, faults: Vec::new(), ..scenario.clone() };
+            let stand_in = [one_node, page_demo()]
+                .into_iter()
+                .find(|s| s.validate().is_ok_and(|v| transfers_of(&v) <= SYNC_TRANSFERS))
+                .unwrap_or_else(page_demo);
+            let mut state = AppState::now(stand_in, lang, dark)?;
+            state.pending = Some(Rc::new(Pending { id: 0, scenario, job: RefCell::new(job) }));
+            state.next_pending_id = 1;
+            return Ok(state);
+        }
+        AppState::now(scenario, lang, dark)
+    }
+
+    /// The state opening on `scenario`, simulated at once.
+    fn now(scenario: Scenario, lang: Lang, dark: bool) -> Result<AppState, String> {
         let valid = scenario.validate().map_err(|errors| join(&errors))?;
         let started = now_ms();
         let sim = Rc::new(simulate_in_page(&valid)?);
