@@ -404,7 +404,10 @@ await test('1,024 GPUs: a ring that settles runs as a steady state, drawn as til
   expect(extrapolated.includes('of the 16760832 transfers') && extrapolated.includes('Within 3%'), extrapolated);
   expect((await text('#steady')).startsWith('Extrapolated steady state') && (await text('#steady')).includes('of 2046 steps'), await text('#steady'));
   const busbw8 = parseFloat(await text('#busbw'));
-  expect(busbw8 > 200 && busbw8 < 400, `busbw ${busbw8} GB/s: eight 400 Gb/s NICs per node boundary`);
+  // Eight channels cross each node boundary on eight 400 Gb/s NICs: more than the one
+  // channel's busbw above, less than eight NICs' 400 GB/s (Simple's per-step latency, paid
+  // 2,046 times, keeps it well below that).
+  expect(busbw8 > busbw && busbw8 < 400, `busbw ${busbw8} GB/s at 8 channels, ${busbw} GB/s at one`);
   await page.screenshot({ path: join(shots, 'cluster-1024-gpus-8-channels.png'), fullPage: true });
   await page.selectOption('#nodes', '1');
   await page.selectOption('#algorithm', 'auto');

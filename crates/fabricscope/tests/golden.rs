@@ -221,6 +221,8 @@ fn sweep(out: &mut String) {
         r#"{"preset":"dgx-h100","nodes":128,"collective":"all_reduce","size_bytes":1073741824,"channels":1}"#,
         r#"{"preset":"dgx-h100","nodes":64,"collective":"all_gather","size_bytes":1073741824,"channels":2,"fabric":{"technology":"roce"}}"#,
         r#"{"preset":"dgx-h100","nodes":64,"collective":"all_reduce","size_bytes":1073741824}"#,
+        // NCCL's ring at 8 channels on 512 GPUs: an extrapolated steady state.
+        r#"{"preset":"dgx-h100","nodes":64,"collective":"all_reduce","size_bytes":1073741824,"algorithm":"Ring"}"#,
     ];
     for (k, text) in more.iter().enumerate() {
         case(out, &format!("variant {k}: {text}"), &Scenario::from_json(text).unwrap());

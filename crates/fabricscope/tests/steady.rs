@@ -225,10 +225,13 @@ fn a_thousand_gpus_at_nccls_defaults_run_what_the_tuner_picks_or_say_why_not() {
     let ring = at(8 << 10, Some(fabricscope::collective::Algorithm::Ring)).validate();
     assert!(ring
         .is_err_and(|errors| errors[0].field == "nodes" && errors[0].problem.contains("16760832 transfers")));
-    // 512 MiB: the tuner's Tree is 2,093,056 transfers, beyond the engine: the best ring row
-    // runs, extrapolated, and the simulation says the tuner picked Tree.
+    // 64 MiB: NVLSTree, weighed as the exact plan weighs it on fewer nodes, and run.
+    let mid = simulate(&at(64 << 20, None).validate().unwrap()).unwrap();
+    assert_eq!(mid.schedule.algorithm, fabricscope::collective::Algorithm::NvlsTree);
+    // 512 MiB: the tuner's NVLSTree is beyond the engine: the best ring row runs,
+    // extrapolated, and the simulation says what the tuner picked.
     let big = simulate(&at(512 << 20, None).validate().unwrap()).unwrap();
     assert_eq!(big.schedule.algorithm, fabricscope::collective::Algorithm::Ring);
-    assert_eq!(big.tuner_pick_not_run(), Some(fabricscope::collective::Algorithm::Tree));
+    assert_eq!(big.tuner_pick_not_run(), Some(fabricscope::collective::Algorithm::NvlsTree));
     assert_eq!(big.summary.method, fabricscope::Method::Extrapolated);
 }

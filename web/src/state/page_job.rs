@@ -44,8 +44,8 @@ pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
     let s = valid.scenario();
     let (n, channels) = (valid.n_ranks(), valid.channels());
     let total = match valid.admit(PAGE_BUDGET) {
-        Admission::Whole => return Ok(Job::new(valid, fabricscope::Mode::Auto)),
-        Admission::Steady => return Ok(Job::new(valid, fabricscope::Mode::Steady)),
+        Admission::Whole => return Ok(Job::within(valid, fabricscope::Mode::Auto, PAGE_BUDGET)),
+        Admission::Steady => return Ok(Job::within(valid, fabricscope::Mode::Steady, PAGE_BUDGET)),
         Admission::Refused { transfers } => transfers,
     };
     Err(format!(

@@ -29,6 +29,8 @@ use crate::trace::Trace;
 pub struct Job {
     scenario: ValidScenario,
     mode: Mode,
+    /// Most transfers a tree the big plan picks may have to run (`Budget::transfers`).
+    tree_limit: u64,
     stage: Stage,
 }
 
@@ -107,12 +109,18 @@ impl Job {
     /// tuner's table, the schedule), so a caller that must stay responsive never plans in one
     /// go outside its slices.
     pub fn new(scenario: &ValidScenario, mode: Mode) -> Job {
-        Job { scenario: scenario.clone(), mode, stage: Stage::Start }
+        Job::within(scenario, mode, crate::plan::ENGINE_BUDGET)
+    }
+
+    /// `new` for a caller with a smaller budget (the page's): a tree the big plan picks beyond
+    /// `budget.transfers` gives way to the best ring row, which says so.
+    pub fn within(scenario: &ValidScenario, mode: Mode, budget: crate::plan::Budget) -> Job {
+        Job { scenario: scenario.clone(), mode, tree_limit: budget.transfers, stage: Stage::Start }
     }
 
     /// The first stage: the big plan (`start_steady`) where the collective is too big to plan
     /// as every algorithm's whole schedule, else the exact plan.
-    fn start(scenario: &ValidScenario, mode: Mode) -> Stage {
+    fn start(scenario: &ValidScenario, mode: Mode, tree_limit: u64) -> Stage {
         let s = scenario.scenario();
         let count = s.count();
         let (n, channels) = (scenario.n_ranks(), scenario.channels());
@@ -123,7 +131,7 @@ impl Job {
             Mode::Steady | Mode::Fluid => Some(ring_transfers),
         };
         let topology = scenario.topology();
-        match steady_total.map(|total| start_steady(scenario, topology.clone(), total)) {
+        match steady_total.map(|total| start_steady(scenario, topology.clone(), total, tree_limit)) {
             Some(Ok(stage)) => stage,
             // A ring the engine can simulate whole that does not settle runs whole.
             Some(Err(_)) if matches!(mode, Mode::Auto | Mode::Fluid) && ring_transfers <= MAX_TRANSFERS => {
@@ -140,7 +148,7 @@ impl Job {
         let over = match &mut self.stage {
             Stage::Done(result) => return result.take(),
             Stage::Start => {
-                self.stage = Job::start(&self.scenario, self.mode);
+                self.stage = Job::start(&self.scenario, self.mode, self.tree_limit);
                 return self.poll(0);
             }
             Stage::Planning { .. } => {
@@ -467,6 +475,7 @@ fn start_steady(
     scenario: &ValidScenario,
     topology: Topology,
     total_transfers: u64,
+    tree_limit: u64,
 ) -> Result<Stage, ScenarioError> {
     let s = scenario.scenario();
     let count = s.count();
@@ -490,18 +499,36 @@ fn start_steady(
     let mut router = Router::for_transfers(&topology, policy, &one_step.transfers);
     let ring_bound = bandwidth_bound_ns(&topology, &one_step, &mut router) * ring_steps as f64;
     let mut bounds = vec![(Algorithm::Ring, ring_bound)];
-    // Tree is weighed from a one-chunk-per-channel tree scaled to the size (a link's bytes
-    // grow with the size, not with how it is cut), and runs only within the engine's limit.
-    let tree_fits = 2
-        * (scenario.n_ranks() as u64 - 1)
-        * crate::collective::chain_chunks(count.div_ceil(channels as u64)) as u64
-        * channels as u64
-        <= MAX_TRANSFERS;
+    // Tree (and NVLSTree where the NVSwitch reduces and NVLS is enabled, as the exact plan
+    // weighs them) are weighed from a one-chunk-per-channel schedule scaled to the size (a link's
+    // bytes grow with the size, not with how it is cut), and run only within the engine's limit.
+    let g = scenario.preset().gpus_per_node;
+    let mut trees = Vec::new();
     if s.collective == Collective::AllReduce && s.nodes > 1 {
+        trees.push(Algorithm::Tree);
+        if scenario.nvls_tree_supported() && s.nvls {
+            trees.push(Algorithm::NvlsTree);
+        }
+    }
+    let fits = |algorithm: Algorithm| {
+        let transfers = match algorithm {
+            Algorithm::Tree => crate::plan::tree_transfers(s, scenario.n_ranks(), channels, count),
+            _ => Some(crate::collective::transfer_count_with(
+                s.collective,
+                Some(algorithm),
+                s.nodes,
+                g,
+                count,
+                channels,
+            )),
+        };
+        transfers.is_some_and(|t| t <= tree_limit.min(MAX_TRANSFERS))
+    };
+    for &algorithm in &trees {
         let small = count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * channels as u64).max(1);
         let tree = crate::collective::schedule_with(
             s.collective,
-            Algorithm::Tree,
+            algorithm,
             s.nodes,
             rings,
             small,
@@ -510,20 +537,21 @@ fn start_steady(
         );
         let mut router = Router::for_transfers(&topology, policy, &tree.transfers);
         let bound = bandwidth_bound_ns(&topology, &tree, &mut router) * count as f64 / small as f64;
-        bounds.push((Algorithm::Tree, bound));
+        bounds.push((algorithm, bound));
     }
     let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
     let mut pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
-    if pick.algorithm == Algorithm::Tree && !tree_fits {
-        // Tree wins but is too big to simulate: the best ring row runs.
+    if trees.contains(&pick.algorithm) && !fits(pick.algorithm) {
+        // A tree wins but is too big to simulate: the best ring row runs (and the simulation
+        // says the tuner picked the tree, `Simulation::tuner_pick_not_run`).
         pick = pick_row(&tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
     }
     let protocol = s.protocol.unwrap_or(pick.protocol);
     let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false };
-    if pick.algorithm == Algorithm::Tree && tree_fits {
+    if trees.contains(&pick.algorithm) {
         let mut tree = crate::collective::schedule_with(
             s.collective,
-            Algorithm::Tree,
+            pick.algorithm,
             s.nodes,
             rings,
             count,
