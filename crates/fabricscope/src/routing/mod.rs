@@ -125,6 +125,8 @@ struct NicPlan {
     own: Vec<u32>,
     send: ConnectionNics,
     recv: ConnectionNics,
+    /// Each node's NVSwitch (by node index), found once: NVLS routes ask for it per transfer.
+    nvswitches: Vec<Option<VertexId>>,
 }
 
 /// (GPU's local index, channel) → NIC.
@@ -155,6 +157,16 @@ impl<'t> Router<'t> {
             Router { topology, policy, intra: BTreeMap::new(), nic_of_gpu: Vec::new(), plan: Box::default() };
         router.nic_of_gpu = router.pick_nics(policy.nics_used);
         router.plan.own = router.pick_nics(topology.nics_per_node());
+        for (id, vertex) in topology.vertices() {
+            if let (VertexKind::NvSwitch, Some(node)) = (vertex.kind, vertex.node) {
+                let slots = &mut router.plan.nvswitches;
+                if slots.len() <= node as usize {
+                    slots.resize(node as usize + 1, None);
+                }
+                // The first, as the scan this replaces found it.
+                slots[node as usize].get_or_insert(id);
+            }
+        }
         router
     }
 
@@ -388,11 +400,14 @@ impl<'t> Router<'t> {
     /// The NVSwitch of `gpu`'s node (validation admits NVLS only on nodes with one).
     fn nvswitch(&self, gpu: VertexId) -> VertexId {
         let t = self.topology;
-        let node = t.vertex(gpu).node;
-        t.vertices()
-            .find(|(_, v)| v.kind == VertexKind::NvSwitch && v.node == node)
-            .map(|(id, _)| id)
-            .expect("NVLS runs only on nodes with an NVSwitch")
+        let switch = match t.vertex(gpu).node {
+            Some(node) => self.plan.nvswitches.get(node as usize).copied().flatten(),
+            None => t
+                .vertices()
+                .find(|(_, v)| v.kind == VertexKind::NvSwitch && v.node.is_none())
+                .map(|(id, _)| id),
+        };
+        switch.expect("NVLS runs only on nodes with an NVSwitch")
     }
 
     fn intra(&mut self, src: VertexId, dst: VertexId, through_gpus: bool) -> Vec<LinkId> {
