@@ -3,7 +3,7 @@
 use crate::{apply_hardware, choice, read_file, HardwareArgs};
 use clap::Args;
 use fabricscope::scenario::ScenarioError;
-use fabricscope::train::{scaling, OpKind, TrainReport, TrainScenario, ValidTrain};
+use fabricscope::train::{scaling_of, scaling_run, OpKind, TrainReport, TrainScenario, ValidTrain};
 use fabricscope::units::{format_bytes, format_duration_ns};
 
 #[derive(Args)]
@@ -157,7 +157,11 @@ fn job_from(args: &TrainArgs) -> Result<ValidTrain, Vec<ScenarioError>> {
 pub fn train(args: &TrainArgs) -> Result<String, Vec<ScenarioError>> {
     let job = job_from(args)?;
     let report = job.run();
-    let curve = if args.scaling.is_empty() { Vec::new() } else { scaling(job.scenario(), &args.scaling)? };
+    // The scaling points are independent runs: side by side on every core.
+    use rayon::prelude::*;
+    let runs: Vec<(u32, f64)> =
+        args.scaling.par_iter().map(|&dp| scaling_run(job.scenario(), dp)).collect::<Result<_, _>>()?;
+    let curve = scaling_of(&runs);
     if args.json {
         let value = serde_json::json!({ "job": job.scenario(), "report": report, "scaling": curve.iter().map(|&(gpus, tps, eff)| serde_json::json!({"gpus": gpus, "tokens_per_s": tps, "efficiency": eff})).collect::<Vec<_>>() });
         return Ok(serde_json::to_string_pretty(&value).expect("serialises") + "\n");

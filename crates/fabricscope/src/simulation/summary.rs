@@ -31,7 +31,7 @@ pub enum Method {
     /// within `EXTRAPOLATION_BOUND` (3%) of `Exact` on time, bus bandwidth and every link's bytes
     /// over `tests/fidelity.rs`'s matrix. Used where a ring too big to run whole never repeats
     /// exactly.
-    #[serde(rename = "extrapolated steady state")]
+    #[serde(rename = "extrapolated steady state (±3%)")]
     Extrapolated,
 }
 

@@ -116,14 +116,19 @@ pub fn scaled(train: &TrainScenario, dp: u32) -> Result<TrainScenario, Vec<Scena
 /// Runs a step for each DP size in `dps` (nodes grow with DP; micro-batches per replica stay):
 /// `(gpus, tokens/s, scaling efficiency against the first)`.
 pub fn scaling(train: &TrainScenario, dps: &[u32]) -> Result<Vec<(u32, f64, f64)>, Vec<ScenarioError>> {
-    let mut points = Vec::new();
-    let mut first: Option<f64> = None;
-    for &dp in dps {
-        let gpus = train.tp * train.cp * train.pp * dp;
-        let report = scaled(train, dp)?.validate()?.run();
-        let per_gpu = report.tokens_per_s / gpus as f64;
-        let base = *first.get_or_insert(per_gpu);
-        points.push((gpus, report.tokens_per_s, per_gpu / base));
-    }
-    Ok(points)
+    let runs = dps.iter().map(|&dp| scaling_run(train, dp)).collect::<Result<Vec<_>, _>>()?;
+    Ok(scaling_of(&runs))
+}
+
+/// One point of `scaling`: the GPUs at DP `dp` and their tokens/s. The points are independent
+/// runs: a caller with threads (the CLI) runs them side by side and hands them to `scaling_of`.
+pub fn scaling_run(train: &TrainScenario, dp: u32) -> Result<(u32, f64), Vec<ScenarioError>> {
+    let gpus = train.tp * train.cp * train.pp * dp;
+    Ok((gpus, scaled(train, dp)?.validate()?.run().tokens_per_s))
+}
+
+/// `(gpus, tokens/s, scaling efficiency against the first)` from each point's run.
+pub fn scaling_of(runs: &[(u32, f64)]) -> Vec<(u32, f64, f64)> {
+    let base = runs.first().map_or(1.0, |&(gpus, tps)| tps / gpus as f64);
+    runs.iter().map(|&(gpus, tps)| (gpus, tps, tps / gpus as f64 / base)).collect()
 }

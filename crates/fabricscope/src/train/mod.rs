@@ -97,7 +97,10 @@ mod step;
 mod tests;
 mod validate;
 
-pub use compare::{compare_fabrics, difference, on_fabric, scaled, scaling, Difference, FabricRow, FABRICS};
+pub use compare::{
+    compare_fabrics, difference, on_fabric, scaled, scaling, scaling_of, scaling_run, Difference, FabricRow,
+    FABRICS,
+};
 pub use contention::Contention;
 pub use report::{Activity, Breakdown, Cost, Memory, MicroBatch, Op, OpKind, StepOp, Storage, TrainReport};
 pub use runs::TrainJob;
