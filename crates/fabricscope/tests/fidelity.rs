@@ -224,6 +224,42 @@ fn extrapolated_allgathers_agree_within_their_bound() {
     }
 }
 
+/// Rings that fold to fewer channels, or none, on two-tier and three-tier fabrics (where hops
+/// whose latencies differ keep a big ring from repeating exactly): extrapolated too, within the
+/// same bound.
+#[test]
+fn extrapolated_rings_at_one_and_two_channels_agree_within_their_bound() {
+    let mut rows = Vec::new();
+    for (fabric_name, topology) in
+        [("leaf-spine", FabricTopology::LeafSpine), ("3-tier", FabricTopology::FatTree)]
+    {
+        for channels in [1, 2] {
+            for size_bytes in [64u64 << 20, 1 << 30] {
+                let s = Scenario {
+                    nodes: 16,
+                    size_bytes,
+                    channels: Some(channels),
+                    algorithm: Some(Algorithm::Ring),
+                    protocol: Some(Protocol::Simple),
+                    fabric: FabricConfig { topology, ..FabricConfig::default() },
+                    ..Scenario::default_demo()
+                };
+                let what = format!(
+                    "dgx-h100 x16, IB {fabric_name}, AllReduce Ring {} MiB, {channels} channels",
+                    size_bytes >> 20
+                );
+                let row = compare_as(what, &s, Mode::Fluid, Mode::Symmetric);
+                assert_eq!(row.method, Method::Extrapolated, "{}", row.what);
+                rows.push(row);
+            }
+        }
+    }
+    report(&mut rows);
+    for r in &rows {
+        assert!(worst(r) <= EXTRAPOLATION_BOUND, "{}: off by {:.3}%", r.what, 100.0 * worst(r));
+    }
+}
+
 /// Why the bound is not 1%: at 8 channels the exact engine is itself that sensitive. A message
 /// 0.1% larger (every chunk 0.1% longer) changes the exact run's time per byte by more than 1%,
 /// so no per-step time measured on part of a run can promise 1% of one particular exact run.

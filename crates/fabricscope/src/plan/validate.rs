@@ -2,7 +2,7 @@
 //! list of *all* its problems, each naming its field. The caps are in `limits`; what runs at
 //! all is `admission`'s rule. The rest of the core takes a `ValidScenario` without checking again.
 
-use super::admission::{admit, Admission, Budget, ENGINE_BUDGET};
+use super::admission::{admit, Admission, Budget, ENGINE_BUDGET, STEADY_SEARCH_STEPS};
 use crate::catalog::{
     LinkSpec, NodePreset, NodeSpec, Routing, Technology, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS,
 };
@@ -11,7 +11,7 @@ use crate::collective::transfer_count_with;
 use super::node::{custom_node, custom_problem};
 use crate::limits::{
     HORIZON_NS, MAX_ALL_PAIRS_RANKS, MAX_BANDWIDTH_GBYTE_PER_S, MAX_CHANNELS, MAX_LATENCY_NS, MAX_NODES,
-    MAX_SIZE_BYTES, MAX_TRANSFERS,
+    MAX_SIZE_BYTES, MAX_STEADY_PREFIX, MAX_TRANSFERS,
 };
 use crate::routing::Policy;
 use crate::scenario::{
@@ -405,10 +405,23 @@ impl Scenario {
             // A ring too big to simulate transfer by transfer may run as a steady state, whose
             // first prefix is within `MAX_STEADY_PREFIX` (`simulation::Steady`).
             if let Admission::Refused { transfers } = admit(self, n, channels, ENGINE_BUDGET) {
+                // A ring that could run as a steady state but whose simulated prefix is too big
+                // says how many GPUs its channels allow.
+                let hint = match super::runs_steady(self, n, channels, self.count()) {
+                    Some(_) => {
+                        let most = |c: u32| MAX_STEADY_PREFIX / (STEADY_SEARCH_STEPS as u64 * c as u64);
+                        format!(
+                            " (as a steady state, {channels} channels run up to {} GPUs, 1 channel up to {})",
+                            most(channels),
+                            most(1)
+                        )
+                    }
+                    None => String::new(),
+                };
                 errors.push(ScenarioError {
                     field: "nodes".into(),
                     problem: format!(
-                        "{} on {n} GPUs over {channels} channels is {transfers} transfers, more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes or channels",
+                        "{} on {n} GPUs over {channels} channels is {transfers} transfers, more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes or channels{hint}",
                         self.collective.nccl_name()
                     ),
                 });
