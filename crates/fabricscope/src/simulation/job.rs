@@ -3,12 +3,13 @@
 //! that a caller that must stay responsive can run it between frames. A ring too big to run
 //! transfer by transfer runs as a steady state: a prefix until `engine::period` proves a period.
 
+use super::big::{ring_stage, start_search, start_steady};
 use super::fluid::{extrapolated, Measure};
 use super::steady::steady_result;
 use super::summary::finish;
 use super::Mode;
 use super::Simulation;
-use crate::collective::{Algorithm, Schedule, ELEM_BYTES};
+use crate::collective::{Algorithm, Schedule};
 use crate::engine;
 use crate::engine::fluid::ring_floor;
 use crate::engine::symmetry::{Fold, Symmetry};
@@ -56,7 +57,7 @@ pub(super) struct SteadyPlan {
 
 /// What a finished engine run is for.
 #[derive(Clone, Copy)]
-enum Then {
+pub(super) enum Then {
     /// The whole collective: finish it.
     Finish,
     /// The steady-state search (a prefix of `STEADY_SEARCH_STEPS` steps).
@@ -67,7 +68,7 @@ enum Then {
 
 // One stage per job and a job or two at a time: their sizes do not add up to anything.
 #[allow(clippy::large_enum_variant)]
-enum Stage {
+pub(super) enum Stage {
     /// The exact plan, an algorithm at a time: those left, and each built one's schedule and bound.
     Planning {
         topology: Topology,
@@ -86,6 +87,21 @@ enum Stage {
     },
     /// Not yet planned (`Job::new`).
     Start,
+    /// A big ring planned (the tuner's table), its search's prefix built on the next poll.
+    Search {
+        topology: Topology,
+        plan: Plan,
+        steady: SteadyPlan,
+    },
+    /// A ring whose search found no period: its shown prefix, the measuring run set up on the
+    /// next poll (each poll a bounded piece of work).
+    ToMeasure {
+        topology: Topology,
+        shown: Box<(Schedule, Trace)>,
+        fold: Option<Fold>,
+        plan: Plan,
+        steady: SteadyPlan,
+    },
     /// A ring with no proved period: its shown prefix (the search's), while a longer prefix
     /// measures its per-step time (`fluid`).
     Measuring {
@@ -149,7 +165,11 @@ impl Job {
             Stage::Done(result) => return result.take(),
             Stage::Start => {
                 self.stage = Job::start(&self.scenario, self.mode, self.tree_limit);
-                return self.poll(0);
+                // The plan is this poll's work; a refusal is its result.
+                return match self.stage {
+                    Stage::Done(_) => self.poll(0),
+                    _ => None,
+                };
             }
             Stage::Planning { .. } => {
                 let Stage::Planning { topology, todo, built, bounds } =
@@ -161,6 +181,24 @@ impl Job {
                 return None;
             }
             Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
+            Stage::Search { .. } => {
+                let Stage::Search { topology, plan, steady } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                self.stage = start_search(&self.scenario, topology, plan, steady);
+                return self.poll(0);
+            }
+            Stage::ToMeasure { .. } => {
+                let Stage::ToMeasure { topology, shown, fold, plan, steady } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                self.stage = self.measure(topology, *shown, fold, steady, plan);
+                return self.poll(0);
+            }
             Stage::Measuring { topology, measure, .. } => {
                 if !measure.advance(topology, batches) {
                     return None;
@@ -200,7 +238,7 @@ impl Job {
                     |p: &engine::period::Period| (steady.total_steps - schedule.n_steps) % p.steps == 0;
                 match (period, then) {
                     (_, Then::Search(steady)) if self.mode == Mode::Fluid => {
-                        self.measure(topology, (schedule, trace), fold, steady, plan)
+                        Stage::ToMeasure { topology, shown: Box::new((schedule, trace)), fold, plan, steady }
                     }
                     (Some(period), _) if whole(&period) => Stage::Done(Some(steady_result(
                         scenario, topology, schedule, trace, period, steady, plan,
@@ -239,12 +277,16 @@ impl Job {
                         if self.mode == Mode::Steady
                             || (self.mode == Mode::Auto && steady.total_transfers > MAX_TRANSFERS) =>
                     {
-                        self.measure(topology, (schedule, trace), fold, steady, plan)
+                        Stage::ToMeasure { topology, shown: Box::new((schedule, trace)), fold, plan, steady }
                     }
                     _ => self.unsettled(steady, topology),
                 }
             }
         };
+        // Setting the measuring run up waits for the next poll: a poll is one bounded piece.
+        if matches!(self.stage, Stage::ToMeasure { .. }) {
+            return None;
+        }
         self.poll(0)
     }
 
@@ -308,7 +350,11 @@ impl Job {
     pub fn progress(&self) -> f64 {
         match &self.stage {
             Stage::Done(_) => 1.0,
-            Stage::Start | Stage::Planning { .. } | Stage::Measuring { .. } => 0.0,
+            Stage::Start
+            | Stage::Planning { .. }
+            | Stage::Search { .. }
+            | Stage::ToMeasure { .. }
+            | Stage::Measuring { .. } => 0.0,
             Stage::Running { run, .. } => {
                 let (done, all) = run.progress();
                 done as f64 / all.max(1) as f64
@@ -447,7 +493,7 @@ fn plan_step(
 
 /// The whole schedule's engine run: channel 0 alone on the folded links where `fold` allows it
 /// and `engine::symmetry` proves the channels images of one another, every transfer otherwise.
-fn whole_stage(
+pub(super) fn whole_stage(
     scenario: &ValidScenario,
     topology: Topology,
     schedule: Schedule,
@@ -464,148 +510,6 @@ fn whole_stage(
     }
     let run = engine::Run::new(&topology, &schedule, scenario.policy(), None);
     Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold: None }
-}
-
-/// Plans a ring collective too big to simulate transfer by transfer as a steady state: a prefix
-/// of `STEADY_SEARCH_STEPS` steps in which the engine looks for a proved period
-/// (`engine::period`); the rest is the arithmetic of `Steady`. The tuner weighs the ring (its
-/// bound scales exactly with its identical steps) and Tree; if it picks Tree and Tree is within
-/// the engine's limit, Tree runs exactly.
-fn start_steady(
-    scenario: &ValidScenario,
-    topology: Topology,
-    total_transfers: u64,
-    tree_limit: u64,
-) -> Result<Stage, ScenarioError> {
-    let s = scenario.scenario();
-    let count = s.count();
-    let rings = &scenario.preset().rings;
-    let channels = scenario.channels();
-    let intra = match scenario.preset().gpu_fabric {
-        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
-        _ => LinkKind::NvLink,
-    };
-    let unit = scenario.n_ranks() as u64 * channels as u64;
-    let steps_differ = || too_big(s, total_transfers, "its steps differ or are too few");
-    // A ring whose steps all look alike may run as a steady state; one whose chunks differ by
-    // an element (a size not a multiple of ranks × channels elements) is only weighed.
-    let alike = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
-        .filter(|&total| total > STEADY_FIRST_STEPS);
-    let n = scenario.n_ranks();
-    let ring_steps = if s.collective == Collective::AllReduce { 2 * (n - 1) } else { n - 1 };
-    let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)
-        .ok_or_else(steps_differ)?;
-    let policy = Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() };
-    let mut router = Router::for_transfers(&topology, policy, &one_step.transfers);
-    let ring_bound = bandwidth_bound_ns(&topology, &one_step, &mut router) * ring_steps as f64;
-    let mut bounds = vec![(Algorithm::Ring, ring_bound)];
-    // Tree (and NVLSTree where the NVSwitch reduces and NVLS is enabled, as the exact plan
-    // weighs them) are weighed from a one-chunk-per-channel schedule scaled to the size (a link's
-    // bytes grow with the size, not with how it is cut), and run only within the engine's limit.
-    let g = scenario.preset().gpus_per_node;
-    let mut trees = Vec::new();
-    if s.collective == Collective::AllReduce && s.nodes > 1 {
-        trees.push(Algorithm::Tree);
-        if scenario.nvls_tree_supported() && s.nvls {
-            trees.push(Algorithm::NvlsTree);
-        }
-    }
-    let fits = |algorithm: Algorithm| {
-        let transfers = match algorithm {
-            Algorithm::Tree => crate::plan::tree_transfers(s, scenario.n_ranks(), channels, count),
-            _ => Some(crate::collective::transfer_count_with(
-                s.collective,
-                Some(algorithm),
-                s.nodes,
-                g,
-                count,
-                channels,
-            )),
-        };
-        transfers.is_some_and(|t| t <= tree_limit.min(MAX_TRANSFERS))
-    };
-    for &algorithm in &trees {
-        let small = count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * channels as u64).max(1);
-        let tree = crate::collective::schedule_with(
-            s.collective,
-            algorithm,
-            s.nodes,
-            rings,
-            small,
-            channels,
-            s.root,
-        );
-        let mut router = Router::for_transfers(&topology, policy, &tree.transfers);
-        let bound = bandwidth_bound_ns(&topology, &tree, &mut router) * count as f64 / small as f64;
-        bounds.push((algorithm, bound));
-    }
-    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
-    let mut pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
-    if trees.contains(&pick.algorithm) && !fits(pick.algorithm) {
-        // A tree wins but is too big to simulate: the best ring row runs (and the simulation
-        // says the tuner picked the tree, `Simulation::tuner_pick_not_run`).
-        pick = pick_row(&tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
-    }
-    let protocol = s.protocol.unwrap_or(pick.protocol);
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false };
-    if trees.contains(&pick.algorithm) {
-        let mut tree = crate::collective::schedule_with(
-            s.collective,
-            pick.algorithm,
-            s.nodes,
-            rings,
-            count,
-            channels,
-            s.root,
-        );
-        tree.protocol = protocol;
-        run_settings(&mut tree, scenario);
-        return Ok(whole_stage(scenario, topology, tree, plan, true));
-    }
-    let Some(total_steps) = alike else {
-        return Err(too_big(
-            s,
-            total_transfers,
-            &format!("the tuner picks the ring, whose steps differ here ({count} elements is not a multiple of {n} ranks × {channels} channels)"),
-        ));
-    };
-    let search = STEADY_SEARCH_STEPS.min(total_steps - 1);
-    let (mut schedule, _, probe) =
-        crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, search)
-            .ok_or_else(steps_differ)?;
-    schedule.protocol = protocol;
-    run_settings(&mut schedule, scenario);
-    let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
-    Ok(ring_stage(scenario, topology, schedule, probe, plan, Then::Search(steady)))
-}
-
-/// A ring prefix's engine run, watched for a steady state by `probe`: channel 0 alone on the
-/// folded links where `engine::symmetry` proves the channels images of one another (the probe
-/// then counts channel 0's transfers), every transfer otherwise. The stage it runs in.
-fn ring_stage(
-    scenario: &ValidScenario,
-    topology: Topology,
-    schedule: Schedule,
-    probe: crate::collective::Probe,
-    plan: Plan,
-    then: Then,
-) -> Stage {
-    let policy = scenario.policy();
-    if let Some(symmetry) = Symmetry::find(&topology, &schedule, policy) {
-        let zero = symmetry.channel_zero(&schedule);
-        let c = schedule.n_channels.max(1);
-        let probe = crate::collective::Probe {
-            unit: probe.unit / c,
-            regular_from: probe.regular_from / c,
-            frontier: probe.frontier / c,
-            stop: probe.stop,
-        };
-        let run = engine::Run::new_folded_probed(&topology, &zero, policy, probe, symmetry.fold(&topology));
-        let unfold = Some(Box::new((symmetry, schedule)));
-        return Stage::Running { topology, schedule: zero, run, plan, then, unfold };
-    }
-    let run = engine::Run::new(&topology, &schedule, policy, Some(probe));
-    Stage::Running { topology, schedule, run, plan, then, unfold: None }
 }
 
 /// The error for a collective too big to simulate whole that cannot run as a steady state.

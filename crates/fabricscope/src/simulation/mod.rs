@@ -13,6 +13,7 @@
 //! ```
 
 mod alpha_beta;
+mod big;
 mod export;
 mod fluid;
 mod job;

@@ -1,0 +1,172 @@
+//! The big plan (`start_steady`): a collective too big to plan as every algorithm's whole
+//! schedule, weighed from one step or one chunk, and the steady-state search's run.
+
+use super::job::{run_settings, too_big, whole_stage, Plan, Stage, SteadyPlan, Then};
+use crate::collective::{Algorithm, Schedule, ELEM_BYTES};
+use crate::engine;
+use crate::engine::symmetry::Symmetry;
+use crate::limits::MAX_TRANSFERS;
+use crate::plan::{
+    bandwidth_bound_ns, pick as pick_row, tune, ValidScenario, STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
+};
+use crate::routing::{Policy, Router};
+use crate::scenario::{Collective, ScenarioError};
+use crate::topology::{LinkKind, Topology};
+
+/// The big plan, for a collective too big to build every algorithm's whole schedule: the tuner
+/// weighs the ring from one step (its bound scales with its identical steps), Tree and NVLSTree
+/// from one-chunk schedules scaled to the size; a tree it picks runs whole within `tree_limit`,
+/// else the best ring row runs as a steady state: a prefix of `STEADY_SEARCH_STEPS` steps in
+/// which the engine looks for a proved period (`engine::period`), else extrapolated (`fluid`).
+pub(super) fn start_steady(
+    scenario: &ValidScenario,
+    topology: Topology,
+    total_transfers: u64,
+    tree_limit: u64,
+) -> Result<Stage, ScenarioError> {
+    let s = scenario.scenario();
+    let count = s.count();
+    let rings = &scenario.preset().rings;
+    let channels = scenario.channels();
+    let intra = match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
+        _ => LinkKind::NvLink,
+    };
+    let unit = scenario.n_ranks() as u64 * channels as u64;
+    let steps_differ = || too_big(s, total_transfers, "its steps differ or are too few");
+    // A ring whose steps all look alike may run as a steady state; one whose chunks differ by
+    // an element (a size not a multiple of ranks × channels elements) is only weighed.
+    let alike = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
+        .filter(|&total| total > STEADY_FIRST_STEPS);
+    let n = scenario.n_ranks();
+    let ring_steps = if s.collective == Collective::AllReduce { 2 * (n - 1) } else { n - 1 };
+    let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)
+        .ok_or_else(steps_differ)?;
+    let policy = Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() };
+    let mut router = Router::for_transfers(&topology, policy, &one_step.transfers);
+    let ring_bound = bandwidth_bound_ns(&topology, &one_step, &mut router) * ring_steps as f64;
+    let mut bounds = vec![(Algorithm::Ring, ring_bound)];
+    // Tree (and NVLSTree where the NVSwitch reduces and NVLS is enabled, as the exact plan
+    // weighs them) are weighed from a one-chunk-per-channel schedule scaled to the size (a link's
+    // bytes grow with the size, not with how it is cut), and run only within the engine's limit.
+    let g = scenario.preset().gpus_per_node;
+    let mut trees = Vec::new();
+    if s.collective == Collective::AllReduce && s.nodes > 1 {
+        trees.push(Algorithm::Tree);
+        if scenario.nvls_tree_supported() && s.nvls {
+            trees.push(Algorithm::NvlsTree);
+        }
+    }
+
+    let fits = |algorithm: Algorithm| {
+        let transfers = match algorithm {
+            Algorithm::Tree => crate::plan::tree_transfers(s, scenario.n_ranks(), channels, count),
+            _ => Some(crate::collective::transfer_count_with(
+                s.collective,
+                Some(algorithm),
+                s.nodes,
+                g,
+                count,
+                channels,
+            )),
+        };
+        transfers.is_some_and(|t| t <= tree_limit.min(MAX_TRANSFERS))
+    };
+    for &algorithm in &trees {
+        let small = count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * channels as u64).max(1);
+        let tree = crate::collective::schedule_with(
+            s.collective,
+            algorithm,
+            s.nodes,
+            rings,
+            small,
+            channels,
+            s.root,
+        );
+        let mut router = Router::for_transfers(&topology, policy, &tree.transfers);
+        let bound = bandwidth_bound_ns(&topology, &tree, &mut router) * count as f64 / small as f64;
+        bounds.push((algorithm, bound));
+    }
+    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
+    let mut pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    if trees.contains(&pick.algorithm) && !fits(pick.algorithm) {
+        // A tree wins but is too big to simulate: the best ring row runs (and the simulation
+        // says the tuner picked the tree, `Simulation::tuner_pick_not_run`).
+        pick = pick_row(&tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
+    }
+    let protocol = s.protocol.unwrap_or(pick.protocol);
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false };
+    if trees.contains(&pick.algorithm) {
+        let mut tree = crate::collective::schedule_with(
+            s.collective,
+            pick.algorithm,
+            s.nodes,
+            rings,
+            count,
+            channels,
+            s.root,
+        );
+        tree.protocol = protocol;
+        run_settings(&mut tree, scenario);
+        return Ok(whole_stage(scenario, topology, tree, plan, true));
+    }
+    let Some(total_steps) = alike else {
+        return Err(too_big(
+            s,
+            total_transfers,
+            &format!("the tuner picks the ring, whose steps differ here ({count} elements is not a multiple of {n} ranks × {channels} channels)"),
+        ));
+    };
+    let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
+    Ok(Stage::Search { topology, plan, steady })
+}
+
+/// The steady-state search's run: a prefix of `STEADY_SEARCH_STEPS` steps (`ring_stage`).
+pub(super) fn start_search(
+    scenario: &ValidScenario,
+    topology: Topology,
+    plan: Plan,
+    steady: SteadyPlan,
+) -> Stage {
+    let s = scenario.scenario();
+    let search = STEADY_SEARCH_STEPS.min(steady.total_steps - 1);
+    let rings = &scenario.preset().rings;
+    match crate::collective::ring_prefix(s.collective, s.nodes, rings, s.count(), scenario.channels(), search)
+    {
+        Some((mut schedule, _, probe)) => {
+            schedule.protocol = steady.protocol;
+            run_settings(&mut schedule, scenario);
+            ring_stage(scenario, topology, schedule, probe, plan, Then::Search(steady))
+        }
+        None => Stage::Done(Some(Err(too_big(s, steady.total_transfers, "its steps differ or are too few")))),
+    }
+}
+
+/// A ring prefix's engine run, watched for a steady state by `probe`: channel 0 alone on the
+/// folded links where `engine::symmetry` proves the channels images of one another (the probe
+/// then counts channel 0's transfers), every transfer otherwise. The stage it runs in.
+pub(super) fn ring_stage(
+    scenario: &ValidScenario,
+    topology: Topology,
+    schedule: Schedule,
+    probe: crate::collective::Probe,
+    plan: Plan,
+    then: Then,
+) -> Stage {
+    let policy = scenario.policy();
+    if let Some(symmetry) = Symmetry::find(&topology, &schedule, policy) {
+        let zero = symmetry.channel_zero(&schedule);
+        let c = schedule.n_channels.max(1);
+        let probe = crate::collective::Probe {
+            unit: probe.unit / c,
+            regular_from: probe.regular_from / c,
+            frontier: probe.frontier / c,
+            stop: probe.stop,
+        };
+        let run = engine::Run::new_folded_probed(&topology, &zero, policy, probe, symmetry.fold(&topology));
+        let unfold = Some(Box::new((symmetry, schedule)));
+        return Stage::Running { topology, schedule: zero, run, plan, then, unfold };
+    }
+    let run = engine::Run::new(&topology, &schedule, policy, Some(probe));
+    Stage::Running { topology, schedule, run, plan, then, unfold: None }
+}
