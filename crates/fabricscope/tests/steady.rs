@@ -235,3 +235,39 @@ fn a_thousand_gpus_at_nccls_defaults_run_what_the_tuner_picks_or_say_why_not() {
     assert_eq!(big.tuner_pick_not_run(), Some(fabricscope::collective::Algorithm::NvlsTree));
     assert_eq!(big.summary.method, fabricscope::Method::Extrapolated);
 }
+
+#[test]
+fn sixteen_thousand_gpus_at_eight_channels_run_extrapolated_from_a_short_prefix() {
+    // 2,048 DGX H100 on a 3-tier fat-tree, NCCL's 8 channels: 4,294,705,152 transfers. The
+    // search's 32-step prefix would be 4.2 M transfers, so 4 steps are shown (524,288) and
+    // channel 0 alone measures the per-step time on 61 more.
+    let scenario = Scenario {
+        nodes: 2048,
+        size_bytes: 1 << 30,
+        algorithm: Some(fabricscope::collective::Algorithm::Ring),
+        protocol: Some(fabricscope::collective::Protocol::Simple),
+        ..Scenario::default_demo()
+    };
+    let sim = simulate(&scenario.validate().unwrap()).unwrap();
+    assert_eq!(sim.summary.method, fabricscope::Method::Extrapolated);
+    assert_eq!(sim.n_transfers(), 4_294_705_152);
+    let steady = sim.steady.unwrap();
+    assert_eq!((steady.total_steps, steady.simulated_steps), (32_766, 4));
+    for (prefix, total) in sim.trace.link_bytes.iter().zip(&sim.link_bytes) {
+        assert_eq!(prefix * 32_766.0 / 4.0, *total);
+    }
+    // Each step takes at least its floor (engine::fluid) and the whole at least the bytes over
+    // eight NICs' 50 GB/s: busbw below 400 GB/s.
+    assert!(
+        sim.summary.busbw_gbyte_per_s > 0.0 && sim.summary.busbw_gbyte_per_s < 400.0,
+        "{:?}",
+        sim.summary
+    );
+    // The same on RoCE, whose channels do not fold: refused by name, not run for hours.
+    let roce = Scenario {
+        fabric: FabricConfig { technology: Technology::Roce, ..FabricConfig::default() },
+        ..scenario
+    };
+    let error = simulate(&roce.validate().unwrap()).map(|_| ()).unwrap_err();
+    assert!(error.problem.contains("not images of one another"), "{}", error.problem);
+}

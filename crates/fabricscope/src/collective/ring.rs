@@ -127,6 +127,22 @@ pub fn ring_prefix_channel_zero<R: AsRef<[u32]>>(
         .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, 1))
 }
 
+/// The first `steps` steps of a ring collective whose steps all look alike, however few: what
+/// an extrapolated ring too big for the steady-state search shows (`simulation::fluid`).
+pub fn ring_shown_prefix<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    steps: u32,
+) -> Option<Schedule> {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let total = ring_steady_steps(collective, n, count, n_channels)?;
+    (steps >= 2 && steps < total)
+        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, n_channels))
+}
+
 /// The first `steps` steps of a ring collective, its first `built` channels.
 fn ring_steps_of<R: AsRef<[u32]>>(
     collective: Collective,

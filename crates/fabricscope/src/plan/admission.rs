@@ -5,9 +5,9 @@
 //!   transfers ≤ budget.transfers                           → Whole   (every transfer simulated;
 //!                                                                      a big ring may still settle)
 //!   more than STEADY_ABOVE transfers as a ring, no in-network reduction to weigh, and either
-//!     a ring whose steps look alike, no adaptive routing,
-//!     and STEADY_SEARCH_STEPS · n · channels ≤ budget.steady_prefix  (a proved period, or
-//!                                                                      an extrapolated one)
+//!     a ring whose steps look alike, no adaptive routing, whose prefixes fit
+//!     (`ring_prefixes_fit`: the search's, or a short one shown and channel 0's measured)
+//!                                                          (a proved period, or extrapolated)
 //!     or an AllReduce the tuner may run as a Tree within budget.transfers
 //!                                                          → Steady  (`simulation`'s big plan)
 //!   otherwise                                              → Refused { transfers }
@@ -15,7 +15,7 @@
 
 use crate::catalog::Routing;
 use crate::collective::{ring_steady_steps, transfer_count, transfer_count_with, NCCL_STEPS};
-use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
+use crate::limits::{MAX_MEASURED_TRANSFERS, MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::scenario::{Algorithm, Collective, Scenario};
 
 /// Collectives with more transfers than this run as a steady state where they can: a prefix of
@@ -63,8 +63,8 @@ pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -
     if transfers <= budget.transfers {
         return Admission::Whole;
     }
-    let prefix = STEADY_SEARCH_STEPS as u64 * n_ranks as u64 * channels as u64;
-    let ring = runs_steady(scenario, n_ranks, channels, count).is_some() && prefix <= budget.steady_prefix;
+    let ring = runs_steady(scenario, n_ranks, channels, count).is_some()
+        && ring_prefixes_fit(n_ranks, channels, budget.steady_prefix);
     let tree = runs_big(scenario, n_ranks, channels, count).is_some()
         && tree_transfers(scenario, n_ranks, channels, count).is_some_and(|t| t <= budget.transfers);
     if ring || tree {
@@ -72,6 +72,32 @@ pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -
     } else {
         Admission::Refused { transfers }
     }
+}
+
+/// Steps of a ring's measuring run, at least (`simulation::fluid`): fewer measure too little.
+pub const LEAST_MEASURED_STEPS: u32 = 48;
+/// Steps of the shown prefix of a ring too big for the search's, at least (its middle step is
+/// the one the extrapolation repeats).
+pub const LEAST_SHOWN_STEPS: u32 = 2;
+
+/// Whether a ring of `n` ranks over `channels` channels fits `steady_prefix` as a steady state:
+/// the search's prefix of `STEADY_SEARCH_STEPS` steps, or, if its channels fold (which the run
+/// finds out, and refuses by name if not), a shown prefix of `LEAST_SHOWN_STEPS` and channel 0's
+/// `LEAST_MEASURED_STEPS` within `MAX_MEASURED_TRANSFERS`.
+pub fn ring_prefixes_fit(n: u32, channels: u32, steady_prefix: u64) -> bool {
+    let step = n as u64 * channels as u64;
+    STEADY_SEARCH_STEPS as u64 * step <= steady_prefix
+        || (LEAST_SHOWN_STEPS as u64 * step <= steady_prefix
+            && LEAST_MEASURED_STEPS as u64 * n as u64 <= MAX_MEASURED_TRANSFERS)
+}
+
+/// The most ranks whose ring prefixes fit (`ring_prefixes_fit`) at `channels` channels.
+pub fn most_ring_ranks(channels: u32, steady_prefix: u64) -> u64 {
+    let c = channels.max(1) as u64;
+    let search = steady_prefix / (STEADY_SEARCH_STEPS as u64 * c);
+    let shown = (steady_prefix / (LEAST_SHOWN_STEPS as u64 * c))
+        .min(MAX_MEASURED_TRANSFERS / LEAST_MEASURED_STEPS as u64);
+    search.max(shown)
 }
 
 /// Transfers of `scenario`'s AllReduce as NCCL's Tree, where the tuner may pick it (several

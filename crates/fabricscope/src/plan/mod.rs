@@ -10,8 +10,9 @@ mod tuner;
 mod validate;
 
 pub use admission::{
-    admit, ring_transfers, runs_big, runs_steady, tree_transfers, Admission, Budget, ENGINE_BUDGET,
-    STEADY_ABOVE, STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
+    admit, ring_prefixes_fit, ring_transfers, runs_big, runs_steady, tree_transfers, Admission, Budget,
+    ENGINE_BUDGET, LEAST_MEASURED_STEPS, LEAST_SHOWN_STEPS, STEADY_ABOVE, STEADY_FIRST_STEPS,
+    STEADY_SEARCH_STEPS,
 };
 pub use tuner::{bandwidth_bound_ns, pick, tune, TunerRow, Tuning};
 pub use validate::ValidScenario;

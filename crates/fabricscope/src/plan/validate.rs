@@ -2,7 +2,7 @@
 //! list of *all* its problems, each naming its field. The caps are in `limits`; what runs at
 //! all is `admission`'s rule. The rest of the core takes a `ValidScenario` without checking again.
 
-use super::admission::{admit, Admission, Budget, ENGINE_BUDGET, STEADY_SEARCH_STEPS};
+use super::admission::{admit, most_ring_ranks, Admission, Budget, ENGINE_BUDGET};
 use crate::catalog::{
     LinkSpec, NodePreset, NodeSpec, Routing, Technology, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS,
 };
@@ -409,9 +409,9 @@ impl Scenario {
                 // says how many GPUs its channels allow.
                 let hint = match super::runs_steady(self, n, channels, self.count()) {
                     Some(_) => {
-                        let most = |c: u32| MAX_STEADY_PREFIX / (STEADY_SEARCH_STEPS as u64 * c as u64);
+                        let most = |c: u32| most_ring_ranks(c, MAX_STEADY_PREFIX);
                         format!(
-                            " (as a steady state, {channels} channels run up to {} GPUs, 1 channel up to {})",
+                            " (as a steady state, {channels} channels run up to {} GPUs where they fold into one, 1 channel up to {})",
                             most(channels),
                             most(1)
                         )

@@ -5,9 +5,10 @@ use super::job::{run_settings, too_big, whole_stage, Plan, Stage, SteadyPlan, Th
 use crate::collective::{Algorithm, Schedule, ELEM_BYTES};
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
-use crate::limits::MAX_TRANSFERS;
+use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
-    bandwidth_bound_ns, pick as pick_row, tune, ValidScenario, STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
+    bandwidth_bound_ns, pick as pick_row, tune, ValidScenario, LEAST_SHOWN_STEPS, STEADY_FIRST_STEPS,
+    STEADY_SEARCH_STEPS,
 };
 use crate::routing::{Policy, Router};
 use crate::scenario::{Collective, ScenarioError};
@@ -121,7 +122,11 @@ pub(super) fn start_steady(
     Ok(Stage::Search { topology, plan, steady })
 }
 
-/// The steady-state search's run: a prefix of `STEADY_SEARCH_STEPS` steps (`ring_stage`).
+/// The steady-state search's run: a prefix of `STEADY_SEARCH_STEPS` steps (`ring_stage`). A ring
+/// whose search prefix is beyond `MAX_STEADY_PREFIX` shows a shorter one instead (as many steps
+/// as fit, at least `LEAST_SHOWN_STEPS`) and goes straight to measuring its per-step time: with
+/// tens of thousands of steps, where the extrapolation starts moves the total by a few steps'
+/// error in ten thousand.
 pub(super) fn start_search(
     scenario: &ValidScenario,
     topology: Topology,
@@ -131,14 +136,43 @@ pub(super) fn start_search(
     let s = scenario.scenario();
     let search = STEADY_SEARCH_STEPS.min(steady.total_steps - 1);
     let rings = &scenario.preset().rings;
-    match crate::collective::ring_prefix(s.collective, s.nodes, rings, s.count(), scenario.channels(), search)
-    {
+    let (count, channels) = (s.count(), scenario.channels());
+    let refused =
+        || Stage::Done(Some(Err(too_big(s, steady.total_transfers, "its steps differ or are too few"))));
+    if search as u64 * steady.unit > MAX_STEADY_PREFIX {
+        let shown = (MAX_STEADY_PREFIX / steady.unit.max(1)).min(search as u64) as u32;
+        return match crate::collective::ring_shown_prefix(
+            s.collective,
+            s.nodes,
+            rings,
+            count,
+            channels,
+            shown,
+        ) {
+            Some(mut schedule) if shown >= LEAST_SHOWN_STEPS => {
+                schedule.protocol = steady.protocol;
+                run_settings(&mut schedule, scenario);
+                match ring_stage(scenario, topology, schedule, None, plan, Then::Shown(steady)) {
+                    // Channel 0 cannot stand for the others (a lossy fabric, routes that depend
+                    // on load): measuring every channel's steps is beyond the engine.
+                    Stage::Running { unfold: None, .. } => Stage::Done(Some(Err(too_big(
+                        s,
+                        steady.total_transfers,
+                        "at this size only channel 0 standing for every channel can be measured, and here the channels are not images of one another (a lossy fabric, or routes that depend on load)",
+                    )))),
+                    stage => stage,
+                }
+            }
+            _ => refused(),
+        };
+    }
+    match crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, search) {
         Some((mut schedule, _, probe)) => {
             schedule.protocol = steady.protocol;
             run_settings(&mut schedule, scenario);
-            ring_stage(scenario, topology, schedule, probe, plan, Then::Search(steady))
+            ring_stage(scenario, topology, schedule, Some(probe), plan, Then::Search(steady))
         }
-        None => Stage::Done(Some(Err(too_big(s, steady.total_transfers, "its steps differ or are too few")))),
+        None => refused(),
     }
 }
 
@@ -149,7 +183,7 @@ pub(super) fn ring_stage(
     scenario: &ValidScenario,
     topology: Topology,
     schedule: Schedule,
-    probe: crate::collective::Probe,
+    probe: Option<crate::collective::Probe>,
     plan: Plan,
     then: Then,
 ) -> Stage {
@@ -157,16 +191,22 @@ pub(super) fn ring_stage(
     if let Some(symmetry) = Symmetry::find(&topology, &schedule, policy) {
         let zero = symmetry.channel_zero(&schedule);
         let c = schedule.n_channels.max(1);
-        let probe = crate::collective::Probe {
-            unit: probe.unit / c,
-            regular_from: probe.regular_from / c,
-            frontier: probe.frontier / c,
-            stop: probe.stop,
+        let fold = symmetry.fold(&topology);
+        let run = match probe {
+            Some(probe) => {
+                let probe = crate::collective::Probe {
+                    unit: probe.unit / c,
+                    regular_from: probe.regular_from / c,
+                    frontier: probe.frontier / c,
+                    stop: probe.stop,
+                };
+                engine::Run::new_folded_probed(&topology, &zero, policy, probe, fold)
+            }
+            None => engine::Run::new_folded(&topology, &zero, policy, fold),
         };
-        let run = engine::Run::new_folded_probed(&topology, &zero, policy, probe, symmetry.fold(&topology));
         let unfold = Some(Box::new((symmetry, schedule)));
         return Stage::Running { topology, schedule: zero, run, plan, then, unfold };
     }
-    let run = engine::Run::new(&topology, &schedule, policy, Some(probe));
+    let run = engine::Run::new(&topology, &schedule, policy, probe);
     Stage::Running { topology, schedule, run, plan, then, unfold: None }
 }

@@ -31,8 +31,9 @@ use crate::collective::{Schedule, NCCL_STEPS};
 use crate::engine;
 use crate::engine::fluid::RingFloor;
 use crate::engine::symmetry::Fold;
-use crate::limits::MAX_TRANSFERS;
+use crate::limits::MAX_MEASURED_TRANSFERS;
 use crate::plan::ValidScenario;
+use crate::plan::LEAST_MEASURED_STEPS;
 use crate::topology::Topology;
 use crate::trace::Trace;
 
@@ -40,12 +41,8 @@ use crate::trace::Trace;
 /// of every transfer simulated, over `tests/fidelity.rs`'s matrix.
 pub const EXTRAPOLATION_BOUND: f64 = 0.03;
 
-/// Steps of the prefix λ is measured on, at most, and at least.
+/// Steps of the prefix λ is measured on, at most (at least `plan::LEAST_MEASURED_STEPS`).
 pub const MEASURED_STEPS: u32 = 128;
-const LEAST_MEASURED_STEPS: u32 = 48;
-/// Most transfers the measuring run simulates: half the engine's limit (`MAX_TRANSFERS`), its
-/// trace dropped once measured (16,384 GPUs at one channel: 61 steps; 3.1 s and 0.73 GB natively in all).
-const MEASURED_TRANSFERS: u64 = MAX_TRANSFERS / 2;
 
 /// The measuring run: a K-step prefix, channel 0 alone on the folded links where the shown
 /// prefix's channels were proved images of one another (a ring's steps all use the same
@@ -58,7 +55,7 @@ pub(super) struct Measure {
 }
 
 impl Measure {
-    /// Sets the measuring prefix up: as many steps as `MEASURED_STEPS` and `MEASURED_TRANSFERS`
+    /// Sets the measuring prefix up: as many steps as `MEASURED_STEPS` and `MAX_MEASURED_TRANSFERS`
     /// allow, or `None` below `LEAST_MEASURED_STEPS`.
     pub fn start(
         scenario: &ValidScenario,
@@ -70,7 +67,7 @@ impl Measure {
         let s = scenario.scenario();
         let (n, channels) = (scenario.n_ranks() as u64, scenario.channels());
         let per_step = if fold.is_some() { n } else { n * channels as u64 };
-        let k = MEASURED_STEPS.min(total_steps - 1).min((MEASURED_TRANSFERS / per_step.max(1)) as u32);
+        let k = MEASURED_STEPS.min(total_steps - 1).min((MAX_MEASURED_TRANSFERS / per_step.max(1)) as u32);
         if k < LEAST_MEASURED_STEPS {
             return None;
         }

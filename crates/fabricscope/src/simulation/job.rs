@@ -64,6 +64,9 @@ pub(super) enum Then {
     Search(SteadyPlan),
     /// The prefix fitted to the period the search found.
     Fitted(SteadyPlan),
+    /// A short prefix of a ring too big for the search's, to show; its per-step time is
+    /// measured next (`fluid`).
+    Shown(SteadyPlan),
 }
 
 // One stage per job and a job or two at a time: their sizes do not add up to anything.
@@ -233,6 +236,9 @@ impl Job {
         let s = scenario.scenario();
         self.stage = match then {
             Then::Finish => Stage::Done(Some(Ok(finish(scenario, topology, schedule, trace, None, plan)))),
+            Then::Shown(steady) => {
+                Stage::ToMeasure { topology, shown: Box::new((schedule, trace)), fold, plan, steady }
+            }
             Then::Search(steady) | Then::Fitted(steady) => {
                 let whole =
                     |p: &engine::period::Period| (steady.total_steps - schedule.n_steps) % p.steps == 0;
@@ -266,7 +272,14 @@ impl Job {
                             Some((mut fitted, _, probe)) => {
                                 fitted.protocol = steady.protocol;
                                 run_settings(&mut fitted, scenario);
-                                ring_stage(scenario, topology, fitted, probe, plan, Then::Fitted(steady))
+                                ring_stage(
+                                    scenario,
+                                    topology,
+                                    fitted,
+                                    Some(probe),
+                                    plan,
+                                    Then::Fitted(steady),
+                                )
                             }
                             None => self.unsettled(steady, topology),
                         }
@@ -517,7 +530,7 @@ pub(super) fn too_big(s: &Scenario, transfers: u64, why: &str) -> ScenarioError 
     ScenarioError {
         field: "nodes".into(),
         problem: format!(
-            "{} is {transfers} transfers, more than the engine simulates one by one ({}); it runs as a steady state only once its steps repeat exactly, and {why}: use fewer nodes or fewer channels (NCCL_MAX_NCHANNELS)",
+            "{} is {transfers} transfers, more than the engine simulates one by one ({}); it runs as a steady state where its steps repeat exactly or their time can be measured, and {why}: use fewer nodes or fewer channels (NCCL_MAX_NCHANNELS)",
             s.collective.nccl_name(),
             MAX_TRANSFERS
         ),
