@@ -123,7 +123,7 @@ pub fn ring_prefix_channel_zero<R: AsRef<[u32]>>(
 ) -> Option<Schedule> {
     let n = nodes * rings[0].as_ref().len() as u32;
     let total = ring_steady_steps(collective, n, count, n_channels)?;
-    (steps >= 3 * NCCL_STEPS && steps < total)
+    (steps >= 2 && steps < total)
         .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, 1))
 }
 

@@ -180,6 +180,23 @@ impl Symmetry {
         Some(Symmetry { channels: c as u32, members, sigma, paths: channel0, rep, orbit })
     }
 
+    /// The proof for a schedule made of `steps` copies of the proved one, each numbered after
+    /// the one before, with the same connections, bytes and dependencies shifted by whole
+    /// copies (a ring's prefix of its identical first step, `collective::ring_prefix`): every
+    /// transfer of copy s is channel k's image of channel 0's, as in copy 0. The caller vouches
+    /// for the shape; `simulation` uses it for ring prefixes, whose golden traces hold it to
+    /// `find` on the whole prefix.
+    pub fn repeated(&self, steps: u32) -> Symmetry {
+        let unit = self.members.iter().map(Vec::len).sum::<usize>() as u32;
+        let members = self
+            .members
+            .iter()
+            .map(|m| (0..steps).flat_map(|copy| m.iter().map(move |&i| copy * unit + i)).collect())
+            .collect();
+        let paths = (0..steps).flat_map(|_| self.paths.iter().cloned()).collect();
+        Symmetry { members, paths, ..self.clone() }
+    }
+
     /// Channel 0's transfers alone, their dependencies renumbered: what the engine runs.
     pub fn channel_zero(&self, schedule: &Schedule) -> Schedule {
         let mut position = vec![u32::MAX; schedule.transfers.len()];

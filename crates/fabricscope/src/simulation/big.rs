@@ -188,8 +188,7 @@ pub(super) fn ring_stage(
     then: Then,
 ) -> Stage {
     let policy = scenario.policy();
-    if let Some(symmetry) = Symmetry::find(&topology, &schedule, policy) {
-        let zero = symmetry.channel_zero(&schedule);
+    if let Some((symmetry, zero)) = ring_symmetry(scenario, &topology, &schedule) {
         let c = schedule.n_channels.max(1);
         let fold = symmetry.fold(&topology);
         let run = match probe {
@@ -209,4 +208,33 @@ pub(super) fn ring_stage(
     }
     let run = engine::Run::new(&topology, &schedule, policy, probe);
     Stage::Running { topology, schedule, run, plan, then, unfold: None }
+}
+
+/// A ring prefix's channel symmetry, proved on its first step (`Symmetry::find` on 1/K of the
+/// transfers) and repeated over its steps (`Symmetry::repeated`), and channel 0's prefix built
+/// alone (`collective::ring_prefix_channel_zero`, numbered as `channel_zero` numbers it): what
+/// `find` and `channel_zero` on the whole prefix give, at a fraction of the cost.
+fn ring_symmetry(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    prefix: &Schedule,
+) -> Option<(Symmetry, Schedule)> {
+    let s = scenario.scenario();
+    let rings = &scenario.preset().rings;
+    let (count, channels) = (s.count(), scenario.channels());
+    let mut one = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)?;
+    one.protocol = prefix.protocol;
+    run_settings(&mut one, scenario);
+    let symmetry = Symmetry::find(topology, &one, scenario.policy())?;
+    let mut zero = crate::collective::ring_prefix_channel_zero(
+        s.collective,
+        s.nodes,
+        rings,
+        count,
+        channels,
+        prefix.n_steps,
+    )?;
+    zero.protocol = prefix.protocol;
+    run_settings(&mut zero, scenario);
+    Some((symmetry.repeated(prefix.n_steps), zero))
 }
