@@ -92,12 +92,18 @@ pub fn transfer_count(collective: Collective, n: u32, count: u64, n_channels: u3
     let (n, c, k) = (n as u64, n_channels as u64, chain_chunks(count.div_ceil(n_channels as u64)) as u64);
     let m = n.saturating_sub(1);
     match collective {
-        // Ring: 2(n-1) steps of n; Tree: 2(n-1) hops per chunk.
-        Collective::AllReduce => (2 * m * n * c).max(2 * m * k * c),
+        // Ring: 2(n-1) steps of n; Tree: `tree_transfer_count`.
+        Collective::AllReduce => (2 * m * n * c).max(tree_transfer_count(n as u32, count, n_channels)),
         Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => m * n * c,
         Collective::Broadcast | Collective::Reduce => k * m * c,
         Collective::SendRecv => k * n * c,
     }
+}
+
+/// Transfers of NCCL's Tree AllReduce on `n` ranks: 2(n-1) hops per chunk and channel.
+pub fn tree_transfer_count(n: u32, count: u64, n_channels: u32) -> u64 {
+    let chunks = chain_chunks(count.div_ceil(n_channels as u64)) as u64;
+    2 * (n as u64).saturating_sub(1) * chunks * n_channels as u64
 }
 
 /// Transfers `schedule_with` makes for `algorithm` (`None`: the defaults, `transfer_count`) on

@@ -121,10 +121,7 @@ pub fn ring_prefix_channel_zero<R: AsRef<[u32]>>(
     n_channels: u32,
     steps: u32,
 ) -> Option<Schedule> {
-    let n = nodes * rings[0].as_ref().len() as u32;
-    let total = ring_steady_steps(collective, n, count, n_channels)?;
-    (steps >= 2 && steps < total)
-        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, 1))
+    alike_prefix(collective, nodes, rings, count, n_channels, steps, 1)
 }
 
 /// The first `steps` steps of a ring collective whose steps all look alike, however few: what
@@ -137,10 +134,24 @@ pub fn ring_shown_prefix<R: AsRef<[u32]>>(
     n_channels: u32,
     steps: u32,
 ) -> Option<Schedule> {
+    alike_prefix(collective, nodes, rings, count, n_channels, steps, n_channels)
+}
+
+/// The first `steps` (at least 2, short of the whole) of a ring whose steps all look alike,
+/// its first `built` channels (`ring_steps`).
+fn alike_prefix<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    steps: u32,
+    built: u32,
+) -> Option<Schedule> {
     let n = nodes * rings[0].as_ref().len() as u32;
     let total = ring_steady_steps(collective, n, count, n_channels)?;
     (steps >= 2 && steps < total)
-        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, n_channels))
+        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, built))
 }
 
 /// The first `steps` steps of a ring collective, its first `built` channels.

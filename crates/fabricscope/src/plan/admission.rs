@@ -100,17 +100,13 @@ pub fn most_ring_ranks(channels: u32, steady_prefix: u64) -> u64 {
     search.max(shown)
 }
 
-/// Transfers of `scenario`'s AllReduce as NCCL's Tree, where the tuner may pick it (several
-/// nodes, no other algorithm forced): 2(n-1) hops per chunk and channel.
+/// Transfers of `scenario`'s AllReduce as NCCL's Tree (`collective::tree_transfer_count`), where
+/// the tuner may pick it (several nodes, no other algorithm forced).
 pub fn tree_transfers(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
     let may = scenario.collective == Collective::AllReduce
         && scenario.nodes > 1
         && scenario.algorithm.is_none_or(|a| a == Algorithm::Tree);
-    may.then(|| {
-        2 * (n_ranks as u64 - 1)
-            * crate::collective::chain_chunks(count.div_ceil(channels as u64)) as u64
-            * channels as u64
-    })
+    may.then(|| crate::collective::tree_transfer_count(n_ranks, count, channels))
 }
 
 /// Whether `scenario` runs by `simulation`'s plan for collectives too big to simulate as a

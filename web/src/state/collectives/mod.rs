@@ -188,19 +188,19 @@ impl AppState {
             let one_node = Scenario { nodes: 1, faults: Vec::new(), ..scenario.clone() };
             let stand_in = [one_node, page_demo()]
                 .into_iter()
-                .find(|s| s.validate().is_ok_and(|v| transfers_of(&v) <= SYNC_TRANSFERS))
-                .unwrap_or_else(page_demo);
+                .find_map(|s| s.validate().ok().filter(|v| transfers_of(v) <= SYNC_TRANSFERS))
+                .map_or_else(|| page_demo().validate().map_err(|errors| join(&errors)), Ok)?;
             let mut state = AppState::now(stand_in, lang, dark)?;
             state.pending = Some(Rc::new(Pending { id: 0, scenario, job: RefCell::new(job) }));
             state.next_pending_id = 1;
             return Ok(state);
         }
-        AppState::now(scenario, lang, dark)
+        AppState::now(valid, lang, dark)
     }
 
-    /// The state opening on `scenario`, simulated at once.
-    fn now(scenario: Scenario, lang: Lang, dark: bool) -> Result<AppState, String> {
-        let valid = scenario.validate().map_err(|errors| join(&errors))?;
+    /// The state opening on `valid`, simulated at once.
+    fn now(valid: fabricscope::ValidScenario, lang: Lang, dark: bool) -> Result<AppState, String> {
+        let scenario = valid.scenario().clone();
         let started = now_ms();
         let sim = Rc::new(simulate_in_page(&valid)?);
         let sim_ms = now_ms() - started;
