@@ -175,8 +175,12 @@ impl Simulation {
     /// engine at this scale (a Tree too big to simulate) gives way to the best ring row, and
     /// says so here.
     pub fn tuner_pick_not_run(&self) -> Option<Algorithm> {
-        let pick = self.tuning.choice().algorithm;
-        (self.scenario.scenario().algorithm.is_none() && pick != self.schedule.algorithm).then_some(pick)
+        // The pick among what NCCL_PROTO leaves, as the job picked (a forced protocol may rule
+        // the overall choice out).
+        let s = self.scenario.scenario();
+        let pick =
+            crate::plan::pick(&self.tuning, None, s.protocol).unwrap_or(self.tuning.choice()).algorithm;
+        (s.algorithm.is_none() && pick != self.schedule.algorithm).then_some(pick)
     }
 
     /// The step running at time `t`: the last one whose first transfer was issued by `t`.

@@ -177,3 +177,17 @@ fn summarise(
         bottleneck_utilisation: bottleneck.map(|(_, u)| u).unwrap_or(0.0),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Method;
+
+    /// The extrapolation's label carries its bound, as the JSON's name must spell it out.
+    #[test]
+    fn the_extrapolated_label_names_its_bound() {
+        let bound = format!("(±{:.0}%)", 100.0 * super::super::EXTRAPOLATION_BOUND);
+        assert!(Method::Extrapolated.name().ends_with(&bound));
+        let json = serde_json::to_string(&Method::Extrapolated).unwrap();
+        assert_eq!(json, format!("\"{}\"", Method::Extrapolated.name()));
+    }
+}
