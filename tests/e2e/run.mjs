@@ -178,6 +178,36 @@ await test('the busbw chart is drawn', async () => {
   expect(coloured > 2000, `only ${coloured} dark pixels`);
 });
 
+await test('the busbw chart\'s points run in the page\'s workers, which stop when it is complete; without workers the main thread draws the same curve', async () => {
+  const link = base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 2, collective: 'all_reduce', size_bytes: 64 << 20 }));
+  const back = page.url();
+  let started = 0;
+  const onWorker = () => { started += 1; };
+  page.on('worker', onWorker);
+  await page.goto('about:blank');
+  await page.goto(link);
+  await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
+  page.off('worker', onWorker);
+  const chart = page.locator('#busbw-chart');
+  const hash = await chart.getAttribute('data-curve-hash');
+  expect((await chart.getAttribute('data-workers')) === 'true', 'the workers ran');
+  expect(started >= 1, `${started} workers started`);
+  expect((await chart.getAttribute('data-points')) === '46', 'every point');
+  await waitFor('the workers stopped', async () => page.workers().length === 0);
+  // No worker script: the page says so in the console and fills the curve itself.
+  await page.route('**/fabricscope-worker.js', (route) => route.abort());
+  await page.goto('about:blank');
+  await page.goto(link);
+  await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
+  await page.unroute('**/fabricscope-worker.js');
+  expect((await chart.getAttribute('data-workers')) === 'false', 'the main thread ran it');
+  const again = await chart.getAttribute('data-curve-hash');
+  expect(again === hash, `the same curve: ${again} vs ${hash}`);
+  await page.goto('about:blank');
+  await page.goto(back);
+  await page.waitForSelector('#topology[data-gpu-count]');
+});
+
 await test('Chinese: the page and the step text switch language', async () => {
   await page.click('#lang-zh');
   await waitFor('Chinese step text', async () => /^(第 |启动)/.test(await text('#step-text')));

@@ -12,9 +12,14 @@ mod render;
 mod route;
 mod services;
 mod state;
+pub mod worker;
 
-/// Installs the panic reporter and mounts the app on `#app` (the page's `main`).
+/// Installs the panic reporter and mounts the app on `#app` (the page's `main`). In one of the
+/// page's workers, which load the same module (`worker`), there is no page: nothing to mount.
 pub fn start() {
+    if web_sys::window().is_none() {
+        return;
+    }
     std::panic::set_hook(Box::new(|info| report_fatal(&info.to_string())));
     let Some(root) = gloo::utils::document().get_element_by_id("app") else {
         report_fatal("the page has no #app element");

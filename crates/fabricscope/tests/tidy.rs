@@ -137,8 +137,19 @@ fn crate_paths(code: &str) -> Vec<String> {
 /// The page's folders from the bottom up, in the same sense as `LAYERS`: reducers (`state`)
 /// know nothing of the DOM's components, painters (`render`) nothing of components or hooks,
 /// and only `lib.rs` mounts the `app`.
-const WEB_LAYERS: &[&str] =
-    &["i18n", "lessons", "state", "services", "render", "hooks", "route", "components", "app", "embed"];
+const WEB_LAYERS: &[&str] = &[
+    "i18n",
+    "lessons",
+    "state",
+    "services",
+    "render",
+    "hooks",
+    "route",
+    "components",
+    "app",
+    "embed",
+    "worker",
+];
 
 /// Fails on any file under `src` (but `lib.rs`) that names, through `crate::`, a module at or
 /// above its own in `layers` (its own excepted). Returns the number of files checked.

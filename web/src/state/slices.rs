@@ -4,10 +4,9 @@
 //! to; the reducer only applies it. The slice effects (`hooks::slices`) call them a timeout
 //! apart, so frames, clicks and the cancel button get their turn.
 
-use super::collectives::{join, Action, AppState, CurveOutcome};
+use super::collectives::{join, Action, AppState, CurveOutcome, PointKey, PointOutcome};
 use super::page_job::{page_job, work};
-use super::Shared;
-use fabricscope::Scenario;
+use fabricscope::{Job, Scenario, Simulation};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -27,35 +26,62 @@ pub fn pending_slice(state: &AppState, clock: fn() -> f64) -> Option<Action> {
     Some(Action::Worked { id: pending.id, ms, result })
 }
 
-/// A slice of the busbw curve's next point: its job (made on the first slice) polled once.
-/// `None` when the curve is complete.
+/// The scenario that simulates the chart's point `key` of `scenario`.
+pub fn point_scenario(scenario: &Scenario, (size, algorithm): PointKey) -> Scenario {
+    Scenario { size_bytes: size, algorithm: algorithm.or(scenario.algorithm), ..scenario.clone() }
+}
+
+/// A chart point's job, or what the point comes to without one.
+fn point_job(point: &Scenario) -> Result<Job, PointOutcome> {
+    match point.validate() {
+        // A point beyond what the page simulates is left off the chart.
+        Ok(valid) => page_job(&valid).map_err(|_| PointOutcome::Skipped),
+        // So is one beyond the engine's limit (a forced Tree on a huge cluster).
+        Err(errors) if errors.iter().all(|e| e.field == "nodes") => Err(PointOutcome::Skipped),
+        // Sizes on the chart are all valid for a valid scenario; if one is not, the curve stops
+        // there and says why.
+        Err(errors) => Err(PointOutcome::Stopped(join(&errors))),
+    }
+}
+
+/// What a chart point's finished job comes to.
+fn point_of(result: Result<Simulation, fabricscope::ScenarioError>) -> PointOutcome {
+    match result {
+        Ok(sim) => PointOutcome::Point(fabricscope::sweep_point(&sim, false)),
+        Err(_) => PointOutcome::Skipped,
+    }
+}
+
+/// A chart point simulated to its end, as a worker does (`crate::worker`).
+pub fn simulate_point(point: &Scenario) -> PointOutcome {
+    match point_job(point) {
+        Ok(mut job) => loop {
+            if let Some(result) = job.poll(u64::MAX) {
+                return point_of(result);
+            }
+        },
+        Err(outcome) => outcome,
+    }
+}
+
+/// A slice of the busbw curve's front point on the main thread (where the page has no
+/// workers): its job (made on the first slice) polled once. `None` when the curve is complete.
 pub fn curve_slice(state: &AppState, clock: fn() -> f64) -> Option<Action> {
-    let &(size, algorithm) = state.curve_todo.first()?;
-    let point = Scenario {
-        size_bytes: size,
-        algorithm: algorithm.or(state.scenario.algorithm),
-        ..state.scenario.clone()
-    };
-    let job = match &state.curve_job {
-        Some(job) => Ok(Some(job.clone())),
-        None => point.validate().map(|valid| page_job(&valid).ok().map(|job| Rc::new(RefCell::new(job)))),
+    let curve = &state.curve;
+    let &key = curve.todo.first()?;
+    let job = match &curve.job {
+        Some(job) => Ok(job.clone()),
+        None => point_job(&point_scenario(&state.scenario, key)).map(|job| Rc::new(RefCell::new(job))),
     };
     let outcome = match job {
-        // A point beyond what the page simulates is left off the chart.
-        Ok(None) => CurveOutcome::Skipped,
-        Ok(Some(job)) => {
+        Ok(job) => {
             let result = work(&mut job.borrow_mut(), clock);
             match result {
                 None => CurveOutcome::Working(job),
-                Some(Ok(sim)) => CurveOutcome::Point(fabricscope::sweep_point(&sim, false)),
-                Some(Err(_)) => CurveOutcome::Skipped,
+                Some(result) => CurveOutcome::Done(point_of(result)),
             }
         }
-        // So is one beyond the engine's limit (a forced Tree on a huge cluster).
-        Err(errors) if errors.iter().all(|e| e.field == "nodes") => CurveOutcome::Skipped,
-        // Sizes on the chart are all valid for a valid scenario; if one is not, the curve stops
-        // there and says why.
-        Err(errors) => CurveOutcome::Stopped(join(&errors)),
+        Err(outcome) => CurveOutcome::Done(outcome),
     };
-    Some(Action::Curve { todo: Shared::of(&state.curve_todo), outcome })
+    Some(Action::Curve { generation: curve.generation, key, outcome })
 }

@@ -10,10 +10,10 @@ use crate::plan::ValidScenario;
 use crate::topology::{LinkId, Topology};
 use crate::trace::Trace;
 use crate::units::SimTime;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How a run's figures were obtained: every summary says which (CLI, JSON, page, captions).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Method {
     /// Every transfer simulated by the engine.
     #[serde(rename = "exact")]

@@ -4,10 +4,10 @@ use super::{simulate, Simulation};
 use crate::plan::ValidScenario;
 use crate::scenario::ScenarioError;
 use crate::units::{round_to_elements, ELEM_BYTES};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// One row of a size sweep.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One row of a size sweep (read back where a page's worker sends it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepPoint {
     pub size_bytes: u64,
     /// Elements of 4-byte float.

@@ -1,10 +1,13 @@
-//! The busbw chart: busbw against message size, one curve per algorithm, filled in one point
-//! per idle slice; exported as SVG or PNG.
+//! The busbw chart: busbw against message size, one curve per algorithm, its points simulated
+//! by the page's workers (`services::workers`), or where there are none one per idle slice on
+//! the main thread; exported as SVG or PNG.
 
 use super::Props;
 use crate::hooks::slices::use_next_slice;
 use crate::i18n::{t, Lang, Text};
 use crate::services::download::{download, export_canvas_png};
+use crate::services::workers::{Pool, Report};
+use crate::state::collectives::{Action, CurveOutcome};
 use crate::state::page_job::now_ms;
 use crate::state::slices::curve_slice;
 use crate::state::Shared;
@@ -12,6 +15,8 @@ use fabricscope::units::format_bytes;
 use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels, Marker};
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
+use std::cell::RefCell;
+use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
@@ -20,21 +25,75 @@ use yew::prelude::*;
 pub fn chart(props: &Props) -> Html {
     let state = &props.state;
     let canvas_ref = use_node_ref();
-    // One more point of the curve after each paint, until it is complete; none while the
-    // animation plays, so a point's simulation never costs a frame (a point of an 8-node curve
-    // takes up to a few hundred ms).
+    // The curve's points run in the page's workers, side by side, while the main thread stays
+    // free; none start while the main thread simulates a pending change, and while the
+    // animation plays one core is left to it.
+    let workers_run = use_state(|| true);
+    let pool = use_mut_ref(|| None::<Rc<RefCell<Pool>>>);
+    {
+        let (s, workers_run, pool) = (state.clone(), workers_run.clone(), pool.clone());
+        let curve = &state.curve;
+        let deps = (
+            curve.generation,
+            Shared::of(&curve.todo),
+            Shared::of(&curve.early),
+            state.playing,
+            state.pending.is_some(),
+            *workers_run,
+        );
+        use_effect_with(deps, move |&(_, _, _, playing, pending, run)| {
+            if run {
+                let pool = pool
+                    .borrow_mut()
+                    .get_or_insert_with(|| {
+                        let (dispatch, broken) = (s.dispatcher(), workers_run.clone());
+                        Pool::new(move |report| match report {
+                            Report::Point { generation, key, outcome } => dispatch.dispatch(Action::Curve {
+                                generation,
+                                key,
+                                outcome: CurveOutcome::Done(outcome),
+                            }),
+                            Report::Broken(why) => {
+                                gloo::console::warn!(format!(
+                                    "busbw chart: no workers ({why}); simulating on the main thread"
+                                ));
+                                broken.set(false);
+                            }
+                        })
+                    })
+                    .clone();
+                let size = pool.borrow().size();
+                let limit = if pending {
+                    0
+                } else if playing {
+                    (size - 1).max(1)
+                } else {
+                    size
+                };
+                let broken = pool.borrow_mut().feed(&s.scenario, &s.curve, limit);
+                if let Some(why) = broken {
+                    gloo::console::warn!(format!(
+                        "busbw chart: no workers ({why}); simulating on the main thread"
+                    ));
+                    workers_run.set(false);
+                }
+            }
+        });
+    }
+    // Where workers cannot run: one more point after each paint, a slice at a time on the main
+    // thread, none while the animation plays or a simulation is pending.
     {
         let s = state.clone();
-        // The chart waits while the animation plays and while a simulation is pending.
         let deps = (
-            state.curve_todo.len(),
-            Shared::of(&state.curve_todo),
+            state.curve.todo.len(),
+            Shared::of(&state.curve.todo),
             state.playing,
             state.work_tick,
             state.pending.is_some(),
+            *workers_run,
         );
-        let (todo, _, playing, _, pending) = deps;
-        use_next_slice(deps, todo > 0 && !playing && !pending, 0, move || {
+        let (todo, _, playing, _, pending, run) = deps;
+        use_next_slice(deps, !run && todo > 0 && !playing && !pending, 0, move || {
             if let Some(report) = curve_slice(&s, now_ms) {
                 s.dispatch(report);
             }
@@ -43,7 +102,7 @@ pub fn chart(props: &Props) -> Html {
     {
         let canvas_ref = canvas_ref.clone();
         let deps = (
-            state.curve.clone(),
+            state.curve.points.clone(),
             state.scenario.size_bytes,
             state.lang,
             state.dark,
@@ -67,7 +126,7 @@ pub fn chart(props: &Props) -> Html {
     // The same chart as an SVG file (light theme, for documents).
     let export_svg = {
         let (curve, size, lang, collective) =
-            (state.curve.clone(), state.scenario.size_bytes, state.lang, state.scenario.collective);
+            (state.curve.points.clone(), state.scenario.size_bytes, state.lang, state.scenario.collective);
         Callback::from(move |_| {
             let (series, markers, labels) = chart_parts(&curve, size, lang, collective);
             let mut svg = String::new();
@@ -90,7 +149,8 @@ pub fn chart(props: &Props) -> Html {
     html! {
         <>
             <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}
-                data-points={state.curve.len().to_string()} data-complete={state.curve_todo.is_empty().to_string()}></canvas>
+                data-points={state.curve.points.len().to_string()} data-complete={state.curve.is_complete().to_string()}
+                data-workers={(*workers_run).to_string()} data-curve-hash={state.curve.hash()}></canvas>
             <div class="buttons"><button id="export-svg" onclick={export_svg}>{ t(state.lang, Text::ChartSVG) }</button>
                 <button id="export-chart-png" onclick={Callback::from(|_| export_canvas_png("busbw-chart", "fabricscope-busbw.png"))}>{ t(state.lang, Text::ChartPNG) }</button></div>
         </>

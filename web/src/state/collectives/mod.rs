@@ -4,17 +4,18 @@
 //! validate leaves them as they were and sets `error` to what was wrong. Animation ticks only
 //! move the playhead; the physics was done once, by the core, when the scenario changed.
 //! The reducer reads no clock and polls no job: a long simulation and the busbw curve's points
-//! run a slice at a time in the page's effects (`state::slices`), which report each slice as an
-//! `Action` (`Worked`, `ShowReady`, `Curve`) that the reducer applies.
+//! run a slice at a time in the page's effects (`state::slices`), or in the page's workers
+//! (the curve's points: `services::workers`), which report each slice or point as an `Action`
+//! (`Worked`, `ShowReady`, `Curve`) that the reducer applies.
 
-use super::page_job::{
-    chart_points, finish_job, now_ms, page_job, simulate_in_page, transfers_of, SYNC_TRANSFERS,
-};
-use super::Shared;
+mod curve;
+
+pub use curve::{Curve, CurveOutcome, PointKey, PointOutcome};
+
+use super::page_job::{finish_job, now_ms, page_job, simulate_in_page, transfers_of, SYNC_TRANSFERS};
 use crate::i18n::Lang;
-use fabricscope::collective::Algorithm;
 use fabricscope::units::SimTime;
-use fabricscope::{Job, Scenario, Simulation, SweepPoint};
+use fabricscope::{Job, Scenario, Simulation};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
@@ -50,9 +51,7 @@ pub struct AppState {
     pub sim: Rc<Simulation>,
     /// busbw against size for the current hardware (independent of the message size), filled
     /// in one point per `Action::Curve` so the page stays responsive while it grows.
-    pub curve: Rc<Vec<SweepPoint>>,
-    /// (size, algorithm) points of the curve still to simulate.
-    pub curve_todo: Rc<Vec<(u64, Option<Algorithm>)>>,
+    pub curve: Curve,
     pub playhead: SimTime,
     /// The step the reader stepped to with the step buttons: several steps may start at the
     /// same time (NVLS issues its reduce and multicast together), and the time alone would
@@ -93,9 +92,6 @@ pub struct AppState {
     pub ready: Option<Result<Rc<Simulation>, String>>,
     /// The id the next pending simulation gets.
     pub next_pending_id: u64,
-    /// The job of the busbw curve's next point, polled a slice at a time by the page's slice
-    /// effect (`slices::curve_slice`, reported as `Action::Curve`).
-    pub curve_job: Option<Rc<RefCell<Job>>>,
     /// Bumped by every slice, so the page re-renders (progress) and schedules the next one.
     pub work_tick: u64,
 }
@@ -110,18 +106,6 @@ pub struct Pending {
     pub job: RefCell<Job>,
 }
 
-/// What a slice of a busbw point's simulation came to (`Action::Curve`).
-pub enum CurveOutcome {
-    /// Not done: its job, to go on with next slice.
-    Working(Rc<RefCell<Job>>),
-    /// Done: the point.
-    Point(SweepPoint),
-    /// Left off the chart: beyond what the page simulates, or beyond the engine's limit.
-    Skipped,
-    /// A size of the chart that does not validate: the curve stops there and says why.
-    Stopped(String),
-}
-
 /// What a lesson step points at in the topology.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Focus {
@@ -134,9 +118,11 @@ pub struct Focus {
 pub enum Action {
     /// Replace the scenario (validated first; on error nothing else changes).
     SetScenario(Box<Scenario>),
-    /// A slice of the busbw curve's next point was done (by `slices::curve_slice`, on `todo`).
+    /// A point of busbw curve `generation` was simulated (by a worker, `services::workers`),
+    /// or a slice of its job was done (by `slices::curve_slice`).
     Curve {
-        todo: Shared<Vec<(u64, Option<Algorithm>)>>,
+        generation: u64,
+        key: PointKey,
         outcome: CurveOutcome,
     },
     /// A slice of pending simulation `id` was done in `ms` (by `slices::pending_slice`); the
@@ -204,19 +190,17 @@ impl AppState {
         let started = now_ms();
         let sim = Rc::new(simulate_in_page(&valid)?);
         let sim_ms = now_ms() - started;
-        let curve_todo = Rc::new(chart_points(&scenario));
+        let curve = Curve::of(&scenario, 0);
         Ok(AppState {
             pending: None,
             pending_ms: 0.0,
             ready: None,
             next_pending_id: 0,
-            curve_job: None,
             work_tick: 0,
             sim_ms,
             scenario,
             sim,
-            curve: Rc::new(Vec::new()),
-            curve_todo,
+            curve,
             playhead: SimTime::ZERO,
             step_pin: None,
             playing: false,
@@ -263,9 +247,7 @@ impl AppState {
     fn show(&mut self, shown: &Scenario, scenario: Scenario, sim: Rc<Simulation>, ms: f64) {
         self.sim_ms = ms;
         if !same_hardware(&scenario, shown) {
-            self.curve = Rc::new(Vec::new());
-            self.curve_todo = Rc::new(chart_points(&scenario));
-            self.curve_job = None;
+            self.curve = self.curve.restart(&scenario);
         }
         self.sim = sim;
         self.scenario = scenario;
@@ -309,8 +291,7 @@ fn same_hardware(a: &Scenario, b: &Scenario) -> bool {
 impl PartialEq for AppState {
     fn eq(&self, other: &Self) -> bool {
         Rc::ptr_eq(&self.sim, &other.sim)
-            && Rc::ptr_eq(&self.curve, &other.curve)
-            && Rc::ptr_eq(&self.curve_todo, &other.curve_todo)
+            && self.curve.same(&other.curve)
             && self.scenario == other.scenario
             && self.playhead == other.playhead
             && self.step_pin == other.step_pin
@@ -423,9 +404,7 @@ impl AppState {
                     }
                     (false, Some((scenario, sim))) => {
                         if self.editing_b {
-                            next.curve = Rc::new(Vec::new());
-                            next.curve_todo = Rc::new(chart_points(scenario));
-                            next.curve_job = None;
+                            next.curve = self.curve.restart(scenario);
                             next.scenario = scenario.clone();
                             next.sim = sim.clone();
                         }
@@ -443,41 +422,29 @@ impl AppState {
                 }
                 next.pending = None;
                 if !same_hardware(scenario, &self.scenario) {
-                    next.curve = Rc::new(Vec::new());
-                    next.curve_todo = Rc::new(chart_points(scenario));
-                    next.curve_job = None;
+                    next.curve = self.curve.restart(scenario);
                 }
                 next.other = Some((self.scenario.clone(), self.sim.clone()));
                 next.scenario = scenario.clone();
                 next.sim = sim.clone();
                 next.editing_b = b;
             }
-            Action::Curve { todo, outcome } => {
-                // A report on a list of points the state no longer has is stale.
-                if !Rc::ptr_eq(&todo.0, &self.curve_todo) || self.curve_todo.is_empty() {
-                    return self;
-                }
-                let rest = || Rc::new(self.curve_todo[1..].to_vec());
+            Action::Curve { generation, key, outcome } => {
+                // A report on a point the curve no longer has is stale.
                 match outcome {
                     CurveOutcome::Working(job) => {
-                        next.curve_job = Some(job);
+                        let Some(curve) = self.curve.working(generation, key, job) else { return self };
+                        next.curve = curve;
                         next.work_tick += 1;
                     }
-                    CurveOutcome::Point(point) => {
-                        let mut curve = (*self.curve).clone();
-                        curve.push(point);
-                        next.curve = Rc::new(curve);
-                        next.curve_job = None;
-                        next.curve_todo = rest();
-                    }
-                    CurveOutcome::Skipped => {
-                        next.curve_job = None;
-                        next.curve_todo = rest();
-                    }
-                    CurveOutcome::Stopped(message) => {
-                        next.error = Some(message);
-                        next.curve_todo = Rc::new(Vec::new());
-                        next.curve_job = None;
+                    CurveOutcome::Done(outcome) => {
+                        let Some((curve, stopped)) = self.curve.with(generation, key, outcome) else {
+                            return self;
+                        };
+                        next.curve = curve;
+                        if stopped.is_some() {
+                            next.error = stopped;
+                        }
                     }
                 }
             }

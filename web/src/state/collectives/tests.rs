@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::state::page_job::chart_sizes;
+use fabricscope::collective::Algorithm;
 
 fn state() -> Rc<AppState> {
     Rc::new(AppState::new(page_demo(), Lang::En, false).unwrap())
@@ -141,21 +142,21 @@ fn a_slice_of_a_replaced_or_cancelled_run_is_ignored() {
 #[test]
 fn the_curve_fills_in_point_by_point_and_restarts_on_new_hardware() {
     let mut s = state();
-    assert!(s.curve.is_empty());
-    let total = s.curve_todo.len();
+    assert!(s.curve.points.is_empty());
+    let total = s.curve.todo.len();
     for _ in 0..total {
         let report = crate::state::slices::curve_slice(&s, now_ms).expect("a point to work on");
         s = s.reduce(report);
     }
-    assert_eq!(s.curve.len(), total);
+    assert_eq!(s.curve.points.len(), total);
     assert_eq!(total, 2 * chart_sizes().len(), "AllReduce: a Ring and a Tree curve");
-    assert!(s.curve_todo.is_empty());
-    assert!(s.curve.windows(2).all(|w| w[0].size_bytes <= w[1].size_bytes));
+    assert!(s.curve.is_complete());
+    assert!(s.curve.points.windows(2).all(|w| w[0].size_bytes <= w[1].size_bytes));
     // A new message size keeps the curve; new hardware starts it again.
     let s = s.reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..page_demo() })));
-    assert_eq!(s.curve.len(), total);
+    assert_eq!(s.curve.points.len(), total);
     let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..page_demo() })));
-    assert!(s.curve.is_empty() && s.curve_todo.len() == total);
+    assert!(s.curve.points.is_empty() && s.curve.todo.len() == total);
 }
 
 #[test]

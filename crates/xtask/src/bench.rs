@@ -1,0 +1,266 @@
+//! `cargo xtask bench`: the engine natively, the page in headless Chromium, and the download,
+//! printed as one table with the performance issue's targets beside them.
+
+use crate::{
+    clean_chromium_temp, cmd, dist_sized, ensure_browser, ensure_build_tools, root, serve_static, Result,
+    CHROMIUM,
+};
+use std::net::TcpListener;
+use std::process::Command;
+
+/// One figure a benchmark printed: `{"bench": name, ...}` per line.
+fn figures(output: &str) -> Vec<serde_json::Value> {
+    output
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|v| v.get("bench").is_some())
+        .collect()
+}
+
+fn find<'a>(figures: &'a [serde_json::Value], name: &str) -> Option<&'a serde_json::Value> {
+    figures.iter().find(|f| f["bench"] == name)
+}
+
+/// `cargo xtask bench`: the engine natively (release), the page in headless Chromium, and the
+/// download, printed as one table with the targets of the performance issue beside them.
+pub fn bench() -> Result<()> {
+    ensure_build_tools()?;
+    ensure_browser()?;
+    eprintln!("xtask: native engine benchmarks (release build)");
+    let native = Command::new("cargo")
+        .args(["bench", "-q", "-p", "fabricscope", "--bench", "engine"])
+        .current_dir(root())
+        .output()
+        .map_err(|e| format!("cargo bench: {e}"))?;
+    if !native.status.success() {
+        return Err(format!("cargo bench failed:\n{}", String::from_utf8_lossy(&native.stderr)));
+    }
+    let native = figures(&String::from_utf8_lossy(&native.stdout));
+    let (dist, gzip) = dist_sized()?;
+    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("cannot listen on loopback: {e}"))?;
+    let url = format!("http://{}/", listener.local_addr().map_err(|e| e.to_string())?);
+    std::thread::spawn(move || serve_static(listener, dist));
+    eprintln!("xtask: browser benchmarks (headless Chromium)");
+    let browser = cmd("node")
+        .arg("tests/e2e/bench.mjs")
+        .arg(&url)
+        .env("CHROMIUM_BIN", CHROMIUM)
+        .output()
+        .map_err(|e| format!("node: {e}"))?;
+    clean_chromium_temp();
+    if !browser.status.success() {
+        return Err(format!("browser benchmark failed:\n{}", String::from_utf8_lossy(&browser.stderr)));
+    }
+    let browser = figures(&String::from_utf8_lossy(&browser.stdout));
+    let secs = |name: &str| find(&native, name).and_then(|f| f["seconds"].as_f64());
+    let detail =
+        |name: &str| find(&native, name).and_then(|f| f["detail"].as_str()).unwrap_or("").to_string();
+    let ms = |name: &str, field: &str| {
+        browser
+            .iter()
+            .filter(|f| f["bench"] == name)
+            .filter_map(|f| f[field].as_f64())
+            .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))))
+    };
+    let show = |s: Option<f64>| s.map(|s| format!("{:.3} s", s)).unwrap_or_else(|| "not run".into());
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+    rows.push((
+        "ring AllReduce 1 GiB, 8 GPUs, native".into(),
+        "(reference)".into(),
+        format!("{} ({})", show(secs("ring-1GiB-8-gpus")), detail("ring-1GiB-8-gpus")),
+    ));
+    rows.push((
+        "ring AllReduce 1 GiB, 64 GPUs, native".into(),
+        "(reference)".into(),
+        format!("{} ({})", show(secs("ring-1GiB-64-gpus")), detail("ring-1GiB-64-gpus")),
+    ));
+    rows.push((
+        "ring AllReduce 1 GiB, 128 GPUs, NCCL's 8 channels, native".into(),
+        "(reference)".into(),
+        format!("{} ({})", show(secs("ring-1GiB-128-gpus")), detail("ring-1GiB-128-gpus")),
+    ));
+    rows.push((
+        "ring AllReduce 1 GiB, 512 GPUs, 1 channel, native".into(),
+        "(reference)".into(),
+        format!(
+            "{} ({})",
+            show(secs("ring-1GiB-512-gpus-1-channel")),
+            detail("ring-1GiB-512-gpus-1-channel")
+        ),
+    ));
+    rows.push((
+        "ring AllReduce 1 GiB, 1,024 GPUs, native".into(),
+        "< 0.2 s".into(),
+        format!("{} ({})", show(secs("ring-1GiB-1024-gpus")), detail("ring-1GiB-1024-gpus")),
+    ));
+    // A page run against its native twin: the simulation alone, then with layout and redraw.
+    let wasm = |page: &str, native: &str| match (ms(page, "ms"), ms(page, "sim_ms"), secs(native)) {
+        (Some(w), Some(s), Some(n)) => format!(
+            "simulation {:.3} s ({:.1}x native); {:.3} s with layout and redraw",
+            s / 1e3,
+            s / 1e3 / n,
+            w / 1e3
+        ),
+        _ => "not run".into(),
+    };
+    rows.push((
+        "the same in the browser (WASM), 64 GPUs".into(),
+        "< 2x native".into(),
+        wasm("wasm-ring-1GiB-64-gpus", "ring-1GiB-64-gpus"),
+    ));
+    rows.push((
+        "the same at 1 channel (steady state), native".into(),
+        "(reference)".into(),
+        format!(
+            "{} ({})",
+            show(secs("ring-1GiB-1024-gpus-1-channel")),
+            detail("ring-1GiB-1024-gpus-1-channel")
+        ),
+    ));
+    rows.push((
+        "the same at 2 channels (steady state), native".into(),
+        "(reference)".into(),
+        format!(
+            "{} ({})",
+            show(secs("ring-1GiB-1024-gpus-2-channels")),
+            detail("ring-1GiB-1024-gpus-2-channels")
+        ),
+    ));
+    rows.push((
+        "the same at 1 channel in the browser (WASM)".into(),
+        "< 2x native".into(),
+        wasm("wasm-ring-1GiB-1024-gpus-1-channel", "ring-1GiB-1024-gpus-1-channel"),
+    ));
+    rows.push((
+        "the same at NCCL's 8 channels in the browser (WASM), extrapolated".into(),
+        "< 2x native".into(),
+        wasm("wasm-ring-1GiB-1024-gpus-8-channels", "ring-1GiB-1024-gpus"),
+    ));
+    rows.push((
+        "longest freeze, 1 -> 8 channels at 1,024 GPUs, headless Chromium".into(),
+        "< 50 ms".into(),
+        ms("freeze-1024-gpus-8-channels", "ms")
+            .map_or("not run".into(), |m| format!("{m:.0} ms between frames")),
+    ));
+    rows.push((
+        "ring AllReduce 1 GiB, 16,384 GPUs, native".into(),
+        "< 5 s".into(),
+        format!("{} ({})", show(secs("ring-1GiB-16384-gpus")), detail("ring-1GiB-16384-gpus")),
+    ));
+    rows.push((
+        "the same at 1 channel, native".into(),
+        "(reference)".into(),
+        format!(
+            "{} ({})",
+            show(secs("ring-1GiB-16384-gpus-1-channel")),
+            detail("ring-1GiB-16384-gpus-1-channel")
+        ),
+    ));
+    rows.push((
+        "ring AllReduce 1 GiB, 131,072 GPUs (the node cap), native".into(),
+        "< 30 s".into(),
+        format!("{} ({})", show(secs("ring-1GiB-131072-gpus")), detail("ring-1GiB-131072-gpus")),
+    ));
+    rows.push((
+        "GPT-3 175B training step, 1,024 GPUs, native".into(),
+        "< 1 s".into(),
+        format!("{} ({})", show(secs("train-gpt3-1024-gpus")), detail("train-gpt3-1024-gpus")),
+    ));
+    rows.push((
+        "GPT-3 175B training step, 16,384 GPUs, native".into(),
+        "< 2 s".into(),
+        format!("{} ({})", show(secs("train-gpt3-16384-gpus")), detail("train-gpt3-16384-gpus")),
+    ));
+    rows.push((
+        "animation frame, 64 GPUs (every node in full), headless Chromium".into(),
+        "(reference)".into(),
+        format!(
+            "p95 {:.1} ms, p50 {:.1} ms between frames",
+            ms("frame-64-gpus", "p95_ms").unwrap_or(f64::NAN),
+            ms("frame-64-gpus", "p50_ms").unwrap_or(f64::NAN)
+        ),
+    ));
+    rows.push((
+        "animation frame, 1,024 GPUs (compact view, steady state), headless Chromium".into(),
+        "p95 <= 16 ms".into(),
+        format!(
+            "p95 {:.1} ms, p50 {:.1} ms between frames",
+            ms("frame-1024-gpus", "p95_ms").unwrap_or(f64::NAN),
+            ms("frame-1024-gpus", "p50_ms").unwrap_or(f64::NAN)
+        ),
+    ));
+    rows.push((
+        "  of which sampling the trace + painting the canvas".into(),
+        "".into(),
+        format!(
+            "p95 {:.1} ms, p50 {:.1} ms",
+            ms("paint-1024-gpus", "p95_ms").unwrap_or(f64::NAN),
+            ms("paint-1024-gpus", "p50_ms").unwrap_or(f64::NAN)
+        ),
+    ));
+    rows.push((
+        "longest freeze while a change simulates (gap between frames)".into(),
+        "<= 100 ms".into(),
+        format!(
+            "1 -> 8 nodes (64,512 transfers, sliced): {:.0} ms; 8 -> 128 nodes at 1 channel (steady state): {:.0} ms; training view, GPT-3 on 256 GPUs, micro-batch 1 -> 2 (its step and four fabrics, sliced): {:.0} ms",
+            ms("freeze-8-nodes", "ms").unwrap_or(f64::NAN),
+            ms("freeze-1024-gpus", "ms").unwrap_or(f64::NAN),
+            ms("freeze-train-change", "ms").unwrap_or(f64::NAN)
+        ),
+    ));
+    let chart = |nodes: u32| {
+        let name = format!("chart-{nodes}-nodes");
+        let field =
+            |f: &str| browser.iter().find(|r| r["bench"] == name.as_str()).and_then(|r| r[f].as_f64());
+        match (field("ms"), field("longest_task_ms"), field("workers"), field("points")) {
+            (Some(ms), Some(task), Some(workers), Some(points)) => format!(
+                "{:.1} s for {points} points on {workers} workers; longest main-thread task after the first result {task:.0} ms",
+                ms / 1e3
+            ),
+            _ => "not run".into(),
+        }
+    };
+    rows.push((
+        "busbw chart from a link, 8 DGX H100 at NCCL's defaults, headless Chromium".into(),
+        "filled <= 2 s".into(),
+        chart(8),
+    ));
+    rows.push(("the same at 128 nodes (1,024 GPUs)".into(), "filled <= 5 s".into(), chart(128)));
+    rows.push((
+        "download: wasm + js + css, gzip -9".into(),
+        "<= 600 KB".into(),
+        format!("{:.0} KB", gzip as f64 / 1e3),
+    ));
+    rows.push((
+        "first interactive render, default scenario".into(),
+        "<= 1.5 s".into(),
+        format!("{:.0} ms (best of 3)", ms("first-render", "ms").unwrap_or(f64::NAN)),
+    ));
+    rows.push((
+        "first paint on a throttled phone (1.6 Mbit/s, 150 ms RTT, 4x CPU)".into(),
+        "something to read at once".into(),
+        format!(
+            "title, lessons and sketch at {:.0} ms; the app's figure at {:.0} ms",
+            ms("first-paint-throttled", "fcp_ms").unwrap_or(f64::NAN),
+            ms("first-paint-throttled", "interactive_ms").unwrap_or(f64::NAN)
+        ),
+    ));
+    rows.push((
+        "training view: GPT-3 on 256 GPUs, simulate + draw (WASM)".into(),
+        "(reference)".into(),
+        format!("{:.0} ms", ms("wasm-train-gpt3-256-gpus", "ms").unwrap_or(f64::NAN)),
+    ));
+    let peak = find(&native, "peak-memory").and_then(|f| f["kib"].as_f64());
+    rows.push((
+        "peak memory of the native runs above".into(),
+        "say it; bounded".into(),
+        peak.map(|k| format!("{:.0} MB", k * 1024.0 / 1e6)).unwrap_or_else(|| "unknown".into()),
+    ));
+    let w0 = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+    let w1 = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+    println!("{:<w0$}  {:<w1$}  measured", "what", "target");
+    for (what, target, measured) in &rows {
+        println!("{what:<w0$}  {target:<w1$}  {measured}");
+    }
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! The busbw chart's points as the page fills them in. The page's workers simulate them in any
+//! order (`services::workers`), the main thread's slices front first where there are no workers
+//! (`state::slices::curve_slice`); either way the curve grows in chart order (`chart_points`:
+//! sizes ascending, algorithms in a fixed order), so what is drawn never depends on which
+//! worker finished first.
+
+use fabricscope::collective::Algorithm;
+use fabricscope::{Job, Scenario, SweepPoint};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::state::page_job::chart_points;
+
+/// A point of the chart: its message size and the algorithm forced (`None`: the tuner's).
+pub type PointKey = (u64, Option<Algorithm>);
+
+/// What simulating one point of the chart came to (what a worker sends back, as JSON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PointOutcome {
+    Point(SweepPoint),
+    /// Left off the chart: beyond what the page simulates, or beyond the engine's limit.
+    Skipped,
+    /// A size of the chart that does not validate, or a worker that failed: the curve stops
+    /// there and says why.
+    Stopped(String),
+}
+
+/// What a slice or a worker's report on one point came to (`Action::Curve`).
+pub enum CurveOutcome {
+    /// Not done (the main thread's slices only): its job, to go on with next slice.
+    Working(Rc<RefCell<Job>>),
+    Done(PointOutcome),
+}
+
+/// The busbw curve of the current hardware (independent of the message size).
+#[derive(Clone, Debug)]
+pub struct Curve {
+    /// The points shown so far, in chart order.
+    pub points: Rc<Vec<SweepPoint>>,
+    /// The points not shown yet, in chart order.
+    pub todo: Rc<Vec<PointKey>>,
+    /// Outcomes that arrived before a point ahead of them in `todo` (a worker finished a later
+    /// point first), kept until it is their turn.
+    pub early: Rc<Vec<(PointKey, PointOutcome)>>,
+    /// The front point's job where the main thread simulates it, polled a slice at a time.
+    pub job: Option<Rc<RefCell<Job>>>,
+    /// Which curve this is, bumped at every restart: a report on another curve is stale.
+    pub generation: u64,
+}
+
+impl Curve {
+    /// The curve of `scenario`'s hardware, with nothing simulated yet.
+    pub fn of(scenario: &Scenario, generation: u64) -> Curve {
+        Curve {
+            points: Rc::new(Vec::new()),
+            todo: Rc::new(chart_points(scenario)),
+            early: Rc::new(Vec::new()),
+            job: None,
+            generation,
+        }
+    }
+
+    /// The curve of new hardware, under the next generation.
+    pub fn restart(&self, scenario: &Scenario) -> Curve {
+        Curve::of(scenario, self.generation + 1)
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.todo.is_empty()
+    }
+
+    /// Points neither shown nor waiting their turn, in chart order: what a worker may take.
+    pub fn open(&self) -> impl Iterator<Item = PointKey> + '_ {
+        self.todo.iter().copied().filter(|key| !self.early.iter().any(|(k, _)| k == key))
+    }
+
+    /// `key`'s outcome taken in, if `key` is a point still to show of curve `generation`
+    /// (else `None`: the report is stale). Shown at once if it is the front point, with every
+    /// early outcome it unblocks; else kept until then. The second value is the message of a
+    /// stopped curve.
+    pub fn with(
+        &self,
+        generation: u64,
+        key: PointKey,
+        outcome: PointOutcome,
+    ) -> Option<(Curve, Option<String>)> {
+        if generation != self.generation || !self.todo.contains(&key) {
+            return None;
+        }
+        let mut early = (*self.early).clone();
+        early.retain(|(k, _)| *k != key);
+        early.push((key, outcome));
+        let (mut points, mut todo) = ((*self.points).clone(), (*self.todo).clone());
+        let mut stopped = None;
+        let mut job = self.job.clone();
+        while let Some(&front) = todo.first() {
+            let Some(at) = early.iter().position(|(k, _)| *k == front) else { break };
+            let (_, outcome) = early.remove(at);
+            todo.remove(0);
+            job = None;
+            match outcome {
+                PointOutcome::Point(point) => points.push(point),
+                PointOutcome::Skipped => {}
+                PointOutcome::Stopped(message) => {
+                    stopped = Some(message);
+                    todo.clear();
+                    early.clear();
+                }
+            }
+        }
+        let next = Curve {
+            points: Rc::new(points),
+            todo: Rc::new(todo),
+            early: Rc::new(early),
+            job,
+            generation: self.generation,
+        };
+        Some((next, stopped))
+    }
+
+    /// The front point's job kept for the next slice, if `key` is still the front point.
+    pub fn working(&self, generation: u64, key: PointKey, job: Rc<RefCell<Job>>) -> Option<Curve> {
+        (generation == self.generation && self.todo.first() == Some(&key))
+            .then(|| Curve { job: Some(job), ..self.clone() })
+    }
+
+    /// A hash of the points shown (each one's size, busbw bits and trace hash), for a test to
+    /// compare two ways of filling the curve.
+    pub fn hash(&self) -> String {
+        let mut hash = fabricscope::hash::Fnv::default();
+        for point in self.points.iter() {
+            hash.u64(point.size_bytes);
+            hash.u64(point.busbw_gbyte_per_s.to_bits());
+            hash.bytes(point.trace_hash.as_bytes());
+        }
+        hash.hex()
+    }
+
+    /// The same curve, by identity (a change is a new `Rc`).
+    pub fn same(&self, other: &Curve) -> bool {
+        self.generation == other.generation
+            && Rc::ptr_eq(&self.points, &other.points)
+            && Rc::ptr_eq(&self.todo, &other.todo)
+            && Rc::ptr_eq(&self.early, &other.early)
+    }
+}

@@ -1,0 +1,67 @@
+//! What the page's workers run (`public/fabricscope-worker.js` loads this same WebAssembly
+//! module in a Web Worker): a busbw chart point, scenario JSON in, `PointOutcome` JSON out.
+//! Only strings cross: the page never copies a trace between threads.
+
+use crate::state::collectives::PointOutcome;
+use crate::state::slices::simulate_point;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// Simulates the chart point `scenario` (JSON) to its end, as the page's main thread would in
+/// slices, and returns what it came to as JSON (`{"point": …}`, `"skipped"`, `{"stopped": …}`).
+#[wasm_bindgen(js_name = chartPoint)]
+pub fn chart_point(scenario: &str) -> String {
+    let outcome = match fabricscope::Scenario::from_json(scenario) {
+        Ok(point) => simulate_point(&point),
+        Err(error) => PointOutcome::Stopped(error.to_string()),
+    };
+    serde_json::to_string(&outcome).unwrap_or_else(|e| format!("{{\"stopped\":\"{e}\"}}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chart_point;
+    use crate::state::collectives::{page_demo, AppState, PointOutcome};
+    use crate::state::page_job::now_ms;
+    use crate::state::slices::{curve_slice, point_scenario};
+    use fabricscope::Scenario;
+    use std::rc::Rc;
+    use yew::Reducible;
+
+    /// A worker's points, through JSON both ways, are the points the main thread's slices
+    /// simulate, bit for bit (busbw, time, trace hash), and a curve fed them in reverse order
+    /// is the curve fed them in order.
+    #[test]
+    fn a_workers_points_are_the_main_threads_whatever_order_they_arrive_in() {
+        let scenario = Scenario { nodes: 2, ..page_demo() };
+        let mut sliced = Rc::new(AppState::new(scenario.clone(), crate::i18n::Lang::En, false).unwrap());
+        while !sliced.curve.is_complete() {
+            let report = curve_slice(&sliced, now_ms).expect("a point to work on");
+            sliced = sliced.reduce(report);
+        }
+        let base = AppState::new(scenario.clone(), crate::i18n::Lang::En, false).unwrap();
+        let keys: Vec<_> = base.curve.todo.iter().copied().collect();
+        let mut curve = base.curve.clone();
+        for &key in keys.iter().rev() {
+            let json = serde_json::to_string(&point_scenario(&scenario, key)).unwrap();
+            let outcome: PointOutcome = serde_json::from_str(&chart_point(&json)).unwrap();
+            let before = curve.points.len();
+            curve = curve.with(curve.generation, key, outcome).expect("a point still to show").0;
+            if key != keys[0] {
+                assert_eq!(curve.points.len(), before, "a later point waits for the ones ahead");
+            }
+        }
+        assert!(curve.is_complete() && curve.early.is_empty());
+        assert_eq!(*curve.points, *sliced.curve.points);
+        assert_eq!(curve.points.len(), keys.len());
+        // A report on the curve before a restart is stale.
+        let restarted = curve.restart(&Scenario { nodes: 4, ..page_demo() });
+        let late = PointOutcome::Skipped;
+        assert!(restarted.with(curve.generation, restarted.todo[0], late).is_none());
+    }
+
+    #[test]
+    fn a_point_a_worker_cannot_read_stops_the_curve_with_the_reason() {
+        let outcome: PointOutcome = serde_json::from_str(&chart_point("{\"nodes\": -1}")).unwrap();
+        assert!(matches!(outcome, PointOutcome::Stopped(ref m) if !m.is_empty()), "{outcome:?}");
+    }
+}
