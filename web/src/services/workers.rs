@@ -69,8 +69,9 @@ pub struct Pool {
 }
 
 impl Pool {
-    /// A pool of as many workers as the machine has cores (at most `MOST_WORKERS`), none started
-    /// yet, that tells the page what it came to through `report`.
+    /// A pool of a worker per core but one (the page's own thread and its compositor keep a core:
+    /// on two cores, two busy workers made frames wait 100 ms), at least one and at most
+    /// `MOST_WORKERS`, none started yet, that tells the page what it came to through `report`.
     pub fn new(report: impl Fn(Report) + 'static) -> Rc<RefCell<Pool>> {
         let window = web_sys::window();
         let cores = window.as_ref().map_or(1.0, |w| w.navigator().hardware_concurrency());
@@ -83,7 +84,7 @@ impl Pool {
             RefCell::new(Pool {
                 slots: Vec::new(),
                 retired: Vec::new(),
-                size: (cores as usize).clamp(1, MOST_WORKERS),
+                size: (cores as usize).saturating_sub(1).clamp(1, MOST_WORKERS),
                 module,
                 next_id: 0,
                 next_serial: 0,
@@ -101,7 +102,7 @@ impl Pool {
 
     /// Keeps up to `limit` workers busy with `curve`'s open points of `scenario`'s hardware:
     /// stops a worker on a point of an earlier curve, and every worker once the curve is
-    /// complete. Returns why, once, where workers cannot start (the caller tells the page, the
+    /// complete or while `limit` is 0. Returns why, once, where workers cannot start (the caller tells the page, the
     /// pool no longer borrowed).
     pub fn feed(&mut self, scenario: &Scenario, curve: &Curve, limit: usize) -> Option<String> {
         self.retired.clear();
@@ -115,7 +116,9 @@ impl Pool {
             }
             !stale
         });
-        if curve.is_complete() {
+        // Complete, or no worker allowed (the main thread simulates a change: it gets the cores,
+        // and a point stopped half-way is simulated again later if the curve still needs it).
+        if curve.is_complete() || limit == 0 {
             self.slots.iter().for_each(Slot::stop);
             self.slots.clear();
             return None;

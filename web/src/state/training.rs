@@ -446,11 +446,14 @@ mod tests {
 
     #[test]
     fn a_scaling_point_beyond_the_engine_stops_the_table_without_an_error() {
-        // GPT-3 with TP 24 on one NVL72 rack: DP 3 × 4 is a DP AllReduce beyond the engine's
-        // transfers. The reader changed nothing: the table says where it stops, no error banner.
+        // GPT-3 with TP 24 on one NVL72 rack, racks joined by RoCE: DP 3 × 4 is a DP AllReduce
+        // beyond the engine's transfers (ECMP hashes each flow: its groups are not proved images
+        // of one another, so all of them would run). The reader changed nothing: the table says
+        // where it stops, no error banner.
         let mut job = TrainScenario::default_demo();
         job.cluster.preset = "gb200-nvl72".into();
         job.cluster.nodes = 1;
+        job.cluster.fabric.technology = fabricscope::catalog::Technology::Roce;
         (job.tp, job.pp, job.dp, job.global_batch) = (24, 3, 1, 96);
         let mut state = Rc::new(TrainState::new(job, Lang::En, false).unwrap());
         while state.extras_pending() {

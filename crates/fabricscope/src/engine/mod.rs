@@ -44,6 +44,7 @@
 //! with paths of p links and r bottleneck rounds, plus O(log F) heap work per event.
 
 pub mod fluid;
+pub mod groups;
 mod maxmin;
 pub mod period;
 pub mod symmetry;

@@ -15,11 +15,13 @@
 
 use crate::collective::Hop;
 use crate::collective::{schedule_with, Algorithm, ChunkOp, Protocol, Schedule, Transfer, ELEM_BYTES};
+use crate::engine::groups::Member;
 use crate::limits::MAX_TRANSFERS;
 use crate::plan::ValidScenario;
 use crate::scenario::Collective;
 use crate::topology::Topology;
 use serde::Serialize;
+use std::cell::OnceCell;
 
 /// One simulated operation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -99,7 +101,11 @@ pub struct Traffic {
     collective: Collective,
     algorithm: Algorithm,
     count: u64,
-    transfers: Vec<Transfer>,
+    /// Every transfer; where the traffic is kept by group, built only when a run needs them all.
+    transfers: OnceCell<Vec<Transfer>>,
+    /// A collective's traffic group by group (`collective_traffic`): each group shape's local
+    /// schedule, and each group's shape and ranks (`engine::groups::Member`).
+    groups: Option<(Vec<Vec<Transfer>>, Vec<Member>)>,
     crosses_nodes: bool,
 }
 
@@ -123,9 +129,58 @@ fn copy(channel: u32, src: u32, dst: u32, offset: u64, len: u64) -> Transfer {
 }
 
 impl Traffic {
+    fn flat(
+        collective: Collective,
+        algorithm: Algorithm,
+        count: u64,
+        transfers: Vec<Transfer>,
+        crosses_nodes: bool,
+    ) -> Traffic {
+        Traffic {
+            collective,
+            algorithm,
+            count,
+            transfers: OnceCell::from(transfers),
+            groups: None,
+            crosses_nodes,
+        }
+    }
+
     /// How many transfers it has.
     pub fn transfers(&self) -> u64 {
-        self.transfers.len() as u64
+        match (&self.groups, self.transfers.get()) {
+            (_, Some(all)) => all.len() as u64,
+            (Some((shapes, members)), None) => {
+                members.iter().map(|(shape, _)| shapes[*shape].len() as u64).sum()
+            }
+            (None, None) => 0,
+        }
+    }
+
+    /// Every transfer, group after group.
+    fn all(&self) -> &[Transfer] {
+        self.transfers.get_or_init(|| {
+            let mut all = Vec::new();
+            if let Some((shapes, members)) = &self.groups {
+                for (shape, map) in members {
+                    append(&mut all, shapes[*shape].clone(), |r| map[r as usize]);
+                }
+            }
+            all
+        })
+    }
+
+    /// The same operation with only the groups that stand for all the others
+    /// (`engine::groups::representatives`, on `topology` under `valid`'s routing), where that
+    /// is proved and leaves some out: its time is the whole operation's.
+    pub fn representatives(&self, valid: &ValidScenario, topology: &Topology) -> Option<Traffic> {
+        let (shapes, members) = self.groups.as_ref()?;
+        let reps = crate::engine::groups::representatives(topology, valid.policy(), shapes, members)?;
+        Some(Traffic {
+            transfers: OnceCell::new(),
+            groups: Some((shapes.clone(), reps.iter().map(|&r| members[r].clone()).collect())),
+            ..*self
+        })
     }
 
     /// Whether any group's traffic leaves a node.
@@ -139,18 +194,12 @@ impl Traffic {
     /// events.
     pub fn coarsened(&self) -> Traffic {
         let mut totals: std::collections::BTreeMap<(u32, u32, u32), u64> = std::collections::BTreeMap::new();
-        for t in &self.transfers {
+        for t in self.all() {
             *totals.entry((t.channel, t.src, t.dst)).or_insert(0) += t.len;
         }
         let transfers =
             totals.into_iter().map(|((channel, src, dst), len)| copy(channel, src, dst, 0, len)).collect();
-        Traffic {
-            collective: Collective::SendRecv,
-            algorithm: Algorithm::Direct,
-            count: self.count,
-            transfers,
-            crosses_nodes: self.crosses_nodes,
-        }
+        Traffic::flat(Collective::SendRecv, Algorithm::Direct, self.count, transfers, self.crosses_nodes)
     }
 }
 
@@ -163,18 +212,34 @@ pub fn collective_traffic(
 ) -> Traffic {
     let count = (bytes / ELEM_BYTES).max(1);
     let channels = valid.channels();
-    let mut transfers = Vec::new();
+    // One local schedule per group shape (nodes and ring orders), shared by its groups.
+    let mut kinds: Vec<(u32, Vec<Vec<u32>>)> = Vec::new();
+    let mut shapes: Vec<Vec<Transfer>> = Vec::new();
+    let mut members: Vec<Member> = Vec::new();
     let mut crosses_nodes = false;
-    for members in groups.iter().filter(|g| g.len() > 1) {
-        let (nodes, rings, map) = group_shape(valid, members);
+    for group in groups.iter().filter(|g| g.len() > 1) {
+        let (nodes, rings, map) = group_shape(valid, group);
         crosses_nodes |= nodes > 1;
-        append(
-            &mut transfers,
-            schedule_with(collective, Algorithm::Ring, nodes, &rings, count, channels, 0).transfers,
-            |r| map[r as usize],
-        );
+        let shape = match kinds.iter().position(|(n, r)| *n == nodes && *r == rings) {
+            Some(shape) => shape,
+            None => {
+                shapes.push(
+                    schedule_with(collective, Algorithm::Ring, nodes, &rings, count, channels, 0).transfers,
+                );
+                kinds.push((nodes, rings));
+                shapes.len() - 1
+            }
+        };
+        members.push((shape, map));
     }
-    Traffic { collective, algorithm: Algorithm::Ring, count, transfers, crosses_nodes }
+    Traffic {
+        collective,
+        algorithm: Algorithm::Ring,
+        count,
+        transfers: OnceCell::new(),
+        groups: Some((shapes, members)),
+        crosses_nodes,
+    }
 }
 
 /// A mixture-of-experts dispatch with node-limited routing (DeepSeek-V3 §2.1.2 and §3.2.2,
@@ -240,15 +305,9 @@ pub fn node_limited_traffic(
     }
     if !plain.is_empty() {
         let inside = collective_traffic(valid, Collective::AllToAll, &plain, bytes);
-        append(&mut transfers, inside.transfers, |r| r);
+        append(&mut transfers, inside.all().to_vec(), |r| r);
     }
-    Traffic {
-        collective: Collective::AllToAll,
-        algorithm: Algorithm::Ring,
-        count: elements(bytes as f64),
-        transfers,
-        crosses_nodes,
-    }
+    Traffic::flat(Collective::AllToAll, Algorithm::Ring, elements(bytes as f64), transfers, crosses_nodes)
 }
 
 /// Point-to-point sends `(src, dst)` of `bytes` each, all at once, split over the channels
@@ -268,13 +327,7 @@ pub fn sends_traffic(valid: &ValidScenario, pairs: &[(u32, u32)], bytes: u64) ->
             transfers.push(copy(c, src, dst, offset, len));
         }
     }
-    Traffic {
-        collective: Collective::SendRecv,
-        algorithm: Algorithm::Direct,
-        count,
-        transfers,
-        crosses_nodes,
-    }
+    Traffic::flat(Collective::SendRecv, Algorithm::Direct, count, transfers, crosses_nodes)
 }
 
 /// `parts` launched together as one schedule (a step's messages are megabytes: the tuner's
@@ -288,7 +341,7 @@ pub(super) fn combined(
     let mut ranges = Vec::new();
     for part in parts {
         let start = transfers.len();
-        append(&mut transfers, part.transfers.clone(), |r| r);
+        append(&mut transfers, part.all().to_vec(), |r| r);
         ranges.push(start..transfers.len());
     }
     debug_assert!(transfers.len() as u64 <= MAX_TRANSFERS * 8, "checked against the cap before");

@@ -64,7 +64,11 @@ impl<'a> Runs<'a> {
         if traffic.transfers() == 0 {
             return OpTiming { time_ns: 0, transfers: 0, crosses_nodes: false };
         }
-        let time_ns = self.together(&[traffic])[0];
+        // Where every group is an image of a few (`engine::groups`), only those run.
+        let time_ns = match traffic.representatives(self.valid, self.topology) {
+            Some(few) => self.together(&[&few])[0],
+            None => self.together(&[traffic])[0],
+        };
         OpTiming { time_ns, transfers: traffic.transfers(), crosses_nodes: traffic.crosses_nodes() }
     }
 

@@ -194,3 +194,44 @@ fn a_training_step_in_slices_gives_what_one_call_gives() {
         assert!(polls > 10, "{polls} polls: the work came in pieces");
     }
 }
+
+/// GPT-3 175B on 1,024 DGX H100 GPUs (TP 8 × PP 16 × DP 8): every TP group (a node) and every
+/// DP group (a rail of eight nodes) is an image of one, on links of its own, so one of each
+/// runs: to the nanosecond the time of every group at once. On a 4:1 oversubscribed fabric
+/// a leaf's NICs share its up-links, so the DP groups share links, and all of them run.
+#[test]
+fn groups_that_are_images_of_one_run_as_one_to_the_nanosecond() {
+    let job = |oversubscription: f64| {
+        let mut s = TrainScenario::default_demo();
+        s.cluster.nodes = 128;
+        s.cluster.fabric.oversubscription = oversubscription;
+        s.dp = 8;
+        s.global_batch = 64 * s.dp;
+        s.validate().unwrap()
+    };
+    let valid = job(1.0);
+    let topology = valid.cluster().topology();
+    let grid = valid.grid();
+    for (groups, bytes) in
+        [(grid.groups(Dim::Tp), valid.activation_bytes()), (grid.gradient_groups(), valid.grad_bytes().0)]
+    {
+        let traffic = comm::collective_traffic(valid.cluster(), Collective::AllReduce, &groups, bytes);
+        let few = traffic.representatives(valid.cluster(), &topology).expect("the groups are images of one");
+        assert_eq!(
+            few.transfers() * groups.len() as u64,
+            traffic.transfers(),
+            "one group of {}",
+            groups.len()
+        );
+        let mut runs = runs::Runs::direct(valid.cluster(), &topology);
+        assert_eq!(runs.together(&[&few]), runs.together(&[&traffic]));
+    }
+    let thin = job(4.0);
+    let topology = thin.cluster().topology();
+    let dp = thin.grid().gradient_groups();
+    let traffic = comm::collective_traffic(thin.cluster(), Collective::AllReduce, &dp, 64 << 20);
+    assert!(
+        traffic.representatives(thin.cluster(), &topology).is_none(),
+        "DP groups share a leaf's up-links"
+    );
+}

@@ -292,16 +292,30 @@ impl TrainScenario {
         let tp_groups = grid.groups(Dim::Tp);
         let dp_groups = grid.gradient_groups();
         let channels = valid.cluster.channels();
-        let biggest = comm::collective_transfers(Collective::AllReduce, &tp_groups, activation, channels)
-            .max(comm::collective_transfers(
-                Collective::AllReduce,
-                &dp_groups,
-                valid.grad_bytes().0,
-                channels,
-            ))
-            .max(comm::collective_transfers(Collective::AllToAll, &expert_groups, activation, channels));
+        // The TP and DP rings: where one is beyond the cap, what runs of it where every group
+        // is an image of a few (`engine::groups`). A ReduceScatter or an AllGather of the same
+        // groups has the same connections as this AllReduce, and half its transfers.
+        let mut topology = None;
+        let mut rings =
+            [(&tp_groups, activation), (&dp_groups, valid.grad_bytes().0)].map(|(groups, bytes)| {
+                let all = comm::collective_transfers(Collective::AllReduce, groups, bytes, channels);
+                if all <= MAX_TRANSFERS {
+                    return all;
+                }
+                let topology = topology.get_or_insert_with(|| valid.cluster.topology());
+                comm::collective_traffic(&valid.cluster, Collective::AllReduce, groups, bytes)
+                    .representatives(&valid.cluster, topology)
+                    .map_or(all, |few| few.transfers())
+            });
+        rings.sort_unstable();
+        let biggest = rings[1].max(comm::collective_transfers(
+            Collective::AllToAll,
+            &expert_groups,
+            activation,
+            channels,
+        ));
         if biggest > MAX_TRANSFERS {
-            errors.add("dp", format!("one step's largest collective is {biggest} transfers, more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes"));
+            errors.add("dp", format!("one step's largest collective is {biggest} transfers (of the groups that run: where every group is an image of one on links of its own, that one), more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes"));
         }
         if errors.0.is_empty() {
             Ok(valid)

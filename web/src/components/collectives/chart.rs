@@ -26,8 +26,8 @@ pub fn chart(props: &Props) -> Html {
     let state = &props.state;
     let canvas_ref = use_node_ref();
     // The curve's points run in the page's workers, side by side, while the main thread stays
-    // free; none start while the main thread simulates a pending change, and while the
-    // animation plays one core is left to it.
+    // free (one core is left to it and to the animation: `Pool::new`); none run while the main
+    // thread simulates a pending change (the workers stop).
     let workers_run = use_state(|| true);
     let pool = use_mut_ref(|| None::<Rc<RefCell<Pool>>>);
     {
@@ -37,11 +37,10 @@ pub fn chart(props: &Props) -> Html {
             curve.generation,
             Shared::of(&curve.todo),
             Shared::of(&curve.early),
-            state.playing,
             state.pending.is_some(),
             *workers_run,
         );
-        use_effect_with(deps, move |&(_, _, _, playing, pending, run)| {
+        use_effect_with(deps, move |&(_, _, _, pending, run)| {
             if run {
                 let pool = pool
                     .borrow_mut()
@@ -63,13 +62,7 @@ pub fn chart(props: &Props) -> Html {
                     })
                     .clone();
                 let size = pool.borrow().size();
-                let limit = if pending {
-                    0
-                } else if playing {
-                    (size - 1).max(1)
-                } else {
-                    size
-                };
+                let limit = if pending { 0 } else { size };
                 let broken = pool.borrow_mut().feed(&s.scenario, &s.curve, limit);
                 if let Some(why) = broken {
                     gloo::console::warn!(format!(
