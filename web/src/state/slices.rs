@@ -35,7 +35,8 @@ pub fn point_scenario(scenario: &Scenario, (size, algorithm): PointKey) -> Scena
 fn point_job(point: &Scenario) -> Result<Job, PointOutcome> {
     match point.validate() {
         // A point beyond what the page simulates is left off the chart.
-        Ok(valid) => page_job(&valid).map_err(|_| PointOutcome::Skipped),
+        // Only its algorithm weighed for the tuner's table: the point needs no other's bound.
+        Ok(valid) => page_job(&valid).map(Job::lean).map_err(|_| PointOutcome::Skipped),
         // So is one beyond the engine's limit (a forced Tree on a huge cluster).
         Err(errors) if errors.iter().all(|e| e.field == "nodes") => Err(PointOutcome::Skipped),
         // Sizes on the chart are all valid for a valid scenario; if one is not, the curve stops

@@ -32,6 +32,8 @@ pub struct Job {
     mode: Mode,
     /// Most transfers a tree the big plan picks may have to run (`Budget::transfers`).
     tree_limit: u64,
+    /// Weigh only the forced algorithm for the tuner's table (`lean`).
+    lean: bool,
     stage: Stage,
 }
 
@@ -134,12 +136,27 @@ impl Job {
     /// `new` for a caller with a smaller budget (the page's): a tree the big plan picks beyond
     /// `budget.transfers` gives way to the best ring row, which says so.
     pub fn within(scenario: &ValidScenario, mode: Mode, budget: crate::plan::Budget) -> Job {
-        Job { scenario: scenario.clone(), mode, tree_limit: budget.transfers, stage: Stage::Start }
+        Job {
+            scenario: scenario.clone(),
+            mode,
+            tree_limit: budget.transfers,
+            lean: false,
+            stage: Stage::Start,
+        }
+    }
+
+    /// The same job weighing only the algorithm NCCL_ALGO forces, where one is forced, for the
+    /// tuner's table: what a sweep's point needs (its time and bus bandwidth, the tuner's time
+    /// of what ran), without building and routing every other algorithm's schedule for its
+    /// bound. The run and those figures are the same (`tests/sweep.rs`); the table holds the
+    /// forced algorithm's rows only.
+    pub fn lean(self) -> Job {
+        Job { lean: true, ..self }
     }
 
     /// The first stage: the big plan (`start_steady`) where the collective is too big to plan
     /// as every algorithm's whole schedule, else the exact plan.
-    fn start(scenario: &ValidScenario, mode: Mode, tree_limit: u64) -> Stage {
+    fn start(scenario: &ValidScenario, mode: Mode, tree_limit: u64, lean: bool) -> Stage {
         let s = scenario.scenario();
         let count = s.count();
         let (n, channels) = (scenario.n_ranks(), scenario.channels());
@@ -154,10 +171,10 @@ impl Job {
             Some(Ok(stage)) => stage,
             // A ring the engine can simulate whole that does not settle runs whole.
             Some(Err(_)) if matches!(mode, Mode::Auto | Mode::Fluid) && ring_transfers <= MAX_TRANSFERS => {
-                start_exact(scenario, topology)
+                start_exact(scenario, topology, lean)
             }
             Some(Err(error)) => Stage::Done(Some(Err(error))),
-            None => start_exact(scenario, topology),
+            None => start_exact(scenario, topology, lean),
         }
     }
 
@@ -167,7 +184,7 @@ impl Job {
         let over = match &mut self.stage {
             Stage::Done(result) => return result.take(),
             Stage::Start => {
-                self.stage = Job::start(&self.scenario, self.mode, self.tree_limit);
+                self.stage = Job::start(&self.scenario, self.mode, self.tree_limit, self.lean);
                 // The plan is this poll's work; a refusal is its result.
                 return match self.stage {
                     Stage::Done(_) => self.poll(0),
@@ -351,7 +368,7 @@ impl Job {
     /// No steady state: the whole ring where the engine can run it (`Mode::Auto`), else the error.
     fn unsettled(&self, steady: SteadyPlan, topology: Topology) -> Stage {
         if matches!(self.mode, Mode::Auto | Mode::Fluid) && steady.total_transfers <= MAX_TRANSFERS {
-            return start_exact(&self.scenario, topology);
+            return start_exact(&self.scenario, topology, self.lean);
         }
         Stage::Done(Some(Err(too_big(self.scenario.scenario(), steady.total_transfers, &format!(
             "this one did not within {STEADY_SEARCH_STEPS} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"
@@ -378,8 +395,12 @@ impl Job {
 
 /// Plans the exact run: every algorithm the tuner weighs (one schedule and its routed bound per
 /// poll, `Stage::Planning`), then its pick, set up on the engine.
-fn start_exact(scenario: &ValidScenario, topology: Topology) -> Stage {
+fn start_exact(scenario: &ValidScenario, topology: Topology, lean: bool) -> Stage {
     let s = scenario.scenario();
+    if let Some(forced) = s.algorithm.filter(|_| lean) {
+        let algorithm = if forced == Algorithm::Direct { Algorithm::Ring } else { forced };
+        return Stage::Planning { topology, todo: vec![algorithm], built: Vec::new(), bounds: Vec::new() };
+    }
     let n = scenario.n_ranks();
     let g = scenario.preset().gpus_per_node;
     let mut algorithms = vec![Algorithm::Ring];

@@ -1,6 +1,6 @@
 //! Sweeps over message sizes, as nccl-tests' `-b -e -f` do: one simulation per size.
 
-use super::{simulate, Simulation};
+use super::Simulation;
 use crate::plan::ValidScenario;
 use crate::scenario::ScenarioError;
 use crate::units::{round_to_elements, ELEM_BYTES};
@@ -70,8 +70,13 @@ fn sweep_hashed(
 /// One size of a sweep: the scenario at `size`, simulated, as its row (`trace_hash` empty
 /// unless `hash`). A caller that runs sizes side by side (the CLI) calls it per size.
 pub fn sweep_size(scenario: &ValidScenario, size: u64, hash: bool) -> Result<SweepPoint, Vec<ScenarioError>> {
-    let sim = simulate(&scenario.with_size(size)?).map_err(|e| vec![e])?;
-    Ok(sweep_point(&sim, hash))
+    // A row needs only what ran: a forced algorithm alone is weighed (`Job::lean`).
+    let mut job = super::Job::new(&scenario.with_size(size)?, super::Mode::Auto).lean();
+    loop {
+        if let Some(result) = job.poll(u64::MAX) {
+            return Ok(sweep_point(&result.map_err(|e| vec![e])?, hash));
+        }
+    }
 }
 
 /// A simulation's row of a sweep (`trace_hash` empty unless `hash`).

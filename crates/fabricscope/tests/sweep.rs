@@ -1,0 +1,56 @@
+//! A sweep's points as the page's busbw chart runs them (`Job::lean`: only the forced
+//! algorithm weighed for the tuner's table): the same run and the same figures as a full job.
+
+use fabricscope::collective::Algorithm;
+use fabricscope::{sweep_point, Collective, Job, Mode, Scenario};
+
+fn point(scenario: &Scenario, lean: bool) -> fabricscope::SweepPoint {
+    let valid = scenario.validate().unwrap();
+    let job = Job::new(&valid, Mode::Auto);
+    let mut job = if lean { job.lean() } else { job };
+    loop {
+        if let Some(result) = job.poll(u64::MAX) {
+            return sweep_point(&result.unwrap(), true);
+        }
+    }
+}
+
+#[test]
+fn a_lean_point_is_the_full_jobs_point() {
+    let mut checked = 0;
+    for (nodes, nvls, collnet) in [(1, true, false), (2, false, false), (4, true, true)] {
+        for algorithm in [
+            Algorithm::Ring,
+            Algorithm::Tree,
+            Algorithm::Nvls,
+            Algorithm::NvlsTree,
+            Algorithm::CollNet,
+            Algorithm::HalvingDoubling,
+        ] {
+            for size_bytes in [4 << 10, 1 << 20, 64 << 20] {
+                let s = Scenario {
+                    nodes,
+                    size_bytes,
+                    nvls,
+                    collnet,
+                    algorithm: Some(algorithm),
+                    ..Scenario::default_demo()
+                };
+                if s.validate().is_err() {
+                    continue;
+                }
+                let (lean, full) = (point(&s, true), point(&s, false));
+                assert_eq!(lean, full, "{nodes} nodes, {algorithm:?}, {size_bytes} B");
+                checked += 1;
+            }
+        }
+    }
+    // Another collective, its algorithm forced and not.
+    for algorithm in [Some(Algorithm::Ring), None] {
+        let s =
+            Scenario { nodes: 2, collective: Collective::AllGather, algorithm, ..Scenario::default_demo() };
+        assert_eq!(point(&s, true), point(&s, false), "AllGather {algorithm:?}");
+        checked += 1;
+    }
+    assert!(checked >= 30, "only {checked} points");
+}
