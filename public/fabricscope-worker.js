@@ -1,9 +1,10 @@
 // One of the page's workers (`web/src/services/workers.rs`): it loads the page's own
 // WebAssembly module (the JS the page preloads, and the module the page compiled, both sent in
-// the first message: nothing is fetched or compiled again) and simulates busbw chart points off
-// the page's main thread.
-// Messages in: {module, wasm} first, then {id, scenario} (scenario JSON). Out: {id, result} (the
-// point's outcome as JSON), {id, error} if the module failed on it, or {init_error}.
+// the first message: nothing is fetched or compiled again) and runs the page's independent
+// simulations off its main thread: busbw chart points and the training view's comparisons.
+// Messages in: {module, wasm} first, then {id, kind, input} (kind 'chart': a scenario's JSON;
+// 'train': a comparison's JSON). Out: {id, result} (its outcome as JSON), {id, error} if the
+// module failed on it, or {init_error}.
 let ready = null;
 
 self.onmessage = async (event) => {
@@ -23,7 +24,8 @@ self.onmessage = async (event) => {
     return;
   }
   try {
-    self.postMessage({ id: message.id, result: module.chartPoint(message.scenario) });
+    const run = message.kind === 'train' ? module.trainExtra : module.chartPoint;
+    self.postMessage({ id: message.id, result: run(message.input) });
   } catch (error) {
     self.postMessage({ id: message.id, error: String(error?.message ?? error) });
   }

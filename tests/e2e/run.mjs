@@ -553,6 +553,32 @@ await test('training view: GPT-3 on 32 DGX H100, TP inside the node, the step br
   await waitFor('the scaling points', async () => (await page.locator('#scaling tbody tr').count()) >= 2, 30000);
 });
 
+await test('training view: its comparisons run in a worker; without workers the main thread fills the same tables', async () => {
+  const back = page.url();
+  const tables = async () => `${await text('#fabrics tbody')} | ${await text('#scaling tbody')}`;
+  let started = 0;
+  const onWorker = () => { started += 1; };
+  page.on('worker', onWorker);
+  await page.goto('about:blank');
+  await page.goto(back);
+  await page.waitForSelector('#scaling[data-complete="true"]', { timeout: 60000 });
+  page.off('worker', onWorker);
+  expect(started >= 1, `${started} workers started`);
+  expect((await page.locator('#fabrics tbody tr').count()) === 4, 'four fabrics');
+  const inWorkers = await tables();
+  await waitFor('the worker stopped', async () => page.workers().length === 0);
+  await page.route('**/fabricscope-worker.js', (route) => route.abort());
+  await page.goto('about:blank');
+  await page.goto(back);
+  await page.waitForSelector('#scaling[data-complete="true"]', { timeout: 60000 });
+  await page.unroute('**/fabricscope-worker.js');
+  const onMain = await tables();
+  expect(onMain === inWorkers, `the same tables:\n${onMain}\n${inWorkers}`);
+  await page.goto('about:blank');
+  await page.goto(back);
+  await page.waitForSelector('#step-time');
+});
+
 await test('training view: TP across two nodes is slower and says so; a bad batch is refused', async () => {
   // The same job (DP 2, 128 sequences) with TP 16 × PP 8 instead of TP 8 × PP 16, against A.
   const inside = await stepSeconds();

@@ -1,9 +1,11 @@
 //! What the page's workers run (`public/fabricscope-worker.js` loads this same WebAssembly
-//! module in a Web Worker): a busbw chart point, scenario JSON in, `PointOutcome` JSON out.
-//! Only strings cross: the page never copies a trace between threads.
+//! module in a Web Worker): a busbw chart point (scenario JSON in, `PointOutcome` JSON out) and
+//! a training view's comparison (`ExtraTask` JSON in, `ExtraResult` JSON out). Only strings
+//! cross: the page never copies a trace between threads.
 
 use crate::state::collectives::PointOutcome;
 use crate::state::slices::simulate_point;
+use crate::state::training::{ExtraResult, ExtraTask};
 use wasm_bindgen::prelude::wasm_bindgen;
 
 /// Simulates the chart point `scenario` (JSON) to its end, as the page's main thread would in
@@ -15,6 +17,25 @@ pub fn chart_point(scenario: &str) -> String {
         Err(error) => PointOutcome::Stopped(error.to_string()),
     };
     serde_json::to_string(&outcome).unwrap_or_else(|e| format!("{{\"stopped\":\"{e}\"}}"))
+}
+
+/// Runs a training view's comparison (`ExtraTask` JSON: a job and whether it is a fabric row or
+/// a scaling point) to its end, as the view's slices would, and returns `{"ok": ExtraResult}`
+/// or `{"error": why}` as JSON.
+#[wasm_bindgen(js_name = trainExtra)]
+pub fn train_extra(task: &str) -> String {
+    let result = serde_json::from_str::<ExtraTask>(task).map_err(|e| e.to_string()).and_then(|task| {
+        let valid = task
+            .job
+            .validate()
+            .map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+        Ok(ExtraResult::of(task.extra, &valid, &valid.run()))
+    });
+    let reply = match result {
+        Ok(result) => serde_json::json!({ "ok": result }),
+        Err(why) => serde_json::json!({ "error": why }),
+    };
+    reply.to_string()
 }
 
 #[cfg(test)]
@@ -63,5 +84,35 @@ mod tests {
     fn a_point_a_worker_cannot_read_stops_the_curve_with_the_reason() {
         let outcome: PointOutcome = serde_json::from_str(&chart_point("{\"nodes\": -1}")).unwrap();
         assert!(matches!(outcome, PointOutcome::Stopped(ref m) if !m.is_empty()), "{outcome:?}");
+    }
+
+    /// A worker's comparison, through JSON both ways, is what the view's slices compute: the
+    /// same fabric row and the same scaling point.
+    #[test]
+    fn a_workers_comparison_is_the_views_own() {
+        use crate::state::training::{Extra, ExtraResult, ExtraTask};
+        use fabricscope::train::{on_fabric, scaled, TrainScenario};
+        let job = TrainScenario::default_demo();
+        for (extra, task_job) in [
+            (
+                Extra::Fabric(fabricscope::catalog::Technology::Roce),
+                on_fabric(&job, fabricscope::catalog::Technology::Roce),
+            ),
+            (Extra::Scaling, scaled(&job, 2 * job.dp).unwrap()),
+        ] {
+            let task = serde_json::to_string(&ExtraTask { job: task_job.clone(), extra }).unwrap();
+            let reply: serde_json::Value = serde_json::from_str(&super::train_extra(&task)).unwrap();
+            let from_worker: ExtraResult = serde_json::from_value(reply["ok"].clone()).unwrap();
+            let valid = task_job.validate().unwrap();
+            let mut sliced = fabricscope::train::TrainJob::new(valid.clone());
+            let report = loop {
+                if let Some(report) = sliced.poll(64) {
+                    break report;
+                }
+            };
+            assert_eq!(from_worker, ExtraResult::of(extra, &valid, &report), "{extra:?}");
+        }
+        let reply: serde_json::Value = serde_json::from_str(&super::train_extra("{}")).unwrap();
+        assert!(reply["error"].as_str().is_some_and(|e| !e.is_empty()), "{reply}");
     }
 }

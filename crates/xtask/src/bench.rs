@@ -214,8 +214,9 @@ pub fn bench() -> Result<()> {
             |f: &str| browser.iter().find(|r| r["bench"] == name.as_str()).and_then(|r| r[f].as_f64());
         match (field("ms"), field("longest_task_ms"), field("workers"), field("points")) {
             (Some(ms), Some(task), Some(workers), Some(points)) => format!(
-                "{:.1} s for {points} points on {workers} workers; longest main-thread task after the first result {task:.0} ms",
-                ms / 1e3
+                "{:.1} s for {points} points on {workers} worker{}; longest main-thread task after the first result {task:.0} ms",
+                ms / 1e3,
+                if workers == 1.0 { "" } else { "s" }
             ),
             _ => "not run".into(),
         }

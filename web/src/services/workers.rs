@@ -1,13 +1,14 @@
-//! The page's workers: a small pool of Web Workers, each running the page's own WebAssembly
+//! The page's workers: small pools of Web Workers, each running the page's own WebAssembly
 //! module (`public/fabricscope-worker.js` imports the JS the page preloads and instantiates the
-//! compiled WebAssembly the page sends it, so nothing is downloaded or compiled again), that simulate the busbw chart's points off the main thread and side by side.
-//! A point goes out as scenario JSON and comes back as `PointOutcome` JSON (`crate::worker`):
-//! no trace crosses threads.
+//! compiled WebAssembly the page sends it, so nothing is downloaded or compiled again), that
+//! run the page's independent simulations off the main thread: the busbw chart's points
+//! (`feed_curve`) and the training view's comparisons. A task goes out as JSON with its kind
+//! and comes back as JSON (`crate::worker`): no trace crosses threads.
 //!
-//! Workers start when there are points to simulate and stop when the curve is complete (their
-//! memory goes with them) or when the hardware changes under a point they are simulating. Where
-//! workers cannot run (no module to load, a worker that fails to start), the pool says so once
-//! (`Report::Broken`) and the page simulates the points on the main thread in slices instead.
+//! Workers start when there is work and stop when it is done (their memory goes with them) or
+//! when what they run is no longer wanted. Where workers cannot run (no module to load, a worker
+//! that fails to start), the pool says so once (`Report::Broken`) and the page simulates on its
+//! main thread in slices instead.
 
 use crate::state::collectives::{Curve, PointKey, PointOutcome};
 use crate::state::slices::point_scenario;
@@ -21,32 +22,26 @@ use web_sys::{Event, HtmlLinkElement, MessageEvent, Worker, WorkerOptions, Worke
 
 /// The worker's script, beside the page.
 const WORKER_SCRIPT: &str = "fabricscope-worker.js";
-/// Most workers, whatever the machine: each holds a copy of the module's memory.
+/// Most workers a pool runs, whatever the machine: each holds a copy of the module's memory.
 const MOST_WORKERS: usize = 4;
 
-/// What the pool tells the page.
-pub enum Report {
-    /// Point `key` of curve `generation` came to `outcome`.
-    Point { generation: u64, key: PointKey, outcome: PointOutcome },
+/// What a pool tells the page.
+pub enum Report<T> {
+    /// Task `tag` came to `result`: the worker's JSON, or why the worker failed on it.
+    Done { tag: T, result: Result<String, String> },
     /// Workers cannot run here, and why: simulate on the main thread instead.
     Broken(String),
 }
 
-struct Task {
-    id: u64,
-    generation: u64,
-    key: PointKey,
-}
-
-struct Slot {
+struct Slot<T> {
     serial: u64,
     worker: Worker,
-    task: Option<Task>,
+    task: Option<(u64, T)>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(Event)>,
 }
 
-impl Slot {
+impl<T> Slot<T> {
     /// Stops the worker; a message it already sent finds no handler.
     fn stop(&self) {
         self.worker.set_onmessage(None);
@@ -55,24 +50,26 @@ impl Slot {
     }
 }
 
-pub struct Pool {
-    slots: Vec<Slot>,
-    /// Slots stopped from inside one of their own handlers, dropped at the next `feed`.
-    retired: Vec<Slot>,
+/// A pool of workers running tasks tagged `T` (what the page needs to place a result).
+pub struct Pool<T: Clone + 'static> {
+    slots: Vec<Slot<T>>,
+    /// Slots stopped from inside one of their own handlers, dropped at the next change.
+    retired: Vec<Slot<T>>,
     size: usize,
     module: Option<String>,
     next_id: u64,
     next_serial: u64,
     broken: bool,
-    report: Rc<dyn Fn(Report)>,
-    this: Weak<RefCell<Pool>>,
+    report: Rc<dyn Fn(Report<T>)>,
+    this: Weak<RefCell<Pool<T>>>,
 }
 
-impl Pool {
-    /// A pool of a worker per core but one (the page's own thread and its compositor keep a core:
-    /// on two cores, two busy workers made frames wait 100 ms), at least one and at most
-    /// `MOST_WORKERS`, none started yet, that tells the page what it came to through `report`.
-    pub fn new(report: impl Fn(Report) + 'static) -> Rc<RefCell<Pool>> {
+impl<T: Clone + 'static> Pool<T> {
+    /// A pool of up to `most` workers, and never more than a worker per core but one (the
+    /// page's own thread and its compositor keep a core: on two cores, two busy workers made
+    /// frames wait 100 ms), none started yet, that tells the page what came of its tasks
+    /// through `report`.
+    pub fn new(most: usize, report: impl Fn(Report<T>) + 'static) -> Rc<RefCell<Pool<T>>> {
         let window = web_sys::window();
         let cores = window.as_ref().map_or(1.0, |w| w.navigator().hardware_concurrency());
         let module = window
@@ -84,7 +81,7 @@ impl Pool {
             RefCell::new(Pool {
                 slots: Vec::new(),
                 retired: Vec::new(),
-                size: (cores as usize).saturating_sub(1).clamp(1, MOST_WORKERS),
+                size: (cores as usize).saturating_sub(1).clamp(1, most.clamp(1, MOST_WORKERS)),
                 module,
                 next_id: 0,
                 next_serial: 0,
@@ -100,53 +97,62 @@ impl Pool {
         self.size
     }
 
-    /// Keeps up to `limit` workers busy with `curve`'s open points of `scenario`'s hardware:
-    /// stops a worker on a point of an earlier curve, and every worker once the curve is
-    /// complete or while `limit` is 0. Returns why, once, where workers cannot start (the caller tells the page, the
-    /// pool no longer borrowed).
-    pub fn feed(&mut self, scenario: &Scenario, curve: &Curve, limit: usize) -> Option<String> {
+    /// Whether workers cannot run here (said once, by `Report::Broken`).
+    pub fn is_broken(&self) -> bool {
+        self.broken
+    }
+
+    /// The tags of the tasks running.
+    pub fn running(&self) -> Vec<T> {
+        self.slots.iter().filter_map(|s| s.task.as_ref().map(|(_, tag)| tag.clone())).collect()
+    }
+
+    /// Stops the workers whose task `unwanted` says is no longer wanted.
+    pub fn stop_where(&mut self, unwanted: impl Fn(&T) -> bool) {
         self.retired.clear();
-        if self.broken {
-            return None;
-        }
         self.slots.retain(|slot| {
-            let stale = slot.task.as_ref().is_some_and(|task| task.generation != curve.generation);
+            let stale = slot.task.as_ref().is_some_and(|(_, tag)| unwanted(tag));
             if stale {
                 slot.stop();
             }
             !stale
         });
-        // Complete, or no worker allowed (the main thread simulates a change: it gets the cores,
-        // and a point stopped half-way is simulated again later if the curve still needs it).
-        if curve.is_complete() || limit == 0 {
-            self.slots.iter().for_each(Slot::stop);
-            self.slots.clear();
-            return None;
+    }
+
+    /// Stops every worker.
+    pub fn stop_all(&mut self) {
+        self.retired.clear();
+        self.slots.iter().for_each(Slot::stop);
+        self.slots.clear();
+    }
+
+    /// Starts task `tag` (`kind` and `input`, as `crate::worker` reads them) on an idle worker,
+    /// or a new one if the pool has room; false if it has none. Returns why, once, where
+    /// workers cannot start (the caller tells the page, the pool no longer borrowed).
+    pub fn start(&mut self, tag: T, kind: &str, input: String) -> Result<bool, String> {
+        if self.broken {
+            return Ok(false);
         }
-        let busy: Vec<PointKey> = self.slots.iter().filter_map(|s| s.task.as_ref().map(|t| t.key)).collect();
-        let mut open = curve.open().filter(|key| !busy.contains(key));
-        let mut running = busy.len();
-        while running < limit.min(self.size) {
-            let Some(key) = open.next() else { break };
-            let slot = match self.slots.iter().position(|s| s.task.is_none()) {
-                Some(idle) => idle,
-                None => match self.spawn() {
-                    Ok(slot) => slot,
-                    Err(why) => return Some(self.break_down(why)),
-                },
-            };
-            let id = self.next_id;
-            self.next_id += 1;
-            let json = serde_json::to_string(&point_scenario(scenario, key)).unwrap_or_default();
-            let message =
-                object(&[("id", JsValue::from_f64(id as f64)), ("scenario", JsValue::from_str(&json))]);
-            if let Err(error) = self.slots[slot].worker.post_message(&message) {
-                return Some(self.break_down(format!("a worker refused a point: {}", text(&error))));
-            }
-            self.slots[slot].task = Some(Task { id, generation: curve.generation, key });
-            running += 1;
+        let slot = match self.slots.iter().position(|s| s.task.is_none()) {
+            Some(idle) => idle,
+            None if self.slots.len() < self.size => match self.spawn() {
+                Ok(slot) => slot,
+                Err(why) => return Err(self.break_down(why)),
+            },
+            None => return Ok(false),
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = object(&[
+            ("id", JsValue::from_f64(id as f64)),
+            ("kind", JsValue::from_str(kind)),
+            ("input", JsValue::from_str(&input)),
+        ]);
+        if let Err(error) = self.slots[slot].worker.post_message(&message) {
+            return Err(self.break_down(format!("a worker refused a task: {}", text(&error))));
         }
-        None
+        self.slots[slot].task = Some((id, tag));
+        Ok(true)
     }
 
     /// Starts one more worker on the page's module; its index in `slots`.
@@ -160,7 +166,7 @@ impl Pool {
         let this = self.this.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
             let Some(pool) = this.upgrade() else { return };
-            // The borrow ends before the page hears of it: the page's effects feed the pool.
+            // The borrow ends before the page hears of it: the page's effects use the pool.
             let heard = pool.borrow_mut().receive(serial, &event.data());
             if let Some((report, heard)) = heard {
                 report(heard);
@@ -173,8 +179,7 @@ impl Pool {
                 .dyn_ref::<web_sys::ErrorEvent>()
                 .map_or_else(|| "the worker's script did not load".to_string(), |e| e.message());
             let report = pool.borrow().report.clone();
-            pool.borrow_mut().stop_all();
-            pool.borrow_mut().broken = true;
+            pool.borrow_mut().break_down(why.clone());
             report(Report::Broken(why));
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -188,52 +193,93 @@ impl Pool {
 
     /// A worker's message: the report it makes, with the function to make it by.
     #[allow(clippy::type_complexity)]
-    fn receive(&mut self, serial: u64, data: &JsValue) -> Option<(Rc<dyn Fn(Report)>, Report)> {
+    fn receive(&mut self, serial: u64, data: &JsValue) -> Option<(Rc<dyn Fn(Report<T>)>, Report<T>)> {
         let field =
             |name: &str| Reflect::get(data, &JsValue::from_str(name)).ok().filter(|v| !v.is_undefined());
         if let Some(why) = field("init_error") {
-            self.stop_all();
-            self.broken = true;
-            return Some((self.report.clone(), Report::Broken(text(&why))));
+            let why = self.break_down(text(&why));
+            return Some((self.report.clone(), Report::Broken(why)));
         }
         let id = field("id")?.as_f64()? as u64;
         let at = self.slots.iter().position(|s| s.serial == serial)?;
-        if self.slots[at].task.as_ref().map(|t| t.id) != Some(id) {
+        if self.slots[at].task.as_ref().map(|(task, _)| *task) != Some(id) {
             return None;
         }
-        let task = self.slots[at].task.take()?;
-        let outcome = match (field("result").and_then(|r| r.as_string()), field("error")) {
-            (Some(json), _) => serde_json::from_str(&json)
-                .unwrap_or_else(|e| PointOutcome::Stopped(format!("a worker's answer did not read: {e}"))),
+        let (_, tag) = self.slots[at].task.take()?;
+        let result = match (field("result").and_then(|r| r.as_string()), field("error")) {
+            (Some(json), _) => Ok(json),
             (None, error) => {
-                // A worker whose module failed on a point is not used again.
+                // A worker whose module failed on a task is not used again.
                 let slot = self.slots.remove(at);
                 slot.stop();
                 self.retired.push(slot);
-                let why = error.map_or_else(|| "no answer".into(), |e| text(&e));
-                PointOutcome::Stopped(format!("the busbw chart's point of {} B failed: {why}", task.key.0))
+                Err(error.map_or_else(|| "no answer".into(), |e| text(&e)))
             }
         };
-        Some((self.report.clone(), Report::Point { generation: task.generation, key: task.key, outcome }))
+        Some((self.report.clone(), Report::Done { tag, result }))
     }
 
-    fn stop_all(&mut self) {
+    /// Stops every worker for good; why.
+    fn break_down(&mut self, why: String) -> String {
         for slot in self.slots.drain(..) {
             slot.stop();
             self.retired.push(slot);
         }
-    }
-
-    fn break_down(&mut self, why: String) -> String {
-        self.stop_all();
         self.broken = true;
         why
     }
 }
 
-impl Drop for Pool {
+impl<T: Clone + 'static> Drop for Pool<T> {
     fn drop(&mut self) {
         self.slots.iter().for_each(Slot::stop);
+    }
+}
+
+/// A busbw chart point's task: its curve's generation and its point.
+pub type PointTask = (u64, PointKey);
+
+/// Keeps up to `limit` of `pool`'s workers busy with `curve`'s open points of `scenario`'s
+/// hardware: stops a worker on a point of an earlier curve, and every worker once the curve is
+/// complete or while `limit` is 0 (the main thread simulates a change: it gets the cores, and a
+/// point stopped half-way is simulated again later if the curve still needs it). Returns why,
+/// once, where workers cannot start.
+pub fn feed_curve(
+    pool: &mut Pool<PointTask>,
+    scenario: &Scenario,
+    curve: &Curve,
+    limit: usize,
+) -> Option<String> {
+    if pool.is_broken() {
+        return None;
+    }
+    if curve.is_complete() || limit == 0 {
+        pool.stop_all();
+        return None;
+    }
+    pool.stop_where(|&(generation, _)| generation != curve.generation);
+    let busy: Vec<PointKey> = pool.running().into_iter().map(|(_, key)| key).collect();
+    let mut running = busy.len();
+    for key in curve.open().filter(|key| !busy.contains(key)) {
+        if running >= limit {
+            break;
+        }
+        let json = serde_json::to_string(&point_scenario(scenario, key)).unwrap_or_default();
+        match pool.start((curve.generation, key), "chart", json) {
+            Ok(true) => running += 1,
+            Ok(false) => break,
+            Err(why) => return Some(why),
+        }
+    }
+    None
+}
+
+/// A worker's answer on a chart point: its outcome, or the curve stopped with why.
+pub fn point_outcome(key: PointKey, result: Result<String, String>) -> PointOutcome {
+    match result {
+        Ok(json) => serde_json::from_str(&json)
+            .unwrap_or_else(|e| PointOutcome::Stopped(format!("a worker's answer did not read: {e}"))),
+        Err(why) => PointOutcome::Stopped(format!("the busbw chart's point of {} B failed: {why}", key.0)),
     }
 }
 

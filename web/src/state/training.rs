@@ -9,6 +9,7 @@ use crate::i18n::Lang;
 use fabricscope::train::layout::Dim;
 use fabricscope::train::{on_fabric, FabricRow, TrainJob, TrainReport, TrainScenario, ValidTrain, FABRICS};
 use fabricscope::ScenarioError;
+use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
@@ -58,10 +59,39 @@ pub struct TrainState {
 }
 
 /// What a comparison job is for.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Extra {
     Fabric(fabricscope::catalog::Technology),
     Scaling,
+}
+
+/// What a comparison came to: its fabric row, or its scaling point's GPUs and tokens/s (what a
+/// worker sends back, as JSON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtraResult {
+    Fabric(FabricRow),
+    Scaling { gpus: u32, tokens_per_s: f64 },
+}
+
+impl ExtraResult {
+    /// The result of comparison `extra`, whose job `train` stepped as `report`.
+    pub fn of(extra: Extra, train: &ValidTrain, report: &TrainReport) -> ExtraResult {
+        match extra {
+            Extra::Fabric(technology) => ExtraResult::Fabric(FabricRow::of(technology, report)),
+            Extra::Scaling => {
+                ExtraResult::Scaling { gpus: train.grid().ranks(), tokens_per_s: report.tokens_per_s }
+            }
+        }
+    }
+}
+
+/// A comparison as a worker runs it (`crate::worker::train_extra`): the job and what it is for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExtraTask {
+    pub job: TrainScenario,
+    pub extra: Extra,
 }
 
 /// A job to poll.
@@ -75,6 +105,8 @@ pub enum TrainAction {
     ExtraWorked,
     /// The comparison job's step (ignored if it is no longer the one in flight).
     ExtraReady(Rc<RefCell<TrainJob>>, Box<TrainReport>),
+    /// The comparison job's result, from a worker (ignored if it is no longer the one in flight).
+    ExtraDone(Rc<RefCell<TrainJob>>, ExtraResult),
     /// A slice of the pending job ran and it is not done.
     Worked,
     /// The pending job's step (ignored if another change replaced it meanwhile).
@@ -310,17 +342,20 @@ impl Reducible for TrainState {
             }
             TrainAction::ExtraWorked => next.extra_slices += 1,
             TrainAction::ExtraReady(job, report) => {
-                let Some((kind, current)) = &self.extra else { return self };
+                let Some((kind, _)) = &self.extra else { return self };
+                let result = ExtraResult::of(*kind, job.borrow().train(), &report);
+                return self.reduce(TrainAction::ExtraDone(job, result));
+            }
+            TrainAction::ExtraDone(job, result) => {
+                let Some((_, current)) = &self.extra else { return self };
                 if !Rc::ptr_eq(current, &job) {
                     return self;
                 }
                 next.extra = None;
-                match kind {
-                    Extra::Fabric(technology) => next.add_fabric_row(FabricRow::of(*technology, &report)),
-                    Extra::Scaling => {
-                        let gpus = job.borrow().train().grid().ranks();
+                match result {
+                    ExtraResult::Fabric(row) => next.add_fabric_row(row),
+                    ExtraResult::Scaling { gpus, tokens_per_s: tps } => {
                         let (base_gpus, base_tps, _) = self.scaling[0];
-                        let tps = report.tokens_per_s;
                         let mut curve = (*self.scaling).clone();
                         curve.push((gpus, tps, (tps / gpus as f64) / (base_tps / base_gpus as f64)));
                         next.scaling = Rc::new(curve);

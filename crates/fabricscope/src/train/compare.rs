@@ -52,8 +52,8 @@ pub fn difference(a: &TrainReport, b: &TrainReport) -> Difference {
     }
 }
 
-/// One fabric in `compare_fabrics`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One fabric in `compare_fabrics` (read back where a page's worker sends it).
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct FabricRow {
     pub technology: Technology,
     pub step_ns: f64,

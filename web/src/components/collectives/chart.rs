@@ -6,7 +6,7 @@ use super::Props;
 use crate::hooks::slices::use_next_slice;
 use crate::i18n::{t, Lang, Text};
 use crate::services::download::{download, export_canvas_png};
-use crate::services::workers::{Pool, Report};
+use crate::services::workers::{feed_curve, point_outcome, PointTask, Pool, Report};
 use crate::state::collectives::{Action, CurveOutcome};
 use crate::state::page_job::now_ms;
 use crate::state::slices::curve_slice;
@@ -29,7 +29,7 @@ pub fn chart(props: &Props) -> Html {
     // free (one core is left to it and to the animation: `Pool::new`); none run while the main
     // thread simulates a pending change (the workers stop).
     let workers_run = use_state(|| true);
-    let pool = use_mut_ref(|| None::<Rc<RefCell<Pool>>>);
+    let pool = use_mut_ref(|| None::<Rc<RefCell<Pool<PointTask>>>>);
     {
         let (s, workers_run, pool) = (state.clone(), workers_run.clone(), pool.clone());
         let curve = &state.curve;
@@ -46,12 +46,14 @@ pub fn chart(props: &Props) -> Html {
                     .borrow_mut()
                     .get_or_insert_with(|| {
                         let (dispatch, broken) = (s.dispatcher(), workers_run.clone());
-                        Pool::new(move |report| match report {
-                            Report::Point { generation, key, outcome } => dispatch.dispatch(Action::Curve {
-                                generation,
-                                key,
-                                outcome: CurveOutcome::Done(outcome),
-                            }),
+                        Pool::new(usize::MAX, move |report| match report {
+                            Report::Done { tag: (generation, key), result } => {
+                                dispatch.dispatch(Action::Curve {
+                                    generation,
+                                    key,
+                                    outcome: CurveOutcome::Done(point_outcome(key, result)),
+                                })
+                            }
                             Report::Broken(why) => {
                                 gloo::console::warn!(format!(
                                     "busbw chart: no workers ({why}); simulating on the main thread"
@@ -63,7 +65,7 @@ pub fn chart(props: &Props) -> Html {
                     .clone();
                 let size = pool.borrow().size();
                 let limit = if pending { 0 } else { size };
-                let broken = pool.borrow_mut().feed(&s.scenario, &s.curve, limit);
+                let broken = feed_curve(&mut pool.borrow_mut(), &s.scenario, &s.curve, limit);
                 if let Some(why) = broken {
                     gloo::console::warn!(format!(
                         "busbw chart: no workers ({why}); simulating on the main thread"

@@ -4,6 +4,7 @@
 
 pub mod controls;
 pub mod cost;
+mod extras;
 pub mod figures;
 pub mod gantt;
 pub mod ops;
@@ -26,6 +27,7 @@ use crate::state::training::{TrainAction, TrainState};
 use crate::state::{Mode, Shared};
 use controls::TrainControls;
 use cost::CostPanel;
+use extras::use_extras_in_workers;
 use fabricscope::train::TrainScenario;
 use figures::Figures;
 use gantt::Gantt;
@@ -133,7 +135,9 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
     use_polled(&state, state.pending.clone(), state.pending_slices, TrainAction::Ready, || {
         TrainAction::Worked
     });
-    let extra = state.extra.as_ref().map(|(_, job)| job.clone());
+    // The comparison in flight runs in a worker; where workers cannot run, it is polled here.
+    let in_workers = use_extras_in_workers(&state);
+    let extra = state.extra.as_ref().filter(|_| !in_workers).map(|(_, job)| job.clone());
     use_polled(&state, extra, state.extra_slices, TrainAction::ExtraReady, || TrainAction::ExtraWorked);
     // The comparisons, one simulation per idle tick so the page stays responsive.
     {

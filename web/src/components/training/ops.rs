@@ -63,7 +63,7 @@ pub fn ops(props: &Props) -> Html {
             }
             <h2>{ t(lang, Text::ScalingMoreNodesForDP) }</h2>
             <div class="table-scroll">
-                <table class="ops" id="scaling">
+                <table class="ops" id="scaling" data-complete={(s.scaling_todo.is_empty() && s.extra.is_none()).to_string()}>
                     <thead><tr><th>{ "GPUs" }</th><th>{ "tokens/s" }</th><th>{ t(lang, Text::EfficiencyPerGPU) }</th></tr></thead>
                     <tbody>
                         { for s.scaling.iter().map(|&(gpus, tps, eff)| html! {
