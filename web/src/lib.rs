@@ -12,6 +12,7 @@ mod render;
 mod route;
 mod services;
 mod state;
+#[cfg(feature = "workers")]
 pub mod worker;
 
 /// Installs the panic reporter and mounts the app on `#app` (the page's `main`). In one of the

@@ -153,7 +153,7 @@ fn ensure_build_tools() -> Result<()> {
 }
 
 /// The house rules a reviewer should not have to check: formatting, and clippy with warnings
-/// as errors on every target, natively and for the page's wasm build.
+/// as errors on every target, natively and for the page's and the package's wasm builds.
 fn lint() -> Result<()> {
     let started = Instant::now();
     if version_of("rustfmt").is_empty()
@@ -163,17 +163,14 @@ fn lint() -> Result<()> {
     }
     run(cmd("cargo").args(["fmt", "--all", "--check"]))?;
     run(cmd("cargo").args(["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]))?;
-    run(cmd("cargo").args([
-        "clippy",
-        "-p",
-        "fabricscope-web",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--quiet",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    // The page's module, and the embeddable package's (without the workers' entry points).
+    for features in [None, Some("--no-default-features")] {
+        let mut args =
+            vec!["clippy", "-p", "fabricscope-web", "--target", "wasm32-unknown-unknown", "--quiet"];
+        args.extend(features);
+        args.extend(["--", "-D", "warnings"]);
+        run(cmd("cargo").args(args))?;
+    }
     eprintln!("xtask: fmt and clippy clean ({:.0} s)", started.elapsed().as_secs_f64());
     Ok(())
 }
@@ -223,13 +220,16 @@ fn trunk_build() -> Result<()> {
         "web",
         "--target",
         "web",
-        "--release",
+        "--profile",
+        "wasm-release",
         "--mode",
         "no-install",
         "--out-name",
         "fabricscope",
         "--out-dir",
         pkg_arg.as_str(),
+        "--",
+        "--no-default-features",
     ]))
 }
 

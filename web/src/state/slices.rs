@@ -54,6 +54,7 @@ fn point_of(result: Result<Simulation, fabricscope::ScenarioError>) -> PointOutc
 }
 
 /// A chart point simulated to its end, as a worker does (`crate::worker`).
+#[cfg(feature = "workers")]
 pub fn simulate_point(point: &Scenario) -> PointOutcome {
     match point_job(point) {
         Ok(mut job) => loop {
