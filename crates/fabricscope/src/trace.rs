@@ -178,31 +178,12 @@ impl Trace {
     /// the exact bits of every rate): equal traces hash equal on every target, so the page (WASM)
     /// and the CLI (native) can show that they computed the same thing.
     pub fn hash(&self) -> u64 {
-        let mut h = crate::hash::Fnv::default();
-        h.u64(self.flows.len() as u64);
-        for flow in &self.flows {
-            h.u64(flow.transfer as u64);
-            h.u64(flow.path.len() as u64);
-            for link in &flow.path {
-                h.u64(link.index() as u64);
-            }
-            for value in
-                [flow.bytes, flow.issued.0, flow.started.0, flow.finished.0, flow.segments.len() as u64]
-            {
-                h.u64(value);
-            }
-            for segment in &flow.segments {
-                h.u64(segment.from.0);
-                h.u64(segment.rate_bytes_per_ns.to_bits());
-                h.u64(segment.done_bytes.to_bits());
+        let mut hasher = TraceHasher::new(self);
+        loop {
+            if let Some(hash) = hasher.feed(self, usize::MAX) {
+                return hash;
             }
         }
-        h.u64(self.end.0);
-        for value in self.link_bytes.iter().chain(&self.link_peak) {
-            h.u64(value.to_bits());
-        }
-        h.u64(self.batches);
-        h.0
     }
 
     /// `hash` as the 16 hex digits the CLI and the page print.
@@ -337,4 +318,59 @@ pub fn mean_utilisation(topology: &Topology, end: SimTime, link_bytes: &[f64]) -
         .links()
         .map(|(id, link)| link_bytes[id.index()] / (link.capacity().bytes_per_ns() * span))
         .collect()
+}
+
+/// `Trace::hash` a number of flows at a time, for a caller that must not wait for a large
+/// trace's whole hash (the page's job, `simulation::Job::hashed`): the same value.
+#[derive(Clone, Debug)]
+pub struct TraceHasher {
+    hash: crate::hash::Fnv,
+    next: usize,
+}
+
+impl TraceHasher {
+    pub fn new(trace: &Trace) -> TraceHasher {
+        let mut hash = crate::hash::Fnv::default();
+        hash.u64(trace.flows.len() as u64);
+        TraceHasher { hash, next: 0 }
+    }
+
+    /// How many of `trace`'s flows are in.
+    pub fn done(&self) -> usize {
+        self.next
+    }
+
+    /// Takes up to `flows` more of `trace`'s flows in; the hash once all of them are.
+    pub fn feed(&mut self, trace: &Trace, flows: usize) -> Option<u64> {
+        let end = self.next.saturating_add(flows).min(trace.flows.len());
+        let h = &mut self.hash;
+        for flow in &trace.flows[self.next..end] {
+            h.u64(flow.transfer as u64);
+            h.u64(flow.path.len() as u64);
+            for link in &flow.path {
+                h.u64(link.index() as u64);
+            }
+            for value in
+                [flow.bytes, flow.issued.0, flow.started.0, flow.finished.0, flow.segments.len() as u64]
+            {
+                h.u64(value);
+            }
+            for segment in &flow.segments {
+                h.u64(segment.from.0);
+                h.u64(segment.rate_bytes_per_ns.to_bits());
+                h.u64(segment.done_bytes.to_bits());
+            }
+        }
+        self.next = end;
+        if end < trace.flows.len() {
+            return None;
+        }
+        let mut h = self.hash;
+        h.u64(trace.end.0);
+        for value in trace.link_bytes.iter().chain(&trace.link_peak) {
+            h.u64(value.to_bits());
+        }
+        h.u64(trace.batches);
+        Some(h.0)
+    }
 }

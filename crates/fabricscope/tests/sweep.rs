@@ -54,3 +54,32 @@ fn a_lean_point_is_the_full_jobs_point() {
     }
     assert!(checked >= 30, "only {checked} points");
 }
+
+/// A hashed job (the page's) works a large trace's hash out a slice of flows at a time, and
+/// gets the hash the trace has.
+#[test]
+fn a_hashed_jobs_result_has_its_traces_hash() {
+    let s = Scenario {
+        nodes: 8,
+        size_bytes: 1 << 30,
+        algorithm: Some(Algorithm::Ring),
+        ..Scenario::default_demo()
+    };
+    let valid = s.validate().unwrap();
+    let mut job = Job::new(&valid, Mode::Auto).hashed();
+    // Polls that returned with the hash part-way.
+    let mut part_way = 0;
+    let sim = loop {
+        if let Some(result) = job.poll(u64::MAX) {
+            break result.unwrap();
+        }
+        if job.progress() < 1.0 && job.progress() > 0.0 {
+            part_way += 1;
+        }
+    };
+    assert!(sim.trace.flows.len() > 32_768, "{} flows", sim.trace.flows.len());
+    assert!(part_way >= 1, "the hash was not worked out in slices");
+    let plain = fabricscope::simulate(&valid).unwrap();
+    assert_eq!(sim.hash_hex(), plain.hash_hex());
+    assert_eq!(format!("{:016x}", sim.trace.hash()), plain.trace.hash_hex());
+}

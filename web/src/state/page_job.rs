@@ -44,8 +44,9 @@ pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
     let s = valid.scenario();
     let (n, channels) = (valid.n_ranks(), valid.channels());
     let total = match valid.admit(PAGE_BUDGET) {
-        Admission::Whole => return Ok(Job::within(valid, fabricscope::Mode::Auto, PAGE_BUDGET)),
-        Admission::Steady => return Ok(Job::within(valid, fabricscope::Mode::Steady, PAGE_BUDGET)),
+        // The page shows the trace hash: a large trace's is worked out in the job's slices.
+        Admission::Whole => return Ok(Job::within(valid, fabricscope::Mode::Auto, PAGE_BUDGET).hashed()),
+        Admission::Steady => return Ok(Job::within(valid, fabricscope::Mode::Steady, PAGE_BUDGET).hashed()),
         Admission::Refused { transfers } => transfers,
     };
     Err(format!(

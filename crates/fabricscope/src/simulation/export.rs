@@ -7,10 +7,11 @@ impl Simulation {
     /// The run's fingerprint: the trace's hash, and for a steady state also the figures that
     /// extend it (`Trace::hash`).
     pub fn hash_hex(&self) -> String {
+        let trace_hash = *self.trace_hash.get_or_init(|| self.trace.hash());
         match &self.steady {
-            None => self.trace.hash_hex(),
+            None => format!("{trace_hash:016x}"),
             Some(steady) => {
-                let mut h = Fnv(self.trace.hash());
+                let mut h = Fnv(trace_hash);
                 for value in [
                     steady.total_steps as u64,
                     steady.from_ns,

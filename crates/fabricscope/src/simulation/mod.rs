@@ -67,6 +67,8 @@ pub struct Simulation {
     pub steady: Option<Steady>,
     /// Bytes each link carried over the whole collective.
     pub link_bytes: Vec<f64>,
+    /// The trace's hash, once worked out (`hash_hex`; a hashed `Job` works it out in slices).
+    trace_hash: std::sync::OnceLock<u64>,
 }
 
 /// Builds, schedules and runs a scenario. Fails only when a collective too big to simulate

@@ -120,6 +120,7 @@ pub(super) fn finish(
         steady,
         link_bytes,
         step_index,
+        trace_hash: std::sync::OnceLock::new(),
         scenario: scenario.clone(),
         topology,
         schedule,
