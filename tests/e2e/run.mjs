@@ -57,6 +57,23 @@ function expect(condition, message) {
 }
 const text = (selector) => page.locator(selector).innerText();
 const gpuCount = () => page.locator('#topology').getAttribute('data-gpu-count');
+// Opens `url` afresh (a fragment change alone would not reload) and waits for `ready`.
+async function reopen(url, ready) {
+  await page.goto('about:blank');
+  await page.goto(url);
+  await page.waitForSelector(ready, { timeout: 60000 });
+}
+
+// `body` with the page's worker script unavailable: the page runs everything on its main thread.
+async function withoutWorkers(body) {
+  await page.route('**/fabricscope-worker.js', (route) => route.abort());
+  try {
+    return await body();
+  } finally {
+    await page.unroute('**/fabricscope-worker.js');
+  }
+}
+
 async function waitFor(description, predicate, timeout = 20000) {
   const start = Date.now();
   for (;;) {
@@ -184,9 +201,7 @@ await test('the busbw chart\'s points run in the page\'s workers, which stop whe
   let started = 0;
   const onWorker = () => { started += 1; };
   page.on('worker', onWorker);
-  await page.goto('about:blank');
-  await page.goto(link);
-  await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
+  await reopen(link, '#busbw-chart[data-complete="true"]');
   page.off('worker', onWorker);
   const chart = page.locator('#busbw-chart');
   const hash = await chart.getAttribute('data-curve-hash');
@@ -195,17 +210,11 @@ await test('the busbw chart\'s points run in the page\'s workers, which stop whe
   expect((await chart.getAttribute('data-points')) === '46', 'every point');
   await waitFor('the workers stopped', async () => page.workers().length === 0);
   // No worker script: the page says so in the console and fills the curve itself.
-  await page.route('**/fabricscope-worker.js', (route) => route.abort());
-  await page.goto('about:blank');
-  await page.goto(link);
-  await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
-  await page.unroute('**/fabricscope-worker.js');
+  await withoutWorkers(() => reopen(link, '#busbw-chart[data-complete="true"]'));
   expect((await chart.getAttribute('data-workers')) === 'false', 'the main thread ran it');
   const again = await chart.getAttribute('data-curve-hash');
   expect(again === hash, `the same curve: ${again} vs ${hash}`);
-  await page.goto('about:blank');
-  await page.goto(back);
-  await page.waitForSelector('#topology[data-gpu-count]');
+  await reopen(back, '#topology[data-gpu-count]');
 });
 
 await test('Chinese: the page and the step text switch language', async () => {
@@ -559,24 +568,16 @@ await test('training view: its comparisons run in a worker; without workers the 
   let started = 0;
   const onWorker = () => { started += 1; };
   page.on('worker', onWorker);
-  await page.goto('about:blank');
-  await page.goto(back);
-  await page.waitForSelector('#scaling[data-complete="true"]', { timeout: 60000 });
+  await reopen(back, '#scaling[data-complete="true"]');
   page.off('worker', onWorker);
   expect(started >= 1, `${started} workers started`);
   expect((await page.locator('#fabrics tbody tr').count()) === 4, 'four fabrics');
   const inWorkers = await tables();
   await waitFor('the worker stopped', async () => page.workers().length === 0);
-  await page.route('**/fabricscope-worker.js', (route) => route.abort());
-  await page.goto('about:blank');
-  await page.goto(back);
-  await page.waitForSelector('#scaling[data-complete="true"]', { timeout: 60000 });
-  await page.unroute('**/fabricscope-worker.js');
+  await withoutWorkers(() => reopen(back, '#scaling[data-complete="true"]'));
   const onMain = await tables();
   expect(onMain === inWorkers, `the same tables:\n${onMain}\n${inWorkers}`);
-  await page.goto('about:blank');
-  await page.goto(back);
-  await page.waitForSelector('#step-time');
+  await reopen(back, '#step-time');
 });
 
 await test('training view: TP across two nodes is slower and says so; a bad batch is refused', async () => {

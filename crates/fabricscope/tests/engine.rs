@@ -2,7 +2,7 @@
 
 use fabricscope::analytic::{ring_allreduce_ns, ring_allreduce_rounded_ns};
 use fabricscope::catalog::Routing;
-use fabricscope::collective::{ring_allreduce, Algorithm, ChunkOp, Protocol, Schedule, Transfer};
+use fabricscope::collective::{ring_allreduce, Algorithm, Protocol, Schedule, Transfer};
 use fabricscope::engine::{flow_latency_ns, run};
 use fabricscope::routing::Policy;
 use fabricscope::scenario::LatencyModel;
@@ -158,21 +158,7 @@ fn contention_halves_the_rate() {
     let valid = scenario(1, 1 << 20, Some(1));
     let topology = valid.topology();
     let len = 1 << 20; // elements: 4 MiB each
-    let transfer = |src, dst| Transfer {
-        step: 0,
-        channel: 0,
-        src,
-        dst,
-        chunk: 0,
-        offset: 0,
-        src_offset: 0,
-        from_input: false,
-        len,
-        op: ChunkOp::Copy,
-        deps: vec![],
-        after: None,
-        hop: fabricscope::collective::Hop::Peer,
-    };
+    let transfer = |src, dst| Transfer::copy(0, src, dst, 0, len);
     let schedule = |transfers| Schedule {
         collective: Collective::AllReduce,
         algorithm: fabricscope::collective::Algorithm::Ring,

@@ -2,7 +2,7 @@
 //! each checked against the rate max-min sharing must give.
 
 use fabricscope::catalog::Routing;
-use fabricscope::collective::{Algorithm, ChunkOp, Schedule, Transfer};
+use fabricscope::collective::{Algorithm, Schedule, Transfer};
 use fabricscope::engine::run;
 use fabricscope::routing::Policy;
 use fabricscope::scenario::{FabricConfig, FabricTopology, Wiring};
@@ -45,24 +45,7 @@ fn permutation(n_ranks: u32, pairs: &[(u32, u32)]) -> Schedule {
         exposed_network: false,
         regions: vec![],
         phase_starts: vec![],
-        transfers: pairs
-            .iter()
-            .map(|&(src, dst)| Transfer {
-                step: 0,
-                channel: 0,
-                src,
-                dst,
-                chunk: 0,
-                offset: 0,
-                src_offset: 0,
-                from_input: false,
-                len: LEN,
-                op: ChunkOp::Copy,
-                deps: vec![],
-                after: None,
-                hop: fabricscope::collective::Hop::Peer,
-            })
-            .collect(),
+        transfers: pairs.iter().map(|&(src, dst)| Transfer::copy(0, src, dst, 0, LEN)).collect(),
     }
 }
 

@@ -210,12 +210,10 @@ pub fn bench() -> Result<()> {
     ));
     let chart = |nodes: u32| {
         let name = format!("chart-{nodes}-nodes");
-        let field =
-            |f: &str| browser.iter().find(|r| r["bench"] == name.as_str()).and_then(|r| r[f].as_f64());
-        match (field("ms"), field("longest_task_ms"), field("workers"), field("points")) {
-            (Some(ms), Some(task), Some(workers), Some(points)) => format!(
+        match (ms(&name, "ms"), ms(&name, "longest_task_ms"), ms(&name, "workers"), ms(&name, "points")) {
+            (Some(filled), Some(task), Some(workers), Some(points)) => format!(
                 "{:.1} s for {points} points on {workers} worker{}; longest main-thread task after the first result {task:.0} ms",
-                ms / 1e3,
+                filled / 1e3,
                 if workers == 1.0 { "" } else { "s" }
             ),
             _ => "not run".into(),

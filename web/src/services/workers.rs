@@ -283,6 +283,11 @@ pub fn point_outcome(key: PointKey, result: Result<String, String>) -> PointOutc
     }
 }
 
+/// Says in the console that `what` runs on the main thread, because workers cannot run: `why`.
+pub fn warn_no_workers(what: &str, why: &str) {
+    gloo::console::warn!(format!("{what}: no workers ({why}); simulating on the main thread"));
+}
+
 /// A plain JS object of `fields`.
 fn object(fields: &[(&str, JsValue)]) -> Object {
     let object = Object::new();

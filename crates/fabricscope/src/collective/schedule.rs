@@ -108,6 +108,26 @@ impl Transfer {
     pub fn bytes(&self) -> u64 {
         self.len * ELEM_BYTES
     }
+
+    /// A copy of `len` elements at `offset` from `src` to `dst` on `channel`, peer to peer, in
+    /// step 0, waiting for nothing.
+    pub fn copy(channel: u32, src: u32, dst: u32, offset: u64, len: u64) -> Transfer {
+        Transfer {
+            step: 0,
+            channel,
+            src,
+            dst,
+            chunk: 0,
+            offset,
+            src_offset: offset,
+            from_input: false,
+            len,
+            op: ChunkOp::Copy,
+            deps: Vec::new(),
+            after: None,
+            hop: Hop::Peer,
+        }
+    }
 }
 
 /// A collective compiled to transfers.

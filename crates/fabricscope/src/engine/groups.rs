@@ -20,7 +20,7 @@
 //! whose shared links lose efficiency with the number of sources.
 
 use crate::catalog::Routing;
-use crate::collective::{ChunkOp, Hop, Transfer};
+use crate::collective::{Hop, Transfer};
 use crate::routing::{Policy, Router};
 use crate::topology::{LinkId, Topology};
 
@@ -69,7 +69,7 @@ pub fn representatives(
             .flat_map(|&m| {
                 let (shape, map) = &members[m];
                 keys[*shape].iter().map(move |&(channel, src, dst)| {
-                    connection(channel, map[src as usize], map[dst as usize])
+                    Transfer::copy(channel, map[src as usize], map[dst as usize], 0, 1)
                 })
             })
             .collect()
@@ -123,25 +123,6 @@ pub fn representatives(
     Some(reps)
 }
 
-/// A connection from `src` to `dst` on `channel`, as the NIC plan reads it.
-fn connection(channel: u32, src: u32, dst: u32) -> Transfer {
-    Transfer {
-        step: 0,
-        channel,
-        src,
-        dst,
-        chunk: 0,
-        offset: 0,
-        src_offset: 0,
-        from_input: false,
-        len: 1,
-        op: ChunkOp::Copy,
-        deps: Vec::new(),
-        after: None,
-        hop: Hop::Peer,
-    }
-}
-
 /// Scratch maps for `image`, reset after each use.
 struct Images {
     forward: Vec<u32>,
@@ -172,11 +153,7 @@ impl Images {
         for (&x, &y) in a.iter().zip(b) {
             let (fx, by) = (self.forward[x.index()], self.backward[y.index()]);
             if fx == u32::MAX && by == u32::MAX {
-                let (p, q) = (topology.link(x), topology.link(y));
-                let alike = p.kind == q.kind
-                    && p.latency_ns == q.latency_ns
-                    && p.capacity().bytes_per_ns() == q.capacity().bytes_per_ns();
-                if !alike {
+                if !super::symmetry::alike(topology.link(x), topology.link(y)) {
                     return false;
                 }
                 self.forward[x.index()] = y.0;

@@ -32,6 +32,14 @@ use crate::topology::{LinkId, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
 
+/// Whether a flow moves on `y` exactly as on `x`: the same kind, latency and capacity (what a
+/// symmetry's link map must keep, here and in `groups`).
+pub(super) fn alike(x: &crate::topology::Link, y: &crate::topology::Link) -> bool {
+    x.kind == y.kind
+        && x.latency_ns == y.latency_ns
+        && x.capacity().bytes_per_ns() == y.capacity().bytes_per_ns()
+}
+
 /// A schedule's proved channel symmetry.
 #[derive(Clone, Debug)]
 pub struct Symmetry {
@@ -129,11 +137,7 @@ impl Symmetry {
                         Some(image) if image != to => return None,
                         Some(_) => {}
                         None => {
-                            let (x, y) = (topology.link(from), topology.link(to));
-                            let alike = x.kind == y.kind
-                                && x.latency_ns == y.latency_ns
-                                && x.capacity().bytes_per_ns() == y.capacity().bytes_per_ns();
-                            if !alike {
+                            if !alike(topology.link(from), topology.link(to)) {
                                 return None;
                             }
                             sigma[from.index()] = Some(to);

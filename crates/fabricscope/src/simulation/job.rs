@@ -167,7 +167,7 @@ impl Job {
     /// tuner's table: what a sweep's point needs (its time and bus bandwidth, the tuner's time
     /// of what ran), without building and routing every other algorithm's schedule for its
     /// bound. The run and those figures are the same (`tests/sweep.rs`); the table holds the
-    /// forced algorithm's rows only.
+    /// forced algorithm's rows only, and the trace is not hashed ahead (`hashed` is off).
     pub fn lean(self) -> Job {
         Job { lean: true, hashed: false, ..self }
     }

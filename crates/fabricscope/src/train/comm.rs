@@ -13,8 +13,7 @@
 //! whole node's GPUs in the preset's NVLink ring order), so a TP group inside a node is the
 //! single-node ring and a DP group with one GPU per node is a ring across the network.
 
-use crate::collective::Hop;
-use crate::collective::{schedule_with, Algorithm, ChunkOp, Protocol, Schedule, Transfer, ELEM_BYTES};
+use crate::collective::{schedule_with, Algorithm, Protocol, Schedule, Transfer, ELEM_BYTES};
 use crate::engine::groups::Member;
 use crate::limits::MAX_TRANSFERS;
 use crate::plan::ValidScenario;
@@ -109,25 +108,6 @@ pub struct Traffic {
     crosses_nodes: bool,
 }
 
-/// A copy of `len` elements at `offset` from `src` to `dst` on `channel`, waiting for nothing.
-fn copy(channel: u32, src: u32, dst: u32, offset: u64, len: u64) -> Transfer {
-    Transfer {
-        step: 0,
-        channel,
-        src,
-        dst,
-        chunk: 0,
-        offset,
-        src_offset: offset,
-        from_input: false,
-        len,
-        op: ChunkOp::Copy,
-        deps: Vec::new(),
-        after: None,
-        hop: Hop::Peer,
-    }
-}
-
 impl Traffic {
     fn flat(
         collective: Collective,
@@ -197,8 +177,10 @@ impl Traffic {
         for t in self.all() {
             *totals.entry((t.channel, t.src, t.dst)).or_insert(0) += t.len;
         }
-        let transfers =
-            totals.into_iter().map(|((channel, src, dst), len)| copy(channel, src, dst, 0, len)).collect();
+        let transfers = totals
+            .into_iter()
+            .map(|((channel, src, dst), len)| Transfer::copy(channel, src, dst, 0, len))
+            .collect();
         Traffic::flat(Collective::SendRecv, Algorithm::Direct, self.count, transfers, self.crosses_nodes)
     }
 }
@@ -282,7 +264,7 @@ pub fn node_limited_traffic(
             for c in 0..channels {
                 let offset = (c * per).min(len);
                 if len > offset {
-                    transfers.push(copy(c as u32, src, dst, offset, per.min(len - offset)));
+                    transfers.push(Transfer::copy(c as u32, src, dst, offset, per.min(len - offset)));
                 }
             }
         };
@@ -324,7 +306,7 @@ pub fn sends_traffic(valid: &ValidScenario, pairs: &[(u32, u32)], bytes: u64) ->
         for c in 0..channels {
             let offset = (c as u64 * per).min(count);
             let len = per.min(count - offset);
-            transfers.push(copy(c, src, dst, offset, len));
+            transfers.push(Transfer::copy(c, src, dst, offset, len));
         }
     }
     Traffic::flat(Collective::SendRecv, Algorithm::Direct, count, transfers, crosses_nodes)

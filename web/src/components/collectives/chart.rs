@@ -6,7 +6,7 @@ use super::Props;
 use crate::hooks::slices::use_next_slice;
 use crate::i18n::{t, Lang, Text};
 use crate::services::download::{download, export_canvas_png};
-use crate::services::workers::{feed_curve, point_outcome, PointTask, Pool, Report};
+use crate::services::workers::{feed_curve, point_outcome, warn_no_workers, PointTask, Pool, Report};
 use crate::state::collectives::{Action, CurveOutcome};
 use crate::state::page_job::now_ms;
 use crate::state::slices::curve_slice;
@@ -55,9 +55,7 @@ pub fn chart(props: &Props) -> Html {
                                 })
                             }
                             Report::Broken(why) => {
-                                gloo::console::warn!(format!(
-                                    "busbw chart: no workers ({why}); simulating on the main thread"
-                                ));
+                                warn_no_workers("busbw chart", &why);
                                 broken.set(false);
                             }
                         })
@@ -67,9 +65,7 @@ pub fn chart(props: &Props) -> Html {
                 let limit = if pending { 0 } else { size };
                 let broken = feed_curve(&mut pool.borrow_mut(), &s.scenario, &s.curve, limit);
                 if let Some(why) = broken {
-                    gloo::console::warn!(format!(
-                        "busbw chart: no workers ({why}); simulating on the main thread"
-                    ));
+                    warn_no_workers("busbw chart", &why);
                     workers_run.set(false);
                 }
             }

@@ -2,7 +2,7 @@
 //! workers (`services::workers`), one at a time as the reducer starts them, so that the main
 //! thread only shows them; where workers cannot run, the view polls them in slices instead.
 
-use crate::services::workers::{Pool, Report};
+use crate::services::workers::{warn_no_workers, Pool, Report};
 use crate::state::training::{ExtraResult, ExtraTask, TrainAction, TrainState};
 use fabricscope::train::TrainJob;
 use std::cell::RefCell;
@@ -10,6 +10,9 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 type ExtraJob = Rc<RefCell<TrainJob>>;
+
+/// What the console names when workers cannot run.
+const WHAT: &str = "training comparisons";
 
 /// Runs the comparison in flight (`TrainState::extra`) in a worker: its result comes back as
 /// `TrainAction::ExtraDone`. False once workers cannot run here (then the view polls it).
@@ -31,9 +34,7 @@ pub fn use_extras_in_workers(state: &UseReducerHandle<TrainState>) -> bool {
             .get_or_insert_with(|| {
                 let broken = run.clone();
                 let fall_back = move |why: String| {
-                    gloo::console::warn!(format!(
-                        "training comparisons: no workers ({why}); simulating on the main thread"
-                    ));
+                    warn_no_workers(WHAT, &why);
                     broken.set(false);
                 };
                 Pool::new(1, move |report: Report<ExtraJob>| match report {
@@ -71,9 +72,7 @@ pub fn use_extras_in_workers(state: &UseReducerHandle<TrainState>) -> bool {
         let input = serde_json::to_string(&task).unwrap_or_default();
         if let Err(why) = pool.start(job, "train", input) {
             drop(pool);
-            gloo::console::warn!(format!(
-                "training comparisons: no workers ({why}); simulating on the main thread"
-            ));
+            warn_no_workers(WHAT, &why);
             run.set(false);
         }
     });
