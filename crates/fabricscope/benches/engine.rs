@@ -86,9 +86,11 @@ fn main() {
                     Ok(sim) => {
                         let how = match &sim.steady {
                             Some(s) if sim.summary.method == fabricscope::Method::Extrapolated => format!(
-                                "extrapolated steady state (within {:.0}%): {} of {} steps simulated ({} flows), then {} ns per step measured on up to {} more, {} steps extrapolated",
+                                "extrapolated steady state (within {:.0}%): {} of {} steps simulated ({} flows), then {} ns per step measured on up to {} more{}, {} steps extrapolated",
                                 100.0 * fabricscope::EXTRAPOLATION_BOUND,
-                                s.simulated_steps, s.total_steps, s.simulated_transfers, s.period_ns(), fabricscope::MEASURED_STEPS, s.repeats
+                                s.simulated_steps, s.total_steps, s.simulated_transfers, s.period_ns(), fabricscope::MEASURED_STEPS,
+                                s.measured_nodes.map_or(String::new(), |m| format!(" (channel 0 of {m} of {nodes} nodes, exact by rotation)")),
+                                s.repeats
                             ),
                             Some(s) => format!(
                                 "steady state: {} of {} steps simulated ({} flows), period {} step(s) of {} ns proved at step {}, repeated {} times",

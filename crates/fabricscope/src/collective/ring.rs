@@ -48,7 +48,7 @@ pub fn identity_order(gpus_per_node: u32) -> Vec<u32> {
 /// Ring AllReduce of `count` elements on `nodes × GPUs per node` ranks over `n_channels` rings.
 pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
-    ring_allreduce_steps(nodes, rings, count, n_channels, 2 * (n - 1), n_channels)
+    ring_allreduce_steps(nodes, rings, count, n_channels, 2 * (n - 1), (n_channels, n))
 }
 
 /// The first `steps` of the ring AllReduce's `2(n-1)` steps (all of them if fewer).
@@ -58,7 +58,7 @@ fn ring_allreduce_steps<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
     steps: u32,
-    built: u32,
+    built: (u32, u32),
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     let steps = steps.min(2 * (n - 1));
@@ -104,7 +104,7 @@ pub fn ring_prefix<R: AsRef<[u32]>>(
     if steps < 3 * NCCL_STEPS || steps >= total {
         return None;
     }
-    let schedule = ring_steps_of(collective, nodes, rings, count, n_channels, steps, n_channels);
+    let schedule = ring_steps_of(collective, nodes, rings, count, n_channels, steps, (n_channels, n));
     let unit = n * n_channels;
     let probe =
         Probe { unit, regular_from: NCCL_STEPS * unit, frontier: (steps - NCCL_STEPS) * unit, stop: false };
@@ -121,7 +121,24 @@ pub fn ring_prefix_channel_zero<R: AsRef<[u32]>>(
     n_channels: u32,
     steps: u32,
 ) -> Option<Schedule> {
-    alike_prefix(collective, nodes, rings, count, n_channels, steps, 1)
+    alike_prefix(collective, nodes, rings, count, n_channels, steps, (1, 0))
+}
+
+/// Channel 0 of `ring_prefix`'s schedule for the positions of its first `class_nodes` nodes
+/// alone, each position's predecessor wrapping around within them (position 0 waits for the
+/// last of them, as it would for its image): what a run folded by a rotation of the ring by
+/// `class_nodes` nodes runs (`engine::rotation`). Destinations stay the real ones.
+pub fn ring_prefix_rotated<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    steps: u32,
+    class_nodes: u32,
+) -> Option<Schedule> {
+    let positions = class_nodes.min(nodes) * rings[0].as_ref().len() as u32;
+    alike_prefix(collective, nodes, rings, count, n_channels, steps, (1, positions))
 }
 
 /// The first `steps` steps of a ring collective whose steps all look alike, however few: what
@@ -134,11 +151,12 @@ pub fn ring_shown_prefix<R: AsRef<[u32]>>(
     n_channels: u32,
     steps: u32,
 ) -> Option<Schedule> {
-    alike_prefix(collective, nodes, rings, count, n_channels, steps, n_channels)
+    alike_prefix(collective, nodes, rings, count, n_channels, steps, (n_channels, 0))
 }
 
 /// The first `steps` (at least 2, short of the whole) of a ring whose steps all look alike,
-/// its first `built` channels (`ring_steps`).
+/// its first `built.0` channels and their first `built.1` positions (all of them if 0;
+/// `ring_steps`).
 fn alike_prefix<R: AsRef<[u32]>>(
     collective: Collective,
     nodes: u32,
@@ -146,15 +164,17 @@ fn alike_prefix<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
     steps: u32,
-    built: u32,
+    (channels, positions): (u32, u32),
 ) -> Option<Schedule> {
     let n = nodes * rings[0].as_ref().len() as u32;
     let total = ring_steady_steps(collective, n, count, n_channels)?;
+    let positions = if positions == 0 { n } else { positions.min(n) };
     (steps >= 2 && steps < total)
-        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, built))
+        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, (channels, positions)))
 }
 
-/// The first `steps` steps of a ring collective, its first `built` channels.
+/// The first `steps` steps of a ring collective, its first `built.0` channels and their first
+/// `built.1` positions.
 fn ring_steps_of<R: AsRef<[u32]>>(
     collective: Collective,
     nodes: u32,
@@ -162,7 +182,7 @@ fn ring_steps_of<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
     steps: u32,
-    built: u32,
+    built: (u32, u32),
 ) -> Schedule {
     match collective {
         Collective::AllReduce => ring_allreduce_steps(nodes, rings, count, n_channels, steps, built),
@@ -185,7 +205,7 @@ pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(
     n_channels: u32,
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
-    ring_gather_or_scatter_steps(gather, nodes, rings, count, n_channels, n - 1, n_channels)
+    ring_gather_or_scatter_steps(gather, nodes, rings, count, n_channels, n - 1, (n_channels, n))
 }
 
 /// The first `steps` of a ring AllGather or ReduceScatter (all of them if fewer).
@@ -196,7 +216,7 @@ fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
     steps: u32,
-    built: u32,
+    built: (u32, u32),
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     let steps = steps.min(n - 1);
@@ -220,26 +240,29 @@ fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(
 /// The transfers of `n_steps` ring steps: at every step, every channel's position p sends the
 /// chunk `chunk_op(step, p)` names to position p+1, after the chunk it forwards has arrived and
 /// a slot is free (`NCCL_STEPS`), its data following its previous send's (FIFO). Only the first
-/// `built` of the `n_channels` channels are built (all of them, or channel 0 alone, numbered as
-/// `engine::symmetry`'s `channel_zero` numbers it).
+/// `built.0` of the `n_channels` channels are built (all of them, or channel 0 alone, numbered as
+/// `engine::symmetry`'s `channel_zero` numbers it), and of each its first `built.1` positions,
+/// whose predecessors wrap around within them (all `n`, or a rotation's class,
+/// `ring_prefix_rotated`).
 fn ring_steps<R: AsRef<[u32]>>(
     nodes: u32,
     rings: &[R],
     count: u64,
     n_channels: u32,
     n_steps: u32,
-    built: u32,
+    (built, positions): (u32, u32),
     chunk_op: impl Fn(u32, u32) -> (u32, ChunkOp),
 ) -> Vec<Transfer> {
     let n = nodes * rings[0].as_ref().len() as u32;
-    let at = |step: u32, channel: u32, position: u32| -> u32 { (step * built + channel) * n + position };
+    let at =
+        |step: u32, channel: u32, position: u32| -> u32 { (step * built + channel) * positions + position };
     let orders: Vec<Vec<u32>> = (0..built).map(|channel| ring_order(nodes, rings, channel)).collect();
-    let mut transfers = Vec::with_capacity((n_steps * n * built) as usize);
+    let mut transfers = Vec::with_capacity((n_steps * positions * built) as usize);
     for step in 0..n_steps {
         for channel in 0..built {
             let order = &orders[channel as usize];
             let (start, len) = slice(count, n_channels, channel);
-            for position in 0..n {
+            for position in 0..positions {
                 let (chunk, op) = chunk_op(step, position);
                 let (chunk_start, chunk_len) = slice(len, n, chunk);
                 let mut deps = Vec::with_capacity(2);
@@ -247,7 +270,7 @@ fn ring_steps<R: AsRef<[u32]>>(
                     deps.push(at(step - NCCL_STEPS, channel, position));
                 }
                 if step > 0 {
-                    deps.push(at(step - 1, channel, (position + n - 1) % n));
+                    deps.push(at(step - 1, channel, (position + positions - 1) % positions));
                 }
                 debug_assert_eq!(transfers.len() as u32, at(step, channel, position));
                 transfers.push(Transfer {
@@ -364,8 +387,12 @@ pub fn ring_first_step<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
 ) -> Option<Schedule> {
-    matches!(collective, Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter)
-        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, 1, n_channels))
+    matches!(collective, Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter).then(
+        || {
+            let n = nodes * rings[0].as_ref().len() as u32;
+            ring_steps_of(collective, nodes, rings, count, n_channels, 1, (n_channels, n))
+        },
+    )
 }
 
 /// (start, length) of part `k` when `total` is cut into `parts` parts differing by at most one.

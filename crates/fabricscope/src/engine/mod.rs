@@ -47,6 +47,7 @@ pub mod fluid;
 pub mod groups;
 mod maxmin;
 pub mod period;
+pub mod rotation;
 pub mod symmetry;
 
 use crate::catalog::Routing;

@@ -35,9 +35,12 @@ use crate::units::SimTime;
 /// Whether a flow moves on `y` exactly as on `x`: the same kind, latency and capacity (what a
 /// symmetry's link map must keep, here and in `groups`).
 pub(super) fn alike(x: &crate::topology::Link, y: &crate::topology::Link) -> bool {
-    x.kind == y.kind
-        && x.latency_ns == y.latency_ns
-        && x.capacity().bytes_per_ns() == y.capacity().bytes_per_ns()
+    alike_kind(x, y) && x.capacity().bytes_per_ns() == y.capacity().bytes_per_ns()
+}
+
+/// The same kind and latency (`alike` but for the capacity, which a folded system has its own of).
+pub(super) fn alike_kind(x: &crate::topology::Link, y: &crate::topology::Link) -> bool {
+    x.kind == y.kind && x.latency_ns == y.latency_ns
 }
 
 /// A schedule's proved channel symmetry.
@@ -199,6 +202,12 @@ impl Symmetry {
             .collect();
         let paths = (0..steps).flat_map(|_| self.paths.iter().cloned()).collect();
         Symmetry { members, paths, ..self.clone() }
+    }
+
+    /// Channel 0's routed paths, position for position (`channel_zero`'s numbering): for a ring
+    /// prefix, its first step's are the first `n` (`rotation`).
+    pub fn channel_zero_paths(&self) -> &[Vec<LinkId>] {
+        &self.paths
     }
 
     /// Channel 0's transfers alone, their dependencies renumbered: what the engine runs.

@@ -30,10 +30,12 @@ use super::Simulation;
 use crate::collective::{Schedule, NCCL_STEPS};
 use crate::engine;
 use crate::engine::fluid::RingFloor;
+use crate::engine::rotation::Rotation;
 use crate::engine::symmetry::Fold;
 use crate::limits::MAX_MEASURED_TRANSFERS;
 use crate::plan::ValidScenario;
 use crate::plan::LEAST_MEASURED_STEPS;
+use crate::routing::Router;
 use crate::topology::Topology;
 use crate::trace::Trace;
 
@@ -47,12 +49,19 @@ pub const MEASURED_STEPS: u32 = 128;
 /// The measuring run: a K-step prefix, channel 0 alone on the folded links where the shown
 /// prefix's channels were proved images of one another (a ring's steps all use the same
 /// connections with the same bytes and dependencies, so the proof for its first steps holds for
-/// any number of them), every channel otherwise.
+/// any number of them), every channel otherwise; and of channel 0 the positions of a few nodes
+/// alone where turning the ring by whole nodes keeps its routes (`engine::rotation`).
 pub(super) struct Measure {
     run: engine::Run,
     schedule: Schedule,
     k: u32,
+    /// Nodes whose positions stood for the ring, where a rotation folded it.
+    pub rotated: Option<u32>,
 }
+
+/// What the shown prefix's run proved: its channels' fold and channel 0's routed paths of one
+/// step, position for position (`Symmetry::channel_zero_paths`).
+pub(super) type ChannelFold = (Fold, Vec<Vec<crate::topology::LinkId>>);
 
 impl Measure {
     /// Sets the measuring prefix up: as many steps as `MEASURED_STEPS` and `MAX_MEASURED_TRANSFERS`
@@ -62,34 +71,72 @@ impl Measure {
         topology: &Topology,
         protocol: crate::collective::Protocol,
         total_steps: u32,
-        fold: Option<Fold>,
+        channel_fold: Option<ChannelFold>,
     ) -> Option<Measure> {
         let s = scenario.scenario();
         let (n, channels) = (scenario.n_ranks() as u64, scenario.channels());
-        let per_step = if fold.is_some() { n } else { n * channels as u64 };
+        let rings = &scenario.preset().rings;
+        let rotation = rotation(scenario, topology, protocol, channel_fold.as_ref());
+        let per_step = match (&rotation, &channel_fold) {
+            (Some((rotation, _)), _) => rotation.nodes as u64 * n / s.nodes as u64,
+            (None, Some(_)) => n,
+            (None, None) => n * channels as u64,
+        };
         let k = MEASURED_STEPS.min(total_steps - 1).min((MAX_MEASURED_TRANSFERS / per_step.max(1)) as u32);
         if k < LEAST_MEASURED_STEPS {
             return None;
         }
-        let rings = &scenario.preset().rings;
-        let mut schedule = match fold {
-            Some(_) => crate::collective::ring_prefix_channel_zero(
-                s.collective,
-                s.nodes,
-                rings,
-                s.count(),
-                channels,
-                k,
-            )?,
-            None => crate::collective::ring_prefix(s.collective, s.nodes, rings, s.count(), channels, k)?.0,
+        let folded = channel_fold.is_some();
+        let build = |class_nodes: Option<u32>| -> Option<Schedule> {
+            let mut schedule = match (class_nodes, folded) {
+                (Some(m), _) => crate::collective::ring_prefix_rotated(
+                    s.collective,
+                    s.nodes,
+                    rings,
+                    s.count(),
+                    channels,
+                    k,
+                    m,
+                )?,
+                (None, true) => crate::collective::ring_prefix_channel_zero(
+                    s.collective,
+                    s.nodes,
+                    rings,
+                    s.count(),
+                    channels,
+                    k,
+                )?,
+                (None, false) => {
+                    crate::collective::ring_prefix(s.collective, s.nodes, rings, s.count(), channels, k)?.0
+                }
+            };
+            schedule.protocol = protocol;
+            super::job::run_settings(&mut schedule, scenario);
+            Some(schedule)
         };
-        schedule.protocol = protocol;
-        super::job::run_settings(&mut schedule, scenario);
+        // The rotated prefix's own routes (its NIC plan counts only its connections) must be the
+        // ring's, or it runs as before.
+        let rotated = rotation.and_then(|(rotation, paths)| {
+            let schedule = build(Some(rotation.nodes))?;
+            let class = (per_step as usize).min(schedule.transfers.len());
+            let mut router = Router::for_transfers(topology, scenario.policy(), &schedule.transfers);
+            let load = vec![0u32; topology.n_links()];
+            let same = schedule.transfers[..class]
+                .iter()
+                .zip(&paths)
+                .all(|(transfer, path)| router.route_transfer(transfer, &load) == *path);
+            same.then_some((rotation, schedule))
+        });
+        let (schedule, fold, rotated) = match (rotated, channel_fold) {
+            (Some((rotation, schedule)), _) => (schedule, Some(rotation.fold), Some(rotation.nodes)),
+            (None, fold) => (build(None)?, fold.map(|(fold, _)| fold), None),
+        };
         let run = match fold {
             Some(fold) => engine::Run::new_folded(topology, &schedule, scenario.policy(), fold),
             None => engine::Run::new(topology, &schedule, scenario.policy(), None),
         };
-        Some(Measure { run, schedule, k })
+
+        Some(Measure { run, schedule, k, rotated })
     }
 
     /// Handles up to `batches` event batches; true once the prefix has run.
@@ -110,6 +157,38 @@ impl Measure {
     }
 }
 
+/// The ring's rotation by whole nodes (`engine::rotation`), proved on channel 0's routed paths of
+/// one step: the shown prefix's where its channels folded, else routed here where channel 0 is
+/// the only one; with those paths (the cluster's links). Static routes on a lossless fabric only.
+fn rotation(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    protocol: crate::collective::Protocol,
+    channel_fold: Option<&ChannelFold>,
+) -> Option<(Rotation, Vec<Vec<crate::topology::LinkId>>)> {
+    let policy = scenario.policy();
+    if policy.routing != crate::catalog::Routing::Static || topology.congested_efficiency != 1.0 {
+        return None;
+    }
+    let s = scenario.scenario();
+    let n = scenario.n_ranks() as usize;
+    let paths = match channel_fold {
+        Some((_, paths)) => paths.get(..n)?.to_vec(),
+        None if scenario.channels() == 1 => {
+            let rings = &scenario.preset().rings;
+            let mut step = crate::collective::ring_first_step(s.collective, s.nodes, rings, s.count(), 1)?;
+            step.protocol = protocol;
+            super::job::run_settings(&mut step, scenario);
+            let mut router = Router::for_transfers(topology, policy, &step.transfers);
+            let load = vec![0u32; topology.n_links()];
+            step.transfers.iter().map(|t| router.route_transfer(t, &load)).collect()
+        }
+        None => return None,
+    };
+    let rotation = Rotation::find(topology, channel_fold.map(|(fold, _)| fold), &paths, s.nodes)?;
+    Some((rotation, paths))
+}
+
 /// The whole ring of `total_steps` steps (`total_transfers` transfers) from its shown prefix
 /// (`schedule`, `trace`), the measured per-step time and the floor.
 pub(super) fn extrapolated(
@@ -117,7 +196,7 @@ pub(super) fn extrapolated(
     topology: Topology,
     (schedule, trace): (Schedule, Trace),
     (total_steps, total_transfers): (u32, u64),
-    (measured_ns, floor): (f64, &RingFloor),
+    (measured_ns, measured_nodes, floor): (f64, Option<u32>, &RingFloor),
     plan: Plan,
 ) -> Simulation {
     let simulated_steps = schedule.n_steps;
@@ -143,6 +222,7 @@ pub(super) fn extrapolated(
         step_at_to,
         prefix_end_ns: trace.end.0,
         batches: trace.batches + repeats * per_step_batches,
+        measured_nodes,
     };
     let link_bytes = trace
         .link_bytes

@@ -4,7 +4,7 @@
 //! transfer by transfer runs as a steady state: a prefix until `engine::period` proves a period.
 
 use super::big::{ring_stage, start_search, start_steady};
-use super::fluid::{extrapolated, Measure};
+use super::fluid::{extrapolated, ChannelFold, Measure};
 use super::steady::steady_result;
 use super::summary::finish;
 use super::Mode;
@@ -12,7 +12,7 @@ use super::Simulation;
 use crate::collective::{Algorithm, Schedule};
 use crate::engine;
 use crate::engine::fluid::ring_floor;
-use crate::engine::symmetry::{Fold, Symmetry};
+use crate::engine::symmetry::Symmetry;
 use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
     bandwidth_bound_ns, pick as pick_row, ring_transfers, runs_big, tune, Tuning, ValidScenario,
@@ -108,7 +108,7 @@ pub(super) enum Stage {
     ToMeasure {
         topology: Topology,
         shown: Box<(Schedule, Trace)>,
-        fold: Option<Fold>,
+        fold: Option<ChannelFold>,
         plan: Plan,
         steady: SteadyPlan,
     },
@@ -281,7 +281,10 @@ impl Job {
             Some(unfold) => {
                 let (symmetry, whole) = *unfold;
                 let trace = symmetry.expand(trace, &whole);
-                (whole, trace, Some(symmetry.fold(&topology)))
+                let n = self.scenario.n_ranks() as usize;
+                let paths = symmetry.channel_zero_paths();
+                let first = paths[..n.min(paths.len())].to_vec();
+                (whole, trace, Some((symmetry.fold(&topology), first)))
             }
             None => (schedule, trace, None),
         };
@@ -362,7 +365,7 @@ impl Job {
         &self,
         topology: Topology,
         shown: (Schedule, Trace),
-        fold: Option<Fold>,
+        fold: Option<ChannelFold>,
         steady: SteadyPlan,
         plan: Plan,
     ) -> Stage {
@@ -382,6 +385,7 @@ impl Job {
         steady: SteadyPlan,
         measure: Measure,
     ) -> Simulation {
+        let measured_nodes = measure.rotated;
         let measured_ns = measure.step_ns(&topology);
         let s = self.scenario.scenario();
         let rings = &self.scenario.preset().rings;
@@ -398,7 +402,7 @@ impl Job {
         let floor = ring_floor(&topology, &one_step, self.scenario.policy());
         plan.extrapolated = true;
         let totals = (steady.total_steps, steady.total_transfers);
-        extrapolated(&self.scenario, topology, shown, totals, (measured_ns, &floor), plan)
+        extrapolated(&self.scenario, topology, shown, totals, (measured_ns, measured_nodes, &floor), plan)
     }
 
     /// No steady state: the whole ring where the engine can run it (`Mode::Auto`), else the error.

@@ -41,6 +41,10 @@ pub struct Steady {
     pub prefix_end_ns: u64,
     /// Event batches the whole collective would take, counted as the prefix's plus the repeats'.
     pub batches: u64,
+    /// An extrapolated ring's measuring run: the nodes whose positions stood for every node's,
+    /// where turning the ring by that many nodes keeps its routes (`engine::rotation`; exact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured_nodes: Option<u32>,
 }
 
 impl Steady {
@@ -119,6 +123,7 @@ pub(super) fn steady_result(
         repeats,
         step_at_to,
         prefix_end_ns: trace.end.0,
+        measured_nodes: None,
         batches: trace.batches + repeats * period.batches,
     };
     let link_bytes =

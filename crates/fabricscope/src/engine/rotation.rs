@@ -1,0 +1,132 @@
+//! Node rotation: a ring's ranks standing for the whole ring, a few nodes for all of them.
+//!
+//! One channel of a ring collective whose chunks are all alike is a system that turning the ring
+//! by whole nodes maps onto itself: position p of step s sends as position p + m·g does (g GPUs
+//! per node), the same bytes after the same dependencies, shifted. If the routes turn with it —
+//! one injective map τ of the links, built link by link from the routed paths of one step (every
+//! step uses the same connections), keeping every link's kind, latency and capacity — then max-min
+//! fair sharing, which has one solution, keeps τ too: every image of a flow moves exactly as the
+//! flow does. `find` proves it for the smallest m that divides the node count, or says no.
+//!
+//! The engine then runs the first m nodes' positions alone (`collective::ring_prefix_rotated`: a
+//! position's predecessor wraps around within them, its destination stays the real one) on the
+//! links folded into their orbits under τ (`Fold`), as `symmetry` folds channels: an orbit `O`
+//! becomes one link of capacity `c × |O| / (N/m)` for N nodes. The system it folds may itself be
+//! channel 0 on the channel-folded links (`symmetry::Fold`); the proof is then the same one on
+//! that system, whose links are the representatives and whose capacities are the folded ones.
+//!
+//! Used by the extrapolated ring's measuring run (`simulation::fluid`), where it turns a
+//! 131,072-rank step into a few hundred transfers: `tests/rotation.rs` holds its per-step
+//! finishes to the unfolded run's.
+
+use super::symmetry::{alike_kind, Fold};
+use crate::topology::{LinkId, Topology};
+
+/// A ring's proved rotation by whole nodes, and the links folded into its orbits.
+#[derive(Clone, Debug)]
+pub struct Rotation {
+    /// Nodes whose positions stand for the ring (m).
+    pub nodes: u32,
+    /// The links folded into their orbits (composed with the system's own fold, if any).
+    pub fold: Fold,
+}
+
+impl Rotation {
+    /// The proof for one channel's step on `topology`: `paths[p]` is the routed path of ring
+    /// position p (positions in ring order, `nodes` nodes of equally many positions), on the
+    /// links of `base` where the channel already runs folded (`symmetry::Fold`), else on the
+    /// cluster's. The caller vouches that the step's transfers are alike (same bytes, the
+    /// predecessor's dependency) and that routes are static on a lossless fabric. `None` if no
+    /// rotation by fewer than `nodes` nodes keeps the routes.
+    pub fn find(
+        topology: &Topology,
+        base: Option<&Fold>,
+        paths: &[Vec<LinkId>],
+        nodes: u32,
+    ) -> Option<Rotation> {
+        let n = paths.len();
+        if nodes < 2 || n == 0 || n % nodes as usize != 0 {
+            return None;
+        }
+        let g = n / nodes as usize;
+        let n_links = topology.n_links();
+        let rep = |l: LinkId| base.map_or(l, |fold| fold.rep[l.index()]);
+        let capacity = |l: LinkId| {
+            base.map_or_else(|| topology.link(l).capacity().bytes_per_ns(), |fold| fold.capacity[l.index()])
+        };
+        let folded: Vec<Vec<LinkId>> =
+            paths.iter().map(|path| path.iter().map(|&l| rep(l)).collect()).collect();
+        (1..nodes).filter(|m| nodes % m == 0).find_map(|m| {
+            let classes = nodes / m;
+            let sigma = rotation(&folded, m as usize * g, n_links, |a, b| {
+                alike_kind(topology.link(a), topology.link(b)) && capacity(a) == capacity(b)
+            })?;
+            // Orbits: τ^(N/m) is the identity on every link a path uses.
+            let mut orbit_rep: Vec<LinkId> = (0..n_links).map(|l| LinkId(l as u32)).collect();
+            let mut orbit = vec![1u32; n_links];
+            for l in 0..n_links {
+                if sigma[l].index() == l || orbit_rep[l].index() != l || orbit[l] != 1 {
+                    continue;
+                }
+                let mut members = vec![l];
+                let mut at = sigma[l].index();
+                while at != l {
+                    if members.len() as u32 >= classes {
+                        return None;
+                    }
+                    members.push(at);
+                    at = sigma[at].index();
+                }
+                if classes % members.len() as u32 != 0 {
+                    return None;
+                }
+                let lowest = *members.iter().min().expect("an orbit has a member");
+                for &member in &members {
+                    orbit_rep[member] = LinkId(lowest as u32);
+                    orbit[member] = members.len() as u32;
+                }
+            }
+            let fold = Fold {
+                rep: (0..n_links).map(|l| orbit_rep[rep(LinkId(l as u32)).index()]).collect(),
+                capacity: (0..n_links)
+                    .map(|l| capacity(LinkId(l as u32)) * orbit[l] as f64 / classes as f64)
+                    .collect(),
+            };
+            Some(Rotation { nodes: m, fold })
+        })
+    }
+}
+
+/// The link map that carries position p's path onto position p + `shift`'s (mod the positions),
+/// if it is one injective map whose pairs all satisfy `alike`; links no path uses map to
+/// themselves.
+fn rotation(
+    paths: &[Vec<LinkId>],
+    shift: usize,
+    n_links: usize,
+    alike: impl Fn(LinkId, LinkId) -> bool,
+) -> Option<Vec<LinkId>> {
+    let n = paths.len();
+    let mut sigma: Vec<Option<LinkId>> = vec![None; n_links];
+    for (p, from) in paths.iter().enumerate() {
+        let to = &paths[(p + shift) % n];
+        if from.len() != to.len() {
+            return None;
+        }
+        for (&a, &b) in from.iter().zip(to) {
+            match sigma[a.index()] {
+                Some(image) if image != b => return None,
+                Some(_) => {}
+                None if alike(a, b) => sigma[a.index()] = Some(b),
+                None => return None,
+            }
+        }
+    }
+    let mut hit = vec![false; n_links];
+    for image in sigma.iter().flatten() {
+        if std::mem::replace(&mut hit[image.index()], true) {
+            return None;
+        }
+    }
+    Some(sigma.iter().enumerate().map(|(l, image)| image.unwrap_or(LinkId(l as u32))).collect())
+}
