@@ -42,6 +42,9 @@ fn ring(nodes: u32, channels: Option<u32>) -> Scenario {
             } else {
                 FabricTopology::Auto
             },
+            // A radix-64 3-tier fat-tree holds 65,536 NICs: the node cap's 131,072 take
+            // radix-128 switches (the size of Quantum-X800's 144 ports).
+            radix: (nodes > 8192).then_some(128),
             ..FabricConfig::default()
         },
         ..Scenario::default_demo()
@@ -67,12 +70,14 @@ fn train(name: &str, job: &TrainScenario) {
 }
 
 fn main() {
+    // The 1,024-GPU row first, so that the peak memory so far is its own; the others smallest
+    // first, so that it bounds each row's.
     for (name, nodes, channels, runs) in [
+        ("ring-1GiB-1024-gpus", 128, None, 1),
         ("ring-1GiB-8-gpus", 1, None, 5),
         ("ring-1GiB-64-gpus", 8, None, 3),
         ("ring-1GiB-128-gpus", 16, None, 1),
         ("ring-1GiB-512-gpus-1-channel", 64, Some(1), 1),
-        ("ring-1GiB-1024-gpus", 128, None, 1),
         ("ring-1GiB-1024-gpus-1-channel", 128, Some(1), 3),
         ("ring-1GiB-1024-gpus-2-channels", 128, Some(2), 3),
         ("ring-1GiB-16384-gpus", 2048, None, 1),
@@ -103,8 +108,11 @@ fn main() {
                             ),
                             None => format!("{} flows simulated", sim.trace.flows.len()),
                         };
+                        let peak = peak_kib().map_or(String::new(), |k| {
+                            format!("; peak memory so far {} MB", k * 1024 / 1_000_000)
+                        });
                         let detail = format!(
-                            "{} GPUs, {} transfers, {} event batches, busbw {:.1} GB/s; {how}",
+                            "{} GPUs, {} transfers, {} event batches, busbw {:.1} GB/s; {how}{peak}",
                             valid.n_ranks(),
                             sim.n_transfers(),
                             sim.batches(),
@@ -133,15 +141,19 @@ fn main() {
         };
         train(name, &job);
     }
-    // Peak memory of this process over all of the above (VmHWM, Linux).
-    let peak_kb = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+    // Peak memory of this process over all of the above.
+    println!(
+        "{{\"bench\": \"peak-memory\", \"kib\": {}}}",
+        peak_kib().map(|k| k.to_string()).unwrap_or_else(|| "null".into())
+    );
+}
+
+/// This process's peak resident memory so far [KiB] (VmHWM, Linux).
+fn peak_kib() -> Option<u64> {
+    std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
         s.lines()
             .find(|l| l.starts_with("VmHWM:"))
             .and_then(|l| l.split_whitespace().nth(1))
             .and_then(|v| v.parse::<u64>().ok())
-    });
-    println!(
-        "{{\"bench\": \"peak-memory\", \"kib\": {}}}",
-        peak_kb.map(|k| k.to_string()).unwrap_or_else(|| "null".into())
-    );
+    })
 }

@@ -10,6 +10,10 @@
 //!   its prefix trace's);
 //! - `word_rotated`: the same with a rotation after the multiply (the steady-state detector's
 //!   bucket key, which only decides when a full comparison is worth making).
+//!
+//! Beside it, `FixedState`: the hasher of memo maps keyed by small integers (routes, a
+//! schedule's connections), which are only looked up, never iterated, so their order cannot
+//! leak into a result; fixed (no random state), so the same inputs take the same work.
 
 /// FNV-1a's 64-bit offset basis.
 pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -71,5 +75,40 @@ mod tests {
         assert_eq!(hash(""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(hash("a"), 0xaf63_dc4c_8601_ec8c);
         assert_eq!(hash("foobar"), 0x8594_4171_f739_67e8);
+    }
+}
+
+/// Builds `MixHasher`s for memo maps (`std::collections::HashMap<K, V, FixedState>`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FixedState;
+
+impl std::hash::BuildHasher for FixedState {
+    type Hasher = MixHasher;
+    fn build_hasher(&self) -> MixHasher {
+        MixHasher(0)
+    }
+}
+
+/// Multiply-rotate mixing of the words written (FxHash's scheme): fast on small integer keys.
+#[derive(Clone, Copy, Debug)]
+pub struct MixHasher(u64);
+
+impl std::hash::Hasher for MixHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(byte as u64);
+        }
+    }
+    fn write_u8(&mut self, byte: u8) {
+        self.write_u64(byte as u64);
+    }
+    fn write_u32(&mut self, word: u32) {
+        self.write_u64(word as u64);
+    }
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }

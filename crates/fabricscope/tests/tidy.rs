@@ -42,14 +42,23 @@ fn core_has_no_web_no_io_no_clock() {
             "std::time",
             "Instant::now",
             "SystemTime",
-            "HashMap",
             "HashSet",
+            "RandomState",
             "thread_rng",
             "println!",
         ] {
             assert!(
                 !text.contains(banned),
                 "{} uses {banned}: the core is pure and deterministic",
+                file.display()
+            );
+        }
+        // A hash map only with the core's fixed hasher (`hash::FixedState`): std's default
+        // state is random per process.
+        for line in text.lines().filter(|line| line.contains("HashMap")) {
+            assert!(
+                line.contains("FixedState"),
+                "{} uses a HashMap without `hash::FixedState`: the core is pure and deterministic\n{line}",
                 file.display()
             );
         }

@@ -90,7 +90,7 @@ pub fn bench() -> Result<()> {
     ));
     rows.push((
         "ring AllReduce 1 GiB, 1,024 GPUs, native".into(),
-        "< 0.2 s".into(),
+        "< 0.2 s, <= 256 MB peak".into(),
         format!("{} ({})", show(secs("ring-1GiB-1024-gpus")), detail("ring-1GiB-1024-gpus")),
     ));
     // A page run against its native twin: the simulation alone, then with layout and redraw.
@@ -144,7 +144,7 @@ pub fn bench() -> Result<()> {
     ));
     rows.push((
         "ring AllReduce 1 GiB, 16,384 GPUs, native".into(),
-        "< 5 s".into(),
+        "< 5 s, <= 1 GB peak".into(),
         format!("{} ({})", show(secs("ring-1GiB-16384-gpus")), detail("ring-1GiB-16384-gpus")),
     ));
     rows.push((
@@ -157,8 +157,8 @@ pub fn bench() -> Result<()> {
         ),
     ));
     rows.push((
-        "ring AllReduce 1 GiB, 131,072 GPUs (the node cap), native".into(),
-        "< 30 s".into(),
+        "ring AllReduce 1 GiB, 131,072 GPUs (the node cap, radix-128 fabric), native".into(),
+        "< 30 s, <= 4 GB peak".into(),
         format!("{} ({})", show(secs("ring-1GiB-131072-gpus")), detail("ring-1GiB-131072-gpus")),
     ));
     rows.push((

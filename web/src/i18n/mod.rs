@@ -188,6 +188,22 @@ fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
     if sim.summary.method == fabricscope::Method::Symmetric {
         let channels = sim.schedule.n_channels;
         let one = sim.n_transfers() / channels.max(1) as u64;
+        if let Some(m) = sim.rotated {
+            let nodes = sim.scenario.scenario().nodes;
+            let few = one * m as u64 / nodes.max(1) as u64;
+            return match lang {
+                Lang::En => format!(
+                    "Obtained by exact simulation with the cluster's symmetry: of channel 0, the first {m} of {nodes} nodes' {few} transfers through the engine; turning the ring by {m} nodes maps the routes onto themselves, and the other {} channels are channel 0's images on their own NICs and links, so every other transfer is a proved image (all {} transfers: every time the same, to the nanosecond, as simulating each).",
+                    channels - 1,
+                    sim.n_transfers()
+                ),
+                Lang::Zh => format!(
+                    "获得方式：利用集群对称性的精确模拟——引擎只模拟通道 0 中前 {m} 个节点（共 {nodes} 个）的 {few} 个传输；把环转过 {m} 个节点，路由映射到自身，其余 {} 个通道又是通道 0 在各自网卡和链路上的映像，因此其余每个传输都是经证明的映像（共 {} 个传输：每个时间都与逐个模拟相同，精确到纳秒）。",
+                    channels - 1,
+                    sim.n_transfers()
+                ),
+            };
+        }
         return match lang {
             Lang::En => format!(
                 "Obtained by exact simulation with the channels' symmetry: channel 0's {one} transfers through the engine, the other {} channels its proved images on their own NICs and links (all {} transfers: every time the same, to the nanosecond, as simulating each).",

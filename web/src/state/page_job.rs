@@ -36,7 +36,8 @@ pub fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
 
 /// What the page lets one collective cost: `PAGE_MAX_TRANSFERS` one by one, or a steady state's
 /// search prefix of as many.
-pub const PAGE_BUDGET: Budget = Budget { transfers: PAGE_MAX_TRANSFERS, steady_prefix: PAGE_MAX_TRANSFERS };
+pub const PAGE_BUDGET: Budget =
+    Budget { transfers: PAGE_MAX_TRANSFERS, steady_prefix: PAGE_MAX_TRANSFERS, shown_expanded: 0 };
 
 /// The job that simulates a scenario in the page: the core's admission rule under the page's
 /// budget (`PAGE_BUDGET`): whole, as a ring that settles at any size, else a named refusal.

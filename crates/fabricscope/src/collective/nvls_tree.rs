@@ -20,7 +20,6 @@
 use super::schedule::{Algorithm, ChunkOp, Hop, Schedule, SwitchRef, Transfer};
 use super::tree::dtree;
 use crate::scenario::Collective;
-use std::collections::BTreeMap;
 
 /// Pipelining chunk [B], as NVLS's.
 const CHUNK_BYTES: u64 = super::nvls::CHUNK_BYTES;
@@ -35,13 +34,13 @@ fn chunking(len: u64) -> (u64, u64) {
 
 /// The connections a transfer follows on: (rank, channel, kind) for the switch's four, and
 /// (source, destination, channel, 4 + direction) for the tree's.
-type Fifos = BTreeMap<(u32, u32, u32, u8), u32>;
+type Fifos = std::collections::HashMap<(u32, u32, u32, u8), u32, crate::hash::FixedState>;
 
 /// NVLSTree AllReduce of `count` elements on `nodes` nodes of `g` GPUs.
 pub fn nvls_tree_allreduce(nodes: u32, g: u32, count: u64, n_channels: u32) -> Schedule {
     let n = nodes * g;
     let mut transfers: Vec<Transfer> = Vec::new();
-    let mut fifos: Fifos = BTreeMap::new();
+    let mut fifos: Fifos = Fifos::default();
     let mut push = |transfers: &mut Vec<Transfer>, key: (u32, u32, u32, u8), t: Transfer| -> u32 {
         let id = transfers.len() as u32;
         let after = fifos.insert(key, id);

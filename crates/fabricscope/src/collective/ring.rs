@@ -127,7 +127,8 @@ pub fn ring_prefix_channel_zero<R: AsRef<[u32]>>(
 /// Channel 0 of `ring_prefix`'s schedule for the positions of its first `class_nodes` nodes
 /// alone, each position's predecessor wrapping around within them (position 0 waits for the
 /// last of them, as it would for its image): what a run folded by a rotation of the ring by
-/// `class_nodes` nodes runs (`engine::rotation`). Destinations stay the real ones.
+/// `class_nodes` nodes runs (`engine::rotation`). Destinations stay the real ones. Up to every
+/// step of the ring (a ring run whole turns as its prefixes do).
 pub fn ring_prefix_rotated<R: AsRef<[u32]>>(
     collective: Collective,
     nodes: u32,
@@ -137,8 +138,11 @@ pub fn ring_prefix_rotated<R: AsRef<[u32]>>(
     steps: u32,
     class_nodes: u32,
 ) -> Option<Schedule> {
+    let n = nodes * rings[0].as_ref().len() as u32;
     let positions = class_nodes.min(nodes) * rings[0].as_ref().len() as u32;
-    alike_prefix(collective, nodes, rings, count, n_channels, steps, (1, positions))
+    let total = ring_steady_steps(collective, n, count, n_channels)?;
+    (steps >= 1 && steps <= total)
+        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, (1, positions)))
 }
 
 /// The first `steps` steps of a ring collective whose steps all look alike, however few: what

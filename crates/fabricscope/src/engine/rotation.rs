@@ -21,6 +21,7 @@
 
 use super::symmetry::{alike_kind, Fold};
 use crate::topology::{LinkId, Topology};
+use crate::trace::{FlowRecord, Trace};
 
 /// A ring's proved rotation by whole nodes, and the links folded into its orbits.
 #[derive(Clone, Debug)]
@@ -29,6 +30,11 @@ pub struct Rotation {
     pub nodes: u32,
     /// The links folded into their orbits (composed with the system's own fold, if any).
     pub fold: Fold,
+    /// Of each link of the system folded (a representative of its own fold, if any): its orbit
+    /// representative under τ and the orbit's size; and the classes N/m.
+    orbit_rep: Vec<LinkId>,
+    orbit: Vec<u32>,
+    classes: u32,
 }
 
 impl Rotation {
@@ -92,8 +98,42 @@ impl Rotation {
                     .map(|l| capacity(LinkId(l as u32)) * orbit[l] as f64 / classes as f64)
                     .collect(),
             };
-            Some(Rotation { nodes: m, fold })
+            Some(Rotation { nodes: m, fold, orbit_rep, orbit, classes })
         })
+    }
+}
+
+impl Rotation {
+    /// The whole channel's run from the rotated one (`collective::ring_prefix_rotated`'s
+    /// transfers, `steps` steps of `class` positions): every position's flows, numbered as
+    /// `Symmetry::channel_zero` numbers them (step × n + position), with its class
+    /// representative's times and rates on its own routed path (`paths`, the proof's); each
+    /// link's peak its orbit's, divided through (on the system's links: the channel fold's
+    /// representatives, which `Symmetry::expand` carries on).
+    pub fn expand(&self, rotated: Trace, paths: &[Vec<LinkId>], steps: u32) -> Trace {
+        let n = paths.len();
+        let class = n / self.classes as usize;
+        let mut flows = Vec::with_capacity(steps as usize * n);
+        for step in 0..steps as usize {
+            for (p, path) in paths.iter().enumerate() {
+                let source = &rotated.flows[step * class + p % class];
+                flows.push(FlowRecord {
+                    transfer: (step * n + p) as u32,
+                    path: path.clone(),
+                    bytes: source.bytes,
+                    issued: source.issued,
+                    started: source.started,
+                    finished: source.finished,
+                    segments: source.segments.clone(),
+                });
+            }
+        }
+        let link_peak = (0..self.orbit_rep.len())
+            .map(|l| {
+                rotated.link_peak[self.orbit_rep[l].index()] * self.classes as f64 / self.orbit[l] as f64
+            })
+            .collect();
+        Trace::of_flows(flows, self.orbit_rep.len(), link_peak, rotated.batches)
     }
 }
 

@@ -6,7 +6,8 @@
 //!                                                                      a big ring may still settle)
 //!   more than STEADY_ABOVE transfers as a ring, no in-network reduction to weigh, and either
 //!     a ring whose steps look alike, no adaptive routing, whose prefixes fit
-//!     (`ring_prefixes_fit`: the search's, or a short one shown and channel 0's measured)
+//!     (`ring_prefixes_fit`: the search's, or a short one shown and channel 0's measured, or
+//!      a short one shown and measured on a few nodes where the ring turns, `engine::rotation`)
 //!                                                          (a proved period, or extrapolated)
 //!     or an AllReduce the tuner may run as a Tree within budget.transfers
 //!                                                          → Steady  (`simulation`'s big plan)
@@ -15,7 +16,7 @@
 
 use crate::catalog::Routing;
 use crate::collective::{ring_steady_steps, transfer_count, transfer_count_with, NCCL_STEPS};
-use crate::limits::{MAX_MEASURED_TRANSFERS, MAX_STEADY_PREFIX, MAX_TRANSFERS};
+use crate::limits::{MAX_MEASURED_TRANSFERS, MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::scenario::{Algorithm, Collective, Scenario};
 
 /// Collectives with more transfers than this run as a steady state where they can: a prefix of
@@ -38,10 +39,14 @@ pub struct Budget {
     pub transfers: u64,
     /// Most transfers of a steady state's search prefix.
     pub steady_prefix: u64,
+    /// Most flows of a shown prefix expanded from a run folded by its channels and a rotation
+    /// by whole nodes (`engine::rotation`), beyond `steady_prefix` (0: none).
+    pub shown_expanded: u64,
 }
 
 /// The engine's own limits, which `validate` enforces.
-pub const ENGINE_BUDGET: Budget = Budget { transfers: MAX_TRANSFERS, steady_prefix: MAX_STEADY_PREFIX };
+pub const ENGINE_BUDGET: Budget =
+    Budget { transfers: MAX_TRANSFERS, steady_prefix: MAX_STEADY_PREFIX, shown_expanded: MAX_SHOWN_EXPANDED };
 
 /// How a collective fits a budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +69,7 @@ pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -
         return Admission::Whole;
     }
     let ring = runs_steady(scenario, n_ranks, channels, count).is_some()
-        && ring_prefixes_fit(n_ranks, channels, budget.steady_prefix);
+        && ring_prefixes_fit(n_ranks, channels, budget);
     let tree = runs_big(scenario, n_ranks, channels, count).is_some()
         && tree_transfers(scenario, n_ranks, channels, count).is_some_and(|t| t <= budget.transfers);
     if ring || tree {
@@ -80,24 +85,28 @@ pub const LEAST_MEASURED_STEPS: u32 = 48;
 /// the one the extrapolation repeats).
 pub const LEAST_SHOWN_STEPS: u32 = 2;
 
-/// Whether a ring of `n` ranks over `channels` channels fits `steady_prefix` as a steady state:
-/// the search's prefix of `STEADY_SEARCH_STEPS` steps, or, if its channels fold (which the run
-/// finds out, and refuses by name if not), a shown prefix of `LEAST_SHOWN_STEPS` and channel 0's
-/// `LEAST_MEASURED_STEPS` within `MAX_MEASURED_TRANSFERS`.
-pub fn ring_prefixes_fit(n: u32, channels: u32, steady_prefix: u64) -> bool {
+/// Whether a ring of `n` ranks over `channels` channels fits `budget` as a steady state: the
+/// search's prefix of `STEADY_SEARCH_STEPS` steps within `steady_prefix`; or, if its channels
+/// fold (which the run finds out, and refuses by name if not), a shown prefix of
+/// `LEAST_SHOWN_STEPS` within it and channel 0's `LEAST_MEASURED_STEPS` within
+/// `MAX_MEASURED_TRANSFERS`; or, if they fold and the ring turns by whole nodes (likewise found
+/// out), a shown prefix of `LEAST_SHOWN_STEPS` whose expanded flows are within `shown_expanded`.
+pub fn ring_prefixes_fit(n: u32, channels: u32, budget: Budget) -> bool {
     let step = n as u64 * channels as u64;
-    STEADY_SEARCH_STEPS as u64 * step <= steady_prefix
-        || (LEAST_SHOWN_STEPS as u64 * step <= steady_prefix
+    STEADY_SEARCH_STEPS as u64 * step <= budget.steady_prefix
+        || (LEAST_SHOWN_STEPS as u64 * step <= budget.steady_prefix
             && LEAST_MEASURED_STEPS as u64 * n as u64 <= MAX_MEASURED_TRANSFERS)
+        || LEAST_SHOWN_STEPS as u64 * step <= budget.shown_expanded
 }
 
 /// The most ranks whose ring prefixes fit (`ring_prefixes_fit`) at `channels` channels.
-pub fn most_ring_ranks(channels: u32, steady_prefix: u64) -> u64 {
+pub fn most_ring_ranks(channels: u32, budget: Budget) -> u64 {
     let c = channels.max(1) as u64;
-    let search = steady_prefix / (STEADY_SEARCH_STEPS as u64 * c);
-    let shown = (steady_prefix / (LEAST_SHOWN_STEPS as u64 * c))
+    let search = budget.steady_prefix / (STEADY_SEARCH_STEPS as u64 * c);
+    let shown = (budget.steady_prefix / (LEAST_SHOWN_STEPS as u64 * c))
         .min(MAX_MEASURED_TRANSFERS / LEAST_MEASURED_STEPS as u64);
-    search.max(shown)
+    let turned = budget.shown_expanded / (LEAST_SHOWN_STEPS as u64 * c);
+    search.max(shown).max(turned)
 }
 
 /// Transfers of `scenario`'s AllReduce as NCCL's Tree (`collective::tree_transfer_count`), where

@@ -11,7 +11,7 @@ use crate::collective::transfer_count_with;
 use super::node::{custom_node, custom_problem};
 use crate::limits::{
     HORIZON_NS, MAX_ALL_PAIRS_RANKS, MAX_BANDWIDTH_GBYTE_PER_S, MAX_CHANNELS, MAX_LATENCY_NS, MAX_NODES,
-    MAX_SIZE_BYTES, MAX_STEADY_PREFIX, MAX_TRANSFERS,
+    MAX_SIZE_BYTES, MAX_TRANSFERS,
 };
 use crate::routing::Policy;
 use crate::scenario::{
@@ -409,9 +409,9 @@ impl Scenario {
                 // says how many GPUs its channels allow.
                 let hint = match super::runs_steady(self, n, channels, self.count()) {
                     Some(_) => {
-                        let most = |c: u32| most_ring_ranks(c, MAX_STEADY_PREFIX);
+                        let most = |c: u32| most_ring_ranks(c, ENGINE_BUDGET);
                         format!(
-                            " (as a steady state, {channels} channels run up to {} GPUs where they fold into one, 1 channel up to {})",
+                            " (as a steady state, {channels} channels run up to {} GPUs where they fold into one and the ring turns by whole nodes, 1 channel up to {})",
                             most(channels),
                             most(1)
                         )

@@ -109,7 +109,7 @@ pub struct Router<'t> {
     topology: &'t Topology,
     policy: Policy,
     /// (from, to, may pass through a GPU) → path.
-    intra: BTreeMap<(VertexId, VertexId, bool), Vec<LinkId>>,
+    intra: IntraPaths,
     /// The NIC (local index) each GPU (local index) sends and receives through when no
     /// connection plan says otherwise (in-network trips, and routes asked for outside a run).
     nic_of_gpu: Vec<u32>,
@@ -132,11 +132,15 @@ struct NicPlan {
 /// (GPU's local index, channel) → NIC.
 type ConnectionNics = BTreeMap<(u32, u32), u32>;
 
+/// (from, to, may pass through a GPU) → path: a memo, never iterated, so a hash map (a
+/// B-tree's inserts moved its nodes' entries: a quarter of routing 131,072 GPUs' trees).
+type IntraPaths = std::collections::HashMap<(VertexId, VertexId, bool), Vec<LinkId>, crate::hash::FixedState>;
+
 /// A router without its topology, to be kept between slices of a run (`engine::Run`) and
 /// resumed on the same topology.
 pub struct RouterState {
     policy: Policy,
-    intra: BTreeMap<(VertexId, VertexId, bool), Vec<LinkId>>,
+    intra: IntraPaths,
     nic_of_gpu: Vec<u32>,
     plan: Box<NicPlan>,
 }
@@ -146,15 +150,20 @@ impl Default for RouterState {
     fn default() -> RouterState {
         let policy = Policy { routing: Routing::Static, seed: 0, nics_used: 0, pinning: Pinning::Aligned };
         let plan = Box::default();
-        RouterState { policy, intra: BTreeMap::new(), nic_of_gpu: Vec::new(), plan }
+        RouterState { policy, intra: IntraPaths::default(), nic_of_gpu: Vec::new(), plan }
     }
 }
 
 impl<'t> Router<'t> {
     /// A router whose GPUs each use their own NIC (or the closest allowed one).
     pub fn new(topology: &'t Topology, policy: Policy) -> Router<'t> {
-        let mut router =
-            Router { topology, policy, intra: BTreeMap::new(), nic_of_gpu: Vec::new(), plan: Box::default() };
+        let mut router = Router {
+            topology,
+            policy,
+            intra: IntraPaths::default(),
+            nic_of_gpu: Vec::new(),
+            plan: Box::default(),
+        };
         router.nic_of_gpu = router.pick_nics(policy.nics_used);
         router.plan.own = router.pick_nics(topology.nics_per_node());
         for (id, vertex) in topology.vertices() {

@@ -1,11 +1,12 @@
 //! The big plan (`start_steady`): a collective too big to plan as every algorithm's whole
 //! schedule, weighed from one step or one chunk, and the steady-state search's run.
 
-use super::job::{run_settings, too_big, whole_stage, Plan, Stage, SteadyPlan, Then};
+use super::job::{run_settings, too_big, whole_stage, Plan, Stage, SteadyPlan, Then, Unfold};
+use super::rotate::{one_channel_paths, rotated_ring};
 use crate::collective::{Algorithm, Schedule, ELEM_BYTES};
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
-use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
+use crate::limits::{MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
     bandwidth_bound_ns, pick as pick_row, tune, ValidScenario, LEAST_SHOWN_STEPS, STEADY_FIRST_STEPS,
     STEADY_SEARCH_STEPS,
@@ -96,7 +97,7 @@ pub(super) fn start_steady(
         pick = pick_row(&tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
     }
     let protocol = s.protocol.unwrap_or(pick.protocol);
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false };
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None };
     if trees.contains(&pick.algorithm) {
         let mut tree = crate::collective::schedule_with(
             s.collective,
@@ -140,7 +141,11 @@ pub(super) fn start_search(
     let refused =
         || Stage::Done(Some(Err(too_big(s, steady.total_transfers, "its steps differ or are too few"))));
     if search as u64 * steady.unit > MAX_STEADY_PREFIX {
-        let shown = (MAX_STEADY_PREFIX / steady.unit.max(1)).min(search as u64) as u32;
+        let fits = (MAX_STEADY_PREFIX / steady.unit.max(1)).min(search as u64) as u32;
+        // Beyond even that: two steps, run as a few nodes' of channel 0 for all and expanded.
+        let must_turn =
+            fits < LEAST_SHOWN_STEPS && LEAST_SHOWN_STEPS as u64 * steady.unit <= MAX_SHOWN_EXPANDED;
+        let shown = if must_turn { LEAST_SHOWN_STEPS } else { fits };
         return match crate::collective::ring_shown_prefix(
             s.collective,
             s.nodes,
@@ -160,6 +165,13 @@ pub(super) fn start_search(
                         steady.total_transfers,
                         "at this size only channel 0 standing for every channel can be measured, and here the channels are not images of one another (a lossy fabric, or routes that depend on load)",
                     )))),
+                    Stage::Running { unfold: Some(unfold), .. } if must_turn && unfold.rotation.is_none() => {
+                        Stage::Done(Some(Err(too_big(
+                            s,
+                            steady.total_transfers,
+                            "at this size only a few nodes standing for every node can be simulated, and here turning the ring by whole nodes does not keep its routes (leaf groups of different sizes, a fault)",
+                        ))))
+                    }
                     stage => stage,
                 }
             }
@@ -184,30 +196,60 @@ pub(super) fn ring_stage(
     topology: Topology,
     schedule: Schedule,
     probe: Option<crate::collective::Probe>,
-    plan: Plan,
+    mut plan: Plan,
     then: Then,
 ) -> Stage {
     let policy = scenario.policy();
-    if let Some((symmetry, zero)) = ring_symmetry(scenario, &topology, &schedule) {
-        let c = schedule.n_channels.max(1);
-        let fold = symmetry.fold(&topology);
-        let run = match probe {
-            Some(probe) => {
-                let probe = crate::collective::Probe {
-                    unit: probe.unit / c,
-                    regular_from: probe.regular_from / c,
-                    frontier: probe.frontier / c,
-                    stop: probe.stop,
-                };
-                engine::Run::new_folded_probed(&topology, &zero, policy, probe, fold)
-            }
-            None => engine::Run::new_folded(&topology, &zero, policy, fold),
-        };
-        let unfold = Some(Box::new((symmetry, schedule)));
-        return Stage::Running { topology, schedule: zero, run, plan, then, unfold };
+    let n = scenario.n_ranks() as usize;
+    let symmetry = ring_symmetry(scenario, &topology, &schedule);
+    let base = symmetry.as_ref().map(|(symmetry, _)| symmetry.fold(&topology));
+    let paths = match &symmetry {
+        Some((symmetry, _)) => symmetry.channel_zero_paths().get(..n).map(<[_]>::to_vec),
+        None => one_channel_paths(scenario, &topology, schedule.protocol),
+    };
+    let rotated = paths.and_then(|paths| {
+        rotated_ring(scenario, &topology, schedule.protocol, base.as_ref(), paths, schedule.n_steps)
+    });
+    // The probe counts the transfers the engine runs: channel 0's, of it one class of nodes'.
+    let mut parts = if symmetry.is_some() { schedule.n_channels.max(1) } else { 1 };
+    if let Some(rotated) = &rotated {
+        parts *= scenario.scenario().nodes / rotated.rotation.nodes;
     }
-    let run = engine::Run::new(&topology, &schedule, policy, probe);
-    Stage::Running { topology, schedule, run, plan, then, unfold: None }
+    let probe = probe.map(|probe| crate::collective::Probe {
+        unit: probe.unit / parts,
+        regular_from: probe.regular_from / parts,
+        frontier: probe.frontier / parts,
+        stop: probe.stop,
+    });
+    let start = |run_schedule: &Schedule, fold| match (probe, fold) {
+        (Some(probe), Some(fold)) => {
+            engine::Run::new_folded_probed(&topology, run_schedule, policy, probe, fold)
+        }
+        (None, Some(fold)) => engine::Run::new_folded(&topology, run_schedule, policy, fold),
+        (probe, None) => engine::Run::new(&topology, run_schedule, policy, probe),
+    };
+    match (rotated, symmetry) {
+        (Some(rotated), symmetry) => {
+            plan.rotated = Some(rotated.rotation.nodes);
+            let run = start(&rotated.schedule, Some(rotated.rotation.fold.clone()));
+            let unfold = Unfold {
+                symmetry: symmetry.map(|(symmetry, _)| symmetry),
+                whole: schedule,
+                rotation: Some((rotated.rotation, rotated.paths)),
+            };
+            let unfold = Some(Box::new(unfold));
+            Stage::Running { topology, schedule: rotated.schedule, run, plan, then, unfold }
+        }
+        (None, Some((symmetry, zero))) => {
+            let run = start(&zero, base);
+            let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: schedule, rotation: None }));
+            Stage::Running { topology, schedule: zero, run, plan, then, unfold }
+        }
+        (None, None) => {
+            let run = start(&schedule, None);
+            Stage::Running { topology, schedule, run, plan, then, unfold: None }
+        }
+    }
 }
 
 /// A ring prefix's channel symmetry, proved on its first step (`Symmetry::find` on 1/K of the

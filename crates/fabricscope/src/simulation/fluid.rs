@@ -24,18 +24,17 @@
 //! proved steady state's repeat its period.
 
 use super::job::Plan;
+use super::rotate::{one_channel_paths, rotated_ring};
 use super::steady::Steady;
 use super::summary::finish;
 use super::Simulation;
 use crate::collective::{Schedule, NCCL_STEPS};
 use crate::engine;
 use crate::engine::fluid::RingFloor;
-use crate::engine::rotation::Rotation;
 use crate::engine::symmetry::Fold;
 use crate::limits::MAX_MEASURED_TRANSFERS;
 use crate::plan::ValidScenario;
 use crate::plan::LEAST_MEASURED_STEPS;
-use crate::routing::Router;
 use crate::topology::Topology;
 use crate::trace::Trace;
 
@@ -76,66 +75,55 @@ impl Measure {
         let s = scenario.scenario();
         let (n, channels) = (scenario.n_ranks() as u64, scenario.channels());
         let rings = &scenario.preset().rings;
-        let rotation = rotation(scenario, topology, protocol, channel_fold.as_ref());
-        let per_step = match (&rotation, &channel_fold) {
-            (Some((rotation, _)), _) => rotation.nodes as u64 * n / s.nodes as u64,
+        // Channel 0's paths of one step: the shown prefix's proof's, or routed here where it is
+        // the only channel.
+        let paths = match &channel_fold {
+            Some((_, paths)) => Some(paths.clone()),
+            None => one_channel_paths(scenario, topology, protocol),
+        };
+        let base = channel_fold.as_ref().map(|(fold, _)| fold);
+        let steps = MEASURED_STEPS.min(total_steps - 1);
+        let mut rotated =
+            paths.and_then(|paths| rotated_ring(scenario, topology, protocol, base, paths, steps));
+        let per_step = match (&rotated, &channel_fold) {
+            (Some(r), _) => r.rotation.nodes as u64 * n / s.nodes as u64,
             (None, Some(_)) => n,
             (None, None) => n * channels as u64,
         };
-        let k = MEASURED_STEPS.min(total_steps - 1).min((MAX_MEASURED_TRANSFERS / per_step.max(1)) as u32);
+        let k = steps.min((MAX_MEASURED_TRANSFERS / per_step.max(1)) as u32);
         if k < LEAST_MEASURED_STEPS {
             return None;
         }
-        let folded = channel_fold.is_some();
-        let build = |class_nodes: Option<u32>| -> Option<Schedule> {
-            let mut schedule = match (class_nodes, folded) {
-                (Some(m), _) => crate::collective::ring_prefix_rotated(
-                    s.collective,
-                    s.nodes,
-                    rings,
-                    s.count(),
-                    channels,
-                    k,
-                    m,
-                )?,
-                (None, true) => crate::collective::ring_prefix_channel_zero(
-                    s.collective,
-                    s.nodes,
-                    rings,
-                    s.count(),
-                    channels,
-                    k,
-                )?,
-                (None, false) => {
-                    crate::collective::ring_prefix(s.collective, s.nodes, rings, s.count(), channels, k)?.0
-                }
-            };
-            schedule.protocol = protocol;
-            super::job::run_settings(&mut schedule, scenario);
-            Some(schedule)
-        };
-        // The rotated prefix's own routes (its NIC plan counts only its connections) must be the
-        // ring's, or it runs as before.
-        let rotated = rotation.and_then(|(rotation, paths)| {
-            let schedule = build(Some(rotation.nodes))?;
-            let class = (per_step as usize).min(schedule.transfers.len());
-            let mut router = Router::for_transfers(topology, scenario.policy(), &schedule.transfers);
-            let load = vec![0u32; topology.n_links()];
-            let same = schedule.transfers[..class]
-                .iter()
-                .zip(&paths)
-                .all(|(transfer, path)| router.route_transfer(transfer, &load) == *path);
-            same.then_some((rotation, schedule))
-        });
-        let (schedule, fold, rotated) = match (rotated, channel_fold) {
-            (Some((rotation, schedule)), _) => (schedule, Some(rotation.fold), Some(rotation.nodes)),
-            (None, fold) => (build(None)?, fold.map(|(fold, _)| fold), None),
+        if k < steps {
+            // A class too big for every step: the same rotation over fewer steps.
+            rotated = rotated.and_then(|r| rotated_ring(scenario, topology, protocol, base, r.paths, k));
+        }
+        let (schedule, fold, rotated) = match rotated {
+            Some(r) => (r.schedule, Some(r.rotation.fold), Some(r.rotation.nodes)),
+            None => {
+                let mut schedule = match channel_fold {
+                    Some(_) => crate::collective::ring_prefix_channel_zero(
+                        s.collective,
+                        s.nodes,
+                        rings,
+                        s.count(),
+                        channels,
+                        k,
+                    )?,
+                    None => {
+                        crate::collective::ring_prefix(s.collective, s.nodes, rings, s.count(), channels, k)?
+                            .0
+                    }
+                };
+                schedule.protocol = protocol;
+                super::job::run_settings(&mut schedule, scenario);
+                (schedule, channel_fold.map(|(fold, _)| fold), None)
+            }
         };
         let run = match fold {
             Some(fold) => engine::Run::new_folded(topology, &schedule, scenario.policy(), fold),
             None => engine::Run::new(topology, &schedule, scenario.policy(), None),
         };
-
         Some(Measure { run, schedule, k, rotated })
     }
 
@@ -155,38 +143,6 @@ impl Measure {
         let (a, b) = (self.k / 4, self.k - 2 * NCCL_STEPS);
         front[b as usize].saturating_sub(front[a as usize]) as f64 / (b - a) as f64
     }
-}
-
-/// The ring's rotation by whole nodes (`engine::rotation`), proved on channel 0's routed paths of
-/// one step: the shown prefix's where its channels folded, else routed here where channel 0 is
-/// the only one; with those paths (the cluster's links). Static routes on a lossless fabric only.
-fn rotation(
-    scenario: &ValidScenario,
-    topology: &Topology,
-    protocol: crate::collective::Protocol,
-    channel_fold: Option<&ChannelFold>,
-) -> Option<(Rotation, Vec<Vec<crate::topology::LinkId>>)> {
-    let policy = scenario.policy();
-    if policy.routing != crate::catalog::Routing::Static || topology.congested_efficiency != 1.0 {
-        return None;
-    }
-    let s = scenario.scenario();
-    let n = scenario.n_ranks() as usize;
-    let paths = match channel_fold {
-        Some((_, paths)) => paths.get(..n)?.to_vec(),
-        None if scenario.channels() == 1 => {
-            let rings = &scenario.preset().rings;
-            let mut step = crate::collective::ring_first_step(s.collective, s.nodes, rings, s.count(), 1)?;
-            step.protocol = protocol;
-            super::job::run_settings(&mut step, scenario);
-            let mut router = Router::for_transfers(topology, policy, &step.transfers);
-            let load = vec![0u32; topology.n_links()];
-            step.transfers.iter().map(|t| router.route_transfer(t, &load)).collect()
-        }
-        None => return None,
-    };
-    let rotation = Rotation::find(topology, channel_fold.map(|(fold, _)| fold), &paths, s.nodes)?;
-    Some((rotation, paths))
 }
 
 /// The whole ring of `total_steps` steps (`total_transfers` transfers) from its shown prefix

@@ -5,6 +5,7 @@
 
 use super::big::{ring_stage, start_search, start_steady};
 use super::fluid::{extrapolated, ChannelFold, Measure};
+pub(super) use super::rotate::Unfold;
 use super::steady::steady_result;
 use super::summary::finish;
 use super::Mode;
@@ -51,6 +52,8 @@ pub(super) struct Plan {
     pub folded: bool,
     /// The prefix was extended by a measured per-step time (`fluid`).
     pub extrapolated: bool,
+    /// Of channel 0, this many nodes' positions ran for all (`engine::rotation`).
+    pub rotated: Option<u32>,
 }
 
 /// A steady-state attempt's figures (`Steady`).
@@ -92,8 +95,8 @@ pub(super) enum Stage {
         run: engine::Run,
         plan: Plan,
         then: Then,
-        /// A run of channel 0 for all: its proof and the whole schedule, to expand the trace.
-        unfold: Option<Box<(Symmetry, Schedule)>>,
+        /// A run of fewer transfers standing for all: how to expand its trace.
+        unfold: Option<Box<Unfold>>,
     },
     /// Not yet planned (`Job::new`).
     Start,
@@ -279,12 +282,13 @@ impl Job {
         let (trace, period) = run.finish(&topology);
         let (schedule, trace, fold) = match unfold {
             Some(unfold) => {
-                let (symmetry, whole) = *unfold;
-                let trace = symmetry.expand(trace, &whole);
                 let n = self.scenario.n_ranks() as usize;
-                let paths = symmetry.channel_zero_paths();
-                let first = paths[..n.min(paths.len())].to_vec();
-                (whole, trace, Some((symmetry.fold(&topology), first)))
+                let fold = unfold.symmetry.as_ref().map(|symmetry| {
+                    let paths = symmetry.channel_zero_paths();
+                    (symmetry.fold(&topology), paths[..n.min(paths.len())].to_vec())
+                });
+                let (whole, trace) = unfold.expand(trace);
+                (whole, trace, fold)
             }
             None => (schedule, trace, None),
         };
@@ -562,7 +566,7 @@ fn plan_step(
     let mut schedule = built.swap_remove(chosen);
     schedule.protocol = s.protocol.unwrap_or(pick.protocol);
     run_settings(&mut schedule, scenario);
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false };
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None };
     whole_stage(scenario, topology, schedule, plan, matches!(mode, Mode::Auto | Mode::Symmetric))
 }
 
@@ -579,8 +583,33 @@ pub(super) fn whole_stage(
     if let Some(symmetry) = symmetry {
         plan.folded = true;
         let zero = symmetry.channel_zero(&schedule);
-        let run = engine::Run::new_folded(&topology, &zero, scenario.policy(), symmetry.fold(&topology));
-        let unfold = Some(Box::new((symmetry, schedule)));
+        let fold = symmetry.fold(&topology);
+        if let Some(rotated) = super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero)
+        {
+            plan.rotated = Some(rotated.rotation.nodes);
+            let run = engine::Run::new_folded(
+                &topology,
+                &rotated.schedule,
+                scenario.policy(),
+                rotated.rotation.fold.clone(),
+            );
+            let unfold = Unfold {
+                symmetry: Some(symmetry),
+                whole: schedule,
+                rotation: Some((rotated.rotation, rotated.paths)),
+            };
+            let unfold = Some(Box::new(unfold));
+            return Stage::Running {
+                topology,
+                schedule: rotated.schedule,
+                run,
+                plan,
+                then: Then::Finish,
+                unfold,
+            };
+        }
+        let run = engine::Run::new_folded(&topology, &zero, scenario.policy(), fold);
+        let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: schedule, rotation: None }));
         return Stage::Running { topology, schedule: zero, run, plan, then: Then::Finish, unfold };
     }
     let run = engine::Run::new(&topology, &schedule, scenario.policy(), None);

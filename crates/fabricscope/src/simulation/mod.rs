@@ -17,6 +17,7 @@ mod big;
 mod export;
 mod fluid;
 mod job;
+mod rotate;
 mod steady;
 mod steps;
 mod summary;
@@ -65,6 +66,9 @@ pub struct Simulation {
     /// Set when the collective ran as a steady state: `schedule` and `trace` then hold only its
     /// first steps, and the rest is those steps' proved repetition (`Steady`).
     pub steady: Option<Steady>,
+    /// Of channel 0, this many nodes' positions ran through the engine for every node's, where
+    /// turning the ring by them keeps its routes (`engine::rotation`; exact, the trace expanded).
+    pub rotated: Option<u32>,
     /// Bytes each link carried over the whole collective.
     pub link_bytes: Vec<f64>,
     /// The trace's hash, once worked out (`hash_hex`; a hashed `Job` works it out in slices).

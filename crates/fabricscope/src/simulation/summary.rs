@@ -73,7 +73,7 @@ pub(super) fn finish(
     steady: Option<(Steady, Vec<f64>)>,
     plan: Plan,
 ) -> Simulation {
-    let Plan { tuning, bounds, intra, folded, extrapolated } = plan;
+    let Plan { tuning, bounds, intra, folded, extrapolated, rotated } = plan;
     let (steady, link_bytes) = match steady {
         Some((steady, bytes)) => (Some(steady), bytes),
         None => (None, trace.link_bytes.clone()),
@@ -118,6 +118,7 @@ pub(super) fn finish(
     let step_index = index_steps(&schedule, focus_rank);
     Simulation {
         steady,
+        rotated,
         link_bytes,
         step_index,
         trace_hash: std::sync::OnceLock::new(),

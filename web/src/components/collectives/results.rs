@@ -91,7 +91,7 @@ pub fn results(props: &Props) -> Html {
             <p id="method" class="hint">{ i18n::method_line(lang, sim) }</p>
             <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
             if let Some(steady) = sim.steady {
-                <p id="steady" class="formula">{ steady_text(lang, &steady, summary.method) }</p>
+                <p id="steady" class="formula">{ steady_text(lang, &steady, summary.method, sim.rotated.or(steady.measured_nodes)) }</p>
             }
             <TunerTable state={state.clone()} />
             <HeatMap state={state.clone()} />
@@ -105,11 +105,30 @@ pub fn results(props: &Props) -> Html {
 }
 
 /// How a steady state was run, in words.
-fn steady_text(lang: Lang, s: &fabricscope::Steady, method: fabricscope::Method) -> String {
+fn steady_text(
+    lang: Lang,
+    s: &fabricscope::Steady,
+    method: fabricscope::Method,
+    rotated: Option<u32>,
+) -> String {
+    let text = steady_words(lang, s, method);
+    let Some(m) = rotated else { return text };
+    match lang {
+        Lang::En => format!(
+            "{text} Of those steps the engine ran only the first {m} nodes' GPUs: turning the ring by {m} nodes maps the cluster's routes onto themselves, so every other node moves exactly as its image does."
+        ),
+        Lang::Zh => format!(
+            "{text}这些步中引擎只运行了前 {m} 个节点的 GPU：把环整体转过 {m} 个节点，集群的路由映射到自身，因此其余每个节点的运行与其对应节点完全相同。"
+        ),
+    }
+}
+
+/// `steady_text` but for the rotation.
+fn steady_words(lang: Lang, s: &fabricscope::Steady, method: fabricscope::Method) -> String {
     let period = format_duration_ns(s.period_ns() as f64);
     if method == fabricscope::Method::Extrapolated {
         let measured = fabricscope::MEASURED_STEPS;
-        let text = match lang {
+        return match lang {
             Lang::En => format!(
                 "Extrapolated steady state: the engine simulated the first {} of {} steps ({} of {} transfers), and up to {measured} steps more to measure how long a step takes once the ring runs steadily: {period}, never less than its links and latencies allow. The other {} steps take that long each; the animation repeats step {} for them.",
                 s.simulated_steps, s.total_steps, s.simulated_transfers, s.total_transfers, s.repeats, s.step_at_to + 1
@@ -117,15 +136,6 @@ fn steady_text(lang: Lang, s: &fabricscope::Steady, method: fabricscope::Method)
             Lang::Zh => format!(
                 "外推稳态：引擎模拟了 {} 步中的前 {} 步（{} 个传输中的 {} 个），并另外模拟至多 {measured} 步，测出环稳定运行后每步所需时间：{period}，且不少于其链路与延迟允许的下限。其余 {} 步每步按此计时；动画在这些步中重复第 {} 步。",
                 s.total_steps, s.simulated_steps, s.total_transfers, s.simulated_transfers, s.repeats, s.step_at_to + 1
-            ),
-        };
-        let Some(m) = s.measured_nodes else { return text };
-        return match lang {
-            Lang::En => format!(
-                "{text} That measuring run simulated the first {m} nodes' GPUs alone: turning the ring by {m} nodes maps the cluster's routes onto themselves, so every other node moves exactly as its image does."
-            ),
-            Lang::Zh => format!(
-                "{text}测量时只模拟了前 {m} 个节点的 GPU：把环整体转过 {m} 个节点，集群的路由映射到自身，因此其余每个节点的运行与其对应节点完全相同。"
             ),
         };
     }

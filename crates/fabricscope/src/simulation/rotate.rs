@@ -1,0 +1,139 @@
+//! A ring run folded by a rotation by whole nodes (`engine::rotation`) as well as by its
+//! channels: the proof from channel 0's routed paths of one step, the rotated schedule (the first
+//! m nodes' positions of channel 0), and the check that it routes as the ring does (its NIC plan
+//! counts only its own connections). Used by the measuring run (`fluid`), the shown and searched
+//! prefixes (`big::ring_stage`) and rings run whole (`job::whole_stage`).
+
+use super::job::run_settings;
+use crate::collective::{Algorithm, Protocol, Schedule};
+use crate::engine::rotation::Rotation;
+use crate::engine::symmetry::{Fold, Symmetry};
+use crate::plan::ValidScenario;
+use crate::routing::Router;
+use crate::scenario::Collective;
+use crate::topology::{LinkId, Topology};
+use crate::trace::Trace;
+
+/// A proved rotation, channel 0's routed paths of one step (position for position, on the
+/// cluster's links) and the rotated schedule of the steps asked for.
+pub(super) struct Rotated {
+    pub rotation: Rotation,
+    pub paths: Vec<Vec<LinkId>>,
+    pub schedule: Schedule,
+}
+
+/// The ring's first `steps` steps (all of them, at most) rotated, where a rotation by fewer
+/// nodes than the ring has keeps its routes: `base` is the channels' fold where channel 0 runs
+/// for all, `paths` channel 0's routed paths of one step. Static routes on a lossless fabric
+/// and a ring whose chunks are all alike only.
+pub(super) fn rotated_ring(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    protocol: Protocol,
+    base: Option<&Fold>,
+    paths: Vec<Vec<LinkId>>,
+    steps: u32,
+) -> Option<Rotated> {
+    let s = scenario.scenario();
+    let policy = scenario.policy();
+    let ring =
+        matches!(s.collective, Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter);
+    if !ring || policy.routing != crate::catalog::Routing::Static || topology.congested_efficiency != 1.0 {
+        return None;
+    }
+    if paths.len() != scenario.n_ranks() as usize {
+        return None;
+    }
+    let rotation = Rotation::find(topology, base, &paths, s.nodes)?;
+    let rings = &scenario.preset().rings;
+    let mut schedule = crate::collective::ring_prefix_rotated(
+        s.collective,
+        s.nodes,
+        rings,
+        s.count(),
+        scenario.channels(),
+        steps,
+        rotation.nodes,
+    )?;
+    schedule.protocol = protocol;
+    run_settings(&mut schedule, scenario);
+    let class = rotation.nodes as usize * paths.len() / s.nodes as usize;
+    let mut router = Router::for_transfers(topology, policy, &schedule.transfers);
+    let load = vec![0u32; topology.n_links()];
+    let same = schedule.transfers[..class.min(schedule.transfers.len())]
+        .iter()
+        .zip(&paths)
+        .all(|(transfer, path)| router.route_transfer(transfer, &load) == *path);
+    same.then_some(Rotated { rotation, paths, schedule })
+}
+
+/// Channel 0's routed paths of one step where it is the ring's only channel (no channel fold to
+/// take them from).
+pub(super) fn one_channel_paths(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    protocol: Protocol,
+) -> Option<Vec<Vec<LinkId>>> {
+    let s = scenario.scenario();
+    if scenario.channels() != 1 {
+        return None;
+    }
+    let rings = &scenario.preset().rings;
+    let mut step = crate::collective::ring_first_step(s.collective, s.nodes, rings, s.count(), 1)?;
+    step.protocol = protocol;
+    run_settings(&mut step, scenario);
+    let mut router = Router::for_transfers(topology, scenario.policy(), &step.transfers);
+    let load = vec![0u32; topology.n_links()];
+    Some(step.transfers.iter().map(|t| router.route_transfer(t, &load)).collect())
+}
+
+/// A run of channel 0 for all (`engine::symmetry`), and of its first few nodes' positions for
+/// all where the ring turns (`engine::rotation`): the proofs and the whole schedule, to expand
+/// the trace.
+pub(super) struct Unfold {
+    pub symmetry: Option<Symmetry>,
+    pub whole: Schedule,
+    /// The rotation and channel 0's routed paths of one step (`rotate::Rotated`).
+    pub rotation: Option<(Rotation, Vec<Vec<LinkId>>)>,
+}
+
+impl Unfold {
+    /// The whole schedule's trace from the run's.
+    pub fn expand(self, trace: Trace) -> (Schedule, Trace) {
+        let trace = match &self.rotation {
+            Some((rotation, paths)) => rotation.expand(trace, paths, self.whole.n_steps),
+            None => trace,
+        };
+        let trace = match &self.symmetry {
+            Some(symmetry) => symmetry.expand(trace, &self.whole),
+            None => trace,
+        };
+        (self.whole, trace)
+    }
+}
+
+/// A ring run whole whose channel 0 (`zero`) turns by whole nodes (`rotate`): the rotated
+/// schedule, checked transfer for transfer against channel 0's (step, ranks, bytes, operation).
+pub(super) fn whole_ring_rotated(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    symmetry: &Symmetry,
+    fold: &crate::engine::symmetry::Fold,
+    zero: &Schedule,
+) -> Option<Rotated> {
+    if zero.algorithm != Algorithm::Ring {
+        return None;
+    }
+    let n = scenario.n_ranks() as usize;
+    let paths = symmetry.channel_zero_paths().get(..n)?.to_vec();
+    let rotated = rotated_ring(scenario, topology, zero.protocol, Some(fold), paths, zero.n_steps)?;
+    let class = rotated.schedule.transfers.len() / zero.n_steps.max(1) as usize;
+    let same = zero.transfers.len() == zero.n_steps as usize * n
+        && rotated.schedule.transfers.len() == zero.n_steps as usize * class
+        && rotated.schedule.transfers.iter().enumerate().all(|(i, r)| {
+            let t = &zero.transfers[(i / class) * n + i % class];
+            (t.step, t.channel, t.src, t.dst, t.bytes(), t.op, t.hop, t.deps.len(), t.after.is_some())
+                == (r.step, r.channel, r.src, r.dst, r.bytes(), r.op, r.hop, r.deps.len(), r.after.is_some())
+        });
+    same.then_some(rotated)
+}
