@@ -38,17 +38,53 @@ type Fifos = std::collections::HashMap<(u32, u32, u32, u8), u32, crate::hash::Fi
 
 /// NVLSTree AllReduce of `count` elements on `nodes` nodes of `g` GPUs.
 pub fn nvls_tree_allreduce(nodes: u32, g: u32, count: u64, n_channels: u32) -> Schedule {
-    let n = nodes * g;
-    let mut transfers: Vec<Transfer> = Vec::new();
-    let mut fifos: Fifos = Fifos::default();
-    let mut push = |transfers: &mut Vec<Transfer>, key: (u32, u32, u32, u8), t: Transfer| -> u32 {
-        let id = transfers.len() as u32;
-        let after = fifos.insert(key, id);
-        transfers.push(Transfer { after, ..t });
-        id
-    };
-    let mut max_chunks = 1;
-    for channel in 0..n_channels {
+    let mut builder = NvlsTreeBuilder::new(nodes, g, count, n_channels);
+    while !builder.channel() {}
+    builder.finish()
+}
+
+/// `nvls_tree_allreduce` a channel at a time (`channel`), for a caller that must stay
+/// responsive (the big plan weighs a 155,520-transfer one at 1,024 GPUs).
+pub struct NvlsTreeBuilder {
+    nodes: u32,
+    g: u32,
+    count: u64,
+    n_channels: u32,
+    transfers: Vec<Transfer>,
+    fifos: Fifos,
+    max_chunks: u64,
+    next: u32,
+}
+
+impl NvlsTreeBuilder {
+    pub fn new(nodes: u32, g: u32, count: u64, n_channels: u32) -> NvlsTreeBuilder {
+        NvlsTreeBuilder {
+            nodes,
+            g,
+            count,
+            n_channels,
+            transfers: Vec::new(),
+            fifos: Fifos::default(),
+            max_chunks: 1,
+            next: 0,
+        }
+    }
+
+    /// Builds the next channel's transfers; true once every channel is built.
+    pub fn channel(&mut self) -> bool {
+        if self.next >= self.n_channels {
+            return true;
+        }
+        let channel = self.next;
+        let (nodes, g, count, n_channels) = (self.nodes, self.g, self.count, self.n_channels);
+        let first = self.transfers.len();
+        let NvlsTreeBuilder { transfers, fifos, max_chunks, .. } = self;
+        let mut push = |transfers: &mut Vec<Transfer>, key: (u32, u32, u32, u8), t: Transfer| -> u32 {
+            let id = transfers.len() as u32;
+            let after = fifos.insert(key, id);
+            transfers.push(Transfer { after, ..t });
+            id
+        };
         let (start, len) = super::ring::slice(count, n_channels, channel);
         let which = channel % 2;
         // Chunk-major, so that every GPU's connection to the switch interleaves the parts and
@@ -61,7 +97,7 @@ pub fn nvls_tree_allreduce(nodes: u32, g: u32, count: u64, n_channels: u32) -> S
             })
             .collect();
         let most = parts.iter().map(|p| p.3).max().unwrap_or(1);
-        max_chunks = max_chunks.max(most);
+        *max_chunks = (*max_chunks).max(most);
         for q in 0..most {
             for k in 0..g {
                 let (part_start, part_len, chunk_elems, chunks) = parts[k as usize];
@@ -97,11 +133,11 @@ pub fn nvls_tree_allreduce(nodes: u32, g: u32, count: u64, n_channels: u32) -> S
                             let src = rank(node, j);
                             let t =
                                 base(step, src, owner, ChunkOp::Reduce, Hop::ToSwitch(switch), Vec::new());
-                            push(&mut transfers, (src, channel, 0, 0), t)
+                            push(transfers, (src, channel, 0, 0), t)
                         })
                         .collect();
                     let t = base(step, owner, owner, ChunkOp::Copy, Hop::FromSwitch(switch), ups);
-                    node_sum.push(push(&mut transfers, (owner, channel, 1, 1), t));
+                    node_sum.push(push(transfers, (owner, channel, 1, 1), t));
                 }
                 // (2) Up the tree: children's sums added into their parent's, deepest first so
                 // that a node sends once its children's sums have landed.
@@ -115,7 +151,7 @@ pub fn nvls_tree_allreduce(nodes: u32, g: u32, count: u64, n_channels: u32) -> S
                         deps.push(node_sum[parent as usize]);
                         let (src, dst) = (rank(node, k), rank(parent, k));
                         let t = base(step + 1, src, dst, ChunkOp::Reduce, Hop::Peer, deps);
-                        let id = push(&mut transfers, (src, dst, channel, 4), t);
+                        let id = push(transfers, (src, dst, channel, 4), t);
                         into[parent as usize].push(id);
                         sent_up[node as usize] = Some(id);
                     }
@@ -134,7 +170,7 @@ pub fn nvls_tree_allreduce(nodes: u32, g: u32, count: u64, n_channels: u32) -> S
                         deps.extend(sent_up[child as usize]);
                         let (src, dst) = (rank(node, k), rank(child, k));
                         let t = base(step + 2, src, dst, ChunkOp::Copy, Hop::Peer, deps);
-                        total[child as usize] = vec![push(&mut transfers, (src, dst, channel, 5), t)];
+                        total[child as usize] = vec![push(transfers, (src, dst, channel, 5), t)];
                     }
                     let switch = SwitchRef::NvSwitch { node };
                     let owner = rank(node, k);
@@ -143,30 +179,37 @@ pub fn nvls_tree_allreduce(nodes: u32, g: u32, count: u64, n_channels: u32) -> S
                     deps.sort_unstable();
                     deps.dedup();
                     let t = base(step + 3, owner, owner, ChunkOp::Copy, Hop::ToSwitch(switch), deps);
-                    let store = push(&mut transfers, (owner, channel, 2, 2), t);
+                    let store = push(transfers, (owner, channel, 2, 2), t);
                     for j in (0..g).filter(|&j| j != k) {
                         let dst = rank(node, j);
                         let t =
                             base(step + 3, owner, dst, ChunkOp::Copy, Hop::FromSwitch(switch), vec![store]);
-                        push(&mut transfers, (dst, channel, 3, 3), t);
+                        push(transfers, (dst, channel, 3, 3), t);
                     }
                 }
             }
         }
+        for t in &mut transfers[first..] {
+            t.deps.sort_unstable();
+            t.deps.dedup();
+        }
+        self.next += 1;
+        self.next >= self.n_channels
     }
-    for t in &mut transfers {
-        t.deps.sort_unstable();
-        t.deps.dedup();
+
+    /// The schedule, once `channel` built every channel.
+    pub fn finish(mut self) -> Schedule {
+        while !self.channel() {}
+        Schedule::new(
+            Collective::AllReduce,
+            Algorithm::NvlsTree,
+            self.nodes * self.g,
+            self.n_channels,
+            self.count,
+            4 * self.max_chunks as u32,
+            self.transfers,
+        )
     }
-    Schedule::new(
-        Collective::AllReduce,
-        Algorithm::NvlsTree,
-        n,
-        n_channels,
-        count,
-        4 * max_chunks as u32,
-        transfers,
-    )
 }
 
 /// The nodes of tree `which` from the root down, level by level.

@@ -48,7 +48,7 @@ pub fn identity_order(gpus_per_node: u32) -> Vec<u32> {
 /// Ring AllReduce of `count` elements on `nodes × GPUs per node` ranks over `n_channels` rings.
 pub fn ring_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
-    ring_allreduce_steps(nodes, rings, count, n_channels, 2 * (n - 1), (n_channels, n))
+    ring_allreduce_steps(nodes, rings, count, n_channels, 2 * (n - 1), Part::all(n_channels, n))
 }
 
 /// The first `steps` of the ring AllReduce's `2(n-1)` steps (all of them if fewer).
@@ -58,7 +58,7 @@ fn ring_allreduce_steps<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
     steps: u32,
-    built: (u32, u32),
+    built: Part,
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     let steps = steps.min(2 * (n - 1));
@@ -104,7 +104,8 @@ pub fn ring_prefix<R: AsRef<[u32]>>(
     if steps < 3 * NCCL_STEPS || steps >= total {
         return None;
     }
-    let schedule = ring_steps_of(collective, nodes, rings, count, n_channels, steps, (n_channels, n));
+    let schedule =
+        ring_steps_of(collective, nodes, rings, count, n_channels, steps, Part::all(n_channels, n));
     let unit = n * n_channels;
     let probe =
         Probe { unit, regular_from: NCCL_STEPS * unit, frontier: (steps - NCCL_STEPS) * unit, stop: false };
@@ -142,7 +143,7 @@ pub fn ring_prefix_rotated<R: AsRef<[u32]>>(
     let positions = class_nodes.min(nodes) * rings[0].as_ref().len() as u32;
     let total = ring_steady_steps(collective, n, count, n_channels)?;
     (steps >= 1 && steps <= total)
-        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, (1, positions)))
+        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, Part::all(1, positions)))
 }
 
 /// The first `steps` steps of a ring collective whose steps all look alike, however few: what
@@ -159,7 +160,7 @@ pub fn ring_shown_prefix<R: AsRef<[u32]>>(
 }
 
 /// The first `steps` (at least 2, short of the whole) of a ring whose steps all look alike,
-/// its first `built.0` channels and their first `built.1` positions (all of them if 0;
+/// its first `channels` channels and their first `positions` positions (all of them if 0;
 /// `ring_steps`).
 fn alike_prefix<R: AsRef<[u32]>>(
     collective: Collective,
@@ -173,12 +174,66 @@ fn alike_prefix<R: AsRef<[u32]>>(
     let n = nodes * rings[0].as_ref().len() as u32;
     let total = ring_steady_steps(collective, n, count, n_channels)?;
     let positions = if positions == 0 { n } else { positions.min(n) };
-    (steps >= 2 && steps < total)
-        .then(|| ring_steps_of(collective, nodes, rings, count, n_channels, steps, (channels, positions)))
+    (steps >= 2 && steps < total).then(|| {
+        ring_steps_of(collective, nodes, rings, count, n_channels, steps, Part::all(channels, positions))
+    })
 }
 
-/// The first `steps` steps of a ring collective, its first `built.0` channels and their first
-/// `built.1` positions.
+/// Which part of a ring's transfers a builder makes (`ring_steps`): its first `channels`
+/// channels, of each its first `positions` positions, the steps from `from` on.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    channels: u32,
+    positions: u32,
+    from: u32,
+}
+
+impl Part {
+    fn all(channels: u32, positions: u32) -> Part {
+        Part { channels, positions, from: 0 }
+    }
+}
+
+/// Steps `from..to` of `ring_prefix`'s transfers, numbered as it numbers them: a prefix built a
+/// few steps at a time by a caller that must stay responsive (`ring_prefix_of` wraps them).
+pub fn ring_prefix_steps<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    (from, to): (u32, u32),
+) -> Vec<Transfer> {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let part = Part { channels: n_channels, positions: n, from: from.min(to) };
+    ring_steps_of(collective, nodes, rings, count, n_channels, to, part).transfers
+}
+
+/// `ring_prefix` of `steps` steps from its transfers, built by `ring_prefix_steps` in order.
+pub fn ring_prefix_of<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+    steps: u32,
+    transfers: Vec<Transfer>,
+) -> Option<(Schedule, u32, Probe)> {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let total = ring_steady_steps(collective, n, count, n_channels)?;
+    let whole = transfers.len() as u64 == steps as u64 * n as u64 * n_channels as u64;
+    if steps < 3 * NCCL_STEPS || steps >= total || !whole {
+        return None;
+    }
+    let part = Part { channels: n_channels, positions: n, from: steps };
+    let schedule = ring_steps_of(collective, nodes, rings, count, n_channels, steps, part);
+    let unit = n * n_channels;
+    let probe =
+        Probe { unit, regular_from: NCCL_STEPS * unit, frontier: (steps - NCCL_STEPS) * unit, stop: false };
+    Some((Schedule { transfers, ..schedule }, total, probe))
+}
+
+/// The first `steps` steps of a ring collective, the part `built` says.
 fn ring_steps_of<R: AsRef<[u32]>>(
     collective: Collective,
     nodes: u32,
@@ -186,7 +241,7 @@ fn ring_steps_of<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
     steps: u32,
-    built: (u32, u32),
+    built: Part,
 ) -> Schedule {
     match collective {
         Collective::AllReduce => ring_allreduce_steps(nodes, rings, count, n_channels, steps, built),
@@ -209,7 +264,7 @@ pub fn ring_gather_or_scatter<R: AsRef<[u32]>>(
     n_channels: u32,
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
-    ring_gather_or_scatter_steps(gather, nodes, rings, count, n_channels, n - 1, (n_channels, n))
+    ring_gather_or_scatter_steps(gather, nodes, rings, count, n_channels, n - 1, Part::all(n_channels, n))
 }
 
 /// The first `steps` of a ring AllGather or ReduceScatter (all of them if fewer).
@@ -220,7 +275,7 @@ fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(
     count: u64,
     n_channels: u32,
     steps: u32,
-    built: (u32, u32),
+    built: Part,
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     let steps = steps.min(n - 1);
@@ -243,26 +298,27 @@ fn ring_gather_or_scatter_steps<R: AsRef<[u32]>>(
 
 /// The transfers of `n_steps` ring steps: at every step, every channel's position p sends the
 /// chunk `chunk_op(step, p)` names to position p+1, after the chunk it forwards has arrived and
-/// a slot is free (`NCCL_STEPS`), its data following its previous send's (FIFO). Only the first
-/// `built.0` of the `n_channels` channels are built (all of them, or channel 0 alone, numbered as
-/// `engine::symmetry`'s `channel_zero` numbers it), and of each its first `built.1` positions,
-/// whose predecessors wrap around within them (all `n`, or a rotation's class,
-/// `ring_prefix_rotated`).
+/// a slot is free (`NCCL_STEPS`), its data following its previous send's (FIFO). Only `part` is
+/// built: its first channels (all of them, or channel 0 alone, numbered as `engine::symmetry`'s
+/// `channel_zero` numbers it), of each its first positions, whose predecessors wrap around within
+/// them (all `n`, or a rotation's class, `ring_prefix_rotated`), from its first step on (numbered
+/// as if every step were built: `ring_prefix_steps`).
 fn ring_steps<R: AsRef<[u32]>>(
     nodes: u32,
     rings: &[R],
     count: u64,
     n_channels: u32,
     n_steps: u32,
-    (built, positions): (u32, u32),
+    part: Part,
     chunk_op: impl Fn(u32, u32) -> (u32, ChunkOp),
 ) -> Vec<Transfer> {
     let n = nodes * rings[0].as_ref().len() as u32;
+    let Part { channels: built, positions, from } = part;
     let at =
         |step: u32, channel: u32, position: u32| -> u32 { (step * built + channel) * positions + position };
     let orders: Vec<Vec<u32>> = (0..built).map(|channel| ring_order(nodes, rings, channel)).collect();
-    let mut transfers = Vec::with_capacity((n_steps * positions * built) as usize);
-    for step in 0..n_steps {
+    let mut transfers = Vec::with_capacity((n_steps.saturating_sub(from) * positions * built) as usize);
+    for step in from..n_steps {
         for channel in 0..built {
             let order = &orders[channel as usize];
             let (start, len) = slice(count, n_channels, channel);
@@ -276,7 +332,7 @@ fn ring_steps<R: AsRef<[u32]>>(
                 if step > 0 {
                     deps.push(at(step - 1, channel, (position + positions - 1) % positions));
                 }
-                debug_assert_eq!(transfers.len() as u32, at(step, channel, position));
+                debug_assert_eq!(transfers.len() as u32, at(step, channel, position) - at(from, 0, 0));
                 transfers.push(Transfer {
                     step,
                     channel,
@@ -394,7 +450,7 @@ pub fn ring_first_step<R: AsRef<[u32]>>(
     matches!(collective, Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter).then(
         || {
             let n = nodes * rings[0].as_ref().len() as u32;
-            ring_steps_of(collective, nodes, rings, count, n_channels, 1, (n_channels, n))
+            ring_steps_of(collective, nodes, rings, count, n_channels, 1, Part::all(n_channels, n))
         },
     )
 }

@@ -257,31 +257,49 @@ impl Symmetry {
     /// The whole run's trace from the folded run of channel 0 (`channel_zero`, `fold`): every
     /// channel's flows with channel 0's times and rates on the images of its paths.
     pub fn expand(&self, folded: Trace, schedule: &Schedule) -> Trace {
-        let zero = folded.flows;
-        let mut flows: Vec<Option<FlowRecord>> = vec![None; schedule.transfers.len()];
-        for (k, members) in self.members.iter().enumerate() {
-            for (i, &index) in members.iter().enumerate() {
-                // Channel k's path is σ of channel k−1's.
-                let path = match k.checked_sub(1) {
-                    None => self.paths[i].clone(),
-                    Some(before) => {
-                        let previous = flows[self.members[before][i] as usize].as_ref();
-                        let previous = previous.expect("channel k - 1 is expanded before channel k");
-                        previous.path.iter().map(|l| self.sigma[l.index()]).collect()
-                    }
-                };
-                let source = &zero[i];
-                flows[index as usize] = Some(FlowRecord {
-                    transfer: index,
-                    path,
-                    bytes: source.bytes,
-                    issued: source.issued,
-                    started: source.started,
-                    finished: source.finished,
-                    segments: source.segments.clone(),
-                });
-            }
+        let mut expansion = self.expansion(folded, schedule);
+        while !self.expand_channel(&mut expansion) {}
+        self.expanded(expansion)
+    }
+
+    /// `expand` a channel at a time (`expand_channel`), for a caller that must stay responsive.
+    pub fn expansion(&self, folded: Trace, schedule: &Schedule) -> Expansion {
+        Expansion { folded, flows: vec![None; schedule.transfers.len()], next: 0 }
+    }
+
+    /// Expands the next channel of `expansion`; true once every channel is expanded.
+    pub fn expand_channel(&self, expansion: &mut Expansion) -> bool {
+        let Some(members) = self.members.get(expansion.next) else { return true };
+        let k = expansion.next;
+        let flows = &mut expansion.flows;
+        for (i, &index) in members.iter().enumerate() {
+            // Channel k's path is σ of channel k−1's.
+            let path = match k.checked_sub(1) {
+                None => self.paths[i].clone(),
+                Some(before) => {
+                    let previous = flows[self.members[before][i] as usize].as_ref();
+                    let previous = previous.expect("channel k - 1 is expanded before channel k");
+                    previous.path.iter().map(|l| self.sigma[l.index()]).collect()
+                }
+            };
+            let source = &expansion.folded.flows[i];
+            flows[index as usize] = Some(FlowRecord {
+                transfer: index,
+                path,
+                bytes: source.bytes,
+                issued: source.issued,
+                started: source.started,
+                finished: source.finished,
+                segments: source.segments.clone(),
+            });
         }
+        expansion.next += 1;
+        expansion.next == self.members.len()
+    }
+
+    /// The whole run's trace once `expand_channel` expanded every channel.
+    pub fn expanded(&self, expansion: Expansion) -> Trace {
+        let Expansion { folded, flows, .. } = expansion;
         let flows: Vec<FlowRecord> =
             flows.into_iter().map(|f| f.expect("every transfer has a channel")).collect();
         // A link carries its orbit's folded load times channels / orbit size (a link no flow
@@ -291,6 +309,13 @@ impl Symmetry {
             .collect();
         Trace::of_flows(flows, self.rep.len(), link_peak, folded.batches)
     }
+}
+
+/// A folded run's trace being expanded a channel at a time (`Symmetry::expansion`).
+pub struct Expansion {
+    folded: Trace,
+    flows: Vec<Option<FlowRecord>>,
+    next: usize,
 }
 
 /// Each transfer's finish time in `run`'s trace, found by running channel 0 alone on the

@@ -14,5 +14,5 @@ pub use admission::{
     ENGINE_BUDGET, LEAST_MEASURED_STEPS, LEAST_SHOWN_STEPS, STEADY_ABOVE, STEADY_FIRST_STEPS,
     STEADY_SEARCH_STEPS,
 };
-pub use tuner::{bandwidth_bound_ns, pick, tune, TunerRow, Tuning};
+pub use tuner::{bandwidth_bound_ns, pick, tune, Bound, TunerRow, Tuning};
 pub use validate::ValidScenario;

@@ -62,27 +62,59 @@ impl Tuning {
 /// bandwidth term; for a tree it also sees that an inner node's NIC carries its two children's
 /// data and its parent's, which NCCL's tuner handles with per-channel tree caps instead.
 pub fn bandwidth_bound_ns(topology: &Topology, schedule: &Schedule, router: &mut Router) -> f64 {
-    // Phases that cannot overlap (`Schedule::phase_starts`) add up; inside one, the busiest link.
-    let phase = |step: u32| schedule.phase_starts.iter().filter(|&&start| step >= start).count();
-    let n_phases = schedule.phase_starts.len() + 1;
-    let load = vec![0u32; topology.n_links()];
-    let mut bytes = vec![vec![0u64; topology.n_links()]; n_phases];
-    for t in &schedule.transfers {
-        // The protocol's own factor is the tuner's (`tuner_efficiency`); a switch hop's is here.
-        let hop_bytes = t.hop.carried(t.bytes(), topology.nvls_efficiency);
-        for link in router.route_transfer(t, &load) {
-            bytes[phase(t.step)][link.index()] += hop_bytes;
-        }
+    let mut bound = Bound::new(topology, schedule);
+    bound.route(topology, schedule, router, usize::MAX);
+    bound.ns(topology)
+}
+
+/// `bandwidth_bound_ns` a number of transfers at a time (`route`), for a caller that must stay
+/// responsive (a big plan's trees in the page: 155,520 transfers at 1,024 GPUs).
+pub struct Bound {
+    /// Bytes each link carries, per phase that cannot overlap (`Schedule::phase_starts`).
+    bytes: Vec<Vec<u64>>,
+    /// Transfers routed so far.
+    next: usize,
+}
+
+impl Bound {
+    pub fn new(topology: &Topology, schedule: &Schedule) -> Bound {
+        Bound { bytes: vec![vec![0u64; topology.n_links()]; schedule.phase_starts.len() + 1], next: 0 }
     }
-    bytes
-        .iter()
-        .map(|phase_bytes| {
-            topology
-                .links()
-                .map(|(id, link)| phase_bytes[id.index()] as f64 / link.capacity().bytes_per_ns())
-                .fold(0.0, f64::max)
-        })
-        .sum()
+
+    /// Routes up to `transfers` more of `schedule`'s transfers; true once all are.
+    pub fn route(
+        &mut self,
+        topology: &Topology,
+        schedule: &Schedule,
+        router: &mut Router,
+        transfers: usize,
+    ) -> bool {
+        let phase = |step: u32| schedule.phase_starts.iter().filter(|&&start| step >= start).count();
+        let load = vec![0u32; topology.n_links()];
+        let end = self.next.saturating_add(transfers).min(schedule.transfers.len());
+        for t in &schedule.transfers[self.next..end] {
+            // The protocol's own factor is the tuner's (`tuner_efficiency`); a switch hop's is here.
+            let hop_bytes = t.hop.carried(t.bytes(), topology.nvls_efficiency);
+            for link in router.route_transfer(t, &load) {
+                self.bytes[phase(t.step)][link.index()] += hop_bytes;
+            }
+        }
+        self.next = end;
+        end == schedule.transfers.len()
+    }
+
+    /// Phases that cannot overlap add up; inside one, the busiest link's bytes over its capacity.
+    pub fn ns(&self, topology: &Topology) -> f64 {
+        self.bytes
+            .iter()
+            .map(|phase_bytes| {
+                topology
+                    .links()
+                    .map(|(id, link)| phase_bytes[id.index()] as f64 / link.capacity().bytes_per_ns())
+                    .fold(0.0, f64::max)
+            })
+            .sum()
+    }
 }
 
 /// Predicts every (algorithm, protocol) for `collective` and picks the fastest (ties: Simple,

@@ -1,25 +1,29 @@
 //! The big plan (`start_steady`): a collective too big to plan as every algorithm's whole
 //! schedule, weighed from one step or one chunk, and the steady-state search's run.
 
-use super::job::{run_settings, too_big, whole_stage, Plan, Stage, SteadyPlan, Then, Unfold};
+use super::exact::whole_stage;
+use super::job::{run_settings, too_big, Plan, Stage, SteadyPlan, Then};
+use super::rotate::Unfold;
 use super::rotate::{one_channel_paths, rotated_ring};
-use crate::collective::{Algorithm, Schedule, ELEM_BYTES};
+use crate::collective::nvls_tree::NvlsTreeBuilder;
+use crate::collective::{Algorithm, Schedule, Transfer, ELEM_BYTES};
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::limits::{MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
-    bandwidth_bound_ns, pick as pick_row, tune, ValidScenario, LEAST_SHOWN_STEPS, STEADY_FIRST_STEPS,
+    bandwidth_bound_ns, pick as pick_row, tune, Bound, ValidScenario, LEAST_SHOWN_STEPS, STEADY_FIRST_STEPS,
     STEADY_SEARCH_STEPS,
 };
-use crate::routing::{Policy, Router};
+use crate::routing::{Policy, Router, RouterState};
 use crate::scenario::{Collective, ScenarioError};
 use crate::topology::{LinkKind, Topology};
 
 /// The big plan, for a collective too big to build every algorithm's whole schedule: the tuner
 /// weighs the ring from one step (its bound scales with its identical steps), Tree and NVLSTree
-/// from one-chunk schedules scaled to the size; a tree it picks runs whole within `tree_limit`,
-/// else the best ring row runs as a steady state: a prefix of `STEADY_SEARCH_STEPS` steps in
-/// which the engine looks for a proved period (`engine::period`), else extrapolated (`fluid`).
+/// from one-chunk schedules scaled to the size, a slice of their transfers per poll
+/// (`Stage::Weighing`, `weigh`); a tree it picks runs whole within `tree_limit`, else the best
+/// ring row runs as a steady state (`decide`): a prefix of `STEADY_SEARCH_STEPS` steps in which
+/// the engine looks for a proved period (`engine::period`), else extrapolated (`fluid`).
 pub(super) fn start_steady(
     scenario: &ValidScenario,
     topology: Topology,
@@ -30,28 +34,17 @@ pub(super) fn start_steady(
     let count = s.count();
     let rings = &scenario.preset().rings;
     let channels = scenario.channels();
-    let intra = match scenario.preset().gpu_fabric {
-        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
-        _ => LinkKind::NvLink,
-    };
-    let unit = scenario.n_ranks() as u64 * channels as u64;
     let steps_differ = || too_big(s, total_transfers, "its steps differ or are too few");
-    // A ring whose steps all look alike may run as a steady state; one whose chunks differ by
-    // an element (a size not a multiple of ranks × channels elements) is only weighed.
-    let alike = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
-        .filter(|&total| total > STEADY_FIRST_STEPS);
     let n = scenario.n_ranks();
     let ring_steps = if s.collective == Collective::AllReduce { 2 * (n - 1) } else { n - 1 };
     let one_step = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)
         .ok_or_else(steps_differ)?;
-    let policy = Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() };
+    let policy = static_policy(scenario);
     let mut router = Router::for_transfers(&topology, policy, &one_step.transfers);
     let ring_bound = bandwidth_bound_ns(&topology, &one_step, &mut router) * ring_steps as f64;
-    let mut bounds = vec![(Algorithm::Ring, ring_bound)];
     // Tree (and NVLSTree where the NVSwitch reduces and NVLS is enabled, as the exact plan
     // weighs them) are weighed from a one-chunk-per-channel schedule scaled to the size (a link's
     // bytes grow with the size, not with how it is cut), and run only within the engine's limit.
-    let g = scenario.preset().gpus_per_node;
     let mut trees = Vec::new();
     if s.collective == Collective::AllReduce && s.nodes > 1 {
         trees.push(Algorithm::Tree);
@@ -59,7 +52,124 @@ pub(super) fn start_steady(
             trees.push(Algorithm::NvlsTree);
         }
     }
+    let weighing = Weighing {
+        total_transfers,
+        tree_limit,
+        bounds: vec![(Algorithm::Ring, ring_bound)],
+        todo: trees.iter().rev().copied().collect(),
+        trees,
+        current: None,
+    };
+    Ok(Stage::Weighing { topology, weighing: Box::new(weighing) })
+}
 
+/// Transfers of a tree's one-chunk schedule routed per poll while it is weighed (about 10 ms in
+/// the page).
+const WEIGHED_PER_POLL: usize = 32_768;
+
+/// A big plan being weighed (`start_steady`): the bounds so far, the trees left, the one being
+/// routed.
+pub(super) struct Weighing {
+    total_transfers: u64,
+    tree_limit: u64,
+    bounds: Vec<(Algorithm, f64)>,
+    /// The trees weighed, and those left (last first).
+    trees: Vec<Algorithm>,
+    todo: Vec<Algorithm>,
+    current: Option<Box<Weighed>>,
+}
+
+/// A tree's one-chunk schedule being built (NVLSTree's a channel per poll) or routed, and what
+/// its bound scales by.
+struct Weighed {
+    algorithm: Algorithm,
+    building: Option<NvlsTreeBuilder>,
+    routed: Option<(Schedule, Bound, RouterState)>,
+    scale: f64,
+}
+
+/// Routes are weighed as static (the tuner's bound sees no load).
+fn static_policy(scenario: &ValidScenario) -> Policy {
+    Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() }
+}
+
+/// One bounded piece of `weighing`: the next tree's schedule built (or a channel of it), or a
+/// slice of it routed. True once every bound is in.
+pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mut Weighing) -> bool {
+    let s = scenario.scenario();
+    let policy = static_policy(scenario);
+    if let Some(current) = &mut weighing.current {
+        if let Some(builder) = &mut current.building {
+            if builder.channel() {
+                let schedule = current.building.take().expect("a builder being built").finish();
+                let router = Router::for_transfers(topology, policy, &schedule.transfers).into_state();
+                let bound = Bound::new(topology, &schedule);
+                current.routed = Some((schedule, bound, router));
+            }
+            return false;
+        }
+        let Some((schedule, bound, state)) = &mut current.routed else { return false };
+        let mut router = Router::resume(topology, std::mem::take(state));
+        let done = bound.route(topology, schedule, &mut router, WEIGHED_PER_POLL);
+        *state = router.into_state();
+        if done {
+            weighing.bounds.push((current.algorithm, bound.ns(topology) * current.scale));
+            weighing.current = None;
+        }
+        return false;
+    }
+    let Some(algorithm) = weighing.todo.pop() else { return true };
+    let count = s.count();
+    let channels = scenario.channels();
+    let small = count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * channels as u64).max(1);
+    let scale = count as f64 / small as f64;
+    let current = if algorithm == Algorithm::NvlsTree && s.collective == Collective::AllReduce {
+        // As `collective::schedule_with` builds it.
+        let g = scenario.preset().rings[0].len() as u32;
+        let builder = NvlsTreeBuilder::new(s.nodes, g, small, channels);
+        Weighed { algorithm, building: Some(builder), routed: None, scale }
+    } else {
+        let rings = &scenario.preset().rings;
+        let schedule = crate::collective::schedule_with(
+            s.collective,
+            algorithm,
+            s.nodes,
+            rings,
+            small,
+            channels,
+            s.root,
+        );
+        let router = Router::for_transfers(topology, policy, &schedule.transfers).into_state();
+        let bound = Bound::new(topology, &schedule);
+        Weighed { algorithm, building: None, routed: Some((schedule, bound, router)), scale }
+    };
+    weighing.current = Some(Box::new(current));
+    false
+}
+
+/// The weighed big plan's choice: the tuner's pick run whole if a tree that fits, else the best
+/// ring row's steady-state search (`Stage::Search`).
+pub(super) fn decide(
+    scenario: &ValidScenario,
+    topology: Topology,
+    weighing: Weighing,
+) -> Result<Stage, ScenarioError> {
+    let Weighing { total_transfers, tree_limit, bounds, trees, .. } = weighing;
+    let s = scenario.scenario();
+    let count = s.count();
+    let rings = &scenario.preset().rings;
+    let channels = scenario.channels();
+    let intra = match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
+        _ => LinkKind::NvLink,
+    };
+    let unit = scenario.n_ranks() as u64 * channels as u64;
+    // A ring whose steps all look alike may run as a steady state; one whose chunks differ by
+    // an element (a size not a multiple of ranks × channels elements) is only weighed.
+    let alike = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
+        .filter(|&total| total > STEADY_FIRST_STEPS);
+    let n = scenario.n_ranks();
+    let g = scenario.preset().gpus_per_node;
     let fits = |algorithm: Algorithm| {
         let transfers = match algorithm {
             Algorithm::Tree => crate::plan::tree_transfers(s, scenario.n_ranks(), channels, count),
@@ -74,21 +184,6 @@ pub(super) fn start_steady(
         };
         transfers.is_some_and(|t| t <= tree_limit.min(MAX_TRANSFERS))
     };
-    for &algorithm in &trees {
-        let small = count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * channels as u64).max(1);
-        let tree = crate::collective::schedule_with(
-            s.collective,
-            algorithm,
-            s.nodes,
-            rings,
-            small,
-            channels,
-            s.root,
-        );
-        let mut router = Router::for_transfers(&topology, policy, &tree.transfers);
-        let bound = bandwidth_bound_ns(&topology, &tree, &mut router) * count as f64 / small as f64;
-        bounds.push((algorithm, bound));
-    }
     let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
     let mut pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
     if trees.contains(&pick.algorithm) && !fits(pick.algorithm) {
@@ -120,7 +215,7 @@ pub(super) fn start_steady(
         ));
     };
     let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
-    Ok(Stage::Search { topology, plan, steady })
+    Ok(Stage::Search { topology, plan, steady, built: Vec::new() })
 }
 
 /// The steady-state search's run: a prefix of `STEADY_SEARCH_STEPS` steps (`ring_stage`). A ring
@@ -128,11 +223,38 @@ pub(super) fn start_steady(
 /// as fit, at least `LEAST_SHOWN_STEPS`) and goes straight to measuring its per-step time: with
 /// tens of thousands of steps, where the extrapolation starts moves the total by a few steps'
 /// error in ten thousand.
+/// Transfers of the search's prefix built per poll (about 4 ms natively).
+const BUILT_PER_POLL: u64 = 65_536;
+
+/// One piece of the search's prefix built (`ring_prefix_steps`: a few steps' transfers); true
+/// once it is whole, or where `start_search` builds none (a prefix beyond `MAX_STEADY_PREFIX`).
+pub(super) fn build_search(scenario: &ValidScenario, steady: &SteadyPlan, built: &mut Vec<Transfer>) -> bool {
+    let search = STEADY_SEARCH_STEPS.min(steady.total_steps - 1);
+    let unit = steady.unit.max(1);
+    if search as u64 * unit > MAX_STEADY_PREFIX || built.len() as u64 >= search as u64 * unit {
+        return true;
+    }
+    let s = scenario.scenario();
+    let from = (built.len() as u64 / unit) as u32;
+    let to = (from + (BUILT_PER_POLL / unit).max(1) as u32).min(search);
+    let rings = &scenario.preset().rings;
+    built.extend(crate::collective::ring_prefix_steps(
+        s.collective,
+        s.nodes,
+        rings,
+        s.count(),
+        scenario.channels(),
+        (from, to),
+    ));
+    false
+}
+
 pub(super) fn start_search(
     scenario: &ValidScenario,
     topology: Topology,
     plan: Plan,
     steady: SteadyPlan,
+    built: Vec<Transfer>,
 ) -> Stage {
     let s = scenario.scenario();
     let search = STEADY_SEARCH_STEPS.min(steady.total_steps - 1);
@@ -178,7 +300,7 @@ pub(super) fn start_search(
             _ => refused(),
         };
     }
-    match crate::collective::ring_prefix(s.collective, s.nodes, rings, count, channels, search) {
+    match crate::collective::ring_prefix_of(s.collective, s.nodes, rings, count, channels, search, built) {
         Some((mut schedule, _, probe)) => {
             schedule.protocol = steady.protocol;
             run_settings(&mut schedule, scenario);

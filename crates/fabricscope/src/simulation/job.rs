@@ -3,25 +3,21 @@
 //! that a caller that must stay responsive can run it between frames. A ring too big to run
 //! transfer by transfer runs as a steady state: a prefix until `engine::period` proves a period.
 
-use super::big::{ring_stage, start_search, start_steady};
+use super::big::{build_search, decide, ring_stage, start_search, start_steady, weigh};
+use super::exact::{plan_step, start_exact};
 use super::fluid::{extrapolated, ChannelFold, Measure};
-pub(super) use super::rotate::Unfold;
+pub(super) use super::stage::{Plan, Stage, SteadyPlan, Then};
 use super::steady::steady_result;
 use super::summary::finish;
 use super::Mode;
 use super::Simulation;
-use crate::collective::{Algorithm, Schedule};
+use crate::collective::Schedule;
 use crate::engine;
 use crate::engine::fluid::ring_floor;
-use crate::engine::symmetry::Symmetry;
 use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
-use crate::plan::{
-    bandwidth_bound_ns, pick as pick_row, ring_transfers, runs_big, tune, Tuning, ValidScenario,
-    STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
-};
-use crate::routing::{Policy, Router};
-use crate::scenario::{Collective, Scenario, ScenarioError};
-use crate::topology::{LinkKind, Topology};
+use crate::plan::{ring_transfers, runs_big, ValidScenario, STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::topology::Topology;
 use crate::trace::Trace;
 
 /// A simulation done a slice at a time: `poll` handles up to a number of the engine's event
@@ -43,98 +39,21 @@ pub struct Job {
 /// Flows a hashed job's poll hashes (about 6 ms natively, 8 ms in the page).
 const HASH_FLOWS_PER_POLL: usize = 32_768;
 
-/// The planning a run's result is finished with.
-pub(super) struct Plan {
-    pub tuning: Tuning,
-    pub bounds: Vec<(Algorithm, f64)>,
-    pub intra: LinkKind,
-    /// Channel 0 ran for all (`engine::symmetry`).
-    pub folded: bool,
-    /// The prefix was extended by a measured per-step time (`fluid`).
-    pub extrapolated: bool,
-    /// Of channel 0, this many nodes' positions ran for all (`engine::rotation`).
-    pub rotated: Option<u32>,
-}
-
-/// A steady-state attempt's figures (`Steady`).
-#[derive(Clone, Copy)]
-pub(super) struct SteadyPlan {
-    pub total_steps: u32,
-    pub total_transfers: u64,
-    pub unit: u64,
-    pub protocol: crate::collective::Protocol,
-}
-
-/// What a finished engine run is for.
-#[derive(Clone, Copy)]
-pub(super) enum Then {
-    /// The whole collective: finish it.
-    Finish,
-    /// The steady-state search (a prefix of `STEADY_SEARCH_STEPS` steps).
-    Search(SteadyPlan),
-    /// The prefix fitted to the period the search found.
-    Fitted(SteadyPlan),
-    /// A short prefix of a ring too big for the search's, to show; its per-step time is
-    /// measured next (`fluid`).
-    Shown(SteadyPlan),
-}
-
-// One stage per job and a job or two at a time: their sizes do not add up to anything.
-#[allow(clippy::large_enum_variant)]
-pub(super) enum Stage {
-    /// The exact plan, an algorithm at a time: those left, and each built one's schedule and bound.
-    Planning {
-        topology: Topology,
-        todo: Vec<Algorithm>,
-        built: Vec<Schedule>,
-        bounds: Vec<(Algorithm, f64)>,
-    },
-    Running {
-        topology: Topology,
-        schedule: Schedule,
-        run: engine::Run,
-        plan: Plan,
-        then: Then,
-        /// A run of fewer transfers standing for all: how to expand its trace.
-        unfold: Option<Box<Unfold>>,
-    },
-    /// Not yet planned (`Job::new`).
-    Start,
-    /// A big ring planned (the tuner's table), its search's prefix built on the next poll.
-    Search {
-        topology: Topology,
-        plan: Plan,
-        steady: SteadyPlan,
-    },
-    /// A ring whose search found no period: its shown prefix, the measuring run set up on the
-    /// next poll (each poll a bounded piece of work).
-    ToMeasure {
-        topology: Topology,
-        shown: Box<(Schedule, Trace)>,
-        fold: Option<ChannelFold>,
-        plan: Plan,
-        steady: SteadyPlan,
-    },
-    /// A ring with no proved period: its shown prefix (the search's), while a longer prefix
-    /// measures its per-step time (`fluid`).
-    Measuring {
-        topology: Topology,
-        shown: Box<(Schedule, Trace)>,
-        plan: Plan,
-        steady: SteadyPlan,
-        measure: Measure,
-    },
-    /// The result, its trace's hash worked out a slice of flows at a time (`Job::hashed`).
-    Hashing {
-        sim: Box<Simulation>,
-        hasher: crate::trace::TraceHasher,
-    },
-    Done(Option<Result<Simulation, ScenarioError>>),
-}
-
 impl std::fmt::Debug for Job {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Job({:?}, {:.0}% of the current run)", self.mode, 100.0 * self.progress())
+        let stage = match &self.stage {
+            Stage::Start => "start",
+            Stage::Weighing { .. } => "weighing",
+            Stage::Planning { .. } => "planning",
+            Stage::Search { .. } => "search",
+            Stage::Running { .. } => "running",
+            Stage::Expanding { .. } => "expanding",
+            Stage::ToMeasure { .. } => "to-measure",
+            Stage::Measuring { .. } => "measuring",
+            Stage::Hashing { .. } => "hashing",
+            Stage::Done(_) => "done",
+        };
+        write!(f, "Job({:?}, {stage}, {:.0}% of the current run)", self.mode, 100.0 * self.progress())
     }
 }
 
@@ -190,13 +109,26 @@ impl Job {
         let topology = scenario.topology();
         match steady_total.map(|total| start_steady(scenario, topology.clone(), total, tree_limit)) {
             Some(Ok(stage)) => stage,
-            // A ring the engine can simulate whole that does not settle runs whole.
-            Some(Err(_)) if matches!(mode, Mode::Auto | Mode::Fluid) && ring_transfers <= MAX_TRANSFERS => {
-                start_exact(scenario, topology, lean)
-            }
-            Some(Err(error)) => Stage::Done(Some(Err(error))),
+            Some(Err(error)) => Job::not_steady(scenario, mode, lean, error, topology),
             None => start_exact(scenario, topology, lean),
         }
+    }
+
+    /// A big plan that cannot run as a steady state: a ring the engine can simulate whole runs
+    /// whole, else the error.
+    fn not_steady(
+        scenario: &ValidScenario,
+        mode: Mode,
+        lean: bool,
+        error: ScenarioError,
+        topology: Topology,
+    ) -> Stage {
+        let s = scenario.scenario();
+        let ring = ring_transfers(s.collective, scenario.n_ranks(), s.count(), scenario.channels());
+        if matches!(mode, Mode::Auto | Mode::Fluid) && ring <= MAX_TRANSFERS {
+            return start_exact(scenario, topology, lean);
+        }
+        Stage::Done(Some(Err(error)))
     }
 
     /// Runs up to `batches` event batches; the result once the simulation is done (once: a
@@ -231,22 +163,55 @@ impl Job {
                 };
             }
             Stage::Planning { .. } => {
-                let Stage::Planning { topology, todo, built, bounds } =
+                let Stage::Planning { topology, todo, built, bounds, pending } =
                     std::mem::replace(&mut self.stage, Stage::Done(None))
                 else {
                     return None;
                 };
-                self.stage = plan_step(&self.scenario, self.mode, topology, todo, built, bounds);
+                self.stage = plan_step(&self.scenario, self.mode, topology, (todo, built, bounds), pending);
                 return None;
             }
-            Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
-            Stage::Search { .. } => {
-                let Stage::Search { topology, plan, steady } =
+            Stage::Weighing { topology, weighing } => {
+                if !weigh(&self.scenario, topology, weighing) {
+                    return None;
+                }
+                let Stage::Weighing { topology, weighing } =
                     std::mem::replace(&mut self.stage, Stage::Done(None))
                 else {
                     return None;
                 };
-                self.stage = start_search(&self.scenario, topology, plan, steady);
+                self.stage = match decide(&self.scenario, topology.clone(), *weighing) {
+                    Ok(stage) => stage,
+                    Err(error) => Job::not_steady(&self.scenario, self.mode, self.lean, error, topology),
+                };
+                return match self.stage {
+                    Stage::Done(_) => self.poll(0),
+                    _ => None,
+                };
+            }
+            Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
+            Stage::Expanding { unfolding, .. } => {
+                if !unfolding.advance() {
+                    return None;
+                }
+                let Stage::Expanding { topology, unfolding, period, plan, then, fold } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                let (schedule, trace) = unfolding.finish();
+                return self.after_run(topology, (schedule, trace, period), plan, then, fold);
+            }
+            Stage::Search { steady, built, .. } => {
+                if !build_search(&self.scenario, steady, built) {
+                    return None;
+                }
+                let Stage::Search { topology, plan, steady, built } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                self.stage = start_search(&self.scenario, topology, plan, steady, built);
                 return self.poll(0);
             }
             Stage::ToMeasure { .. } => {
@@ -280,18 +245,30 @@ impl Job {
             return None;
         };
         let (trace, period) = run.finish(&topology);
-        let (schedule, trace, fold) = match unfold {
-            Some(unfold) => {
-                let n = self.scenario.n_ranks() as usize;
-                let fold = unfold.symmetry.as_ref().map(|symmetry| {
-                    let paths = symmetry.channel_zero_paths();
-                    (symmetry.fold(&topology), paths[..n.min(paths.len())].to_vec())
-                });
-                let (whole, trace) = unfold.expand(trace);
-                (whole, trace, fold)
-            }
-            None => (schedule, trace, None),
+        let Some(unfold) = unfold else {
+            return self.after_run(topology, (schedule, trace, period), plan, then, None);
         };
+        // The trace is expanded to the whole schedule's a piece per poll from the next one.
+        let n = self.scenario.n_ranks() as usize;
+        let fold = unfold.symmetry.as_ref().map(|symmetry| {
+            let paths = symmetry.channel_zero_paths();
+            (symmetry.fold(&topology), paths[..n.min(paths.len())].to_vec())
+        });
+        let unfolding = Box::new(unfold.start(trace));
+        self.stage = Stage::Expanding { topology, unfolding, period, plan, then, fold };
+        None
+    }
+
+    /// What follows an engine run, its trace the whole schedule's: the result, the measuring
+    /// run, or another prefix.
+    fn after_run(
+        &mut self,
+        topology: Topology,
+        (schedule, trace, period): (Schedule, Trace, Option<engine::period::Period>),
+        plan: Plan,
+        then: Then,
+        fold: Option<ChannelFold>,
+    ) -> Option<Result<Simulation, ScenarioError>> {
         let scenario = &self.scenario;
         let s = scenario.scenario();
         self.stage = match then {
@@ -426,6 +403,7 @@ impl Job {
             Stage::Done(_) => 1.0,
             Stage::Start
             | Stage::Planning { .. }
+            | Stage::Weighing { .. }
             | Stage::Search { .. }
             | Stage::ToMeasure { .. }
             | Stage::Measuring { .. } => 0.0,
@@ -434,79 +412,9 @@ impl Job {
                 done as f64 / all.max(1) as f64
             }
             Stage::Hashing { sim, hasher } => hasher.done() as f64 / sim.trace.flows.len().max(1) as f64,
+            Stage::Expanding { .. } => 1.0,
         }
     }
-}
-
-/// Plans the exact run: every algorithm the tuner weighs (one schedule and its routed bound per
-/// poll, `Stage::Planning`), then its pick, set up on the engine.
-fn start_exact(scenario: &ValidScenario, topology: Topology, lean: bool) -> Stage {
-    let s = scenario.scenario();
-    if let Some(forced) = s.algorithm.filter(|_| lean) {
-        let algorithm = if forced == Algorithm::Direct { Algorithm::Ring } else { forced };
-        return Stage::Planning { topology, todo: vec![algorithm], built: Vec::new(), bounds: Vec::new() };
-    }
-    let n = scenario.n_ranks();
-    let g = scenario.preset().gpus_per_node;
-    let mut algorithms = vec![Algorithm::Ring];
-    if s.collective == Collective::AllReduce && n > 1 {
-        use Algorithm::{Hierarchical, Tree};
-        // NVLS is weighed where the NVSwitch reduces and it is enabled (NCCL's default; forcing it
-        // needs it enabled), CollNet where SHARP runs and it is enabled or forced.
-        let nvls = scenario.nvls_supported() && s.nvls;
-        let nvls_tree = scenario.nvls_tree_supported() && s.nvls;
-        let collnet = scenario.sharp_supported() && (s.collnet || s.algorithm == Some(Algorithm::CollNet));
-        let more: &[_] = match (s.nodes > 1, nvls, collnet) {
-            (true, _, true) => &[Tree, Hierarchical, Algorithm::CollNet],
-            (true, _, false) => &[Tree, Hierarchical],
-            (false, true, _) => &[Tree, Algorithm::Nvls],
-            (false, false, _) => &[Tree],
-        };
-        algorithms.extend_from_slice(more);
-        if nvls_tree {
-            algorithms.push(Algorithm::NvlsTree);
-        }
-    }
-    if matches!(s.collective, Collective::AllGather | Collective::ReduceScatter) && g == 1 && n > 1 {
-        // NCCL enables PAT with one GPU per node (NCCL_PAT_ENABLE's default).
-        algorithms.push(Algorithm::Pat);
-    }
-    // The textbook algorithms, for comparison, where they apply and stay small.
-    let textbook: &[Algorithm] = match s.collective {
-        Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter if n > 1 => {
-            &[Algorithm::HalvingDoubling, Algorithm::AllPairs]
-        }
-        Collective::AllToAll if n > 1 => &[Algorithm::Bruck],
-        _ => &[],
-    };
-    for &algorithm in textbook {
-        let applies = match algorithm {
-            Algorithm::HalvingDoubling => n.is_power_of_two(),
-            Algorithm::AllPairs => {
-                s.collective != Collective::AllReduce || n <= crate::limits::MAX_ALL_PAIRS_RANKS
-            }
-            _ => true,
-        };
-        let transfers = crate::collective::transfer_count_with(
-            s.collective,
-            Some(algorithm),
-            s.nodes,
-            g,
-            s.count(),
-            scenario.channels(),
-        );
-        if applies && transfers <= COMPARE_TRANSFERS {
-            algorithms.push(algorithm);
-        }
-    }
-    // A forced algorithm is weighed whatever its size (validation admitted it).
-    if let Some(forced) = s.algorithm.filter(|a| !matches!(a, Algorithm::Ring | Algorithm::Direct)) {
-        if !algorithms.contains(&forced) {
-            algorithms.push(forced);
-        }
-    }
-    algorithms.reverse();
-    Stage::Planning { topology, todo: algorithms, built: Vec::new(), bounds: Vec::new() }
 }
 
 /// What the scenario says about the schedule's latencies: the latency model, and whether each
@@ -515,105 +423,6 @@ fn start_exact(scenario: &ValidScenario, topology: Topology, lean: bool) -> Stag
 pub(super) fn run_settings(schedule: &mut Schedule, scenario: &ValidScenario) {
     schedule.latency = scenario.scenario().latency;
     schedule.exposed_network = scenario.preset().gpus_per_node == 1;
-}
-
-/// Most transfers a comparison algorithm's schedule may have to be weighed beside NCCL's
-/// (halving-doubling, all-pairs, Bruck): building and routing it costs the tuner's table time.
-const COMPARE_TRANSFERS: u64 = 200_000;
-
-/// One more algorithm of the exact plan: its schedule and its bound; with the last, the tuner's
-/// pick set up on the engine.
-fn plan_step(
-    scenario: &ValidScenario,
-    mode: Mode,
-    topology: Topology,
-    mut todo: Vec<Algorithm>,
-    mut built: Vec<Schedule>,
-    mut bounds: Vec<(Algorithm, f64)>,
-) -> Stage {
-    let s = scenario.scenario();
-    let count = s.count();
-    let rings = &scenario.preset().rings;
-    // The tuner's table, from each algorithm's bandwidth bound on this topology: a schedule is
-    // built in one poll and routed for its bound in the next.
-    if built.len() > bounds.len() {
-        let schedule = &built[bounds.len()];
-        let policy = Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() };
-        let mut router = Router::for_transfers(&topology, policy, &schedule.transfers);
-        bounds.push((schedule.algorithm, bandwidth_bound_ns(&topology, schedule, &mut router)));
-        return Stage::Planning { topology, todo, built, bounds };
-    }
-    if let Some(algorithm) = todo.pop() {
-        built.push(crate::collective::schedule_with(
-            s.collective,
-            algorithm,
-            s.nodes,
-            rings,
-            count,
-            scenario.channels(),
-            s.root,
-        ));
-        return Stage::Planning { topology, todo, built, bounds };
-    }
-    let intra = match scenario.preset().gpu_fabric {
-        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
-        _ => LinkKind::NvLink,
-    };
-    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
-    // NCCL_ALGO and NCCL_PROTO narrow the tuner's choice; it picks among what is left.
-    let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
-    let chosen = built.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
-    let mut schedule = built.swap_remove(chosen);
-    schedule.protocol = s.protocol.unwrap_or(pick.protocol);
-    run_settings(&mut schedule, scenario);
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None };
-    whole_stage(scenario, topology, schedule, plan, matches!(mode, Mode::Auto | Mode::Symmetric))
-}
-
-/// The whole schedule's engine run: channel 0 alone on the folded links where `fold` allows it
-/// and `engine::symmetry` proves the channels images of one another, every transfer otherwise.
-pub(super) fn whole_stage(
-    scenario: &ValidScenario,
-    topology: Topology,
-    schedule: Schedule,
-    mut plan: Plan,
-    fold: bool,
-) -> Stage {
-    let symmetry = fold.then(|| Symmetry::find(&topology, &schedule, scenario.policy())).flatten();
-    if let Some(symmetry) = symmetry {
-        plan.folded = true;
-        let zero = symmetry.channel_zero(&schedule);
-        let fold = symmetry.fold(&topology);
-        if let Some(rotated) = super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero)
-        {
-            plan.rotated = Some(rotated.rotation.nodes);
-            let run = engine::Run::new_folded(
-                &topology,
-                &rotated.schedule,
-                scenario.policy(),
-                rotated.rotation.fold.clone(),
-            );
-            let unfold = Unfold {
-                symmetry: Some(symmetry),
-                whole: schedule,
-                rotation: Some((rotated.rotation, rotated.paths)),
-            };
-            let unfold = Some(Box::new(unfold));
-            return Stage::Running {
-                topology,
-                schedule: rotated.schedule,
-                run,
-                plan,
-                then: Then::Finish,
-                unfold,
-            };
-        }
-        let run = engine::Run::new_folded(&topology, &zero, scenario.policy(), fold);
-        let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: schedule, rotation: None }));
-        return Stage::Running { topology, schedule: zero, run, plan, then: Then::Finish, unfold };
-    }
-    let run = engine::Run::new(&topology, &schedule, scenario.policy(), None);
-    Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold: None }
 }
 
 /// The error for a collective too big to simulate whole that cannot run as a steady state.

@@ -14,10 +14,12 @@
 
 mod alpha_beta;
 mod big;
+mod exact;
 mod export;
 mod fluid;
 mod job;
 mod rotate;
+mod stage;
 mod steady;
 mod steps;
 mod summary;

@@ -7,7 +7,7 @@
 use super::job::run_settings;
 use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::engine::rotation::Rotation;
-use crate::engine::symmetry::{Fold, Symmetry};
+use crate::engine::symmetry::{Expansion, Fold, Symmetry};
 use crate::plan::ValidScenario;
 use crate::routing::Router;
 use crate::scenario::Collective;
@@ -98,17 +98,65 @@ pub(super) struct Unfold {
 }
 
 impl Unfold {
-    /// The whole schedule's trace from the run's.
-    pub fn expand(self, trace: Trace) -> (Schedule, Trace) {
-        let trace = match &self.rotation {
-            Some((rotation, paths)) => rotation.expand(trace, paths, self.whole.n_steps),
-            None => trace,
+    /// The whole schedule's trace from the run's, expanded a piece at a time
+    /// (`Unfolding::advance`): the rotation's, then a channel per piece.
+    pub fn start(self, trace: Trace) -> Unfolding {
+        Unfolding { unfold: self, state: Pieces::Run(trace) }
+    }
+}
+
+/// A run's trace being expanded to the whole schedule's (`Unfold::start`).
+pub(super) struct Unfolding {
+    unfold: Unfold,
+    state: Pieces,
+}
+
+enum Pieces {
+    /// The run's trace, nothing expanded yet.
+    Run(Trace),
+    /// Channel 0's trace of every position, its channels being expanded.
+    Channels(Expansion),
+    /// Every channel's flows, the trace (links' bytes and peaks) not yet made of them.
+    Expanded(Expansion),
+    /// The whole schedule's trace.
+    Whole(Trace),
+    /// Between pieces.
+    Moving,
+}
+
+impl Unfolding {
+    /// Expands one more piece (the rotation, or a channel); true once the whole trace is done.
+    pub fn advance(&mut self) -> bool {
+        let unfold = &self.unfold;
+        self.state = match std::mem::replace(&mut self.state, Pieces::Moving) {
+            Pieces::Run(trace) => {
+                let trace = match &unfold.rotation {
+                    Some((rotation, paths)) => rotation.expand(trace, paths, unfold.whole.n_steps),
+                    None => trace,
+                };
+                match &unfold.symmetry {
+                    Some(symmetry) => Pieces::Channels(symmetry.expansion(trace, &unfold.whole)),
+                    None => Pieces::Whole(trace),
+                }
+            }
+            Pieces::Channels(mut expansion) => match &unfold.symmetry {
+                Some(symmetry) if symmetry.expand_channel(&mut expansion) => Pieces::Expanded(expansion),
+                _ => Pieces::Channels(expansion),
+            },
+            Pieces::Expanded(expansion) => match &unfold.symmetry {
+                Some(symmetry) => Pieces::Whole(symmetry.expanded(expansion)),
+                None => Pieces::Expanded(expansion),
+            },
+            done => done,
         };
-        let trace = match &self.symmetry {
-            Some(symmetry) => symmetry.expand(trace, &self.whole),
-            None => trace,
-        };
-        (self.whole, trace)
+        matches!(self.state, Pieces::Whole(_))
+    }
+
+    /// The whole schedule and its trace, once `advance` said so.
+    pub fn finish(mut self) -> (Schedule, Trace) {
+        while !self.advance() {}
+        let Pieces::Whole(trace) = self.state else { unreachable!("advance ends on the whole trace") };
+        (self.unfold.whole, trace)
     }
 }
 

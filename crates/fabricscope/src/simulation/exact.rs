@@ -1,0 +1,254 @@
+//! The exact plan (`Stage::Planning`): every algorithm the tuner weighs, its whole schedule
+//! built and routed for its bound a bounded piece per poll, then the pick run whole
+//! (`whole_stage`), folded by its channels and, for a ring, a rotation where they are proved.
+
+use super::job::run_settings;
+use super::rotate::Unfold;
+use super::stage::{Pending, Plan, Stage, Then};
+use super::Mode;
+use crate::collective::nvls_tree::NvlsTreeBuilder;
+use crate::collective::{Algorithm, Schedule};
+use crate::engine;
+use crate::engine::symmetry::Symmetry;
+use crate::plan::{pick as pick_row, tune, Bound, ValidScenario};
+use crate::routing::{Policy, Router};
+use crate::scenario::Collective;
+use crate::topology::{LinkKind, Topology};
+
+/// Transfers of a schedule routed per poll for the tuner's bound (about 10 ms in the page).
+const ROUTED_PER_POLL: usize = 32_768;
+
+/// Plans the exact run: every algorithm the tuner weighs (one schedule and its routed bound per
+/// poll, `Stage::Planning`), then its pick, set up on the engine.
+pub(super) fn start_exact(scenario: &ValidScenario, topology: Topology, lean: bool) -> Stage {
+    let s = scenario.scenario();
+    if let Some(forced) = s.algorithm.filter(|_| lean) {
+        let algorithm = if forced == Algorithm::Direct { Algorithm::Ring } else { forced };
+        return Stage::Planning {
+            topology,
+            todo: vec![algorithm],
+            built: Vec::new(),
+            bounds: Vec::new(),
+            pending: None,
+        };
+    }
+    let n = scenario.n_ranks();
+    let g = scenario.preset().gpus_per_node;
+    let mut algorithms = vec![Algorithm::Ring];
+    if s.collective == Collective::AllReduce && n > 1 {
+        use Algorithm::{Hierarchical, Tree};
+        // NVLS is weighed where the NVSwitch reduces and it is enabled (NCCL's default; forcing it
+        // needs it enabled), CollNet where SHARP runs and it is enabled or forced.
+        let nvls = scenario.nvls_supported() && s.nvls;
+        let nvls_tree = scenario.nvls_tree_supported() && s.nvls;
+        let collnet = scenario.sharp_supported() && (s.collnet || s.algorithm == Some(Algorithm::CollNet));
+        let more: &[_] = match (s.nodes > 1, nvls, collnet) {
+            (true, _, true) => &[Tree, Hierarchical, Algorithm::CollNet],
+            (true, _, false) => &[Tree, Hierarchical],
+            (false, true, _) => &[Tree, Algorithm::Nvls],
+            (false, false, _) => &[Tree],
+        };
+        algorithms.extend_from_slice(more);
+        if nvls_tree {
+            algorithms.push(Algorithm::NvlsTree);
+        }
+    }
+    if matches!(s.collective, Collective::AllGather | Collective::ReduceScatter) && g == 1 && n > 1 {
+        // NCCL enables PAT with one GPU per node (NCCL_PAT_ENABLE's default).
+        algorithms.push(Algorithm::Pat);
+    }
+    // The textbook algorithms, for comparison, where they apply and stay small.
+    let textbook: &[Algorithm] = match s.collective {
+        Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter if n > 1 => {
+            &[Algorithm::HalvingDoubling, Algorithm::AllPairs]
+        }
+        Collective::AllToAll if n > 1 => &[Algorithm::Bruck],
+        _ => &[],
+    };
+    for &algorithm in textbook {
+        let applies = match algorithm {
+            Algorithm::HalvingDoubling => n.is_power_of_two(),
+            Algorithm::AllPairs => {
+                s.collective != Collective::AllReduce || n <= crate::limits::MAX_ALL_PAIRS_RANKS
+            }
+            _ => true,
+        };
+        let transfers = crate::collective::transfer_count_with(
+            s.collective,
+            Some(algorithm),
+            s.nodes,
+            g,
+            s.count(),
+            scenario.channels(),
+        );
+        if applies && transfers <= COMPARE_TRANSFERS {
+            algorithms.push(algorithm);
+        }
+    }
+    // A forced algorithm is weighed whatever its size (validation admitted it).
+    if let Some(forced) = s.algorithm.filter(|a| !matches!(a, Algorithm::Ring | Algorithm::Direct)) {
+        if !algorithms.contains(&forced) {
+            algorithms.push(forced);
+        }
+    }
+    algorithms.reverse();
+    Stage::Planning { topology, todo: algorithms, built: Vec::new(), bounds: Vec::new(), pending: None }
+}
+
+/// Most transfers a comparison algorithm's schedule may have to be weighed beside NCCL's
+/// (halving-doubling, all-pairs, Bruck): building and routing it costs the tuner's table time.
+const COMPARE_TRANSFERS: u64 = 200_000;
+
+/// One more algorithm of the exact plan: its schedule and its bound; with the last, the tuner's
+/// pick set up on the engine.
+pub(super) fn plan_step(
+    scenario: &ValidScenario,
+    mode: Mode,
+    topology: Topology,
+    (mut todo, mut built, mut bounds): (Vec<Algorithm>, Vec<Schedule>, Vec<(Algorithm, f64)>),
+    pending: Option<Box<Pending>>,
+) -> Stage {
+    let s = scenario.scenario();
+    let count = s.count();
+    let rings = &scenario.preset().rings;
+    let policy = Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() };
+    // The tuner's table, from each algorithm's bandwidth bound on this topology: a schedule is
+    // built in one poll (NVLSTree's a channel per poll) and routed for its bound in the next
+    // ones, a slice of transfers per poll.
+    let pending = match pending.map(|pending| *pending) {
+        Some(Pending::Building(mut builder)) => match builder.channel() {
+            true => {
+                built.push(builder.finish());
+                None
+            }
+            false => Some(Pending::Building(builder)),
+        },
+        Some(Pending::Routing(mut bound, state)) => {
+            let schedule = &built[bounds.len()];
+            let mut router = Router::resume(&topology, state);
+            if bound.route(&topology, schedule, &mut router, ROUTED_PER_POLL) {
+                bounds.push((schedule.algorithm, bound.ns(&topology)));
+                None
+            } else {
+                Some(Pending::Routing(bound, router.into_state()))
+            }
+        }
+        None if built.len() > bounds.len() => {
+            let schedule = &built[bounds.len()];
+            let router = Router::for_transfers(&topology, policy, &schedule.transfers).into_state();
+            Some(Pending::Routing(Bound::new(&topology, schedule), router))
+        }
+        None => match todo.pop() {
+            Some(Algorithm::NvlsTree) if s.collective == Collective::AllReduce => {
+                let g = rings[0].len() as u32;
+                let channels = scenario.channels();
+                Some(Pending::Building(NvlsTreeBuilder::new(s.nodes, g, count, channels)))
+            }
+            Some(algorithm) => {
+                let channels = scenario.channels();
+                built.push(crate::collective::schedule_with(
+                    s.collective,
+                    algorithm,
+                    s.nodes,
+                    rings,
+                    count,
+                    channels,
+                    s.root,
+                ));
+                return Stage::Planning { topology, todo, built, bounds, pending: None };
+            }
+            None => None,
+        },
+    };
+    if pending.is_some() || built.len() > bounds.len() || !todo.is_empty() {
+        let pending = pending.map(Box::new);
+        return Stage::Planning { topology, todo, built, bounds, pending };
+    }
+    let intra = match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
+        _ => LinkKind::NvLink,
+    };
+    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
+    // NCCL_ALGO and NCCL_PROTO narrow the tuner's choice; it picks among what is left.
+    let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let chosen = built.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
+    let mut schedule = built.swap_remove(chosen);
+    schedule.protocol = s.protocol.unwrap_or(pick.protocol);
+    run_settings(&mut schedule, scenario);
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None };
+    whole_stage(scenario, topology, schedule, plan, matches!(mode, Mode::Auto | Mode::Symmetric))
+}
+
+/// The whole schedule's engine run: channel 0 alone on the folded links where `fold` allows it
+/// and `engine::symmetry` proves the channels images of one another, every transfer otherwise.
+pub(super) fn whole_stage(
+    scenario: &ValidScenario,
+    topology: Topology,
+    schedule: Schedule,
+    mut plan: Plan,
+    fold: bool,
+) -> Stage {
+    let symmetry = match fold {
+        true => whole_ring_symmetry(scenario, &topology, &schedule)
+            .or_else(|| Symmetry::find(&topology, &schedule, scenario.policy())),
+        false => None,
+    };
+    if let Some(symmetry) = symmetry {
+        plan.folded = true;
+        let zero = symmetry.channel_zero(&schedule);
+        let fold = symmetry.fold(&topology);
+        if let Some(rotated) = super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero)
+        {
+            plan.rotated = Some(rotated.rotation.nodes);
+            let run = engine::Run::new_folded(
+                &topology,
+                &rotated.schedule,
+                scenario.policy(),
+                rotated.rotation.fold.clone(),
+            );
+            let unfold = Unfold {
+                symmetry: Some(symmetry),
+                whole: schedule,
+                rotation: Some((rotated.rotation, rotated.paths)),
+            };
+            let unfold = Some(Box::new(unfold));
+            return Stage::Running {
+                topology,
+                schedule: rotated.schedule,
+                run,
+                plan,
+                then: Then::Finish,
+                unfold,
+            };
+        }
+        let run = engine::Run::new_folded(&topology, &zero, scenario.policy(), fold);
+        let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: schedule, rotation: None }));
+        return Stage::Running { topology, schedule: zero, run, plan, then: Then::Finish, unfold };
+    }
+    let run = engine::Run::new(&topology, &schedule, scenario.policy(), None);
+    Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold: None }
+}
+
+/// A ring run whole whose steps all look alike: its channel symmetry proved on its first step
+/// and repeated over its steps, as a ring prefix's is (`big::ring_symmetry`; `Symmetry::find` on
+/// the whole routes every transfer).
+fn whole_ring_symmetry(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    schedule: &Schedule,
+) -> Option<Symmetry> {
+    let s = scenario.scenario();
+    let n = scenario.n_ranks();
+    let channels = scenario.channels();
+    let alike =
+        crate::collective::ring_steady_steps(s.collective, n, s.count(), channels) == Some(schedule.n_steps);
+    let whole = schedule.transfers.len() as u64 == schedule.n_steps as u64 * n as u64 * channels as u64;
+    if schedule.algorithm != Algorithm::Ring || schedule.n_channels != channels || !alike || !whole {
+        return None;
+    }
+    let rings = &scenario.preset().rings;
+    let mut one = crate::collective::ring_first_step(s.collective, s.nodes, rings, s.count(), channels)?;
+    one.protocol = schedule.protocol;
+    run_settings(&mut one, scenario);
+    Some(Symmetry::find(topology, &one, scenario.policy())?.repeated(schedule.n_steps))
+}

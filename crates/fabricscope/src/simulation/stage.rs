@@ -1,0 +1,129 @@
+//! The stages of a simulation `Job` and what they carry: the planning a result is finished
+//! with (`Plan`), a steady state's figures (`SteadyPlan`), what an engine run is for (`Then`).
+
+use super::big::Weighing;
+use super::fluid::{ChannelFold, Measure};
+use super::rotate::{Unfold, Unfolding};
+use super::Simulation;
+use crate::collective::{Algorithm, Schedule};
+use crate::engine;
+use crate::plan::Tuning;
+use crate::scenario::ScenarioError;
+use crate::topology::{LinkKind, Topology};
+use crate::trace::Trace;
+
+/// The planning a run's result is finished with.
+pub(super) struct Plan {
+    pub tuning: Tuning,
+    pub bounds: Vec<(Algorithm, f64)>,
+    pub intra: LinkKind,
+    /// Channel 0 ran for all (`engine::symmetry`).
+    pub folded: bool,
+    /// The prefix was extended by a measured per-step time (`fluid`).
+    pub extrapolated: bool,
+    /// Of channel 0, this many nodes' positions ran for all (`engine::rotation`).
+    pub rotated: Option<u32>,
+}
+
+/// A steady-state attempt's figures (`Steady`).
+#[derive(Clone, Copy)]
+pub(super) struct SteadyPlan {
+    pub total_steps: u32,
+    pub total_transfers: u64,
+    pub unit: u64,
+    pub protocol: crate::collective::Protocol,
+}
+
+/// What a finished engine run is for.
+#[derive(Clone, Copy)]
+pub(super) enum Then {
+    /// The whole collective: finish it.
+    Finish,
+    /// The steady-state search (a prefix of `STEADY_SEARCH_STEPS` steps).
+    Search(SteadyPlan),
+    /// The prefix fitted to the period the search found.
+    Fitted(SteadyPlan),
+    /// A short prefix of a ring too big for the search's, to show; its per-step time is
+    /// measured next (`fluid`).
+    Shown(SteadyPlan),
+}
+
+// One stage per job and a job or two at a time: their sizes do not add up to anything.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Stage {
+    /// The exact plan, an algorithm at a time: those left, and each built one's schedule and
+    /// bound; the piece in hand (`Pending`).
+    Planning {
+        topology: Topology,
+        todo: Vec<Algorithm>,
+        built: Vec<Schedule>,
+        bounds: Vec<(Algorithm, f64)>,
+        pending: Option<Box<Pending>>,
+    },
+    Running {
+        topology: Topology,
+        schedule: Schedule,
+        run: engine::Run,
+        plan: Plan,
+        then: Then,
+        /// A run of fewer transfers standing for all: how to expand its trace.
+        unfold: Option<Box<Unfold>>,
+    },
+    /// A run of fewer transfers done, its trace being expanded to the whole schedule's a piece
+    /// per poll (`rotate::Unfolding`); then what `then` says.
+    Expanding {
+        topology: Topology,
+        unfolding: Box<Unfolding>,
+        period: Option<engine::period::Period>,
+        plan: Plan,
+        then: Then,
+        /// The channels' fold and channel 0's paths of one step, for a measuring run.
+        fold: Option<ChannelFold>,
+    },
+    /// Not yet planned (`Job::new`).
+    Start,
+    /// A big plan being weighed, a piece per poll (`big::weigh`).
+    Weighing {
+        topology: Topology,
+        weighing: Box<Weighing>,
+    },
+    /// A big ring planned (the tuner's table), its search's prefix built on the next poll.
+    Search {
+        topology: Topology,
+        plan: Plan,
+        steady: SteadyPlan,
+        /// The search prefix's transfers built so far, a few steps per poll (`big::build_search`).
+        built: Vec<crate::collective::Transfer>,
+    },
+    /// A ring whose search found no period: its shown prefix, the measuring run set up on the
+    /// next poll (each poll a bounded piece of work).
+    ToMeasure {
+        topology: Topology,
+        shown: Box<(Schedule, Trace)>,
+        fold: Option<ChannelFold>,
+        plan: Plan,
+        steady: SteadyPlan,
+    },
+    /// A ring with no proved period: its shown prefix (the search's), while a longer prefix
+    /// measures its per-step time (`fluid`).
+    Measuring {
+        topology: Topology,
+        shown: Box<(Schedule, Trace)>,
+        plan: Plan,
+        steady: SteadyPlan,
+        measure: Measure,
+    },
+    /// The result, its trace's hash worked out a slice of flows at a time (`Job::hashed`).
+    Hashing {
+        sim: Box<Simulation>,
+        hasher: crate::trace::TraceHasher,
+    },
+    Done(Option<Result<Simulation, ScenarioError>>),
+}
+
+/// The exact plan's piece in hand: NVLSTree's schedule being built a channel per poll, or the
+/// next built schedule being routed for its bound a slice of transfers per poll.
+pub(super) enum Pending {
+    Building(crate::collective::nvls_tree::NvlsTreeBuilder),
+    Routing(crate::plan::Bound, crate::routing::RouterState),
+}
