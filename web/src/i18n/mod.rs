@@ -184,6 +184,30 @@ pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
     }
 }
 
+/// "node 0" or "the first m of N nodes" (a rotation's class, `Simulation::rotated`).
+pub fn first_nodes_en(m: u32, nodes: u32) -> String {
+    match m {
+        1 => "node 0".into(),
+        m => format!("the first {m} of {nodes} nodes"),
+    }
+}
+
+/// "one node" or "m nodes".
+pub fn nodes_en(m: u32) -> String {
+    match m {
+        1 => "one node".into(),
+        m => format!("{m} nodes"),
+    }
+}
+
+/// `first_nodes_en` in Chinese (a figure is set off by spaces, so "节点 0 " ends with one).
+pub fn first_nodes_zh(m: u32, nodes: u32) -> String {
+    match m {
+        1 => "节点 0 ".into(),
+        m => format!("前 {m} 个节点（共 {nodes} 个）"),
+    }
+}
+
 fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
     if sim.summary.method == fabricscope::Method::Symmetric {
         let channels = sim.schedule.n_channels;
@@ -193,12 +217,15 @@ fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
             let few = one * m as u64 / nodes.max(1) as u64;
             return match lang {
                 Lang::En => format!(
-                    "Obtained by exact simulation with the cluster's symmetry: of channel 0, the first {m} of {nodes} nodes' {few} transfers through the engine; turning the ring by {m} nodes maps the routes onto themselves, and the other {} channels are channel 0's images on their own NICs and links, so every other transfer is a proved image (all {} transfers: every time the same, to the nanosecond, as simulating each).",
+                    "Obtained by exact simulation with the cluster's symmetry: of channel 0, {}'s {few} transfers through the engine; turning the ring by {} maps the routes onto themselves, and the other {} channels are channel 0's images on their own NICs and links, so every other transfer is a proved image (all {} transfers: every time the same, to the nanosecond, as simulating each).",
+                    first_nodes_en(m, nodes),
+                    nodes_en(m),
                     channels - 1,
                     sim.n_transfers()
                 ),
                 Lang::Zh => format!(
-                    "获得方式：利用集群对称性的精确模拟——引擎只模拟通道 0 中前 {m} 个节点（共 {nodes} 个）的 {few} 个传输；把环转过 {m} 个节点，路由映射到自身，其余 {} 个通道又是通道 0 在各自网卡和链路上的映像，因此其余每个传输都是经证明的映像（共 {} 个传输：每个时间都与逐个模拟相同，精确到纳秒）。",
+                    "获得方式：利用集群对称性的精确模拟——引擎只模拟通道 0 中{}的 {few} 个传输；把环转过 {m} 个节点，路由映射到自身，其余 {} 个通道又是通道 0 在各自网卡和链路上的映像，因此其余每个传输都是经证明的映像（共 {} 个传输：每个时间都与逐个模拟相同，精确到纳秒）。",
+                    first_nodes_zh(m, nodes),
                     channels - 1,
                     sim.n_transfers()
                 ),

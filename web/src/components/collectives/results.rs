@@ -91,7 +91,7 @@ pub fn results(props: &Props) -> Html {
             <p id="method" class="hint">{ i18n::method_line(lang, sim) }</p>
             <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
             if let Some(steady) = sim.steady {
-                <p id="steady" class="formula">{ steady_text(lang, &steady, summary.method, sim.rotated.or(steady.measured_nodes)) }</p>
+                <p id="steady" class="formula">{ steady_text(lang, &steady, summary.method, sim.rotated.or(steady.measured_nodes).map(|m| (m, sim.scenario.scenario().nodes))) }</p>
             }
             <TunerTable state={state.clone()} />
             <HeatMap state={state.clone()} />
@@ -109,16 +109,19 @@ fn steady_text(
     lang: Lang,
     s: &fabricscope::Steady,
     method: fabricscope::Method,
-    rotated: Option<u32>,
+    rotated: Option<(u32, u32)>,
 ) -> String {
     let text = steady_words(lang, s, method);
-    let Some(m) = rotated else { return text };
+    let Some((m, nodes)) = rotated else { return text };
     match lang {
         Lang::En => format!(
-            "{text} Of those steps the engine ran only the first {m} nodes' GPUs: turning the ring by {m} nodes maps the cluster's routes onto themselves, so every other node moves exactly as its image does."
+            "{text} Of those steps the engine ran only {}'s GPUs: turning the ring by {} maps the cluster's routes onto themselves, so every other node moves exactly as its image does.",
+            i18n::first_nodes_en(m, nodes),
+            i18n::nodes_en(m)
         ),
         Lang::Zh => format!(
-            "{text}这些步中引擎只运行了前 {m} 个节点的 GPU：把环整体转过 {m} 个节点，集群的路由映射到自身，因此其余每个节点的运行与其对应节点完全相同。"
+            "{text}这些步中引擎只运行了{}的 GPU：把环整体转过 {m} 个节点，集群的路由映射到自身，因此其余每个节点的运行与其对应节点完全相同。",
+            i18n::first_nodes_zh(m, nodes)
         ),
     }
 }
