@@ -231,6 +231,22 @@ fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
                 ),
             };
         }
+        if sim.stride == 2 {
+            return match lang {
+                Lang::En => format!(
+                    "Obtained by exact simulation with the channels' symmetry: NCCL's channels alternate two trees, so channels 0 and 1's {} transfers went through the engine and each of the other {} channels is a proved image of the one two before it, on its own NICs and links (all {} transfers: every time the same, to the nanosecond, as simulating each).",
+                    2 * one,
+                    channels - 2,
+                    sim.n_transfers()
+                ),
+                Lang::Zh => format!(
+                    "获得方式：利用通道对称的精确模拟——NCCL 的通道轮流使用两棵树，因此引擎模拟通道 0 和 1 的 {} 个传输，其余 {} 个通道各是其前两个通道在自身网卡和链路上经证明的映像（共 {} 个传输：每个时间都与逐个模拟相同，精确到纳秒）。",
+                    2 * one,
+                    channels - 2,
+                    sim.n_transfers()
+                ),
+            };
+        }
         return match lang {
             Lang::En => format!(
                 "Obtained by exact simulation with the channels' symmetry: channel 0's {one} transfers through the engine, the other {} channels its proved images on their own NICs and links (all {} transfers: every time the same, to the nanosecond, as simulating each).",

@@ -12,6 +12,10 @@
 //! sharing has one solution, which σ therefore keeps: every image of a flow moves exactly as
 //! the flow does.
 //!
+//! Where the channels alternate two shapes (NCCL's two trees), `find_strided` proves the same of
+//! channel k and channel k + 2 instead, and channels 0 and 1 run for all, σ's order C/2 where
+//! C stands below.
+//!
 //! So the engine runs channel 0 alone on the links folded into their orbits under σ (`Fold`):
 //! an orbit `O` becomes one link of capacity `c × |O| / C` that a flow crosses as often as its
 //! path meets `O` (a link of the cluster carries `C / |O|` images of each such crossing, so
@@ -47,11 +51,19 @@ pub(super) fn alike_kind(x: &crate::topology::Link, y: &crate::topology::Link) -
 #[derive(Clone, Debug)]
 pub struct Symmetry {
     channels: u32,
+    /// σ carries channel k onto channel k + `stride` (1, or 2 where the channels alternate two
+    /// shapes, as NCCL's two trees do); channels below it run for all.
+    stride: u32,
     /// `members[k][i]`: the schedule index of channel k's i-th transfer.
     members: Vec<Vec<u32>>,
+    /// The transfers that run (channels below `stride`), in schedule order, and where channel
+    /// k's i-th is among them (`zero_pos[k][i]`, k below `stride`).
+    zero: Vec<u32>,
+    zero_pos: Vec<Vec<u32>>,
     /// σ on links (a link no flow uses maps to itself).
     sigma: Vec<LinkId>,
-    /// Channel 0's routed paths, position for position.
+    /// The routed paths of the transfers that run, in `zero`'s order (channel 0's, position
+    /// for position, where the stride is 1).
     paths: Vec<Vec<LinkId>>,
     /// Each link's orbit: its representative (the lowest id) and its size.
     rep: Vec<LinkId>,
@@ -63,7 +75,7 @@ pub struct Symmetry {
 pub struct Fold {
     /// Each link's orbit representative.
     pub rep: Vec<LinkId>,
-    /// Each representative's capacity: its links' capacity × orbit size / channels [B/ns].
+    /// Each representative's capacity: its links' capacity × orbit size / σ's order [B/ns].
     pub capacity: Vec<f64>,
 }
 
@@ -71,8 +83,31 @@ impl Symmetry {
     /// The proof for `schedule` on `topology` under `policy`, if its channels are images of one
     /// another (see the module's documentation); `None` otherwise.
     pub fn find(topology: &Topology, schedule: &Schedule, policy: Policy) -> Option<Symmetry> {
+        Symmetry::find_with(topology, schedule, policy, 1)
+    }
+
+    /// `find`, or else the proof that every other channel is an image of the one two before
+    /// (NCCL's trees alternate two shapes between channels: channels 0 and 1 then run for all).
+    pub fn find_strided(topology: &Topology, schedule: &Schedule, policy: Policy) -> Option<Symmetry> {
+        let c = schedule.n_channels;
+        Symmetry::find(topology, schedule, policy).or_else(|| {
+            (c >= 4 && c % 2 == 0).then(|| Symmetry::find_with(topology, schedule, policy, 2)).flatten()
+        })
+    }
+
+    fn find_with(
+        topology: &Topology,
+        schedule: &Schedule,
+        policy: Policy,
+        stride: usize,
+    ) -> Option<Symmetry> {
         let c = schedule.n_channels as usize;
         if c < 2 || policy.routing != Routing::Static || topology.congested_efficiency != 1.0 {
+            return None;
+        }
+        // σ's order: the images of a transfer that runs.
+        let order = c / stride;
+        if stride == 0 || c % stride != 0 || order < 2 {
             return None;
         }
         let transfers = &schedule.transfers;
@@ -91,7 +126,7 @@ impl Symmetry {
         // The schedule first (cheap): position for position, the same step, bytes, operation,
         // hop and dependencies.
         for k in 0..c {
-            let next = (k + 1) % c;
+            let next = (k + stride) % c;
             for (&a, &b) in members[k].iter().zip(&members[next]) {
                 let (t, u) = (&transfers[a as usize], &transfers[b as usize]);
                 let twin = |d: u32, e: u32| {
@@ -123,7 +158,7 @@ impl Symmetry {
         let n_links = topology.n_links();
         let mut sigma: Vec<Option<LinkId>> = vec![None; n_links];
         for k in 0..c {
-            let next = (k + 1) % c;
+            let next = (k + stride) % c;
             for (&a, &b) in members[k].iter().zip(&members[next]) {
                 let (a, b) = (a as usize, b as usize);
                 for i in [a, b] {
@@ -167,13 +202,13 @@ impl Symmetry {
             let mut members_of = vec![l];
             let mut at = sigma[l].index();
             while at != l {
-                if members_of.len() > c {
+                if members_of.len() > order {
                     return None;
                 }
                 members_of.push(at);
                 at = sigma[at].index();
             }
-            if c % members_of.len() != 0 {
+            if order % members_of.len() != 0 {
                 return None;
             }
             let lowest = *members_of.iter().min().unwrap();
@@ -182,9 +217,38 @@ impl Symmetry {
                 orbit[m] = members_of.len() as u32;
             }
         }
-        let channel0: Vec<Vec<LinkId>> =
-            members[0].iter().map(|&i| paths[i as usize].take().unwrap_or_default()).collect();
-        Some(Symmetry { channels: c as u32, members, sigma, paths: channel0, rep, orbit })
+        // The transfers that run: the channels below the stride, in schedule order.
+        let zero: Vec<u32> = (0..transfers.len() as u32)
+            .filter(|&i| (transfers[i as usize].channel as usize) < stride)
+            .collect();
+        let mut zero_pos: Vec<Vec<u32>> = vec![Vec::new(); stride];
+        for (z, &index) in zero.iter().enumerate() {
+            zero_pos[transfers[index as usize].channel as usize].push(z as u32);
+        }
+        let paths: Vec<Vec<LinkId>> =
+            zero.iter().map(|&i| paths[i as usize].take().unwrap_or_default()).collect();
+        Some(Symmetry {
+            channels: c as u32,
+            stride: stride as u32,
+            members,
+            zero,
+            zero_pos,
+            sigma,
+            paths,
+            rep,
+            orbit,
+        })
+    }
+
+    /// Channels the engine runs for all: 1 (channel 0), or 2 (channels 0 and 1) for a schedule
+    /// whose channels alternate two shapes (`find_strided`).
+    pub fn stride(&self) -> u32 {
+        self.stride
+    }
+
+    /// σ's order: how many channels each channel that runs stands for.
+    fn order(&self) -> f64 {
+        (self.channels / self.stride) as f64
     }
 
     /// The proof for a schedule made of `steps` copies of the proved one, each numbered after
@@ -192,16 +256,19 @@ impl Symmetry {
     /// copies (a ring's prefix of its identical first step, `collective::ring_prefix`): every
     /// transfer of copy s is channel k's image of channel 0's, as in copy 0. The caller vouches
     /// for the shape; `simulation` uses it for ring prefixes, whose golden traces hold it to
-    /// `find` on the whole prefix.
+    /// `find` on the whole prefix. A proof of stride 1 (`find`'s).
     pub fn repeated(&self, steps: u32) -> Symmetry {
+        debug_assert_eq!(self.stride, 1, "a ring's channels are all alike");
         let unit = self.members.iter().map(Vec::len).sum::<usize>() as u32;
-        let members = self
+        let members: Vec<Vec<u32>> = self
             .members
             .iter()
             .map(|m| (0..steps).flat_map(|copy| m.iter().map(move |&i| copy * unit + i)).collect())
             .collect();
         let paths = (0..steps).flat_map(|_| self.paths.iter().cloned()).collect();
-        Symmetry { members, paths, ..self.clone() }
+        let zero = members[0].clone();
+        let zero_pos = vec![(0..zero.len() as u32).collect()];
+        Symmetry { members, zero, zero_pos, paths, ..self.clone() }
     }
 
     /// Channel 0's routed paths, position for position (`channel_zero`'s numbering): for a ring
@@ -210,13 +277,15 @@ impl Symmetry {
         &self.paths
     }
 
-    /// Channel 0's transfers alone, their dependencies renumbered: what the engine runs.
+    /// The transfers that run alone (channel 0's, or channels 0 and 1's), their dependencies
+    /// renumbered: what the engine runs.
     pub fn channel_zero(&self, schedule: &Schedule) -> Schedule {
         let mut position = vec![u32::MAX; schedule.transfers.len()];
-        for (i, &index) in self.members[0].iter().enumerate() {
+        for (i, &index) in self.zero.iter().enumerate() {
             position[index as usize] = i as u32;
         }
-        let transfers = self.members[0]
+        let transfers = self
+            .zero
             .iter()
             .map(|&index| {
                 let mut t = schedule.transfers[index as usize].clone();
@@ -230,14 +299,15 @@ impl Symmetry {
         Schedule { transfers, ..schedule.clone() }
     }
 
-    /// Each transfer of the whole schedule given its channel-0 counterpart's `value` (indexed
-    /// as `channel_zero`'s transfers).
+    /// Each transfer of the whole schedule given its counterpart's `value` among those that run
+    /// (indexed as `channel_zero`'s transfers).
     pub fn spread<T: Copy>(&self, zero: &[T]) -> Vec<T> {
         let n = self.members.iter().map(Vec::len).sum();
         let mut all = vec![zero[0]; n];
-        for members in &self.members {
+        for (k, members) in self.members.iter().enumerate() {
+            let runs = &self.zero_pos[k % self.stride as usize];
             for (i, &index) in members.iter().enumerate() {
-                all[index as usize] = zero[i];
+                all[index as usize] = zero[runs[i] as usize];
             }
         }
         all
@@ -248,7 +318,7 @@ impl Symmetry {
         let capacity = (0..self.rep.len())
             .map(|l| {
                 let link = topology.link(LinkId(l as u32));
-                link.capacity().bytes_per_ns() * self.orbit[l] as f64 / self.channels as f64
+                link.capacity().bytes_per_ns() * self.orbit[l] as f64 / self.order()
             })
             .collect();
         Fold { rep: self.rep.clone(), capacity }
@@ -272,17 +342,18 @@ impl Symmetry {
         let Some(members) = self.members.get(expansion.next) else { return true };
         let k = expansion.next;
         let flows = &mut expansion.flows;
+        let runs = &self.zero_pos[k % self.stride as usize];
         for (i, &index) in members.iter().enumerate() {
-            // Channel k's path is σ of channel k−1's.
-            let path = match k.checked_sub(1) {
-                None => self.paths[i].clone(),
+            // Channel k's path is σ of channel k − stride's.
+            let path = match k.checked_sub(self.stride as usize) {
+                None => self.paths[runs[i] as usize].clone(),
                 Some(before) => {
                     let previous = flows[self.members[before][i] as usize].as_ref();
-                    let previous = previous.expect("channel k - 1 is expanded before channel k");
+                    let previous = previous.expect("channel k - stride is expanded before channel k");
                     previous.path.iter().map(|l| self.sigma[l.index()]).collect()
                 }
             };
-            let source = &expansion.folded.flows[i];
+            let source = &expansion.folded.flows[runs[i] as usize];
             flows[index as usize] = Some(FlowRecord {
                 transfer: index,
                 path,
@@ -305,7 +376,7 @@ impl Symmetry {
         // A link carries its orbit's folded load times channels / orbit size (a link no flow
         // uses is its own orbit, with no load).
         let link_peak = (0..self.rep.len())
-            .map(|l| folded.link_peak[self.rep[l].index()] * self.channels as f64 / self.orbit[l] as f64)
+            .map(|l| folded.link_peak[self.rep[l].index()] * self.order() / self.orbit[l] as f64)
             .collect();
         Trace::of_flows(flows, self.rep.len(), link_peak, folded.batches)
     }

@@ -192,7 +192,7 @@ pub(super) fn decide(
         pick = pick_row(&tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
     }
     let protocol = s.protocol.unwrap_or(pick.protocol);
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None };
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
     if trees.contains(&pick.algorithm) {
         let mut tree = crate::collective::schedule_with(
             s.collective,

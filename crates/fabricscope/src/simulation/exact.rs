@@ -175,7 +175,7 @@ pub(super) fn plan_step(
     let mut schedule = built.swap_remove(chosen);
     schedule.protocol = s.protocol.unwrap_or(pick.protocol);
     run_settings(&mut schedule, scenario);
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None };
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
     whole_stage(scenario, topology, schedule, plan, matches!(mode, Mode::Auto | Mode::Symmetric))
 }
 
@@ -190,11 +190,12 @@ pub(super) fn whole_stage(
 ) -> Stage {
     let symmetry = match fold {
         true => whole_ring_symmetry(scenario, &topology, &schedule)
-            .or_else(|| Symmetry::find(&topology, &schedule, scenario.policy())),
+            .or_else(|| Symmetry::find_strided(&topology, &schedule, scenario.policy())),
         false => None,
     };
     if let Some(symmetry) = symmetry {
         plan.folded = true;
+        plan.stride = symmetry.stride();
         let zero = symmetry.channel_zero(&schedule);
         let fold = symmetry.fold(&topology);
         if let Some(rotated) = super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero)

@@ -71,6 +71,9 @@ pub struct Simulation {
     /// Of channel 0, this many nodes' positions ran through the engine for every node's, where
     /// turning the ring by them keeps its routes (`engine::rotation`; exact, the trace expanded).
     pub rotated: Option<u32>,
+    /// Where the channels fold (`Method::Symmetric`): how many channels ran for all, 1 (channel
+    /// 0) or 2 (channels 0 and 1, where they alternate two shapes as NCCL's trees do).
+    pub stride: u32,
     /// Bytes each link carried over the whole collective.
     pub link_bytes: Vec<f64>,
     /// The trace's hash, once worked out (`hash_hex`; a hashed `Job` works it out in slices).

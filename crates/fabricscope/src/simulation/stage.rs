@@ -23,6 +23,8 @@ pub(super) struct Plan {
     pub extrapolated: bool,
     /// Of channel 0, this many nodes' positions ran for all (`engine::rotation`).
     pub rotated: Option<u32>,
+    /// Where the channels fold: how many ran for all (`Symmetry::stride`).
+    pub stride: u32,
 }
 
 /// A steady-state attempt's figures (`Steady`).

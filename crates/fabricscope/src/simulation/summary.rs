@@ -73,7 +73,7 @@ pub(super) fn finish(
     steady: Option<(Steady, Vec<f64>)>,
     plan: Plan,
 ) -> Simulation {
-    let Plan { tuning, bounds, intra, folded, extrapolated, rotated } = plan;
+    let Plan { tuning, bounds, intra, folded, extrapolated, rotated, stride } = plan;
     let (steady, link_bytes) = match steady {
         Some((steady, bytes)) => (Some(steady), bytes),
         None => (None, trace.link_bytes.clone()),
@@ -119,6 +119,7 @@ pub(super) fn finish(
     Simulation {
         steady,
         rotated,
+        stride,
         link_bytes,
         step_index,
         trace_hash: std::sync::OnceLock::new(),
