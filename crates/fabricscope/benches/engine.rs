@@ -73,7 +73,7 @@ fn main() {
     // The 1,024-GPU row first, so that the peak memory so far is its own; the others smallest
     // first, so that it bounds each row's.
     for (name, nodes, channels, runs) in [
-        ("ring-1GiB-1024-gpus", 128, None, 1),
+        ("ring-1GiB-1024-gpus", 128, None, 3),
         ("ring-1GiB-8-gpus", 1, None, 5),
         ("ring-1GiB-64-gpus", 8, None, 3),
         ("ring-1GiB-128-gpus", 16, None, 1),
