@@ -52,6 +52,18 @@ fn a_lean_point_is_the_full_jobs_point() {
         assert_eq!(point(&s, true), point(&s, false), "AllGather {algorithm:?}");
         checked += 1;
     }
+    // The big plan (a ring beyond the engine's transfers, extrapolated; a Tree the tuner weighs
+    // from one chunk): a lean point weighs no tree it does not run.
+    for algorithm in [Algorithm::Ring, Algorithm::Tree] {
+        let s = Scenario {
+            nodes: 64,
+            size_bytes: 16 << 20,
+            algorithm: Some(algorithm),
+            ..Scenario::default_demo()
+        };
+        assert_eq!(point(&s, true), point(&s, false), "64 nodes, {algorithm:?}");
+        checked += 1;
+    }
     assert!(checked >= 30, "only {checked} points");
 }
 

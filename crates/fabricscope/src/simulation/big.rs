@@ -28,7 +28,7 @@ pub(super) fn start_steady(
     scenario: &ValidScenario,
     topology: Topology,
     total_transfers: u64,
-    tree_limit: u64,
+    (tree_limit, lean): (u64, bool),
 ) -> Result<Stage, ScenarioError> {
     let s = scenario.scenario();
     let count = s.count();
@@ -51,6 +51,10 @@ pub(super) fn start_steady(
         if scenario.nvls_tree_supported() && s.nvls {
             trees.push(Algorithm::NvlsTree);
         }
+    }
+    // A lean job with a forced algorithm weighs no tree it does not run (`Job::lean`).
+    if let Some(forced) = s.algorithm.filter(|_| lean) {
+        trees.retain(|&tree| tree == forced);
     }
     let weighing = Weighing {
         total_transfers,

@@ -10,7 +10,9 @@
 //!   bytes  = shown prefix's bytes + (steps - shown steps) × one step's bytes   (per link: exact)
 //! ```
 //!
-//! The measured prefix runs channel 0 alone where the channels fold (`engine::symmetry`); up to
+//! The measured prefix runs channel 0 alone where the channels fold (`engine::symmetry`), and of
+//! it the first few nodes' positions where the ring turns by whole nodes (`engine::rotation`,
+//! `Steady::measured_nodes`; both exact); up to
 //! the time a transfer of step K would be issued it *is* the whole ring, so `F(k)` for k well
 //! short of K is the whole run's. The floor (`engine::fluid::ring_floor`) is a proved lower
 //! bound on λ. At 8 channels the exact engine's per-step times wander by ±5% over windows of 16

@@ -107,7 +107,7 @@ impl Job {
             Mode::Steady | Mode::Fluid => Some(ring_transfers),
         };
         let topology = scenario.topology();
-        match steady_total.map(|total| start_steady(scenario, topology.clone(), total, tree_limit)) {
+        match steady_total.map(|total| start_steady(scenario, topology.clone(), total, (tree_limit, lean))) {
             Some(Ok(stage)) => stage,
             Some(Err(error)) => Job::not_steady(scenario, mode, lean, error, topology),
             None => start_exact(scenario, topology, lean),
