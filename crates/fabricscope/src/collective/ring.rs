@@ -100,16 +100,28 @@ pub fn ring_prefix<R: AsRef<[u32]>>(
     steps: u32,
 ) -> Option<(Schedule, u32, Probe)> {
     let n = nodes * rings[0].as_ref().len() as u32;
+    let (total, probe) = prefix_frame(collective, n, count, n_channels, steps)?;
+    let schedule =
+        ring_steps_of(collective, nodes, rings, count, n_channels, steps, Part::all(n_channels, n));
+    Some((schedule, total, probe))
+}
+
+/// `ring_prefix`'s whole step count and probe, where it has a prefix of `steps` steps.
+fn prefix_frame(
+    collective: Collective,
+    n: u32,
+    count: u64,
+    n_channels: u32,
+    steps: u32,
+) -> Option<(u32, Probe)> {
     let total = ring_steady_steps(collective, n, count, n_channels)?;
     if steps < 3 * NCCL_STEPS || steps >= total {
         return None;
     }
-    let schedule =
-        ring_steps_of(collective, nodes, rings, count, n_channels, steps, Part::all(n_channels, n));
     let unit = n * n_channels;
     let probe =
         Probe { unit, regular_from: NCCL_STEPS * unit, frontier: (steps - NCCL_STEPS) * unit, stop: false };
-    Some((schedule, total, probe))
+    Some((total, probe))
 }
 
 /// Channel 0 of `ring_prefix`'s schedule alone, numbered as `engine::symmetry`'s `channel_zero`
@@ -220,16 +232,13 @@ pub fn ring_prefix_of<R: AsRef<[u32]>>(
     transfers: Vec<Transfer>,
 ) -> Option<(Schedule, u32, Probe)> {
     let n = nodes * rings[0].as_ref().len() as u32;
-    let total = ring_steady_steps(collective, n, count, n_channels)?;
-    let whole = transfers.len() as u64 == steps as u64 * n as u64 * n_channels as u64;
-    if steps < 3 * NCCL_STEPS || steps >= total || !whole {
+    let (total, probe) = prefix_frame(collective, n, count, n_channels, steps)?;
+    if transfers.len() as u64 != steps as u64 * n as u64 * n_channels as u64 {
         return None;
     }
+    // No transfers built: the schedule's frame (regions, counts) around the ones given.
     let part = Part { channels: n_channels, positions: n, from: steps };
     let schedule = ring_steps_of(collective, nodes, rings, count, n_channels, steps, part);
-    let unit = n * n_channels;
-    let probe =
-        Probe { unit, regular_from: NCCL_STEPS * unit, frontier: (steps - NCCL_STEPS) * unit, stop: false };
     Some((Schedule { transfers, ..schedule }, total, probe))
 }
 

@@ -19,7 +19,7 @@
 //! 131,072-rank step into a few hundred transfers: `tests/rotation.rs` holds its per-step
 //! finishes to the unfolded run's.
 
-use super::symmetry::{alike_kind, Fold};
+use super::symmetry::{alike_kind, orbits, Fold, LinkMap};
 use crate::topology::{LinkId, Topology};
 use crate::trace::{FlowRecord, Trace};
 
@@ -64,34 +64,18 @@ impl Rotation {
             paths.iter().map(|path| path.iter().map(|&l| rep(l)).collect()).collect();
         (1..nodes).filter(|m| nodes % m == 0).find_map(|m| {
             let classes = nodes / m;
-            let sigma = rotation(&folded, m as usize * g, n_links, |a, b| {
+            let shift = m as usize * g;
+            let mut sigma = LinkMap::new(n_links);
+            let alike = |a: LinkId, b: LinkId| {
                 alike_kind(topology.link(a), topology.link(b)) && capacity(a) == capacity(b)
-            })?;
-            // Orbits: τ^(N/m) is the identity on every link a path uses.
-            let mut orbit_rep: Vec<LinkId> = (0..n_links).map(|l| LinkId(l as u32)).collect();
-            let mut orbit = vec![1u32; n_links];
-            for l in 0..n_links {
-                if sigma[l].index() == l || orbit_rep[l].index() != l || orbit[l] != 1 {
-                    continue;
-                }
-                let mut members = vec![l];
-                let mut at = sigma[l].index();
-                while at != l {
-                    if members.len() as u32 >= classes {
-                        return None;
-                    }
-                    members.push(at);
-                    at = sigma[at].index();
-                }
-                if classes % members.len() as u32 != 0 {
+            };
+            for (p, from) in folded.iter().enumerate() {
+                if !sigma.carry(from, &folded[(p + shift) % n], alike) {
                     return None;
                 }
-                let lowest = *members.iter().min().expect("an orbit has a member");
-                for &member in &members {
-                    orbit_rep[member] = LinkId(lowest as u32);
-                    orbit[member] = members.len() as u32;
-                }
             }
+            // Orbits: τ^(N/m) is the identity on every link a path uses.
+            let (orbit_rep, orbit) = orbits(&sigma.permutation()?, classes as usize)?;
             let fold = Fold {
                 rep: (0..n_links).map(|l| orbit_rep[rep(LinkId(l as u32)).index()]).collect(),
                 capacity: (0..n_links)
@@ -135,38 +119,4 @@ impl Rotation {
             .collect();
         Trace::of_flows(flows, self.orbit_rep.len(), link_peak, rotated.batches)
     }
-}
-
-/// The link map that carries position p's path onto position p + `shift`'s (mod the positions),
-/// if it is one injective map whose pairs all satisfy `alike`; links no path uses map to
-/// themselves.
-fn rotation(
-    paths: &[Vec<LinkId>],
-    shift: usize,
-    n_links: usize,
-    alike: impl Fn(LinkId, LinkId) -> bool,
-) -> Option<Vec<LinkId>> {
-    let n = paths.len();
-    let mut sigma: Vec<Option<LinkId>> = vec![None; n_links];
-    for (p, from) in paths.iter().enumerate() {
-        let to = &paths[(p + shift) % n];
-        if from.len() != to.len() {
-            return None;
-        }
-        for (&a, &b) in from.iter().zip(to) {
-            match sigma[a.index()] {
-                Some(image) if image != b => return None,
-                Some(_) => {}
-                None if alike(a, b) => sigma[a.index()] = Some(b),
-                None => return None,
-            }
-        }
-    }
-    let mut hit = vec![false; n_links];
-    for image in sigma.iter().flatten() {
-        if std::mem::replace(&mut hit[image.index()], true) {
-            return None;
-        }
-    }
-    Some(sigma.iter().enumerate().map(|(l, image)| image.unwrap_or(LinkId(l as u32))).collect())
 }

@@ -47,6 +47,76 @@ pub(super) fn alike_kind(x: &crate::topology::Link, y: &crate::topology::Link) -
     x.kind == y.kind && x.latency_ns == y.latency_ns
 }
 
+/// A link map σ built a pair of paths at a time (here and in `rotation`): each link of a path
+/// onto the link in the same place of its image, one image per link, every pair alike.
+pub(super) struct LinkMap(Vec<Option<LinkId>>);
+
+impl LinkMap {
+    pub fn new(n_links: usize) -> LinkMap {
+        LinkMap(vec![None; n_links])
+    }
+
+    /// Carries `from` onto `to` link by link; false if they differ in length, a link already has
+    /// another image, or a pair is not `alike`.
+    pub fn carry(&mut self, from: &[LinkId], to: &[LinkId], alike: impl Fn(LinkId, LinkId) -> bool) -> bool {
+        if from.len() != to.len() {
+            return false;
+        }
+        for (&a, &b) in from.iter().zip(to) {
+            match self.0[a.index()] {
+                Some(image) if image != b => return false,
+                Some(_) => {}
+                None if alike(a, b) => self.0[a.index()] = Some(b),
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// σ, if one-to-one on the links used (a finite set σ maps into itself: a permutation);
+    /// a link no path uses maps to itself.
+    pub fn permutation(self) -> Option<Vec<LinkId>> {
+        let mut hit = vec![false; self.0.len()];
+        for image in self.0.iter().flatten() {
+            if std::mem::replace(&mut hit[image.index()], true) {
+                return None;
+            }
+        }
+        Some(self.0.iter().enumerate().map(|(l, image)| image.unwrap_or(LinkId(l as u32))).collect())
+    }
+}
+
+/// Each link's orbit under the permutation `sigma`: its representative (the lowest id) and its
+/// size; `None` unless every orbit's size divides `order` (σ's order as a symmetry).
+pub(super) fn orbits(sigma: &[LinkId], order: usize) -> Option<(Vec<LinkId>, Vec<u32>)> {
+    let n_links = sigma.len();
+    let mut rep: Vec<LinkId> = (0..n_links).map(|l| LinkId(l as u32)).collect();
+    let mut orbit = vec![1u32; n_links];
+    for l in 0..n_links {
+        if sigma[l].index() == l || rep[l].index() != l {
+            continue;
+        }
+        let mut members = vec![l];
+        let mut at = sigma[l].index();
+        while at != l {
+            if members.len() > order {
+                return None;
+            }
+            members.push(at);
+            at = sigma[at].index();
+        }
+        if order % members.len() != 0 {
+            return None;
+        }
+        let lowest = *members.iter().min().expect("an orbit has a member");
+        for &member in &members {
+            rep[member] = LinkId(lowest as u32);
+            orbit[member] = members.len() as u32;
+        }
+    }
+    Some((rep, orbit))
+}
+
 /// A schedule's proved channel symmetry.
 #[derive(Clone, Debug)]
 pub struct Symmetry {
@@ -156,7 +226,7 @@ impl Symmetry {
         let load = vec![0u32; topology.n_links()];
         let mut paths: Vec<Option<Vec<LinkId>>> = vec![None; transfers.len()];
         let n_links = topology.n_links();
-        let mut sigma: Vec<Option<LinkId>> = vec![None; n_links];
+        let mut sigma = LinkMap::new(n_links);
         for k in 0..c {
             let next = (k + stride) % c;
             for (&a, &b) in members[k].iter().zip(&members[next]) {
@@ -167,56 +237,13 @@ impl Symmetry {
                     }
                 }
                 let (pa, pb) = (paths[a].as_deref().unwrap_or(&[]), paths[b].as_deref().unwrap_or(&[]));
-                if pa.len() != pb.len() {
+                if !sigma.carry(pa, pb, |from, to| alike(topology.link(from), topology.link(to))) {
                     return None;
                 }
-                for (&from, &to) in pa.iter().zip(pb) {
-                    match sigma[from.index()] {
-                        Some(image) if image != to => return None,
-                        Some(_) => {}
-                        None => {
-                            if !alike(topology.link(from), topology.link(to)) {
-                                return None;
-                            }
-                            sigma[from.index()] = Some(to);
-                        }
-                    }
-                }
             }
         }
-        // One-to-one on the links used (a finite set σ maps into itself: a permutation).
-        let mut hit = vec![false; n_links];
-        for image in sigma.iter().flatten() {
-            if std::mem::replace(&mut hit[image.index()], true) {
-                return None;
-            }
-        }
-        let sigma: Vec<LinkId> =
-            sigma.iter().enumerate().map(|(l, image)| image.unwrap_or(LinkId(l as u32))).collect();
-        let mut rep: Vec<LinkId> = (0..n_links).map(|l| LinkId(l as u32)).collect();
-        let mut orbit = vec![1u32; n_links];
-        for l in 0..n_links {
-            if sigma[l].index() == l || rep[l].index() != l {
-                continue;
-            }
-            let mut members_of = vec![l];
-            let mut at = sigma[l].index();
-            while at != l {
-                if members_of.len() > order {
-                    return None;
-                }
-                members_of.push(at);
-                at = sigma[at].index();
-            }
-            if order % members_of.len() != 0 {
-                return None;
-            }
-            let lowest = *members_of.iter().min().unwrap();
-            for &m in &members_of {
-                rep[m] = LinkId(lowest as u32);
-                orbit[m] = members_of.len() as u32;
-            }
-        }
+        let sigma = sigma.permutation()?;
+        let (rep, orbit) = orbits(&sigma, order)?;
         // The transfers that run: the channels below the stride, in schedule order.
         let zero: Vec<u32> = (0..transfers.len() as u32)
             .filter(|&i| (transfers[i as usize].channel as usize) < stride)

@@ -3,18 +3,18 @@
 
 use super::exact::whole_stage;
 use super::job::{run_settings, too_big, Plan, Stage, SteadyPlan, Then};
+use super::rotate::rotated_ring;
 use super::rotate::Unfold;
-use super::rotate::{one_channel_paths, rotated_ring};
-use crate::collective::nvls_tree::NvlsTreeBuilder;
+use super::weigh::{static_policy, Weigh};
 use crate::collective::{Algorithm, Schedule, Transfer, ELEM_BYTES};
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::limits::{MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
-    bandwidth_bound_ns, pick as pick_row, tune, Bound, ValidScenario, LEAST_SHOWN_STEPS, STEADY_FIRST_STEPS,
+    bandwidth_bound_ns, pick as pick_row, tune, ValidScenario, LEAST_SHOWN_STEPS, STEADY_FIRST_STEPS,
     STEADY_SEARCH_STEPS,
 };
-use crate::routing::{Policy, Router, RouterState};
+use crate::routing::Router;
 use crate::scenario::{Collective, ScenarioError};
 use crate::topology::{LinkKind, Topology};
 
@@ -67,12 +67,8 @@ pub(super) fn start_steady(
     Ok(Stage::Weighing { topology, weighing: Box::new(weighing) })
 }
 
-/// Transfers of a tree's one-chunk schedule routed per poll while it is weighed (about 10 ms in
-/// the page).
-const WEIGHED_PER_POLL: usize = 32_768;
-
 /// A big plan being weighed (`start_steady`): the bounds so far, the trees left, the one being
-/// routed.
+/// weighed (from a one-chunk schedule, its bound scaled to the size).
 pub(super) struct Weighing {
     total_transfers: u64,
     tree_limit: u64,
@@ -80,74 +76,24 @@ pub(super) struct Weighing {
     /// The trees weighed, and those left (last first).
     trees: Vec<Algorithm>,
     todo: Vec<Algorithm>,
-    current: Option<Box<Weighed>>,
+    current: Option<Box<Weigh>>,
 }
 
-/// A tree's one-chunk schedule being built (NVLSTree's a channel per poll) or routed, and what
-/// its bound scales by.
-struct Weighed {
-    algorithm: Algorithm,
-    building: Option<NvlsTreeBuilder>,
-    routed: Option<(Schedule, Bound, RouterState)>,
-    scale: f64,
-}
-
-/// Routes are weighed as static (the tuner's bound sees no load).
-fn static_policy(scenario: &ValidScenario) -> Policy {
-    Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() }
-}
-
-/// One bounded piece of `weighing`: the next tree's schedule built (or a channel of it), or a
-/// slice of it routed. True once every bound is in.
+/// One bounded piece of `weighing` (`weigh::Weigh`); true once every bound is in.
 pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mut Weighing) -> bool {
-    let s = scenario.scenario();
-    let policy = static_policy(scenario);
+    let count = scenario.scenario().count();
+    let small =
+        count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * scenario.channels() as u64).max(1);
     if let Some(current) = &mut weighing.current {
-        if let Some(builder) = &mut current.building {
-            if builder.channel() {
-                let schedule = current.building.take().expect("a builder being built").finish();
-                let router = Router::for_transfers(topology, policy, &schedule.transfers).into_state();
-                let bound = Bound::new(topology, &schedule);
-                current.routed = Some((schedule, bound, router));
-            }
-            return false;
-        }
-        let Some((schedule, bound, state)) = &mut current.routed else { return false };
-        let mut router = Router::resume(topology, std::mem::take(state));
-        let done = bound.route(topology, schedule, &mut router, WEIGHED_PER_POLL);
-        *state = router.into_state();
-        if done {
-            weighing.bounds.push((current.algorithm, bound.ns(topology) * current.scale));
-            weighing.current = None;
+        if current.advance(scenario, topology) {
+            let current = weighing.current.take().expect("a tree being weighed");
+            let (algorithm, _, bound) = current.finish(scenario, topology);
+            weighing.bounds.push((algorithm, bound * count as f64 / small as f64));
         }
         return false;
     }
     let Some(algorithm) = weighing.todo.pop() else { return true };
-    let count = s.count();
-    let channels = scenario.channels();
-    let small = count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * channels as u64).max(1);
-    let scale = count as f64 / small as f64;
-    let current = if algorithm == Algorithm::NvlsTree && s.collective == Collective::AllReduce {
-        // As `collective::schedule_with` builds it.
-        let g = scenario.preset().rings[0].len() as u32;
-        let builder = NvlsTreeBuilder::new(s.nodes, g, small, channels);
-        Weighed { algorithm, building: Some(builder), routed: None, scale }
-    } else {
-        let rings = &scenario.preset().rings;
-        let schedule = crate::collective::schedule_with(
-            s.collective,
-            algorithm,
-            s.nodes,
-            rings,
-            small,
-            channels,
-            s.root,
-        );
-        let router = Router::for_transfers(topology, policy, &schedule.transfers).into_state();
-        let bound = Bound::new(topology, &schedule);
-        Weighed { algorithm, building: None, routed: Some((schedule, bound, router)), scale }
-    };
-    weighing.current = Some(Box::new(current));
+    weighing.current = Some(Box::new(Weigh::start(scenario, algorithm, small)));
     false
 }
 
@@ -326,16 +272,13 @@ pub(super) fn ring_stage(
     then: Then,
 ) -> Stage {
     let policy = scenario.policy();
-    let n = scenario.n_ranks() as usize;
     let symmetry = ring_symmetry(scenario, &topology, &schedule);
     let base = symmetry.as_ref().map(|(symmetry, _)| symmetry.fold(&topology));
-    let paths = match &symmetry {
-        Some((symmetry, _)) => symmetry.channel_zero_paths().get(..n).map(<[_]>::to_vec),
-        None => one_channel_paths(scenario, &topology, schedule.protocol),
-    };
-    let rotated = paths.and_then(|paths| {
-        rotated_ring(scenario, &topology, schedule.protocol, base.as_ref(), paths, schedule.n_steps)
-    });
+    let proof = symmetry
+        .as_ref()
+        .zip(base.as_ref())
+        .map(|((symmetry, _), fold)| (fold, symmetry.channel_zero_paths()));
+    let rotated = rotated_ring(scenario, &topology, schedule.protocol, proof, schedule.n_steps);
     // The probe counts the transfers the engine runs: channel 0's, of it one class of nodes'.
     let mut parts = if symmetry.is_some() { schedule.n_channels.max(1) } else { 1 };
     if let Some(rotated) = &rotated {

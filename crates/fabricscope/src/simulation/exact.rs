@@ -4,19 +4,15 @@
 
 use super::job::run_settings;
 use super::rotate::Unfold;
-use super::stage::{Pending, Plan, Stage, Then};
+use super::stage::{Plan, Stage, Then};
+use super::weigh::Weigh;
 use super::Mode;
-use crate::collective::nvls_tree::NvlsTreeBuilder;
 use crate::collective::{Algorithm, Schedule};
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
-use crate::plan::{pick as pick_row, tune, Bound, ValidScenario};
-use crate::routing::{Policy, Router};
+use crate::plan::{pick as pick_row, tune, ValidScenario};
 use crate::scenario::Collective;
 use crate::topology::{LinkKind, Topology};
-
-/// Transfers of a schedule routed per poll for the tuner's bound (about 10 ms in the page).
-const ROUTED_PER_POLL: usize = 32_768;
 
 /// Plans the exact run: every algorithm the tuner weighs (one schedule and its routed bound per
 /// poll, `Stage::Planning`), then its pick, set up on the engine.
@@ -106,63 +102,25 @@ pub(super) fn plan_step(
     mode: Mode,
     topology: Topology,
     (mut todo, mut built, mut bounds): (Vec<Algorithm>, Vec<Schedule>, Vec<(Algorithm, f64)>),
-    pending: Option<Box<Pending>>,
+    pending: Option<Box<Weigh>>,
 ) -> Stage {
     let s = scenario.scenario();
-    let count = s.count();
-    let rings = &scenario.preset().rings;
-    let policy = Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() };
-    // The tuner's table, from each algorithm's bandwidth bound on this topology: a schedule is
-    // built in one poll (NVLSTree's a channel per poll) and routed for its bound in the next
-    // ones, a slice of transfers per poll.
-    let pending = match pending.map(|pending| *pending) {
-        Some(Pending::Building(mut builder)) => match builder.channel() {
-            true => {
-                built.push(builder.finish());
-                None
-            }
-            false => Some(Pending::Building(builder)),
-        },
-        Some(Pending::Routing(mut bound, state)) => {
-            let schedule = &built[bounds.len()];
-            let mut router = Router::resume(&topology, state);
-            if bound.route(&topology, schedule, &mut router, ROUTED_PER_POLL) {
-                bounds.push((schedule.algorithm, bound.ns(&topology)));
-                None
-            } else {
-                Some(Pending::Routing(bound, router.into_state()))
-            }
+    // The tuner's table, from each algorithm's bandwidth bound on this topology: a schedule
+    // built and routed for its bound a piece per poll (`Weigh`), then the next.
+    if let Some(mut weigh) = pending {
+        if weigh.advance(scenario, &topology) {
+            // The table's row is the schedule's algorithm (AllToAll and SendRecv asked for Ring
+            // build P2P).
+            let (_, schedule, bound) = weigh.finish(scenario, &topology);
+            bounds.push((schedule.algorithm, bound));
+            built.push(schedule);
+            return Stage::Planning { topology, todo, built, bounds, pending: None };
         }
-        None if built.len() > bounds.len() => {
-            let schedule = &built[bounds.len()];
-            let router = Router::for_transfers(&topology, policy, &schedule.transfers).into_state();
-            Some(Pending::Routing(Bound::new(&topology, schedule), router))
-        }
-        None => match todo.pop() {
-            Some(Algorithm::NvlsTree) if s.collective == Collective::AllReduce => {
-                let g = rings[0].len() as u32;
-                let channels = scenario.channels();
-                Some(Pending::Building(NvlsTreeBuilder::new(s.nodes, g, count, channels)))
-            }
-            Some(algorithm) => {
-                let channels = scenario.channels();
-                built.push(crate::collective::schedule_with(
-                    s.collective,
-                    algorithm,
-                    s.nodes,
-                    rings,
-                    count,
-                    channels,
-                    s.root,
-                ));
-                return Stage::Planning { topology, todo, built, bounds, pending: None };
-            }
-            None => None,
-        },
-    };
-    if pending.is_some() || built.len() > bounds.len() || !todo.is_empty() {
-        let pending = pending.map(Box::new);
-        return Stage::Planning { topology, todo, built, bounds, pending };
+        return Stage::Planning { topology, todo, built, bounds, pending: Some(weigh) };
+    }
+    if let Some(algorithm) = todo.pop() {
+        let weigh = Box::new(Weigh::start(scenario, algorithm, s.count()));
+        return Stage::Planning { topology, todo, built, bounds, pending: Some(weigh) };
     }
     let intra = match scenario.preset().gpu_fabric {
         crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,

@@ -26,7 +26,7 @@
 //! proved steady state's repeat its period.
 
 use super::job::Plan;
-use super::rotate::{one_channel_paths, rotated_ring};
+use super::rotate::rotated_ring;
 use super::steady::Steady;
 use super::summary::finish;
 use super::Simulation;
@@ -77,16 +77,9 @@ impl Measure {
         let s = scenario.scenario();
         let (n, channels) = (scenario.n_ranks() as u64, scenario.channels());
         let rings = &scenario.preset().rings;
-        // Channel 0's paths of one step: the shown prefix's proof's, or routed here where it is
-        // the only channel.
-        let paths = match &channel_fold {
-            Some((_, paths)) => Some(paths.clone()),
-            None => one_channel_paths(scenario, topology, protocol),
-        };
-        let base = channel_fold.as_ref().map(|(fold, _)| fold);
+        let proof = channel_fold.as_ref().map(|(fold, paths)| (fold, paths.as_slice()));
         let steps = MEASURED_STEPS.min(total_steps - 1);
-        let mut rotated =
-            paths.and_then(|paths| rotated_ring(scenario, topology, protocol, base, paths, steps));
+        let mut rotated = rotated_ring(scenario, topology, protocol, proof, steps);
         let per_step = match (&rotated, &channel_fold) {
             (Some(r), _) => r.rotation.nodes as u64 * n / s.nodes as u64,
             (None, Some(_)) => n,
@@ -96,9 +89,9 @@ impl Measure {
         if k < LEAST_MEASURED_STEPS {
             return None;
         }
-        if k < steps {
+        if k < steps && rotated.is_some() {
             // A class too big for every step: the same rotation over fewer steps.
-            rotated = rotated.and_then(|r| rotated_ring(scenario, topology, protocol, base, r.paths, k));
+            rotated = rotated_ring(scenario, topology, protocol, proof, k);
         }
         let (schedule, fold, rotated) = match rotated {
             Some(r) => (r.schedule, Some(r.rotation.fold), Some(r.rotation.nodes)),

@@ -25,6 +25,7 @@ mod steps;
 mod summary;
 mod sweep;
 mod waits;
+mod weigh;
 
 pub use alpha_beta::AlphaBeta;
 pub use fluid::{EXTRAPOLATION_BOUND, MEASURED_STEPS};

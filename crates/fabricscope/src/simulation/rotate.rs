@@ -23,15 +23,15 @@ pub(super) struct Rotated {
 }
 
 /// The ring's first `steps` steps (all of them, at most) rotated, where a rotation by fewer
-/// nodes than the ring has keeps its routes: `base` is the channels' fold where channel 0 runs
-/// for all, `paths` channel 0's routed paths of one step. Static routes on a lossless fabric
+/// nodes than the ring has keeps its routes: `channel_fold` is the channels' fold where channel
+/// 0 runs for all and channel 0's routed paths of one step from its proof; without one, where
+/// channel 0 is the only channel, its paths are routed here. Static routes on a lossless fabric
 /// and a ring whose chunks are all alike only.
 pub(super) fn rotated_ring(
     scenario: &ValidScenario,
     topology: &Topology,
     protocol: Protocol,
-    base: Option<&Fold>,
-    paths: Vec<Vec<LinkId>>,
+    channel_fold: Option<(&Fold, &[Vec<LinkId>])>,
     steps: u32,
 ) -> Option<Rotated> {
     let s = scenario.scenario();
@@ -41,9 +41,11 @@ pub(super) fn rotated_ring(
     if !ring || policy.routing != crate::catalog::Routing::Static || topology.congested_efficiency != 1.0 {
         return None;
     }
-    if paths.len() != scenario.n_ranks() as usize {
-        return None;
-    }
+    let n = scenario.n_ranks() as usize;
+    let (base, paths) = match channel_fold {
+        Some((fold, paths)) => (Some(fold), paths.get(..n)?.to_vec()),
+        None => (None, one_channel_paths(scenario, topology, protocol)?),
+    };
     let rotation = Rotation::find(topology, base, &paths, s.nodes)?;
     let rings = &scenario.preset().rings;
     let mut schedule = crate::collective::ring_prefix_rotated(
@@ -69,7 +71,7 @@ pub(super) fn rotated_ring(
 
 /// Channel 0's routed paths of one step where it is the ring's only channel (no channel fold to
 /// take them from).
-pub(super) fn one_channel_paths(
+fn one_channel_paths(
     scenario: &ValidScenario,
     topology: &Topology,
     protocol: Protocol,
@@ -166,15 +168,15 @@ pub(super) fn whole_ring_rotated(
     scenario: &ValidScenario,
     topology: &Topology,
     symmetry: &Symmetry,
-    fold: &crate::engine::symmetry::Fold,
+    fold: &Fold,
     zero: &Schedule,
 ) -> Option<Rotated> {
     if zero.algorithm != Algorithm::Ring {
         return None;
     }
     let n = scenario.n_ranks() as usize;
-    let paths = symmetry.channel_zero_paths().get(..n)?.to_vec();
-    let rotated = rotated_ring(scenario, topology, zero.protocol, Some(fold), paths, zero.n_steps)?;
+    let channel_fold = Some((fold, symmetry.channel_zero_paths()));
+    let rotated = rotated_ring(scenario, topology, zero.protocol, channel_fold, zero.n_steps)?;
     let class = rotated.schedule.transfers.len() / zero.n_steps.max(1) as usize;
     let same = zero.transfers.len() == zero.n_steps as usize * n
         && rotated.schedule.transfers.len() == zero.n_steps as usize * class

@@ -4,6 +4,7 @@
 use super::big::Weighing;
 use super::fluid::{ChannelFold, Measure};
 use super::rotate::{Unfold, Unfolding};
+use super::weigh::Weigh;
 use super::Simulation;
 use crate::collective::{Algorithm, Schedule};
 use crate::engine;
@@ -53,14 +54,14 @@ pub(super) enum Then {
 // One stage per job and a job or two at a time: their sizes do not add up to anything.
 #[allow(clippy::large_enum_variant)]
 pub(super) enum Stage {
-    /// The exact plan, an algorithm at a time: those left, and each built one's schedule and
-    /// bound; the piece in hand (`Pending`).
+    /// The exact plan, an algorithm at a time: those left, each built one's schedule and bound,
+    /// and the one being weighed (`weigh::Weigh`).
     Planning {
         topology: Topology,
         todo: Vec<Algorithm>,
         built: Vec<Schedule>,
         bounds: Vec<(Algorithm, f64)>,
-        pending: Option<Box<Pending>>,
+        pending: Option<Box<Weigh>>,
     },
     Running {
         topology: Topology,
@@ -121,11 +122,4 @@ pub(super) enum Stage {
         hasher: crate::trace::TraceHasher,
     },
     Done(Option<Result<Simulation, ScenarioError>>),
-}
-
-/// The exact plan's piece in hand: NVLSTree's schedule being built a channel per poll, or the
-/// next built schedule being routed for its bound a slice of transfers per poll.
-pub(super) enum Pending {
-    Building(crate::collective::nvls_tree::NvlsTreeBuilder),
-    Routing(crate::plan::Bound, crate::routing::RouterState),
 }

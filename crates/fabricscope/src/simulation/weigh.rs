@@ -1,0 +1,92 @@
+//! One algorithm weighed for the tuner's table a bounded piece per poll, as both plans weigh
+//! them (`exact::plan_step`, `big::weigh`): its schedule built in one poll (NVLSTree's a channel
+//! per poll, `NvlsTreeBuilder`), its router set up in the next, then its transfers routed for
+//! the bandwidth bound `ROUTED_PER_POLL` at a time (`plan::Bound`).
+
+use crate::collective::nvls_tree::NvlsTreeBuilder;
+use crate::collective::{Algorithm, Schedule};
+use crate::plan::{Bound, ValidScenario};
+use crate::routing::{Policy, Router, RouterState};
+use crate::scenario::Collective;
+use crate::topology::Topology;
+
+/// Transfers of a schedule routed per poll for the tuner's bound (about 10 ms in the page).
+const ROUTED_PER_POLL: usize = 32_768;
+
+/// Routes are weighed as static (the tuner's bound sees no load).
+pub(super) fn static_policy(scenario: &ValidScenario) -> Policy {
+    Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() }
+}
+
+/// An algorithm's schedule being built and weighed (`start`, `advance`, `finish`).
+pub(super) struct Weigh {
+    algorithm: Algorithm,
+    state: State,
+}
+
+enum State {
+    Building(NvlsTreeBuilder),
+    Built(Schedule),
+    Routing(Schedule, Bound, RouterState),
+    Weighed(Schedule, f64),
+    /// Between pieces.
+    Moving,
+}
+
+impl Weigh {
+    /// `algorithm`'s schedule of `count` elements, built now (NVLSTree's from the next poll on).
+    pub fn start(scenario: &ValidScenario, algorithm: Algorithm, count: u64) -> Weigh {
+        let s = scenario.scenario();
+        let rings = &scenario.preset().rings;
+        let channels = scenario.channels();
+        let state = if algorithm == Algorithm::NvlsTree && s.collective == Collective::AllReduce {
+            // As `collective::schedule_with` builds it.
+            State::Building(NvlsTreeBuilder::new(s.nodes, rings[0].len() as u32, count, channels))
+        } else {
+            let schedule = crate::collective::schedule_with(
+                s.collective,
+                algorithm,
+                s.nodes,
+                rings,
+                count,
+                channels,
+                s.root,
+            );
+            State::Built(schedule)
+        };
+        Weigh { algorithm, state }
+    }
+
+    /// One more piece; true once the bound is in.
+    pub fn advance(&mut self, scenario: &ValidScenario, topology: &Topology) -> bool {
+        let policy = static_policy(scenario);
+        self.state = match std::mem::replace(&mut self.state, State::Moving) {
+            State::Building(mut builder) => match builder.channel() {
+                true => State::Built(builder.finish()),
+                false => State::Building(builder),
+            },
+            State::Built(schedule) => {
+                let router = Router::for_transfers(topology, policy, &schedule.transfers).into_state();
+                let bound = Bound::new(topology, &schedule);
+                State::Routing(schedule, bound, router)
+            }
+            State::Routing(schedule, mut bound, state) => {
+                let mut router = Router::resume(topology, state);
+                match bound.route(topology, &schedule, &mut router, ROUTED_PER_POLL) {
+                    true => State::Weighed(schedule, bound.ns(topology)),
+                    false => State::Routing(schedule, bound, router.into_state()),
+                }
+            }
+            done => done,
+        };
+        matches!(self.state, State::Weighed(..))
+    }
+
+    /// The algorithm, its schedule (protocol and latency settings not yet the run's) and its
+    /// bound [ns], once `advance` said so.
+    pub fn finish(mut self, scenario: &ValidScenario, topology: &Topology) -> (Algorithm, Schedule, f64) {
+        while !self.advance(scenario, topology) {}
+        let State::Weighed(schedule, bound) = self.state else { unreachable!("advance ends weighed") };
+        (self.algorithm, schedule, bound)
+    }
+}
