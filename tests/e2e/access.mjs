@@ -24,11 +24,20 @@ export async function accessTests({ page, base, test, expect, text, waitFor }) {
     await page.keyboard.press('Enter');
     await page.waitForSelector('#link-table button.link-pick');
     expect((await page.locator('#link-table-when').count()) === 1, 'it says which instant it shows');
-    // Played into the step and paused: the loads now, and its first link described.
-    await page.click('#play');
-    await page.waitForTimeout(400);
-    await page.click('#play');
-    await waitFor('the loads now', async () => (await page.locator('#link-table-when').count()) === 0 && (await page.locator('#link-table button.link-pick').count()) > 0);
+    // Played into the step and paused: the loads now, and its first link described. A pause
+    // that lands where nothing moves (a step's latency, or the end) shows the middle again, so
+    // it plays on a little until it pauses while data moves (how far 400 ms gets is the
+    // machine's business, not the page's).
+    const loadsNow = async () => (await page.locator('#link-table-when').count()) === 0 && (await page.locator('#link-table button.link-pick').count()) > 0;
+    for (let tries = 0; tries < 8; tries += 1) {
+      if (tries % 4 === 0) await page.keyboard.press('Home');
+      await page.click('#play');
+      await page.waitForTimeout(tries === 0 ? 400 : 100 + 37 * tries);
+      await page.click('#play');
+      await page.waitForTimeout(100);
+      if (await loadsNow()) break;
+    }
+    await waitFor('the loads now', loadsNow);
     const rows = await page.locator('#link-table tbody tr').count();
     expect(rows > 0 && rows <= 12, `${rows} busiest links`);
     await page.focus('#link-table button.link-pick >> nth=0');

@@ -267,6 +267,12 @@ await test('a leaf-spine fabric: picking it redraws the cluster and reports its 
   await page.screenshot({ path: join(shots, 'leaf-spine.png') });
   await page.selectOption('#technology', 'tcp');
   await waitFor('TCP in the summary', async () => (await text('#fabric-summary')).includes('TCP congestion control'));
+  // Back to the default fabric, so the tests after this one see NCCL's usual cluster.
+  await page.selectOption('#technology', 'infiniband');
+  await page.selectOption('#routing', 'default');
+  await page.selectOption('#radix', 'default');
+  await page.selectOption('#wiring', 'rail');
+  await waitFor('the default fabric', async () => (await text('#fabric-summary')).startsWith('8 leaves, 32 spines'));
 });
 
 await test('every preset draws its node: DGX-1 mesh and the PCIe server', async () => {
@@ -392,6 +398,33 @@ await test('a long simulation runs in slices with a progress bar; cancel keeps t
   await page.click('#step-forward');
   await waitFor('the kept run to step on', async () => (await text('#clock')) !== clock);
   expect((await gpuCount()) === before && (await text('#trace-hash')) === hash, 'the cancelled run never lands');
+});
+
+await test('a change made while another simulates builds on it: 16 nodes, then AllGather, runs AllGather on 16 nodes', async () => {
+  // The collective is changed the moment the progress bar for 16 nodes is added, so the
+  // 16-node run is still pending whatever this machine's speed (the CI once picked leaf-spine
+  // while 4 nodes simulated, and the page ran leaf-spine on the 1 node shown).
+  await page.evaluate(() => {
+    const observer = new MutationObserver(() => {
+      if (!document.querySelector('#progress')) return;
+      observer.disconnect();
+      window.changedWhile = document.querySelector('#progress').innerText;
+      const collective = document.querySelector('#collective');
+      collective.value = 'all_gather';
+      collective.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    observer.observe(document.body, { childList: true, subtree: true });
+  });
+  await page.selectOption('#nodes', '16');
+  await waitFor('the change made while pending', async () => (await page.evaluate(() => window.changedWhile)) !== undefined, 5000);
+  expect((await page.evaluate(() => window.changedWhile)).includes('Simulating 16 nodes'), 'changed while 16 nodes simulated');
+  await waitFor('128 GPUs drawn', async () => (await gpuCount()) === '128', 60000);
+  await page.click('#step-forward');
+  await waitFor('all-gather steps on 128 GPUs', async () => (await text('#step-text')).includes('— all-gather'));
+  expect((await page.locator('#nodes').inputValue()) === '16', 'the nodes control says 16');
+  await page.selectOption('#collective', 'all_reduce');
+  await page.selectOption('#nodes', '1');
+  await waitFor('8 GPUs drawn', async () => (await gpuCount()) === '8', 30000);
 });
 
 await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, not asserted)', async () => {
@@ -709,7 +742,8 @@ await test("NVLSTree: NCCL's default across 2 H100 nodes at 1 GiB; NVLS off fall
   await page.goto('about:blank');
   await page.goto(base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 2, collective: 'all_reduce', size_bytes: 1 << 30 })));
   await page.waitForSelector('#nvls');
-  expect((await text('p.algo')).includes('NVLSTree'), await text('p.algo'));
+  // Two nodes at 8 channels run in slices: the page shows its default until the link's run is done.
+  await waitFor("the link's run: NVLSTree", async () => (await text('p.algo')).includes('NVLSTree'));
   expect(await page.isChecked('#nvls'), 'NVLS is on by default');
   const nvlsTree = parseFloat(await text('#busbw'));
   await page.uncheck('#nvls');

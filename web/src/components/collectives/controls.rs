@@ -19,6 +19,8 @@ use yew::prelude::*;
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
     pub dispatch: UseReducerDispatcher<AppState>,
+    /// The scenario the controls edit: the one last asked for (`AppState::requested`), which
+    /// is still simulating while a long run is pending.
     pub scenario: Scenario,
     pub lang: Lang,
     /// Comparing A and B, and which one these controls edit.

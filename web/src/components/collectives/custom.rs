@@ -18,7 +18,7 @@ pub fn default_custom() -> CustomNode {
 
 #[derive(Properties, PartialEq)]
 pub struct CustomProps {
-    /// The controls' context (its scenario is the one shown).
+    /// The controls' context (its scenario is the one last asked for: `AppState::requested`).
     pub ctx: Ctx,
     pub custom: CustomNode,
 }

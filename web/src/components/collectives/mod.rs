@@ -190,7 +190,7 @@ fn lab(props: &LabProps) -> Html {
             }
             <div class="columns">
                 <ControlsDrawer lang={lang}>
-                    <Controls dispatch={state.dispatcher()} scenario={state.scenario.clone()} lang={state.lang}
+                    <Controls dispatch={state.dispatcher()} scenario={state.requested().clone()} lang={state.lang}
                         comparing={state.other.is_some()} editing_b={state.editing_b}
                         sim={Shared::of(&state.sim)} />
                 </ControlsDrawer>

@@ -44,12 +44,12 @@ fn read(text: &str, options: &ImportOptions, state: &State) -> Outcome {
     let log = fabricscope::logs::parse(text);
     if let Some(run) = log.runs.iter().find(|r| !r.rows.is_empty()) {
         // The log's cluster on the page's fabric; NCCL's defaults otherwise, as the log ran.
-        let base = Scenario { fabric: state.scenario.fabric.clone(), ..Scenario::default_demo() };
+        let base = Scenario { fabric: state.requested().fabric.clone(), ..Scenario::default_demo() };
         let scenario = match cluster_of(run, &base) {
             Ok(Some(scenario)) => scenario,
             // No device list: the page's cluster.
             Ok(None) => {
-                let mut scenario = state.scenario.clone();
+                let mut scenario = state.requested().clone();
                 for_run(run, &mut scenario);
                 scenario
             }
@@ -74,7 +74,7 @@ fn read(text: &str, options: &ImportOptions, state: &State) -> Outcome {
     }
     match import(text, options) {
         Ok(imported) => {
-            let mut scenario: Scenario = state.scenario.clone();
+            let mut scenario: Scenario = state.requested().clone();
             scenario.preset = "imported".into();
             scenario.custom = None;
             scenario.imported = Some(imported.node);
@@ -240,7 +240,7 @@ fn compared_view(lang: Lang, c: &Rc<Comparison>, cluster: &str, state: &State) -
     let open = {
         let (state, fitted) = (state.clone(), c.fitted.clone());
         Callback::from(move |_| {
-            let scenario = Scenario { size_bytes: state.scenario.size_bytes, ..fitted.clone() };
+            let scenario = Scenario { size_bytes: state.requested().size_bytes, ..fitted.clone() };
             state.dispatch(Action::SetScenario(Box::new(scenario)));
         })
     };

@@ -258,6 +258,13 @@ impl AppState {
         self.last_frame_ms = None;
     }
 
+    /// The scenario the reader last asked for: the pending one while it simulates, else the
+    /// one shown. Every edit builds on it, so a change made while another still simulates
+    /// keeps that one (4 nodes, then leaf-spine before 4 nodes is done: 4 nodes on leaf-spine).
+    pub fn requested(&self) -> &Scenario {
+        self.pending.as_ref().map_or(&self.scenario, |pending| &pending.scenario)
+    }
+
     /// Where the playhead is: in the launch latency, in a step, or past the end.
     pub fn stage(&self) -> Stage {
         if self.playhead >= self.sim.summary.time {

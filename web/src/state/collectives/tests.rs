@@ -122,6 +122,31 @@ fn a_long_simulation_runs_in_slices_and_can_be_cancelled() {
 }
 
 #[test]
+fn a_change_made_while_another_simulates_builds_on_it() {
+    let s = state();
+    let shown = s.scenario.clone();
+    let big = Scenario { nodes: 8, ..page_demo() };
+    let s = s.reduce(Action::SetScenario(Box::new(big.clone())));
+    assert!(s.pending.is_some() && s.scenario == shown);
+    // The controls edit the requested scenario: the fabric changes on 8 nodes, not on 1.
+    assert_eq!(s.requested(), &big);
+    let mut edited = s.requested().clone();
+    edited.fabric.topology = fabricscope::scenario::FabricTopology::LeafSpine;
+    let mut s = s.reduce(Action::SetScenario(Box::new(edited.clone())));
+    assert_eq!(s.requested(), &edited);
+    while s.pending.is_some() {
+        let report = crate::state::slices::pending_slice(&s, now_ms).expect("a slice while pending");
+        s = s.reduce(report);
+    }
+    assert_eq!((s.scenario.nodes, s.sim.summary.n_ranks), (8, 64));
+    assert_eq!(s.requested(), &edited);
+    // Cancelled, the controls go back to the scenario shown.
+    let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 16, ..edited.clone() })));
+    assert_eq!(s.requested().nodes, 16);
+    assert_eq!(s.reduce(Action::Cancel).requested(), &edited);
+}
+
+#[test]
 fn a_slice_of_a_replaced_or_cancelled_run_is_ignored() {
     let s = state();
     let first = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 8, ..page_demo() })));
