@@ -52,6 +52,6 @@ pub use plan::ValidScenario;
 pub use scenario::{Collective, Scenario, ScenarioError};
 pub use simulation::{
     simulate, simulate_as, sweep, sweep_point, sweep_size, sweep_sizes, sweep_unhashed, AlphaBeta, FaultWait,
-    Job, Method, Mode, Simulation, Steady, StepInfo, StepWait, Summary, SweepPoint, EXTRAPOLATION_BOUND,
-    MEASURED_STEPS,
+    Job, Method, Mode, PointJob, Simulation, Steady, StepInfo, StepWait, Summary, SweepPoint,
+    EXTRAPOLATION_BOUND, MEASURED_STEPS,
 };

@@ -95,3 +95,44 @@ fn a_hashed_jobs_result_has_its_traces_hash() {
     assert_eq!(sim.hash_hex(), plain.hash_hex());
     assert_eq!(format!("{:016x}", sim.trace.hash()), plain.trace.hash_hex());
 }
+
+/// A point job (`Job::point`: the chart's and the CLI's unhashed rows) never expands a run that
+/// stood for all to the whole trace, and gives the lean job's figures to the last bit: exact by
+/// symmetry (channel 0 for 8, trees two for eight), turned by whole nodes, a proved steady
+/// state, extrapolated, and run whole.
+#[test]
+fn a_point_job_gives_the_lean_jobs_figures() {
+    let point_of = |s: &Scenario| {
+        let mut job = Job::new(&s.validate().unwrap(), Mode::Auto).point();
+        loop {
+            if let Some(result) = job.poll(64) {
+                return result.unwrap();
+            }
+        }
+    };
+    let lean_of = |s: &Scenario| {
+        let mut lean = point(s, true);
+        lean.trace_hash.clear();
+        lean
+    };
+    let mut methods = std::collections::BTreeSet::new();
+    let cases = [
+        (1, Some(Algorithm::Ring), None, 1 << 30),
+        (8, Some(Algorithm::Ring), None, 1 << 30),
+        (8, Some(Algorithm::Ring), None, 64 << 10),
+        (8, Some(Algorithm::Tree), None, 1 << 30),
+        (8, None, None, 16 << 20),
+        (16, Some(Algorithm::Ring), Some(1), 1 << 30),
+        (128, Some(Algorithm::Ring), Some(1), 1 << 30),
+        (64, Some(Algorithm::Ring), None, 1 << 30),
+        (128, Some(Algorithm::Ring), None, 256 << 20),
+        (128, Some(Algorithm::Tree), None, 1 << 20),
+    ];
+    for (nodes, algorithm, channels, size_bytes) in cases {
+        let s = Scenario { nodes, size_bytes, algorithm, channels, nvls: false, ..Scenario::default_demo() };
+        let (point, lean) = (point_of(&s), lean_of(&s));
+        assert_eq!(point, lean, "{nodes} nodes, {algorithm:?}, {channels:?} channels, {size_bytes} B");
+        methods.insert(point.method.name());
+    }
+    assert_eq!(methods.len(), 4, "every method: {methods:?}");
+}

@@ -91,12 +91,12 @@ pub const SLICE_MS: f64 = 20.0;
 /// in slices with a progress bar and a cancel button.
 pub const SYNC_TRANSFERS: u64 = 20_000;
 
-/// Polls `job` for up to `SLICE_MS` by `clock` [ms] (natively, where `now_ms` reads 0, until
-/// done or a fixed number of polls).
-pub fn work(job: &mut Job, clock: fn() -> f64) -> Option<Result<Simulation, fabricscope::ScenarioError>> {
+/// Polls a job (`poll`: a `Job`'s or a `PointJob`'s) for up to `SLICE_MS` by `clock` [ms]
+/// (natively, where `now_ms` reads 0, until done or a fixed number of polls).
+pub fn work<T>(mut poll: impl FnMut(u64) -> Option<T>, clock: fn() -> f64) -> Option<T> {
     let started = clock();
     for _ in 0..2_000 {
-        if let Some(result) = job.poll(64) {
+        if let Some(result) = poll(64) {
             return Some(result);
         }
         if clock() - started >= SLICE_MS {

@@ -6,7 +6,7 @@
 
 use super::collectives::{join, Action, AppState, CurveOutcome, PointKey, PointOutcome};
 use super::page_job::{page_job, work};
-use fabricscope::{Job, Scenario, Simulation};
+use fabricscope::{Job, PointJob, Scenario, SweepPoint};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -20,7 +20,7 @@ pub fn pending_slice(state: &AppState, clock: fn() -> f64) -> Option<Action> {
         return Some(Action::ShowReady { id: pending.id });
     }
     let started = clock();
-    let result = work(&mut pending.job.borrow_mut(), clock);
+    let result = work(|batches| pending.job.borrow_mut().poll(batches), clock);
     let ms = clock() - started;
     let result = result.map(|r| r.map(Rc::new).map_err(|e| e.to_string()));
     Some(Action::Worked { id: pending.id, ms, result })
@@ -32,11 +32,12 @@ pub fn point_scenario(scenario: &Scenario, (size, algorithm): PointKey) -> Scena
 }
 
 /// A chart point's job, or what the point comes to without one.
-fn point_job(point: &Scenario) -> Result<Job, PointOutcome> {
+fn point_job(point: &Scenario) -> Result<PointJob, PointOutcome> {
     match point.validate() {
         // A point beyond what the page simulates is left off the chart.
-        // Only its algorithm weighed for the tuner's table: the point needs no other's bound.
-        Ok(valid) => page_job(&valid).map(Job::lean).map_err(|_| PointOutcome::Skipped),
+        // Only its algorithm weighed for the tuner's table, and only its figures: the point
+        // needs no other's bound, and no trace (`Job::point`).
+        Ok(valid) => page_job(&valid).map(Job::point).map_err(|_| PointOutcome::Skipped),
         // So is one beyond the engine's limit (a forced Tree on a huge cluster).
         Err(errors) if errors.iter().all(|e| e.field == "nodes") => Err(PointOutcome::Skipped),
         // Sizes on the chart are all valid for a valid scenario; if one is not, the curve stops
@@ -46,9 +47,9 @@ fn point_job(point: &Scenario) -> Result<Job, PointOutcome> {
 }
 
 /// What a chart point's finished job comes to.
-fn point_of(result: Result<Simulation, fabricscope::ScenarioError>) -> PointOutcome {
+fn point_of(result: Result<SweepPoint, fabricscope::ScenarioError>) -> PointOutcome {
     match result {
-        Ok(sim) => PointOutcome::Point(fabricscope::sweep_point(&sim, false)),
+        Ok(point) => PointOutcome::Point(point),
         Err(_) => PointOutcome::Skipped,
     }
 }
@@ -77,7 +78,7 @@ pub fn curve_slice(state: &AppState, clock: fn() -> f64) -> Option<Action> {
     };
     let outcome = match job {
         Ok(job) => {
-            let result = work(&mut job.borrow_mut(), clock);
+            let result = work(|batches| job.borrow_mut().poll(batches), clock);
             match result {
                 None => CurveOutcome::Working(job),
                 Some(result) => CurveOutcome::Done(point_of(result)),

@@ -33,6 +33,9 @@ pub struct Job {
     lean: bool,
     /// Work a large trace's hash out in slices before the result (`hashed`).
     hashed: bool,
+    /// For a sweep's point only (`point`): a run of fewer transfers standing for all is not
+    /// expanded to the whole trace, and the result never leaves the `PointJob`.
+    point: bool,
     stage: Stage,
 }
 
@@ -74,6 +77,7 @@ impl Job {
             tree_limit: budget.transfers,
             lean: false,
             hashed: false,
+            point: false,
             stage: Stage::Start,
         }
     }
@@ -92,6 +96,13 @@ impl Job {
     /// forced algorithm's rows only, and the trace is not hashed ahead (`hashed` is off).
     pub fn lean(self) -> Job {
         Job { lean: true, hashed: false, ..self }
+    }
+
+    /// The `lean` job as a sweep's point: its figures only (`PointJob`), the same as the lean
+    /// job's simulation gives (`tests/sweep.rs`), without expanding a run of fewer transfers
+    /// standing for all (channel 0 by symmetry, a few nodes by rotation) to the whole trace.
+    pub fn point(self) -> super::sweep::PointJob {
+        super::sweep::PointJob::of(Job { lean: true, hashed: false, point: true, ..self })
     }
 
     /// The first stage: the big plan (`start_steady`) where the collective is too big to plan
@@ -248,12 +259,22 @@ impl Job {
         let Some(unfold) = unfold else {
             return self.after_run(topology, (schedule, trace, period), plan, then, None);
         };
-        // The trace is expanded to the whole schedule's a piece per poll from the next one.
         let n = self.scenario.n_ranks() as usize;
         let fold = unfold.symmetry.as_ref().map(|symmetry| {
             let paths = symmetry.channel_zero_paths();
             (symmetry.fold(&topology), paths[..n.min(paths.len())].to_vec())
         });
+        // A point needs the run's times only, and the run that stood for all has the whole's:
+        // its images finish when it does. Not a period's check, which counts the whole's flows.
+        let timed_only = match then {
+            Then::Finish | Then::Shown(_) => true,
+            Then::Search(_) => period.is_none(),
+            Then::Fitted(_) => false,
+        };
+        if self.point && timed_only {
+            return self.after_run(topology, (schedule, trace, period), plan, then, fold);
+        }
+        // The trace is expanded to the whole schedule's a piece per poll from the next one.
         let unfolding = Box::new(unfold.start(trace));
         self.stage = Stage::Expanding { topology, unfolding, period, plan, then, fold };
         None

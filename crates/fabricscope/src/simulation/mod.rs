@@ -33,7 +33,7 @@ pub use job::Job;
 pub use steady::Steady;
 pub use steps::StepInfo;
 pub use summary::{Method, Summary};
-pub use sweep::{sweep, sweep_point, sweep_size, sweep_sizes, sweep_unhashed, SweepPoint};
+pub use sweep::{sweep, sweep_point, sweep_size, sweep_sizes, sweep_unhashed, PointJob, SweepPoint};
 pub use waits::{FaultWait, StepWait};
 
 use crate::collective::{Algorithm, Schedule};

@@ -29,6 +29,29 @@ pub struct SweepPoint {
     pub tuner_pick_not_run: Option<crate::collective::Algorithm>,
 }
 
+/// A sweep's point simulated a slice at a time (`Job::point`): `poll` as `Job::poll`, giving
+/// the point's figures (`sweep_point`, no trace hash). Its simulation stays inside: where a
+/// run of fewer transfers stood for all, its trace is that run's, whose times are the whole's
+/// but whose flows and link bytes are not.
+#[derive(Debug)]
+pub struct PointJob(super::Job);
+
+impl PointJob {
+    pub(super) fn of(job: super::Job) -> PointJob {
+        PointJob(job)
+    }
+
+    /// Runs up to `batches` event batches; the point once the simulation is done.
+    pub fn poll(&mut self, batches: u64) -> Option<Result<SweepPoint, ScenarioError>> {
+        self.0.poll(batches).map(|result| result.map(|sim| sweep_point(&sim, false)))
+    }
+
+    /// As `Job::progress`.
+    pub fn progress(&self) -> f64 {
+        self.0.progress()
+    }
+}
+
 /// Sizes from `min` to `max` multiplying by `factor`, as nccl-tests' `-b -e -f` do; each rounded
 /// down to a multiple of 4 bytes and at least 4.
 pub fn sweep_sizes(min: u64, max: u64, factor: u64) -> Vec<u64> {
@@ -70,8 +93,18 @@ fn sweep_hashed(
 /// One size of a sweep: the scenario at `size`, simulated, as its row (`trace_hash` empty
 /// unless `hash`). A caller that runs sizes side by side (the CLI) calls it per size.
 pub fn sweep_size(scenario: &ValidScenario, size: u64, hash: bool) -> Result<SweepPoint, Vec<ScenarioError>> {
-    // A row needs only what ran: a forced algorithm alone is weighed (`Job::lean`).
-    let mut job = super::Job::new(&scenario.with_size(size)?, super::Mode::Auto).lean();
+    // A row needs only what ran: a forced algorithm alone is weighed (`Job::lean`); without
+    // its hash, not even the whole trace (`Job::point`).
+    let job = super::Job::new(&scenario.with_size(size)?, super::Mode::Auto);
+    if !hash {
+        let mut job = job.point();
+        loop {
+            if let Some(result) = job.poll(u64::MAX) {
+                return result.map_err(|e| vec![e]);
+            }
+        }
+    }
+    let mut job = job.lean();
     loop {
         if let Some(result) = job.poll(u64::MAX) {
             return Ok(sweep_point(&result.map_err(|e| vec![e])?, hash));

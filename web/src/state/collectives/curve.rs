@@ -5,7 +5,7 @@
 //! worker finished first.
 
 use fabricscope::collective::Algorithm;
-use fabricscope::{Job, Scenario, SweepPoint};
+use fabricscope::{PointJob, Scenario, SweepPoint};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -30,7 +30,7 @@ pub enum PointOutcome {
 /// What a slice or a worker's report on one point came to (`Action::Curve`).
 pub enum CurveOutcome {
     /// Not done (the main thread's slices only): its job, to go on with next slice.
-    Working(Rc<RefCell<Job>>),
+    Working(Rc<RefCell<PointJob>>),
     Done(PointOutcome),
 }
 
@@ -45,7 +45,7 @@ pub struct Curve {
     /// point first), kept until it is their turn.
     pub early: Rc<Vec<(PointKey, PointOutcome)>>,
     /// The front point's job where the main thread simulates it, polled a slice at a time.
-    pub job: Option<Rc<RefCell<Job>>>,
+    pub job: Option<Rc<RefCell<PointJob>>>,
     /// Which curve this is, bumped at every restart: a report on another curve is stale.
     pub generation: u64,
 }
@@ -121,7 +121,7 @@ impl Curve {
     }
 
     /// The front point's job kept for the next slice, if `key` is still the front point.
-    pub fn working(&self, generation: u64, key: PointKey, job: Rc<RefCell<Job>>) -> Option<Curve> {
+    pub fn working(&self, generation: u64, key: PointKey, job: Rc<RefCell<PointJob>>) -> Option<Curve> {
         (generation == self.generation && self.todo.first() == Some(&key))
             .then(|| Curve { job: Some(job), ..self.clone() })
     }
