@@ -162,14 +162,36 @@ pub fn halving_doubling(collective: Collective, n: u32, count: u64, n_channels: 
 /// All-pairs: every block to its owner at once (ReduceScatter), every owner's block to every
 /// rank at once (AllGather), or both in turn (AllReduce).
 pub fn all_pairs(collective: Collective, n: u32, count: u64, n_channels: u32) -> Schedule {
-    let (scatter, gather) = match collective {
-        Collective::ReduceScatter => (true, false),
-        Collective::AllGather => (false, true),
-        _ => (true, true),
-    };
-    let mut transfers: Vec<Transfer> = Vec::new();
-    for channel in 0..n_channels {
-        let (start, len) = slice(count, n_channels, channel);
+    let mut builder = AllPairsBuilder::new(collective, n, count, n_channels);
+    while !builder.channel() {}
+    builder.finish()
+}
+
+/// `all_pairs` a channel at a time (`channel`), for a caller that must stay responsive: an
+/// AllReduce's gather sends each depend on every send into their block (64 ranks at 8 channels:
+/// 64,512 transfers and 2 M dependencies, 15-30 ms natively in one go).
+pub struct AllPairsBuilder {
+    collective: Collective,
+    n: u32,
+    count: u64,
+    n_channels: u32,
+    next: u32,
+    transfers: Vec<Transfer>,
+}
+
+impl AllPairsBuilder {
+    pub fn new(collective: Collective, n: u32, count: u64, n_channels: u32) -> AllPairsBuilder {
+        AllPairsBuilder { collective, n, count, n_channels, next: 0, transfers: Vec::new() }
+    }
+
+    /// Builds the next channel's transfers; true once every channel is built.
+    pub fn channel(&mut self) -> bool {
+        if self.next >= self.n_channels {
+            return true;
+        }
+        let (n, channel, transfers) = (self.n, self.next, &mut self.transfers);
+        let (scatter, gather) = scatter_gather(self.collective);
+        let (start, len) = slice(self.count, self.n_channels, channel);
         let mut into: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
         // (from, to) → the reduce-scatter send of block `to` from rank `from`.
         let mut scattered = BTreeMap::new();
@@ -197,10 +219,29 @@ pub fn all_pairs(collective: Collective, n: u32, count: u64, n_channels: u32) ->
                 }
             }
         }
+        self.next += 1;
+        self.next >= self.n_channels
     }
-    let steps = u32::from(scatter) + u32::from(gather);
-    let schedule = Schedule::new(collective, Algorithm::AllPairs, n, n_channels, count, steps, transfers);
-    Schedule { regions: own_regions(n, count, n_channels), ..schedule }
+
+    /// The schedule, once `channel` said every channel is built.
+    pub fn finish(self) -> Schedule {
+        let (scatter, gather) = scatter_gather(self.collective);
+        let steps = u32::from(scatter) + u32::from(gather);
+        let (collective, n, count, n_channels) = (self.collective, self.n, self.count, self.n_channels);
+        let schedule =
+            Schedule::new(collective, Algorithm::AllPairs, n, n_channels, count, steps, self.transfers);
+        Schedule { regions: own_regions(n, count, n_channels), ..schedule }
+    }
+}
+
+/// Whether all-pairs scatters (reduces into each block's owner) and gathers (sends each owner's
+/// block to every rank).
+fn scatter_gather(collective: Collective) -> (bool, bool) {
+    match collective {
+        Collective::ReduceScatter => (true, false),
+        Collective::AllGather => (false, true),
+        _ => (true, true),
+    }
 }
 
 /// Bruck's AllToAll of `count` elements per rank (blocks of `count / n`). Position p of rank r

@@ -84,23 +84,35 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
     for channel in 0..n_channels {
         let which = channel % 2;
         // Channel c's chain starts at position c of the node's order, so heads (and NICs) spread.
-        let chain = |node: u32| -> Vec<u32> {
-            (0..g).map(|i| node * g + order[((channel + i) % g) as usize]).collect()
-        };
+        let chains: Vec<Vec<u32>> = (0..nodes)
+            .map(|node| (0..g).map(|i| node * g + order[((channel + i) % g) as usize]).collect())
+            .collect();
+        let chain = |node: u32| -> &[u32] { &chains[node as usize] };
         let (start, len) = slice(count, n_channels, channel);
-        // Depth of every node in its tree, for step labels.
-        let depth = |node: u32| -> u32 {
-            let (mut d, mut at) = (0, node);
-            while let Some(parent) = dtree(nodes, at, which).0 {
-                d += 1;
-                at = parent;
-            }
-            d
-        };
+        // Each node's parent and children in the channel's tree, and its depth, for step labels.
+        let links: Vec<(Option<u32>, Vec<u32>)> = (0..nodes).map(|node| dtree(nodes, node, which)).collect();
+        let depths: Vec<u32> = (0..nodes)
+            .map(|node| {
+                let (mut d, mut at) = (0, node);
+                while let Some(parent) = links[at as usize].0 {
+                    d += 1;
+                    at = parent;
+                }
+                d
+            })
+            .collect();
+        let depth = |node: u32| -> u32 { depths[node as usize] };
         let max_depth = (0..nodes).map(depth).max().unwrap_or(0);
         let up_stages = (g - 1) + max_depth;
         // Connection FIFOs: the previous chunk's transfer on the same (src, dst, phase).
-        let mut last: std::collections::BTreeMap<(u32, u32, bool), u32> = Default::default();
+        let mut last: std::collections::HashMap<(u32, u32, bool), u32, crate::hash::FixedState> =
+            std::collections::HashMap::with_hasher(crate::hash::FixedState);
+        // Nodes deepest first (reduce), shallowest first (broadcast), and the root.
+        let mut by_depth: Vec<u32> = (0..nodes).collect();
+        by_depth.sort_by_key(|&node| std::cmp::Reverse(depth(node)));
+        let mut by_depth_down: Vec<u32> = (0..nodes).collect();
+        by_depth_down.sort_by_key(|&node| depth(node));
+        let root = (0..nodes).find(|&node| links[node as usize].0.is_none()).unwrap_or(0);
         for chunk in 0..chunks {
             let (chunk_start, chunk_len) = slice(len, chunks, chunk);
             let offset = start + chunk_start;
@@ -153,10 +165,8 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
                 into_head[node as usize].extend(previous);
             }
             // Reduce up the tree, deepest nodes first.
-            let mut by_depth: Vec<u32> = (0..nodes).collect();
-            by_depth.sort_by_key(|&node| std::cmp::Reverse(depth(node)));
             for &node in &by_depth {
-                if let Some(parent) = dtree(nodes, node, which).0 {
+                if let Some(parent) = links[node as usize].0 {
                     let stage = (g - 1) + (max_depth - depth(node));
                     let deps = into_head[node as usize].clone();
                     let id =
@@ -165,13 +175,10 @@ pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_ch
                 }
             }
             // Broadcast down the tree from the root, then along every chain.
-            let root = (0..nodes).find(|&node| dtree(nodes, node, which).0.is_none()).unwrap_or(0);
             let mut has_sum: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
             has_sum[root as usize] = into_head[root as usize].clone();
-            let mut by_depth_down: Vec<u32> = (0..nodes).collect();
-            by_depth_down.sort_by_key(|&node| depth(node));
             for &node in &by_depth_down {
-                for child in dtree(nodes, node, which).1 {
+                for &child in &links[node as usize].1 {
                     let stage = up_stages + depth(node);
                     let id = push(
                         &mut transfers,

@@ -113,7 +113,11 @@ pub(super) fn plan_step(
             // build P2P).
             let (_, schedule, bound) = weigh.finish(scenario, &topology);
             bounds.push((schedule.algorithm, bound));
-            built.push(schedule);
+            // Only NCCL's algorithms, or the one forced, may run: another's schedule (the
+            // textbook ones, Hierarchical) is freed now, in its own poll, not with the pick.
+            if schedule.algorithm.is_nccls() || s.algorithm == Some(schedule.algorithm) {
+                built.push(schedule);
+            }
             return Stage::Planning { topology, todo, built, bounds, pending: None };
         }
         return Stage::Planning { topology, todo, built, bounds, pending: Some(weigh) };

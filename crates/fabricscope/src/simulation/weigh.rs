@@ -1,9 +1,12 @@
 //! One algorithm weighed for the tuner's table a bounded piece per poll, as both plans weigh
 //! them (`exact::plan_step`, `big::weigh`): its schedule built in one poll (NVLSTree's a channel
-//! per poll, `NvlsTreeBuilder`), its router set up in the next, then its transfers routed for
+//! per poll, `NvlsTreeBuilder`; Hierarchical's and CollNet's `BUILT_PER_POLL` transfers per poll,
+//! `HierarchicalBuilder`), its router set up in the next, then its transfers routed for
 //! the bandwidth bound `ROUTED_PER_POLL` at a time (`plan::Bound`).
 
+use crate::collective::hierarchical::HierarchicalBuilder;
 use crate::collective::nvls_tree::NvlsTreeBuilder;
+use crate::collective::textbook::AllPairsBuilder;
 use crate::collective::{Algorithm, Schedule};
 use crate::plan::{Bound, ValidScenario};
 use crate::routing::{Policy, Router, RouterState};
@@ -24,8 +27,38 @@ pub(super) struct Weigh {
     state: State,
 }
 
+/// A schedule built a piece per poll: NVLSTree's and all-pairs' a channel, Hierarchical's and
+/// CollNet's `BUILT_PER_POLL` transfers.
+enum Builder {
+    NvlsTree(NvlsTreeBuilder),
+    Hierarchical(HierarchicalBuilder),
+    AllPairs(AllPairsBuilder),
+}
+
+/// Transfers of a Hierarchical or CollNet schedule built per poll (about 6 ms natively).
+const BUILT_PER_POLL: usize = 32_768;
+
+impl Builder {
+    /// One more piece; true once the schedule is built.
+    fn advance(&mut self) -> bool {
+        match self {
+            Builder::NvlsTree(builder) => builder.channel(),
+            Builder::Hierarchical(builder) => builder.advance(BUILT_PER_POLL),
+            Builder::AllPairs(builder) => builder.channel(),
+        }
+    }
+
+    fn finish(self) -> Schedule {
+        match self {
+            Builder::NvlsTree(builder) => builder.finish(),
+            Builder::Hierarchical(builder) => builder.finish(),
+            Builder::AllPairs(builder) => builder.finish(),
+        }
+    }
+}
+
 enum State {
-    Building(NvlsTreeBuilder),
+    Building(Builder),
     Built(Schedule),
     Routing(Schedule, Bound, RouterState),
     Weighed(Schedule, f64),
@@ -34,14 +67,29 @@ enum State {
 }
 
 impl Weigh {
-    /// `algorithm`'s schedule of `count` elements, built now (NVLSTree's from the next poll on).
+    /// `algorithm`'s schedule of `count` elements, built now (NVLSTree's, Hierarchical's and
+    /// CollNet's from the next poll on).
     pub fn start(scenario: &ValidScenario, algorithm: Algorithm, count: u64) -> Weigh {
         let s = scenario.scenario();
         let rings = &scenario.preset().rings;
         let channels = scenario.channels();
-        let state = if algorithm == Algorithm::NvlsTree && s.collective == Collective::AllReduce {
-            // As `collective::schedule_with` builds it.
-            State::Building(NvlsTreeBuilder::new(s.nodes, rings[0].len() as u32, count, channels))
+        // As `collective::schedule_with` builds them.
+        let pairs =
+            matches!(s.collective, Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter);
+        let state = if algorithm == Algorithm::AllPairs && pairs {
+            Some(Builder::AllPairs(AllPairsBuilder::new(s.collective, scenario.n_ranks(), count, channels)))
+        } else if s.collective != Collective::AllReduce {
+            None
+        } else if algorithm == Algorithm::NvlsTree {
+            Some(Builder::NvlsTree(NvlsTreeBuilder::new(s.nodes, rings[0].len() as u32, count, channels)))
+        } else if matches!(algorithm, Algorithm::Hierarchical | Algorithm::CollNet) {
+            let sharp = algorithm == Algorithm::CollNet;
+            Some(Builder::Hierarchical(HierarchicalBuilder::new(s.nodes, rings, count, channels, sharp)))
+        } else {
+            None
+        };
+        let state = if let Some(builder) = state {
+            State::Building(builder)
         } else {
             let schedule = crate::collective::schedule_with(
                 s.collective,
@@ -61,7 +109,7 @@ impl Weigh {
     pub fn advance(&mut self, scenario: &ValidScenario, topology: &Topology) -> bool {
         let policy = static_policy(scenario);
         self.state = match std::mem::replace(&mut self.state, State::Moving) {
-            State::Building(mut builder) => match builder.channel() {
+            State::Building(mut builder) => match builder.advance() {
                 true => State::Built(builder.finish()),
                 false => State::Building(builder),
             },
