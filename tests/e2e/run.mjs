@@ -368,6 +368,7 @@ await test('a long simulation runs in slices with a progress bar; cancel keeps t
   await page.waitForTimeout(200);
   await waitFor('the result shown', async () => (await page.locator('#trace-hash').count()) === 1);
   const before = await gpuCount();
+  const nodesBefore = await page.locator('#nodes').inputValue();
   const hash = await text('#trace-hash');
   // 16 nodes over 8 channels: some 260,000 transfers, a few seconds in slices. The page itself
   // clicks Cancel the moment the progress bar is added (a MutationObserver's callback runs
@@ -393,6 +394,9 @@ await test('a long simulation runs in slices with a progress bar; cancel keeps t
   const kept = (await text('#trace-hash')) === hash;
   expect(kept, `the kept result ${hash} is shown after cancelling`);
   expect((await gpuCount()) === before, `still ${before} GPUs after cancelling`);
+  // The control shows the run kept, not the 16 nodes cancelled.
+  const nodesAfter = await page.locator('#nodes').inputValue();
+  expect(nodesAfter === nodesBefore, `the nodes control says ${nodesAfter} after cancelling, ${nodesBefore} before`);
   // Playing on moves the clock of the kept run: the page is live, not still working on 16 nodes.
   const clock = await text('#clock');
   await page.click('#step-forward');

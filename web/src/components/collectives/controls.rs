@@ -12,6 +12,7 @@ use fabricscope::catalog::NODE_PRESETS;
 use fabricscope::scenario::LatencyModel;
 use fabricscope::units::format_bytes;
 use fabricscope::Scenario;
+use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -188,6 +189,10 @@ pub fn controls(props: &ControlsProps) -> Html {
         let s = state.clone();
         Callback::from(move |_| s.dispatch(Action::EditB(b)))
     };
+    // A select the reader changed keeps showing that choice whatever the render says (the
+    // `selected` attribute sets only its default): after every render each shows the option
+    // the scenario selects, so a cancelled or refused change does not stay on screen.
+    use_effect(show_selected_options);
     html! {
         <>
             <div class="compare-bar">
@@ -437,6 +442,24 @@ pub fn id_of<T: serde::Serialize>(value: &T) -> String {
 /// The enum value of a serde name.
 pub fn parse_id<T: serde::de::DeserializeOwned>(id: &str) -> Option<T> {
     serde_json::from_value(serde_json::Value::String(id.to_string())).ok()
+}
+
+/// Sets each of the controls' selects to the option marked `selected`.
+fn show_selected_options() {
+    let Ok(selects) = gloo::utils::document().query_selector_all("#controls select") else { return };
+    for i in 0..selects.length() {
+        let Some(select) =
+            selects.item(i).and_then(|node| node.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        else {
+            continue;
+        };
+        let marked = select.query_selector("option[selected]").ok().flatten();
+        if let Some(value) = marked.and_then(|option| option.get_attribute("value")) {
+            if select.value() != value {
+                select.set_value(&value);
+            }
+        }
+    }
 }
 
 /// A select over one fabric field; `with_default` adds a "default" choice stored as `None`.
