@@ -83,7 +83,7 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
 
     let text = |size| ("sans-serif", size).into_font().color(&theme.text);
     let mut chart = ChartBuilder::on(root)
-        .caption(&labels.caption, text(16))
+        .caption(&labels.caption, text(caption_px(root, &labels.caption, theme)))
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(52)
@@ -131,10 +131,25 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
             .background_style(theme.background.mix(0.8))
             .border_style(theme.grid)
             .label_font(text(12))
-            .position(SeriesLabelPosition::UpperLeft)
+            // Lower right: under the curves, which rise to the right, and clear of the
+            // markers' labels, which stack from the top.
+            .position(SeriesLabelPosition::LowerRight)
             .draw()?;
     }
     root.present()
+}
+
+/// The caption's font size [px]: 16, or as much smaller (down to 10) as it takes to fit the
+/// chart's width inside its margins (a phone's 390 px page).
+fn caption_px<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, caption: &str, theme: &Theme) -> u32 {
+    let room = root.dim_in_pixel().0.saturating_sub(24);
+    (10..=16)
+        .rev()
+        .find(|&px| {
+            let style = ("sans-serif", px).into_font().color(&theme.text);
+            root.estimate_text_size(caption, &style).map_or(true, |(w, _)| w <= room)
+        })
+        .unwrap_or(10)
 }
 
 /// "1K", "4M", "1G": sizes on the axis, in nccl-tests' binary units.
@@ -198,6 +213,23 @@ mod tests {
         assert!(svg.contains("<svg"));
         assert!(svg.contains("polyline"), "the curve is drawn");
         assert!(svg.contains("1G"), "x labels use binary sizes");
+    }
+
+    /// A long caption keeps 16 px where it fits and shrinks where the chart is narrow.
+    #[test]
+    fn a_long_caption_shrinks_to_fit_a_narrow_chart() {
+        let caption = "AllReduce busbw vs message size on this cluster";
+        let px = |width: u32| {
+            let mut svg = String::new();
+            let root = SVGBackend::with_string(&mut svg, (width, 300)).into_drawing_area();
+            let px = caption_px(&root, caption, &LIGHT);
+            let style = ("sans-serif", px).into_font().color(&LIGHT.text);
+            let (w, _) = root.estimate_text_size(caption, &style).unwrap();
+            (px, w)
+        };
+        assert_eq!(px(640).0, 16);
+        let (narrow, w) = px(340);
+        assert!(narrow < 16 && w <= 340 - 24, "{narrow} px, {w} px wide");
     }
 
     #[test]
