@@ -3,6 +3,7 @@
 //! A `Schedule` is plain data (steps of chunk transfers with their dependencies), so the same
 //! value is executed on integers by `verify`, timed by the engine and animated by the page.
 
+mod builder;
 mod direct;
 pub mod hierarchical;
 pub mod holdings;
@@ -16,6 +17,7 @@ pub mod textbook;
 pub mod tree;
 mod verify;
 
+pub use builder::ScheduleBuilder;
 pub use direct::{alltoall, sendrecv};
 pub use hierarchical::{collnet_allreduce, hierarchical_allreduce};
 pub use protocol::Protocol;
@@ -58,22 +60,20 @@ pub fn schedule_with<R: AsRef<[u32]>>(
     root: u32,
 ) -> Schedule {
     use Collective::{AllGather, AllReduce, AllToAll, ReduceScatter};
+    // NVLSTree, Hierarchical, CollNet and all-pairs: as the tuner builds them a piece at a time.
+    if let Some(builder) = ScheduleBuilder::of(collective, algorithm, nodes, rings, count, n_channels) {
+        return builder.build();
+    }
     let g = rings[0].as_ref().len() as u32;
     let n = nodes * g;
     match (collective, algorithm) {
         (AllReduce, Algorithm::Tree) => tree_allreduce(nodes, rings, count, n_channels),
-        (AllReduce, Algorithm::Hierarchical) => hierarchical_allreduce(nodes, rings, count, n_channels),
         (AllReduce, Algorithm::Nvls) => nvls::nvls_allreduce(n, count, n_channels),
-        (AllReduce, Algorithm::CollNet) => collnet_allreduce(nodes, rings, count, n_channels),
-        (AllReduce, Algorithm::NvlsTree) => nvls_tree::nvls_tree_allreduce(nodes, g, count, n_channels),
         (AllGather | ReduceScatter, Algorithm::Pat) => {
             pat::pat(collective == AllGather, n, count, n_channels)
         }
         (AllReduce | AllGather | ReduceScatter, Algorithm::HalvingDoubling) => {
             textbook::halving_doubling(collective, n, count, n_channels)
-        }
-        (AllReduce | AllGather | ReduceScatter, Algorithm::AllPairs) => {
-            textbook::all_pairs(collective, n, count, n_channels)
         }
         (AllToAll, Algorithm::Bruck) => textbook::bruck(n, count, n_channels),
         (AllReduce, _) => ring_allreduce(nodes, rings, count, n_channels),

@@ -1,16 +1,12 @@
 //! One algorithm weighed for the tuner's table a bounded piece per poll, as both plans weigh
-//! them (`exact::plan_step`, `big::weigh`): its schedule built in one poll (NVLSTree's a channel
-//! per poll, `NvlsTreeBuilder`; Hierarchical's and CollNet's `BUILT_PER_POLL` transfers per poll,
-//! `HierarchicalBuilder`), its router set up in the next, then its transfers routed for
+//! them (`exact::plan_step`, `big::weigh`): its schedule built in one poll (NVLSTree's and
+//! all-pairs' a channel per poll, Hierarchical's and CollNet's 32,768 transfers:
+//! `collective::ScheduleBuilder`), its router set up in the next, then its transfers routed for
 //! the bandwidth bound `ROUTED_PER_POLL` at a time (`plan::Bound`).
 
-use crate::collective::hierarchical::HierarchicalBuilder;
-use crate::collective::nvls_tree::NvlsTreeBuilder;
-use crate::collective::textbook::AllPairsBuilder;
-use crate::collective::{Algorithm, Schedule};
+use crate::collective::{Algorithm, Schedule, ScheduleBuilder};
 use crate::plan::{Bound, ValidScenario};
 use crate::routing::{Policy, Router, RouterState};
-use crate::scenario::Collective;
 use crate::topology::Topology;
 
 /// Transfers of a schedule routed per poll for the tuner's bound (about 10 ms in the page).
@@ -27,38 +23,8 @@ pub(super) struct Weigh {
     state: State,
 }
 
-/// A schedule built a piece per poll: NVLSTree's and all-pairs' a channel, Hierarchical's and
-/// CollNet's `BUILT_PER_POLL` transfers.
-enum Builder {
-    NvlsTree(NvlsTreeBuilder),
-    Hierarchical(HierarchicalBuilder),
-    AllPairs(AllPairsBuilder),
-}
-
-/// Transfers of a Hierarchical or CollNet schedule built per poll (about 6 ms natively).
-const BUILT_PER_POLL: usize = 32_768;
-
-impl Builder {
-    /// One more piece; true once the schedule is built.
-    fn advance(&mut self) -> bool {
-        match self {
-            Builder::NvlsTree(builder) => builder.channel(),
-            Builder::Hierarchical(builder) => builder.advance(BUILT_PER_POLL),
-            Builder::AllPairs(builder) => builder.channel(),
-        }
-    }
-
-    fn finish(self) -> Schedule {
-        match self {
-            Builder::NvlsTree(builder) => builder.finish(),
-            Builder::Hierarchical(builder) => builder.finish(),
-            Builder::AllPairs(builder) => builder.finish(),
-        }
-    }
-}
-
 enum State {
-    Building(Builder),
+    Building(ScheduleBuilder),
     Built(Schedule),
     Routing(Schedule, Bound, RouterState),
     Weighed(Schedule, f64),
@@ -67,28 +33,15 @@ enum State {
 }
 
 impl Weigh {
-    /// `algorithm`'s schedule of `count` elements, built now (NVLSTree's, Hierarchical's and
-    /// CollNet's from the next poll on).
+    /// `algorithm`'s schedule of `count` elements, built now, or a piece per poll from the next
+    /// one where `ScheduleBuilder` builds it.
     pub fn start(scenario: &ValidScenario, algorithm: Algorithm, count: u64) -> Weigh {
         let s = scenario.scenario();
         let rings = &scenario.preset().rings;
         let channels = scenario.channels();
-        // As `collective::schedule_with` builds them.
-        let pairs =
-            matches!(s.collective, Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter);
-        let state = if algorithm == Algorithm::AllPairs && pairs {
-            Some(Builder::AllPairs(AllPairsBuilder::new(s.collective, scenario.n_ranks(), count, channels)))
-        } else if s.collective != Collective::AllReduce {
-            None
-        } else if algorithm == Algorithm::NvlsTree {
-            Some(Builder::NvlsTree(NvlsTreeBuilder::new(s.nodes, rings[0].len() as u32, count, channels)))
-        } else if matches!(algorithm, Algorithm::Hierarchical | Algorithm::CollNet) {
-            let sharp = algorithm == Algorithm::CollNet;
-            Some(Builder::Hierarchical(HierarchicalBuilder::new(s.nodes, rings, count, channels, sharp)))
-        } else {
-            None
-        };
-        let state = if let Some(builder) = state {
+        let state = if let Some(builder) =
+            ScheduleBuilder::of(s.collective, algorithm, s.nodes, rings, count, channels)
+        {
             State::Building(builder)
         } else {
             let schedule = crate::collective::schedule_with(

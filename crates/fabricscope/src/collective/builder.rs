@@ -1,0 +1,75 @@
+//! Schedules too long to build between two frames, built a piece at a time: `ScheduleBuilder`
+//! is the one place that says which (`schedule_with` builds them through it, and the tuner's
+//! weighing a piece per poll, `simulation::weigh`).
+
+use super::hierarchical::HierarchicalBuilder;
+use super::nvls_tree::NvlsTreeBuilder;
+use super::textbook::AllPairsBuilder;
+use super::{Algorithm, Schedule};
+use crate::scenario::Collective;
+
+/// A schedule built a piece at a time: NVLSTree's and all-pairs' a channel per piece,
+/// Hierarchical's and CollNet's `TRANSFERS_PER_PIECE` transfers.
+pub enum ScheduleBuilder {
+    NvlsTree(NvlsTreeBuilder),
+    Hierarchical(HierarchicalBuilder),
+    AllPairs(AllPairsBuilder),
+}
+
+/// Transfers of a Hierarchical or CollNet schedule built per piece (about 6 ms natively).
+const TRANSFERS_PER_PIECE: usize = 32_768;
+
+impl ScheduleBuilder {
+    /// The builder of `algorithm`'s `collective` where it is built a piece at a time (NVLSTree,
+    /// Hierarchical and CollNet AllReduce; all-pairs), else `None` (built in one go).
+    pub fn of<R: AsRef<[u32]>>(
+        collective: Collective,
+        algorithm: Algorithm,
+        nodes: u32,
+        rings: &[R],
+        count: u64,
+        n_channels: u32,
+    ) -> Option<ScheduleBuilder> {
+        use Collective::{AllGather, AllReduce, ReduceScatter};
+        let g = rings[0].as_ref().len() as u32;
+        Some(match (collective, algorithm) {
+            (AllReduce, Algorithm::NvlsTree) => {
+                ScheduleBuilder::NvlsTree(NvlsTreeBuilder::new(nodes, g, count, n_channels))
+            }
+            (AllReduce, Algorithm::Hierarchical | Algorithm::CollNet) => {
+                let sharp = algorithm == Algorithm::CollNet;
+                ScheduleBuilder::Hierarchical(HierarchicalBuilder::new(
+                    nodes, rings, count, n_channels, sharp,
+                ))
+            }
+            (AllReduce | AllGather | ReduceScatter, Algorithm::AllPairs) => {
+                ScheduleBuilder::AllPairs(AllPairsBuilder::new(collective, nodes * g, count, n_channels))
+            }
+            _ => return None,
+        })
+    }
+
+    /// Builds one more piece; true once the schedule is built.
+    pub fn advance(&mut self) -> bool {
+        match self {
+            ScheduleBuilder::NvlsTree(builder) => builder.channel(),
+            ScheduleBuilder::Hierarchical(builder) => builder.advance(TRANSFERS_PER_PIECE),
+            ScheduleBuilder::AllPairs(builder) => builder.channel(),
+        }
+    }
+
+    /// The schedule, once `advance` said it is built.
+    pub fn finish(self) -> Schedule {
+        match self {
+            ScheduleBuilder::NvlsTree(builder) => builder.finish(),
+            ScheduleBuilder::Hierarchical(builder) => builder.finish(),
+            ScheduleBuilder::AllPairs(builder) => builder.finish(),
+        }
+    }
+
+    /// The schedule, built whole.
+    pub fn build(mut self) -> Schedule {
+        while !self.advance() {}
+        self.finish()
+    }
+}
