@@ -83,7 +83,7 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
 
     let text = |size| ("sans-serif", size).into_font().color(&theme.text);
     let mut chart = ChartBuilder::on(root)
-        .caption(&labels.caption, text(caption_px(root, &labels.caption, theme)))
+        .caption(&labels.caption, text(caption_px(root, &labels.caption)))
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(52)
@@ -141,13 +141,13 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
 
 /// The caption's font size [px]: 16, or as much smaller (down to 10) as it takes to fit the
 /// chart's width inside its margins (a phone's 390 px page).
-fn caption_px<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, caption: &str, theme: &Theme) -> u32 {
+fn caption_px<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, caption: &str) -> u32 {
     let room = root.dim_in_pixel().0.saturating_sub(24);
     (10..=16)
         .rev()
         .find(|&px| {
-            let style = ("sans-serif", px).into_font().color(&theme.text);
-            root.estimate_text_size(caption, &style).map_or(true, |(w, _)| w <= room)
+            root.estimate_text_size(caption, &TextStyle::from(("sans-serif", px)))
+                .map_or(true, |(w, _)| w <= room)
         })
         .unwrap_or(10)
 }
@@ -222,9 +222,8 @@ mod tests {
         let px = |width: u32| {
             let mut svg = String::new();
             let root = SVGBackend::with_string(&mut svg, (width, 300)).into_drawing_area();
-            let px = caption_px(&root, caption, &LIGHT);
-            let style = ("sans-serif", px).into_font().color(&LIGHT.text);
-            let (w, _) = root.estimate_text_size(caption, &style).unwrap();
+            let px = caption_px(&root, caption);
+            let (w, _) = root.estimate_text_size(caption, &TextStyle::from(("sans-serif", px))).unwrap();
             (px, w)
         };
         assert_eq!(px(640).0, 16);

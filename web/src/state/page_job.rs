@@ -16,16 +16,12 @@ pub const PAGE_MAX_TRANSFERS: u64 = 400_000;
 
 /// `simulate`, within what the page can do without keeping the reader waiting.
 pub fn simulate_in_page(valid: &fabricscope::ValidScenario) -> Result<Simulation, String> {
-    finish_job(&mut page_job(valid)?)
+    finish_job(page_job(valid)?)
 }
 
 /// A job run to its end.
-pub fn finish_job(job: &mut Job) -> Result<Simulation, String> {
-    loop {
-        if let Some(result) = job.poll(u64::MAX) {
-            return result.map_err(|e| e.to_string());
-        }
-    }
+pub fn finish_job(job: Job) -> Result<Simulation, String> {
+    job.run().map_err(|e| e.to_string())
 }
 
 /// The transfers a scenario's collective has.

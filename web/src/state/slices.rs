@@ -58,11 +58,7 @@ fn point_of(result: Result<SweepPoint, fabricscope::ScenarioError>) -> PointOutc
 #[cfg(feature = "workers")]
 pub fn simulate_point(point: &Scenario) -> PointOutcome {
     match point_job(point) {
-        Ok(mut job) => loop {
-            if let Some(result) = job.poll(u64::MAX) {
-                return point_of(result);
-            }
-        },
+        Ok(job) => point_of(job.run()),
         Err(outcome) => outcome,
     }
 }

@@ -98,6 +98,15 @@ impl Job {
         Job { lean: true, hashed: false, ..self }
     }
 
+    /// Polls the job to its end: its result.
+    pub fn run(mut self) -> Result<Simulation, ScenarioError> {
+        loop {
+            if let Some(result) = self.poll(u64::MAX) {
+                return result;
+            }
+        }
+    }
+
     /// The `lean` job as a sweep's point: its figures only (`PointJob`), the same as the lean
     /// job's simulation gives (`tests/sweep.rs`), without expanding a run of fewer transfers
     /// standing for all (channel 0 by symmetry, a few nodes by rotation) to the whole trace.

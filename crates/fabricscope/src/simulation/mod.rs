@@ -109,12 +109,7 @@ pub enum Mode {
 
 /// `simulate`, choosing how.
 pub fn simulate_as(scenario: &ValidScenario, mode: Mode) -> Result<Simulation, ScenarioError> {
-    let mut job = Job::new(scenario, mode);
-    loop {
-        if let Some(result) = job.poll(u64::MAX) {
-            return result;
-        }
-    }
+    Job::new(scenario, mode).run()
 }
 
 impl Simulation {

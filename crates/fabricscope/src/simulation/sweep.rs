@@ -46,6 +46,11 @@ impl PointJob {
         self.0.poll(batches).map(|result| result.map(|sim| sweep_point(&sim, false)))
     }
 
+    /// Polls the job to its end: the point.
+    pub fn run(self) -> Result<SweepPoint, ScenarioError> {
+        self.0.run().map(|sim| sweep_point(&sim, false))
+    }
+
     /// As `Job::progress`.
     pub fn progress(&self) -> f64 {
         self.0.progress()
@@ -96,20 +101,11 @@ pub fn sweep_size(scenario: &ValidScenario, size: u64, hash: bool) -> Result<Swe
     // A row needs only what ran: a forced algorithm alone is weighed (`Job::lean`); without
     // its hash, not even the whole trace (`Job::point`).
     let job = super::Job::new(&scenario.with_size(size)?, super::Mode::Auto);
-    if !hash {
-        let mut job = job.point();
-        loop {
-            if let Some(result) = job.poll(u64::MAX) {
-                return result.map_err(|e| vec![e]);
-            }
-        }
+    match hash {
+        false => job.point().run(),
+        true => job.lean().run().map(|sim| sweep_point(&sim, true)),
     }
-    let mut job = job.lean();
-    loop {
-        if let Some(result) = job.poll(u64::MAX) {
-            return Ok(sweep_point(&result.map_err(|e| vec![e])?, hash));
-        }
-    }
+    .map_err(|e| vec![e])
 }
 
 /// A simulation's row of a sweep (`trace_hash` empty unless `hash`).

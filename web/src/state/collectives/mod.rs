@@ -359,8 +359,7 @@ impl AppState {
                         // simulated here, at once, and not timed: the reducer reads no clock.
                         next.pending = None;
                         next.ready = None;
-                        let mut job = job;
-                        match finish_job(&mut job) {
+                        match finish_job(job) {
                             Ok(sim) => next.show(&self.scenario, scenario, Rc::new(sim), 0.0),
                             Err(message) => next.error = Some(message),
                         }
