@@ -378,6 +378,7 @@ await test('a long simulation runs in slices with a progress bar; cancel keeps t
       const cancel = document.querySelector('#cancel');
       if (cancel) {
         window.cancelSaw = document.querySelector('#progress')?.innerText ?? '';
+        window.chartGpusWhile = document.querySelector('#busbw-chart')?.getAttribute('data-gpus');
         observer.disconnect();
         cancel.click();
       }
@@ -388,12 +389,17 @@ await test('a long simulation runs in slices with a progress bar; cancel keeps t
   await waitFor('the cancel clicked', async () => (await page.evaluate(() => window.cancelSaw)) !== undefined, 5000);
   const said = await page.evaluate(() => window.cancelSaw);
   expect(said.includes('Simulating 16 nodes'), said);
+  // The busbw chart is already the 16 nodes' while they simulate (its points may run meanwhile).
+  const chartWhile = await page.evaluate(() => window.chartGpusWhile);
+  expect(chartWhile === '128', `the chart is of ${chartWhile} GPUs while 16 nodes simulate`);
   // The progress bar goes with the pending job; the kept result is the one shown before.
   await waitFor('the progress bar gone', async () => (await page.locator('#progress').count()) === 0, 20000);
   await page.waitForTimeout(500);
   const kept = (await text('#trace-hash')) === hash;
   expect(kept, `the kept result ${hash} is shown after cancelling`);
   expect((await gpuCount()) === before, `still ${before} GPUs after cancelling`);
+  const chartAfter = await page.locator('#busbw-chart').getAttribute('data-gpus');
+  expect(chartAfter === before, `the chart is of ${chartAfter} GPUs after cancelling, the topology of ${before}`);
   // The control shows the run kept, not the 16 nodes cancelled.
   const nodesAfter = await page.locator('#nodes').inputValue();
   expect(nodesAfter === nodesBefore, `the nodes control says ${nodesAfter} after cancelling, ${nodesBefore} before`);
@@ -441,6 +447,28 @@ await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, no
   await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
   console.log(`     8 nodes: topology redrawn after ${drawn} ms, 46-point chart (Ring and Tree) complete after ${Date.now() - t0} ms`);
   await page.screenshot({ path: join(shots, 'eight-nodes.png'), fullPage: true });
+});
+
+await test("a link to 8 nodes: the busbw chart's worker starts beside the link's own run, and the chart is the 8 nodes'", async () => {
+  // A page of its own, whose Worker constructor notes whether the link's run was still pending.
+  const linked = await ctx.newPage();
+  await linked.addInitScript(() => {
+    const Native = window.Worker;
+    window.__workerWhilePending = [];
+    window.Worker = function (...args) {
+      window.__workerWhilePending.push(document.querySelector('#progress') !== null);
+      return new Native(...args);
+    };
+  });
+  const scenario = { preset: 'dgx-h100', nodes: 8, collective: 'all_reduce', size_bytes: 1 << 30 };
+  await linked.goto(base + '#s=' + encodeURIComponent(JSON.stringify(scenario)));
+  await linked.waitForSelector('#topology[data-gpu-count="64"]', { timeout: 60000 });
+  await linked.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
+  const born = await linked.evaluate(() => window.__workerWhilePending);
+  expect(born.length >= 1 && born[0] === true, `workers started while the link's run was pending: ${JSON.stringify(born)}`);
+  expect((await linked.locator('#busbw-chart').getAttribute('data-gpus')) === '64', 'the chart of 64 GPUs');
+  expect((await linked.locator('#busbw-chart').getAttribute('data-points')) === '46', 'every point: Ring and Tree, 23 sizes');
+  await linked.close();
 });
 
 await test('1,024 GPUs: a ring that settles runs as a steady state, drawn as tiles; a tile opens; 8 channels run extrapolated, and say so', async () => {

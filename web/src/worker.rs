@@ -56,7 +56,8 @@ mod tests {
         let scenario = Scenario { nodes: 2, ..page_demo() };
         let mut sliced = Rc::new(AppState::new(scenario.clone(), crate::i18n::Lang::En, false).unwrap());
         while !sliced.curve.is_complete() {
-            let report = curve_slice(&sliced, now_ms).expect("a point to work on");
+            let report = curve_slice(&sliced, now_ms, crate::state::slices::Helping::Alone)
+                .expect("a point to work on");
             sliced = sliced.reduce(report);
         }
         let base = AppState::new(scenario.clone(), crate::i18n::Lang::En, false).unwrap();

@@ -12,7 +12,6 @@
 
 use crate::state::collectives::{Curve, PointKey, PointOutcome};
 use crate::state::slices::point_scenario;
-use fabricscope::Scenario;
 use js_sys::{Object, Reflect};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
@@ -239,32 +238,34 @@ impl<T: Clone + 'static> Drop for Pool<T> {
 /// A busbw chart point's task: its curve's generation and its point.
 pub type PointTask = (u64, PointKey);
 
-/// Keeps up to `limit` of `pool`'s workers busy with `curve`'s open points of `scenario`'s
-/// hardware: stops a worker on a point of an earlier curve, and every worker once the curve is
-/// complete or while `limit` is 0 (the main thread simulates a change: it gets the cores, and a
-/// point stopped half-way is simulated again later if the curve still needs it). Returns why,
-/// once, where workers cannot start.
+/// Keeps `pool`'s workers busy with `curve`'s open points, front first (all but the one the
+/// main thread works on while it is `main_helping`): stops a worker on a point of an earlier
+/// curve, and every worker once the curve is complete or unless `wanted` (the main thread
+/// simulates a change the reader made: it gets the cores, and a point stopped half-way is
+/// simulated again later if the curve still needs it). Returns why, once, where workers cannot
+/// start.
 pub fn feed_curve(
     pool: &mut Pool<PointTask>,
-    scenario: &Scenario,
     curve: &Curve,
-    limit: usize,
+    wanted: bool,
+    main_helping: bool,
 ) -> Option<String> {
     if pool.is_broken() {
         return None;
     }
-    if curve.is_complete() || limit == 0 {
+    if curve.is_complete() || !wanted {
         pool.stop_all();
         return None;
     }
     pool.stop_where(|&(generation, _)| generation != curve.generation);
     let busy: Vec<PointKey> = pool.running().into_iter().map(|(_, key)| key).collect();
+    let main = curve.main_point().filter(|_| main_helping);
     let mut running = busy.len();
-    for key in curve.open().filter(|key| !busy.contains(key)) {
-        if running >= limit {
+    for key in curve.open().filter(|key| !busy.contains(key) && Some(*key) != main) {
+        if running >= pool.size() {
             break;
         }
-        let json = serde_json::to_string(&point_scenario(scenario, key)).unwrap_or_default();
+        let json = serde_json::to_string(&point_scenario(&curve.scenario, key)).unwrap_or_default();
         match pool.start((curve.generation, key), "chart", json) {
             Ok(true) => running += 1,
             Ok(false) => break,

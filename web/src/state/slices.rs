@@ -9,6 +9,7 @@ use super::page_job::{page_job, work};
 use fabricscope::{Job, PointJob, Scenario, SweepPoint};
 use std::cell::RefCell;
 use std::rc::Rc;
+use Helping::{Alone, Beside};
 
 /// A slice of the pending simulation: `ShowReady` when its result waits to be shown (a slice
 /// after the one that finished it, so that work and the redraw do not add up to one long
@@ -63,15 +64,27 @@ pub fn simulate_point(point: &Scenario) -> PointOutcome {
     }
 }
 
-/// A slice of the busbw curve's front point on the main thread (where the page has no
-/// workers): its job (made on the first slice) polled once. `None` when the curve is complete.
-pub fn curve_slice(state: &AppState, clock: fn() -> f64) -> Option<Action> {
+/// Which point of the curve the main thread's slices take.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Helping<'a> {
+    /// The page has no workers: the front point, so the curve grows slice by slice.
+    Alone,
+    /// Beside the workers, which take the front points and run `busy`: the last open point
+    /// none of them runs, so the two meet in the middle.
+    Beside(&'a [PointKey]),
+}
+
+/// A slice of one of the busbw curve's points on the main thread: its job (made on the first
+/// slice) polled once. `None` when there is no point for the main thread to take.
+pub fn curve_slice(state: &AppState, clock: fn() -> f64, helping: Helping) -> Option<Action> {
     let curve = &state.curve;
-    let &key = curve.todo.first()?;
-    let job = match &curve.job {
-        Some(job) => Ok(job.clone()),
-        None => point_job(&point_scenario(&state.scenario, key)).map(|job| Rc::new(RefCell::new(job))),
+    let (key, job) = match (&curve.job, helping) {
+        (Some((key, job)), _) => (*key, Ok(job.clone())),
+        (None, Alone) => (*curve.todo.first()?, Err(())),
+        (None, Beside(busy)) => (curve.open().filter(|key| !busy.contains(key)).last()?, Err(())),
     };
+    let job = job
+        .or_else(|()| point_job(&point_scenario(&curve.scenario, key)).map(|job| Rc::new(RefCell::new(job))));
     let outcome = match job {
         Ok(job) => {
             let result = work(|batches| job.borrow_mut().poll(batches), clock);

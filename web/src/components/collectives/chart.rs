@@ -9,7 +9,7 @@ use crate::services::download::{download, export_canvas_png};
 use crate::services::workers::{feed_curve, point_outcome, warn_no_workers, PointTask, Pool, Report};
 use crate::state::collectives::{Action, CurveOutcome};
 use crate::state::page_job::now_ms;
-use crate::state::slices::curve_slice;
+use crate::state::slices::{curve_slice, Helping};
 use crate::state::Shared;
 use fabricscope::units::format_bytes;
 use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels, Marker};
@@ -25,11 +25,16 @@ use yew::prelude::*;
 pub fn chart(props: &Props) -> Html {
     let state = &props.state;
     let canvas_ref = use_node_ref();
-    // The curve's points run in the page's workers, side by side, while the main thread stays
-    // free (one core is left to it and to the animation: `Pool::new`); none run while the main
-    // thread simulates a pending change (the workers stop).
+    // The curve's points run in the page's workers, side by side, front first (one core is
+    // left to the main thread and the animation, `Pool::new`), on the hardware asked for: from
+    // the moment a link opens, beside its own run; after a change the reader made, once it shows
+    // (on two cores a worker beside the change's slices made its result 30% later). The main
+    // thread takes points from the back between frames when it is idle: nothing pending, the
+    // animation paused. Where workers cannot start, its slices take them all, front first.
     let workers_run = use_state(|| true);
     let pool = use_mut_ref(|| None::<Rc<RefCell<Pool<PointTask>>>>);
+    let main_helping = !state.playing && state.pending.is_none();
+    let workers_wanted = state.pending.as_ref().is_none_or(|p| p.opening);
     {
         let (s, workers_run, pool) = (state.clone(), workers_run.clone(), pool.clone());
         let curve = &state.curve;
@@ -37,10 +42,11 @@ pub fn chart(props: &Props) -> Html {
             curve.generation,
             Shared::of(&curve.todo),
             Shared::of(&curve.early),
-            state.pending.is_some(),
+            curve.main_point(),
+            (workers_wanted, main_helping),
             *workers_run,
         );
-        use_effect_with(deps, move |&(_, _, _, pending, run)| {
+        use_effect_with(deps, move |&(_, _, _, _, (wanted, main_helping), run)| {
             if run {
                 let pool = pool
                     .borrow_mut()
@@ -61,9 +67,7 @@ pub fn chart(props: &Props) -> Html {
                         })
                     })
                     .clone();
-                let size = pool.borrow().size();
-                let limit = if pending { 0 } else { size };
-                let broken = feed_curve(&mut pool.borrow_mut(), &s.scenario, &s.curve, limit);
+                let broken = feed_curve(&mut pool.borrow_mut(), &s.curve, wanted, main_helping);
                 if let Some(why) = broken {
                     warn_no_workers("busbw chart", &why);
                     workers_run.set(false);
@@ -71,21 +75,26 @@ pub fn chart(props: &Props) -> Html {
             }
         });
     }
-    // Where workers cannot run: one more point after each paint, a slice at a time on the main
-    // thread, none while the animation plays or a simulation is pending.
+    // The main thread's slices: one more slice after each paint.
     {
-        let s = state.clone();
+        let (s, pool) = (state.clone(), pool.clone());
         let deps = (
             state.curve.todo.len(),
             Shared::of(&state.curve.todo),
-            state.playing,
+            Shared::of(&state.curve.early),
+            main_helping,
             state.work_tick,
-            state.pending.is_some(),
             *workers_run,
         );
-        let (todo, _, playing, _, pending, run) = deps;
-        use_next_slice(deps, !run && todo > 0 && !playing && !pending, 0, move || {
-            if let Some(report) = curve_slice(&s, now_ms) {
+        let (todo, _, _, _, _, run) = deps;
+        use_next_slice(deps, todo > 0 && main_helping, 0, move || {
+            let pool = pool.borrow().clone();
+            let busy: Vec<_> = match (&pool, run) {
+                (Some(pool), true) => pool.borrow().running().into_iter().map(|(_, key)| key).collect(),
+                _ => Vec::new(),
+            };
+            let helping = if run { Helping::Beside(&busy) } else { Helping::Alone };
+            if let Some(report) = curve_slice(&s, now_ms, helping) {
                 s.dispatch(report);
             }
         });
@@ -94,10 +103,10 @@ pub fn chart(props: &Props) -> Html {
         let canvas_ref = canvas_ref.clone();
         let deps = (
             state.curve.points.clone(),
-            state.scenario.size_bytes,
+            state.requested().size_bytes,
             state.lang,
             state.dark,
-            state.scenario.collective,
+            state.curve.scenario.collective,
         );
         use_effect_with(deps, move |(curve, size, lang, dark, collective)| {
             let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
@@ -116,8 +125,12 @@ pub fn chart(props: &Props) -> Html {
     }
     // The same chart as an SVG file (light theme, for documents).
     let export_svg = {
-        let (curve, size, lang, collective) =
-            (state.curve.points.clone(), state.scenario.size_bytes, state.lang, state.scenario.collective);
+        let (curve, size, lang, collective) = (
+            state.curve.points.clone(),
+            state.requested().size_bytes,
+            state.lang,
+            state.curve.scenario.collective,
+        );
         Callback::from(move |_| {
             let (series, markers, labels) = chart_parts(&curve, size, lang, collective);
             let mut svg = String::new();
@@ -140,7 +153,7 @@ pub fn chart(props: &Props) -> Html {
     html! {
         <>
             <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}
-                data-points={state.curve.points.len().to_string()} data-complete={state.curve.is_complete().to_string()}
+                data-points={state.curve.points.len().to_string()} data-gpus={state.curve.gpus.to_string()} data-complete={state.curve.is_complete().to_string()}
                 data-workers={(*workers_run).to_string()} data-curve-hash={state.curve.hash()}></canvas>
             <div class="buttons"><button id="export-svg" onclick={export_svg}>{ t(state.lang, Text::ChartSVG) }</button>
                 <button id="export-chart-png" onclick={Callback::from(|_| export_canvas_png("busbw-chart", "fabricscope-busbw.png"))}>{ t(state.lang, Text::ChartPNG) }</button></div>

@@ -1,8 +1,8 @@
 //! The busbw chart's points as the page fills them in. The page's workers simulate them in any
-//! order (`services::workers`), the main thread's slices front first where there are no workers
-//! (`state::slices::curve_slice`); either way the curve grows in chart order (`chart_points`:
-//! sizes ascending, algorithms in a fixed order), so what is drawn never depends on which
-//! worker finished first.
+//! order, front first (`services::workers`), and the main thread's slices one at a time from the
+//! back beside them (or front first where there are no workers: `state::slices::curve_slice`);
+//! either way the curve grows in chart order (`chart_points`: sizes ascending, algorithms in a
+//! fixed order), so what is drawn never depends on which thread finished first.
 
 use fabricscope::collective::Algorithm;
 use fabricscope::{PointJob, Scenario, SweepPoint};
@@ -34,9 +34,15 @@ pub enum CurveOutcome {
     Done(PointOutcome),
 }
 
-/// The busbw curve of the current hardware (independent of the message size).
+/// The busbw curve of the hardware the reader asked for (independent of the message size): the
+/// pending scenario's while one runs, so its points are simulated meanwhile.
 #[derive(Clone, Debug)]
 pub struct Curve {
+    /// The scenario whose hardware the points are of (its size and forced algorithm are those
+    /// of the change that started the curve; a point sets its own).
+    pub scenario: Rc<Scenario>,
+    /// How many GPUs that hardware has (0 if it does not validate).
+    pub gpus: u32,
     /// The points shown so far, in chart order.
     pub points: Rc<Vec<SweepPoint>>,
     /// The points not shown yet, in chart order.
@@ -44,8 +50,8 @@ pub struct Curve {
     /// Outcomes that arrived before a point ahead of them in `todo` (a worker finished a later
     /// point first), kept until it is their turn.
     pub early: Rc<Vec<(PointKey, PointOutcome)>>,
-    /// The front point's job where the main thread simulates it, polled a slice at a time.
-    pub job: Option<Rc<RefCell<PointJob>>>,
+    /// The point the main thread simulates, and its job, polled a slice at a time.
+    pub job: Option<(PointKey, Rc<RefCell<PointJob>>)>,
     /// Which curve this is, bumped at every restart: a report on another curve is stale.
     pub generation: u64,
 }
@@ -54,6 +60,8 @@ impl Curve {
     /// The curve of `scenario`'s hardware, with nothing simulated yet.
     pub fn of(scenario: &Scenario, generation: u64) -> Curve {
         Curve {
+            scenario: Rc::new(scenario.clone()),
+            gpus: scenario.validate().map_or(0, |valid| valid.n_ranks()),
             points: Rc::new(Vec::new()),
             todo: Rc::new(chart_points(scenario)),
             early: Rc::new(Vec::new()),
@@ -71,9 +79,19 @@ impl Curve {
         self.todo.is_empty()
     }
 
-    /// Points neither shown nor waiting their turn, in chart order: what a worker may take.
+    /// Points neither shown nor waiting their turn, in chart order: what a thread may take.
     pub fn open(&self) -> impl Iterator<Item = PointKey> + '_ {
         self.todo.iter().copied().filter(|key| !self.early.iter().any(|(k, _)| k == key))
+    }
+
+    /// The point the main thread has begun, if any.
+    pub fn main_point(&self) -> Option<PointKey> {
+        self.job.as_ref().map(|(key, _)| *key)
+    }
+
+    /// Is `key` still to be simulated: on the curve, not shown and not waiting its turn?
+    fn wanted(&self, key: PointKey) -> bool {
+        self.todo.contains(&key) && !self.early.iter().any(|(k, _)| *k == key)
     }
 
     /// `key`'s outcome taken in, if `key` is a point still to show of curve `generation`
@@ -94,12 +112,10 @@ impl Curve {
         early.push((key, outcome));
         let (mut points, mut todo) = ((*self.points).clone(), (*self.todo).clone());
         let mut stopped = None;
-        let mut job = self.job.clone();
         while let Some(&front) = todo.first() {
             let Some(at) = early.iter().position(|(k, _)| *k == front) else { break };
             let (_, outcome) = early.remove(at);
             todo.remove(0);
-            job = None;
             match outcome {
                 PointOutcome::Point(point) => points.push(point),
                 PointOutcome::Skipped => {}
@@ -110,7 +126,11 @@ impl Curve {
                 }
             }
         }
+        // The main thread's job goes on while its point is still wanted.
+        let job = self.job.clone().filter(|(k, _)| *k != key && todo.contains(k));
         let next = Curve {
+            scenario: self.scenario.clone(),
+            gpus: self.gpus,
             points: Rc::new(points),
             todo: Rc::new(todo),
             early: Rc::new(early),
@@ -120,10 +140,10 @@ impl Curve {
         Some((next, stopped))
     }
 
-    /// The front point's job kept for the next slice, if `key` is still the front point.
+    /// The main thread's job on `key` kept for the next slice, if `key` is still wanted.
     pub fn working(&self, generation: u64, key: PointKey, job: Rc<RefCell<PointJob>>) -> Option<Curve> {
-        (generation == self.generation && self.todo.first() == Some(&key))
-            .then(|| Curve { job: Some(job), ..self.clone() })
+        (generation == self.generation && self.wanted(key))
+            .then(|| Curve { job: Some((key, job)), ..self.clone() })
     }
 
     /// A hash of the points shown (each one's size, busbw bits and trace hash), for a test to

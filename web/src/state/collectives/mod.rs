@@ -104,6 +104,9 @@ pub struct Pending {
     pub id: u64,
     pub scenario: Scenario,
     pub job: RefCell<Job>,
+    /// The scenario the page opened on (a link), not a change the reader made: the busbw
+    /// chart's workers need not wait for it (`components::collectives::chart`).
+    pub opening: bool,
 }
 
 /// What a lesson step points at in the topology.
@@ -177,8 +180,9 @@ impl AppState {
                 .find_map(|s| s.validate().ok().filter(|v| transfers_of(v) <= SYNC_TRANSFERS))
                 .map_or_else(|| page_demo().validate().map_err(|errors| join(&errors)), Ok)?;
             let mut state = AppState::now(stand_in, lang, dark)?;
-            state.pending = Some(Rc::new(Pending { id: 0, scenario, job: RefCell::new(job) }));
+            state.pending = Some(Rc::new(Pending { id: 0, scenario, job: RefCell::new(job), opening: true }));
             state.next_pending_id = 1;
+            state.follow_request();
             return Ok(state);
         }
         AppState::now(valid, lang, dark)
@@ -244,11 +248,8 @@ impl AppState {
     }
 
     /// Shows `sim` of `scenario` (the change from `shown` that it simulates), from the start.
-    fn show(&mut self, shown: &Scenario, scenario: Scenario, sim: Rc<Simulation>, ms: f64) {
+    fn show(&mut self, scenario: Scenario, sim: Rc<Simulation>, ms: f64) {
         self.sim_ms = ms;
-        if !same_hardware(&scenario, shown) {
-            self.curve = self.curve.restart(&scenario);
-        }
         self.sim = sim;
         self.scenario = scenario;
         self.error = None;
@@ -360,7 +361,7 @@ impl AppState {
                         next.pending = None;
                         next.ready = None;
                         match finish_job(job) {
-                            Ok(sim) => next.show(&self.scenario, scenario, Rc::new(sim), 0.0),
+                            Ok(sim) => next.show(scenario, Rc::new(sim), 0.0),
                             Err(message) => next.error = Some(message),
                         }
                     }
@@ -369,6 +370,7 @@ impl AppState {
                             id: self.next_pending_id,
                             scenario,
                             job: RefCell::new(job),
+                            opening: false,
                         }));
                         next.next_pending_id = self.next_pending_id + 1;
                         next.pending_ms = 0.0;
@@ -392,7 +394,7 @@ impl AppState {
                 next.pending = None;
                 next.ready = None;
                 match result {
-                    Ok(sim) => next.show(&self.scenario, pending.scenario.clone(), sim, self.pending_ms),
+                    Ok(sim) => next.show(pending.scenario.clone(), sim, self.pending_ms),
                     Err(message) => next.error = Some(message),
                 }
             }
@@ -410,7 +412,6 @@ impl AppState {
                     }
                     (false, Some((scenario, sim))) => {
                         if self.editing_b {
-                            next.curve = self.curve.restart(scenario);
                             next.scenario = scenario.clone();
                             next.sim = sim.clone();
                         }
@@ -427,9 +428,6 @@ impl AppState {
                     return self;
                 }
                 next.pending = None;
-                if !same_hardware(scenario, &self.scenario) {
-                    next.curve = self.curve.restart(scenario);
-                }
                 next.other = Some((self.scenario.clone(), self.sim.clone()));
                 next.scenario = scenario.clone();
                 next.sim = sim.clone();
@@ -528,7 +526,17 @@ impl AppState {
             Action::SetLang(lang) => next.lang = lang,
             Action::SetDark(dark) => next.dark = dark,
         }
+        next.follow_request();
         Rc::new(next)
+    }
+
+    /// The busbw curve of the hardware requested (`requested`): started again when that
+    /// changed (a change of hardware, pending or shown at once, a cancel back to what is shown,
+    /// A and B swapped), kept when only the size or the forced algorithm did.
+    fn follow_request(&mut self) {
+        if !same_hardware(&self.curve.scenario, self.requested()) {
+            self.curve = self.curve.restart(self.requested());
+        }
     }
 }
 

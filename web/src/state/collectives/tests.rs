@@ -170,7 +170,8 @@ fn the_curve_fills_in_point_by_point_and_restarts_on_new_hardware() {
     assert!(s.curve.points.is_empty());
     let total = s.curve.todo.len();
     for _ in 0..total {
-        let report = crate::state::slices::curve_slice(&s, now_ms).expect("a point to work on");
+        let report = crate::state::slices::curve_slice(&s, now_ms, crate::state::slices::Helping::Alone)
+            .expect("a point to work on");
         s = s.reduce(report);
     }
     assert_eq!(s.curve.points.len(), total);
@@ -182,6 +183,58 @@ fn the_curve_fills_in_point_by_point_and_restarts_on_new_hardware() {
     assert_eq!(s.curve.points.len(), total);
     let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..page_demo() })));
     assert!(s.curve.points.is_empty() && s.curve.todo.len() == total);
+}
+
+#[test]
+fn the_curve_is_of_the_hardware_asked_for_while_it_simulates() {
+    use crate::state::slices::{curve_slice, Helping};
+    let s = state();
+    let shown_generation = s.curve.generation;
+    let big = Scenario { nodes: 8, ..page_demo() };
+    let s = s.reduce(Action::SetScenario(Box::new(big.clone())));
+    assert!(s.pending.is_some() && s.scenario.nodes == 1);
+    // The curve starts again for the 8 nodes asked for, so its points run meanwhile.
+    assert_eq!(s.curve.scenario.nodes, 8);
+    assert!(s.curve.generation > shown_generation && s.curve.points.is_empty());
+    // A size changed meanwhile keeps it; a cancel goes back to the hardware shown.
+    let resized =
+        s.clone().reduce(Action::SetScenario(Box::new(Scenario { size_bytes: 1 << 20, ..big.clone() })));
+    assert!(resized.curve.same(&s.curve));
+    let cancelled = s.clone().reduce(Action::Cancel);
+    assert_eq!(cancelled.curve.scenario.nodes, 1);
+    assert!(cancelled.curve.generation > s.curve.generation);
+    // A link to 8 nodes opens on one node and the 8 nodes' curve.
+    let opened = AppState::new(big, Lang::En, false).unwrap();
+    assert_eq!((opened.scenario.nodes, opened.curve.scenario.nodes), (1, 8));
+    // The link's own run lets the chart's workers run beside it; a change the reader made does not.
+    assert!(opened.pending.as_ref().is_some_and(|p| p.opening));
+    assert!(s.pending.as_ref().is_some_and(|p| !p.opening));
+    // The main thread beside a worker takes the last open point the worker does not run; the
+    // worker's point and the main thread's end up in chart order whichever lands first.
+    let s = cancelled;
+    let keys: Vec<PointKey> = s.curve.todo.iter().copied().collect();
+    let (front, back) = (keys[0], *keys.last().unwrap());
+    let busy = [back];
+    let Some(Action::Curve { key, .. }) = curve_slice(&s, now_ms, Helping::Beside(&busy)) else {
+        panic!("a point for the main thread")
+    };
+    assert_eq!(key, keys[keys.len() - 2], "the last open point no worker runs");
+    let mut s = s;
+    while s.curve.open().any(|k| k == back) {
+        let report = curve_slice(&s, now_ms, Helping::Beside(&[front])).expect("a point");
+        let Action::Curve { key, .. } = &report else { panic!("a curve report") };
+        assert_eq!(*key, back, "the main thread keeps to its point");
+        s = s.reduce(report);
+    }
+    assert!(s.curve.points.is_empty() && s.curve.early.len() == 1, "the back point waits its turn");
+    assert!(s.curve.main_point().is_none());
+    let mut alone = s;
+    while !alone.curve.is_complete() {
+        let report = curve_slice(&alone, now_ms, Helping::Alone).expect("a point");
+        alone = alone.reduce(report);
+    }
+    assert_eq!(alone.curve.points.len(), keys.len());
+    assert!(alone.curve.points.windows(2).all(|w| w[0].size_bytes <= w[1].size_bytes));
 }
 
 #[test]
