@@ -64,7 +64,7 @@ pub struct Transfer {
 /// node's NVSwitch, or its rail's aggregation switch), where it is added into (`Reduce`) or
 /// stored as (`Copy`) the switch's copy of the chunk; a `FromSwitch` transfer carries the
 /// switch's copy down to `dst` (`src` names whose switch). `verify` keeps one buffer per switch.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
 pub enum Hop {
     #[default]
     Peer,
@@ -98,7 +98,7 @@ impl Hop {
 
 /// A switch that reduces: a node's NVSwitch, or the fabric switch at the top of a rail's
 /// SHARP aggregation tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum SwitchRef {
     NvSwitch { node: u32 },
     Rail { rail: u32 },
