@@ -4,9 +4,10 @@
 //!
 //! `cargo bench -p fabricscope --bench engine` (release build, one core).
 
+use fabricscope::plan::PAGE_BUDGET;
 use fabricscope::scenario::{FabricConfig, FabricTopology};
 use fabricscope::train::TrainScenario;
-use fabricscope::{simulate, Scenario};
+use fabricscope::{simulate, Job, Scenario};
 use std::time::Instant;
 
 /// Best wall time of `runs` runs [s], and what the last run returned.
@@ -128,6 +129,24 @@ fn main() {
                 None,
                 &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'"),
             ),
+        }
+    }
+    // The page's own jobs, natively: the browser rows' twins (`Job::admitted` under the page's
+    // budget, the trace hashed before the result as the page does).
+    for (name, nodes, channels) in [
+        ("page-ring-1GiB-64-gpus", 8, None),
+        ("page-ring-1GiB-1024-gpus-1-channel", 128, Some(1)),
+        ("page-ring-1GiB-1024-gpus", 128, None),
+    ] {
+        let Ok(valid) = ring(nodes, channels).validate() else {
+            report(name, None, "does not validate");
+            continue;
+        };
+        let (seconds, sim) = time(3, || Job::admitted(&valid, PAGE_BUDGET).map(|job| job.hashed().run()));
+        match sim {
+            Ok(Ok(sim)) => report(name, Some(seconds), &format!("trace hash {}", sim.hash_hex())),
+            Ok(Err(error)) => report(name, None, &error.to_string().replace('"', "'")),
+            Err(transfers) => report(name, None, &format!("{transfers} transfers: beyond the page")),
         }
     }
     // A GPT-3 175B training step on 1,024 and 16,384 GPUs (TP 8 × PP 16 × DP 8 or 128): every

@@ -6,13 +6,9 @@
 //! run in the page's effects (`slices`), never in a reducer.
 
 use fabricscope::collective::Algorithm;
-use fabricscope::plan::{Admission, Budget};
 use fabricscope::{sweep_sizes, Collective, Job, Scenario, Simulation};
 
-/// Most transfers the page simulates one by one (about 2 s in WebAssembly here), enough for a
-/// GB200 NVL72 rack at NCCL's 32 channels (a 327,168-transfer ring); a ring that settles into
-/// a steady state (`fabricscope::Steady`) runs at any size whose 32-step prefix is within it.
-pub const PAGE_MAX_TRANSFERS: u64 = 400_000;
+pub use fabricscope::plan::{PAGE_BUDGET, PAGE_MAX_TRANSFERS};
 
 /// `simulate`, within what the page can do without keeping the reader waiting.
 pub fn simulate_in_page(valid: &fabricscope::ValidScenario) -> Result<Simulation, String> {
@@ -30,21 +26,15 @@ pub fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
     fabricscope::collective::transfer_count(s.collective, valid.n_ranks(), s.count(), valid.channels())
 }
 
-/// What the page lets one collective cost: `PAGE_MAX_TRANSFERS` one by one, or a steady state's
-/// search prefix of as many.
-pub const PAGE_BUDGET: Budget =
-    Budget { transfers: PAGE_MAX_TRANSFERS, steady_prefix: PAGE_MAX_TRANSFERS, shown_expanded: 0 };
-
 /// The job that simulates a scenario in the page: the core's admission rule under the page's
 /// budget (`PAGE_BUDGET`): whole, as a ring that settles at any size, else a named refusal.
 pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
     let s = valid.scenario();
     let (n, channels) = (valid.n_ranks(), valid.channels());
-    let total = match valid.admit(PAGE_BUDGET) {
-        // The page shows the trace hash: a large trace's is worked out in the job's slices.
-        Admission::Whole => return Ok(Job::within(valid, fabricscope::Mode::Auto, PAGE_BUDGET).hashed()),
-        Admission::Steady => return Ok(Job::within(valid, fabricscope::Mode::Steady, PAGE_BUDGET).hashed()),
-        Admission::Refused { transfers } => transfers,
+    // The page shows the trace hash: a large trace's is worked out in the job's slices.
+    let total = match Job::admitted(valid, PAGE_BUDGET) {
+        Ok(job) => return Ok(job.hashed()),
+        Err(transfers) => transfers,
     };
     Err(format!(
         "nodes: {} on {n} GPUs over {channels} channels is {total} transfers; the page simulates up to {PAGE_MAX_TRANSFERS} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})",

@@ -48,6 +48,17 @@ pub struct Budget {
 pub const ENGINE_BUDGET: Budget =
     Budget { transfers: MAX_TRANSFERS, steady_prefix: MAX_STEADY_PREFIX, shown_expanded: MAX_SHOWN_EXPANDED };
 
+/// Most transfers the page simulates one by one (about 2 s in WebAssembly here), enough for a
+/// GB200 NVL72 rack at NCCL's 32 channels (a 327,168-transfer ring); a ring that settles into
+/// a steady state (`Steady`) runs at any size whose search prefix is within it.
+pub const PAGE_MAX_TRANSFERS: u64 = 400_000;
+
+/// What the page lets one collective cost: `PAGE_MAX_TRANSFERS` one by one, or a steady state's
+/// search prefix of as many, and no shown prefix expanded beyond it. Here, not in the page, so
+/// that the benchmarks time the page's own job natively beside it.
+pub const PAGE_BUDGET: Budget =
+    Budget { transfers: PAGE_MAX_TRANSFERS, steady_prefix: PAGE_MAX_TRANSFERS, shown_expanded: 0 };
+
 /// How a collective fits a budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Admission {

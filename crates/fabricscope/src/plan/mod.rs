@@ -11,8 +11,8 @@ mod validate;
 
 pub use admission::{
     admit, ring_prefixes_fit, ring_transfers, runs_big, runs_steady, tree_transfers, Admission, Budget,
-    ENGINE_BUDGET, LEAST_MEASURED_STEPS, LEAST_SHOWN_STEPS, STEADY_ABOVE, STEADY_FIRST_STEPS,
-    STEADY_SEARCH_STEPS,
+    ENGINE_BUDGET, LEAST_MEASURED_STEPS, LEAST_SHOWN_STEPS, PAGE_BUDGET, PAGE_MAX_TRANSFERS, STEADY_ABOVE,
+    STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
 };
 pub use tuner::{bandwidth_bound_ns, pick, tune, Bound, TunerRow, Tuning};
 pub use validate::ValidScenario;

@@ -68,6 +68,16 @@ impl Job {
         Job::within(scenario, mode, crate::plan::ENGINE_BUDGET)
     }
 
+    /// The job that runs `scenario` as `budget` admits it (`ValidScenario::admit`): whole, or
+    /// as a steady state; else the collective's transfer count, refused.
+    pub fn admitted(scenario: &ValidScenario, budget: crate::plan::Budget) -> Result<Job, u64> {
+        match scenario.admit(budget) {
+            crate::plan::Admission::Whole => Ok(Job::within(scenario, Mode::Auto, budget)),
+            crate::plan::Admission::Steady => Ok(Job::within(scenario, Mode::Steady, budget)),
+            crate::plan::Admission::Refused { transfers } => Err(transfers),
+        }
+    }
+
     /// `new` for a caller with a smaller budget (the page's): a tree the big plan picks beyond
     /// `budget.transfers` gives way to the best ring row, which says so.
     pub fn within(scenario: &ValidScenario, mode: Mode, budget: crate::plan::Budget) -> Job {
