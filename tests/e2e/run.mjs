@@ -467,6 +467,8 @@ await test("a link to 8 nodes: the busbw chart's worker starts beside the link's
   const born = await linked.evaluate(() => window.__workerWhilePending);
   expect(born.length >= 1 && born[0] === true, `workers started while the link's run was pending: ${JSON.stringify(born)}`);
   expect((await linked.locator('#busbw-chart').getAttribute('data-gpus')) === '64', 'the chart of 64 GPUs');
+  const label = await linked.locator('#busbw-chart').getAttribute('aria-label');
+  expect(label === 'AllReduce busbw vs message size on 64 GPUs', label);
   expect((await linked.locator('#busbw-chart').getAttribute('data-points')) === '46', 'every point: Ring and Tree, 23 sizes');
   await linked.close();
 });

@@ -168,6 +168,19 @@ pub fn gpu_name(lang: Lang, node: Option<u32>, local: u32, multi_node: bool) -> 
     }
 }
 
+/// The busbw chart's caption: the collective and the GPUs its curve is of (the cluster asked
+/// for, which while a change simulates is not yet the one drawn above it).
+pub fn chart_caption(lang: Lang, collective: fabricscope::Collective, gpus: u32) -> String {
+    let name = collective.nccl_name();
+    match (lang, gpus) {
+        (Lang::En, 0) => format!("{name} busbw vs message size"),
+        (Lang::En, 1) => format!("{name} busbw vs message size on 1 GPU"),
+        (Lang::En, _) => format!("{name} busbw vs message size on {gpus} GPUs"),
+        (Lang::Zh, 0) => format!("{name} 的 busbw 随消息大小的变化"),
+        (Lang::Zh, _) => format!("{name} 在 {gpus} 个 GPU 上 busbw 随消息大小的变化"),
+    }
+}
+
 /// How a run's figures were obtained (`Summary::method`), with its transfer counts, and the
 /// tuner's pick where the engine ran another (`Simulation::tuner_pick_not_run`).
 pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {

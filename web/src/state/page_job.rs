@@ -73,6 +73,12 @@ pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
 /// 30 in the page: 20 + 30 keeps frames within 50 ms).
 pub const SLICE_MS: f64 = 20.0;
 
+/// Most transfers of a collective whose chart points the main thread takes beside the workers:
+/// a point's plan proves its channels' symmetry on the whole schedule in one poll, which at 8
+/// nodes (64,512 transfers) stays within a frame's budget in the page and at 128 nodes took
+/// 60-120 ms (the workers alone take those).
+pub const MAIN_THREAD_POINT_TRANSFERS: u64 = 100_000;
+
 /// Scenarios up to this many transfers run at once when changed (a few ms); bigger ones run
 /// in slices with a progress bar and a cancel button.
 pub const SYNC_TRANSFERS: u64 = 20_000;

@@ -4,11 +4,11 @@
 
 use super::Props;
 use crate::hooks::slices::use_next_slice;
-use crate::i18n::{t, Lang, Text};
+use crate::i18n::{self, t, Lang, Text};
 use crate::services::download::{download, export_canvas_png};
 use crate::services::workers::{feed_curve, point_outcome, warn_no_workers, PointTask, Pool, Report};
 use crate::state::collectives::{Action, CurveOutcome};
-use crate::state::page_job::now_ms;
+use crate::state::page_job::{now_ms, MAIN_THREAD_POINT_TRANSFERS};
 use crate::state::slices::{curve_slice, Helping};
 use crate::state::Shared;
 use fabricscope::units::format_bytes;
@@ -30,10 +30,12 @@ pub fn chart(props: &Props) -> Html {
     // the moment a link opens, beside its own run; after a change the reader made, once it shows
     // (on two cores a worker beside the change's slices made its result 30% later). The main
     // thread takes points from the back between frames when it is idle: nothing pending, the
-    // animation paused. Where workers cannot start, its slices take them all, front first.
+    // animation paused, and points small enough for its slices (`MAIN_THREAD_POINT_TRANSFERS`).
+    // Where workers cannot start, its slices take them all, front first.
     let workers_run = use_state(|| true);
     let pool = use_mut_ref(|| None::<Rc<RefCell<Pool<PointTask>>>>);
-    let main_helping = !state.playing && state.pending.is_none();
+    let small = state.curve.transfers <= MAIN_THREAD_POINT_TRANSFERS;
+    let main_helping = !state.playing && state.pending.is_none() && (small || !*workers_run);
     let workers_wanted = state.pending.as_ref().is_none_or(|p| p.opening);
     {
         let (s, workers_run, pool) = (state.clone(), workers_run.clone(), pool.clone());
@@ -106,15 +108,15 @@ pub fn chart(props: &Props) -> Html {
             state.requested().size_bytes,
             state.lang,
             state.dark,
-            state.curve.scenario.collective,
+            (state.curve.scenario.collective, state.curve.gpus),
         );
-        use_effect_with(deps, move |(curve, size, lang, dark, collective)| {
+        use_effect_with(deps, move |(curve, size, lang, dark, of)| {
             let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() else { return };
             let width = canvas.parent_element().map(|p| p.client_width()).unwrap_or(560).max(320) as u32;
             canvas.set_width(width);
             canvas.set_height(300);
             let Some(backend) = CanvasBackend::with_canvas_object(canvas) else { return };
-            let (series, markers, labels) = chart_parts(curve, *size, *lang, *collective);
+            let (series, markers, labels) = chart_parts(curve, *size, *lang, *of);
             let theme = if *dark { fabricscope_charts::DARK } else { fabricscope_charts::LIGHT };
             if let Err(error) =
                 draw_busbw_curve(&backend.into_drawing_area(), &series, &markers, &labels, &theme)
@@ -125,14 +127,14 @@ pub fn chart(props: &Props) -> Html {
     }
     // The same chart as an SVG file (light theme, for documents).
     let export_svg = {
-        let (curve, size, lang, collective) = (
+        let (curve, size, lang, of) = (
             state.curve.points.clone(),
             state.requested().size_bytes,
             state.lang,
-            state.curve.scenario.collective,
+            (state.curve.scenario.collective, state.curve.gpus),
         );
         Callback::from(move |_| {
-            let (series, markers, labels) = chart_parts(&curve, size, lang, collective);
+            let (series, markers, labels) = chart_parts(&curve, size, lang, of);
             let mut svg = String::new();
             {
                 let backend = plotters::prelude::SVGBackend::with_string(&mut svg, (800, 420));
@@ -152,7 +154,7 @@ pub fn chart(props: &Props) -> Html {
     };
     html! {
         <>
-            <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={t(state.lang, Text::ChartCaption)}
+            <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={i18n::chart_caption(state.lang, state.curve.scenario.collective, state.curve.gpus)}
                 data-points={state.curve.points.len().to_string()} data-gpus={state.curve.gpus.to_string()} data-complete={state.curve.is_complete().to_string()}
                 data-workers={(*workers_run).to_string()} data-curve-hash={state.curve.hash()}></canvas>
             <div class="buttons"><button id="export-svg" onclick={export_svg}>{ t(state.lang, Text::ChartSVG) }</button>
@@ -166,7 +168,7 @@ fn chart_parts(
     curve: &[fabricscope::SweepPoint],
     size: u64,
     lang: Lang,
-    collective: fabricscope::Collective,
+    (collective, gpus): (fabricscope::Collective, u32),
 ) -> (Vec<BusbwSeries>, Vec<Marker>, Labels) {
     // One curve per algorithm; the crossover is where the best algorithm changes.
     let mut series: Vec<BusbwSeries> = Vec::new();
@@ -184,7 +186,7 @@ fn chart_parts(
         markers.push(Marker { size: at, label: t(lang, Text::Crossover).into() });
     }
     let labels = Labels {
-        caption: format!("{} {}", collective.nccl_name(), t(lang, Text::ChartCaption)),
+        caption: i18n::chart_caption(lang, collective, gpus),
         x: t(lang, Text::ChartX).into(),
         y: t(lang, Text::ChartY).into(),
     };

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::state::page_job::chart_points;
+use crate::state::page_job::{chart_points, transfers_of};
 
 /// A point of the chart: its message size and the algorithm forced (`None`: the tuner's).
 pub type PointKey = (u64, Option<Algorithm>);
@@ -43,6 +43,9 @@ pub struct Curve {
     pub scenario: Rc<Scenario>,
     /// How many GPUs that hardware has (0 if it does not validate).
     pub gpus: u32,
+    /// Transfers of its collective at the scenario's size (`page_job::transfers_of`; 0 if it
+    /// does not validate): whether the main thread may take points beside the workers.
+    pub transfers: u64,
     /// The points shown so far, in chart order.
     pub points: Rc<Vec<SweepPoint>>,
     /// The points not shown yet, in chart order.
@@ -59,9 +62,11 @@ pub struct Curve {
 impl Curve {
     /// The curve of `scenario`'s hardware, with nothing simulated yet.
     pub fn of(scenario: &Scenario, generation: u64) -> Curve {
+        let valid = scenario.validate().ok();
         Curve {
             scenario: Rc::new(scenario.clone()),
-            gpus: scenario.validate().map_or(0, |valid| valid.n_ranks()),
+            gpus: valid.as_ref().map_or(0, |valid| valid.n_ranks()),
+            transfers: valid.as_ref().map_or(0, transfers_of),
             points: Rc::new(Vec::new()),
             todo: Rc::new(chart_points(scenario)),
             early: Rc::new(Vec::new()),
@@ -131,6 +136,7 @@ impl Curve {
         let next = Curve {
             scenario: self.scenario.clone(),
             gpus: self.gpus,
+            transfers: self.transfers,
             points: Rc::new(points),
             todo: Rc::new(todo),
             early: Rc::new(early),
