@@ -53,6 +53,7 @@ impl std::fmt::Debug for Job {
             Stage::Expanding { .. } => "expanding",
             Stage::ToMeasure { .. } => "to-measure",
             Stage::Measuring { .. } => "measuring",
+            Stage::Measured { .. } => "measured",
             Stage::Hashing { .. } => "hashing",
             Stage::Done(_) => "done",
         };
@@ -262,7 +263,20 @@ impl Job {
                 else {
                     return None;
                 };
-                self.stage = Stage::Done(Some(Ok(self.extrapolate(topology, *shown, plan, steady, measure))));
+                // The measuring run's trace is freed here; the extrapolation is the next poll's.
+                let nodes = measure.rotated;
+                let measured = (measure.step_ns(&topology), nodes);
+                self.stage = Stage::Measured { topology, shown, plan, steady, measured };
+                return None;
+            }
+            Stage::Measured { .. } => {
+                let Stage::Measured { topology, shown, plan, steady, measured } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                self.stage =
+                    Stage::Done(Some(Ok(self.extrapolate(topology, *shown, plan, steady, measured))));
                 return self.poll(0);
             }
         };
@@ -404,10 +418,8 @@ impl Job {
         shown: (Schedule, Trace),
         mut plan: Plan,
         steady: SteadyPlan,
-        measure: Measure,
+        (measured_ns, measured_nodes): (f64, Option<u32>),
     ) -> Simulation {
-        let measured_nodes = measure.rotated;
-        let measured_ns = measure.step_ns(&topology);
         let s = self.scenario.scenario();
         let rings = &self.scenario.preset().rings;
         let mut one_step = crate::collective::ring_first_step(
@@ -446,7 +458,8 @@ impl Job {
             | Stage::Weighing { .. }
             | Stage::Search { .. }
             | Stage::ToMeasure { .. }
-            | Stage::Measuring { .. } => 0.0,
+            | Stage::Measuring { .. }
+            | Stage::Measured { .. } => 0.0,
             Stage::Running { run, .. } => {
                 let (done, all) = run.progress();
                 done as f64 / all.max(1) as f64

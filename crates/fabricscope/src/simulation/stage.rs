@@ -116,6 +116,15 @@ pub(super) enum Stage {
         steady: SteadyPlan,
         measure: Measure,
     },
+    /// A ring measured: its per-step time [ns] and how many nodes' positions the measure ran on
+    /// (the measuring run's trace freed in the poll that measured it), extrapolated on the next.
+    Measured {
+        topology: Topology,
+        shown: Box<(Schedule, Trace)>,
+        plan: Plan,
+        steady: SteadyPlan,
+        measured: (f64, Option<u32>),
+    },
     /// The result, its trace's hash worked out a slice of flows at a time (`Job::hashed`).
     Hashing {
         sim: Box<Simulation>,
