@@ -83,6 +83,11 @@ pub struct Bound {
 /// (src, dst, channel, hop) → the route's links.
 type Routes = std::collections::HashMap<(u32, u32, u32, Hop), Vec<LinkId>, crate::hash::FixedState>;
 
+/// Most routes `Bound` keeps: emptied when full, so a schedule of distinct connections (NVLSTree's
+/// one-chunk schedule at 131,072 GPUs has 20 M) costs no memory, and a ring's every connection
+/// (8 channels of 8,192 GPUs) still fits.
+const KEPT_ROUTES: usize = 65_536;
+
 impl Bound {
     pub fn new(topology: &Topology, schedule: &Schedule) -> Bound {
         Bound {
@@ -106,6 +111,11 @@ impl Bound {
         for t in &schedule.transfers[self.next..end] {
             // The protocol's own factor is the tuner's (`tuner_efficiency`); a switch hop's is here.
             let hop_bytes = t.hop.carried(t.bytes(), topology.nvls_efficiency);
+            if self.routes.len() >= KEPT_ROUTES
+                && !self.routes.contains_key(&(t.src, t.dst, t.channel, t.hop))
+            {
+                self.routes.clear();
+            }
             let route = self
                 .routes
                 .entry((t.src, t.dst, t.channel, t.hop))
