@@ -258,7 +258,7 @@ pub fn feed_curve(
         return None;
     }
     pool.stop_where(|&(generation, _)| generation != curve.generation);
-    let busy: Vec<PointKey> = pool.running().into_iter().map(|(_, key)| key).collect();
+    let busy = running_points(pool);
     let main = curve.main_point().filter(|_| main_helping);
     let mut running = busy.len();
     for key in curve.open().filter(|key| !busy.contains(key) && Some(*key) != main) {
@@ -273,6 +273,11 @@ pub fn feed_curve(
         }
     }
     None
+}
+
+/// The chart points `pool`'s workers are running.
+pub fn running_points(pool: &Pool<PointTask>) -> Vec<PointKey> {
+    pool.running().into_iter().map(|(_, key)| key).collect()
 }
 
 /// A worker's answer on a chart point: its outcome, or the curve stopped with why.

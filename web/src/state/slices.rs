@@ -78,13 +78,16 @@ pub enum Helping<'a> {
 /// slice) polled once. `None` when there is no point for the main thread to take.
 pub fn curve_slice(state: &AppState, clock: fn() -> f64, helping: Helping) -> Option<Action> {
     let curve = &state.curve;
-    let (key, job) = match (&curve.job, helping) {
-        (Some((key, job)), _) => (*key, Ok(job.clone())),
-        (None, Alone) => (*curve.todo.first()?, Err(())),
-        (None, Beside(busy)) => (curve.open().filter(|key| !busy.contains(key)).last()?, Err(())),
+    // The point begun, or a new one: its job is made below.
+    let (key, begun) = match (&curve.job, helping) {
+        (Some((key, job)), _) => (*key, Some(job.clone())),
+        (None, Alone) => (*curve.todo.first()?, None),
+        (None, Beside(busy)) => (curve.open().filter(|key| !busy.contains(key)).last()?, None),
     };
-    let job = job
-        .or_else(|()| point_job(&point_scenario(&curve.scenario, key)).map(|job| Rc::new(RefCell::new(job))));
+    let job = match begun {
+        Some(job) => Ok(job),
+        None => point_job(&point_scenario(&curve.scenario, key)).map(|job| Rc::new(RefCell::new(job))),
+    };
     let outcome = match job {
         Ok(job) => {
             let result = work(|batches| job.borrow_mut().poll(batches), clock);

@@ -111,9 +111,7 @@ impl Bound {
         for t in &schedule.transfers[self.next..end] {
             // The protocol's own factor is the tuner's (`tuner_efficiency`); a switch hop's is here.
             let hop_bytes = t.hop.carried(t.bytes(), topology.nvls_efficiency);
-            if self.routes.len() >= KEPT_ROUTES
-                && !self.routes.contains_key(&(t.src, t.dst, t.channel, t.hop))
-            {
+            if self.routes.len() >= KEPT_ROUTES {
                 self.routes.clear();
             }
             let route = self

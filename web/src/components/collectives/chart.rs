@@ -6,7 +6,9 @@ use super::Props;
 use crate::hooks::slices::use_next_slice;
 use crate::i18n::{self, t, Lang, Text};
 use crate::services::download::{download, export_canvas_png};
-use crate::services::workers::{feed_curve, point_outcome, warn_no_workers, PointTask, Pool, Report};
+use crate::services::workers::{
+    feed_curve, point_outcome, running_points, warn_no_workers, PointTask, Pool, Report,
+};
 use crate::state::collectives::{Action, CurveOutcome};
 use crate::state::page_job::{now_ms, MAIN_THREAD_POINT_TRANSFERS};
 use crate::state::slices::{curve_slice, Helping};
@@ -92,7 +94,7 @@ pub fn chart(props: &Props) -> Html {
         use_next_slice(deps, todo > 0 && main_helping, 0, move || {
             let pool = pool.borrow().clone();
             let busy: Vec<_> = match (&pool, run) {
-                (Some(pool), true) => pool.borrow().running().into_iter().map(|(_, key)| key).collect(),
+                (Some(pool), true) => running_points(&pool.borrow()),
                 _ => Vec::new(),
             };
             let helping = if run { Helping::Beside(&busy) } else { Helping::Alone };

@@ -86,7 +86,12 @@ impl Curve {
 
     /// Points neither shown nor waiting their turn, in chart order: what a thread may take.
     pub fn open(&self) -> impl Iterator<Item = PointKey> + '_ {
-        self.todo.iter().copied().filter(|key| !self.early.iter().any(|(k, _)| k == key))
+        self.todo.iter().copied().filter(|&key| !self.is_early(key))
+    }
+
+    /// Has `key`'s outcome arrived ahead of its turn?
+    fn is_early(&self, key: PointKey) -> bool {
+        self.early.iter().any(|(k, _)| *k == key)
     }
 
     /// The point the main thread has begun, if any.
@@ -96,7 +101,7 @@ impl Curve {
 
     /// Is `key` still to be simulated: on the curve, not shown and not waiting its turn?
     fn wanted(&self, key: PointKey) -> bool {
-        self.todo.contains(&key) && !self.early.iter().any(|(k, _)| *k == key)
+        self.todo.contains(&key) && !self.is_early(key)
     }
 
     /// `key`'s outcome taken in, if `key` is a point still to show of curve `generation`
@@ -134,14 +139,11 @@ impl Curve {
         // The main thread's job goes on while its point is still wanted.
         let job = self.job.clone().filter(|(k, _)| *k != key && todo.contains(k));
         let next = Curve {
-            scenario: self.scenario.clone(),
-            gpus: self.gpus,
-            transfers: self.transfers,
             points: Rc::new(points),
             todo: Rc::new(todo),
             early: Rc::new(early),
             job,
-            generation: self.generation,
+            ..self.clone()
         };
         Some((next, stopped))
     }
