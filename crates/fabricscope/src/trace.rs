@@ -343,34 +343,52 @@ impl TraceHasher {
     /// Takes up to `flows` more of `trace`'s flows in; the hash once all of them are.
     pub fn feed(&mut self, trace: &Trace, flows: usize) -> Option<u64> {
         let end = self.next.saturating_add(flows).min(trace.flows.len());
-        let h = &mut self.hash;
         for flow in &trace.flows[self.next..end] {
-            h.u64(flow.transfer as u64);
-            h.u64(flow.path.len() as u64);
-            for link in &flow.path {
-                h.u64(link.index() as u64);
-            }
-            for value in
-                [flow.bytes, flow.issued.0, flow.started.0, flow.finished.0, flow.segments.len() as u64]
-            {
-                h.u64(value);
-            }
-            for segment in &flow.segments {
-                h.u64(segment.from.0);
-                h.u64(segment.rate_bytes_per_ns.to_bits());
-                h.u64(segment.done_bytes.to_bits());
-            }
+            hash_flow(&mut self.hash, flow);
         }
         self.next = end;
         if end < trace.flows.len() {
             return None;
         }
-        let mut h = self.hash;
-        h.u64(trace.end.0);
-        for value in trace.link_bytes.iter().chain(&trace.link_peak) {
-            h.u64(value.to_bits());
-        }
-        h.u64(trace.batches);
-        Some(h.0)
+        Some(hash_tail(
+            self.hash,
+            trace.end,
+            trace.link_bytes.iter().copied(),
+            &trace.link_peak,
+            trace.batches,
+        ))
     }
+}
+
+/// One flow's part of `Trace::hash`.
+pub(crate) fn hash_flow(h: &mut crate::hash::Fnv, flow: &FlowRecord) {
+    h.u64(flow.transfer as u64);
+    h.u64(flow.path.len() as u64);
+    for link in &flow.path {
+        h.u64(link.index() as u64);
+    }
+    for value in [flow.bytes, flow.issued.0, flow.started.0, flow.finished.0, flow.segments.len() as u64] {
+        h.u64(value);
+    }
+    for segment in &flow.segments {
+        h.u64(segment.from.0);
+        h.u64(segment.rate_bytes_per_ns.to_bits());
+        h.u64(segment.done_bytes.to_bits());
+    }
+}
+
+/// What `Trace::hash` takes in after the flows: the end, each link's bytes and peak, the batches.
+pub(crate) fn hash_tail(
+    mut h: crate::hash::Fnv,
+    end: SimTime,
+    link_bytes: impl Iterator<Item = f64>,
+    link_peak: &[f64],
+    batches: u64,
+) -> u64 {
+    h.u64(end.0);
+    for value in link_bytes.chain(link_peak.iter().copied()) {
+        h.u64(value.to_bits());
+    }
+    h.u64(batches);
+    h.0
 }

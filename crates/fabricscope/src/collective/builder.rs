@@ -5,6 +5,7 @@
 use super::hierarchical::HierarchicalBuilder;
 use super::nvls_tree::NvlsTreeBuilder;
 use super::textbook::AllPairsBuilder;
+use super::tree::TreeBuilder;
 use super::{Algorithm, Schedule};
 use crate::scenario::Collective;
 
@@ -67,9 +68,61 @@ impl ScheduleBuilder {
         }
     }
 
+    /// The first `channels` channels of `algorithm`'s AllReduce (Tree or NVLSTree, built a
+    /// channel per `advance_to`), numbered as the whole's: what a run folded by its channels runs
+    /// (`simulation::tree_channels`). `None` for another algorithm.
+    pub fn first_channels<R: AsRef<[u32]>>(
+        algorithm: Algorithm,
+        nodes: u32,
+        rings: &[R],
+        count: u64,
+        n_channels: u32,
+    ) -> Option<FirstChannels> {
+        let g = rings[0].as_ref().len() as u32;
+        match algorithm {
+            Algorithm::Tree => Some(FirstChannels::Tree(TreeBuilder::new(nodes, rings, count, n_channels))),
+            Algorithm::NvlsTree => {
+                Some(FirstChannels::NvlsTree(NvlsTreeBuilder::new(nodes, g, count, n_channels)))
+            }
+            _ => None,
+        }
+    }
+
     /// The schedule, built whole.
     pub fn build(mut self) -> Schedule {
         while !self.advance() {}
         self.finish()
+    }
+}
+
+/// A tree's first channels built a channel at a time (`ScheduleBuilder::first_channels`).
+pub enum FirstChannels {
+    Tree(TreeBuilder),
+    NvlsTree(NvlsTreeBuilder),
+}
+
+impl FirstChannels {
+    /// Builds one more channel unless `channels` are; true once they are.
+    pub fn advance_to(&mut self, channels: u32) -> bool {
+        let built = match self {
+            FirstChannels::Tree(builder) => builder.built(),
+            FirstChannels::NvlsTree(builder) => builder.built(),
+        };
+        if built >= channels {
+            return true;
+        }
+        match self {
+            FirstChannels::Tree(builder) => builder.channel(),
+            FirstChannels::NvlsTree(builder) => builder.channel(),
+        };
+        built + 1 >= channels
+    }
+
+    /// The schedule of the channels built.
+    pub fn finish(self) -> Schedule {
+        match self {
+            FirstChannels::Tree(builder) => builder.finish(),
+            FirstChannels::NvlsTree(builder) => builder.finish_built(),
+        }
     }
 }

@@ -17,7 +17,7 @@ pub mod textbook;
 pub mod tree;
 mod verify;
 
-pub use builder::ScheduleBuilder;
+pub use builder::{FirstChannels, ScheduleBuilder};
 pub use direct::{alltoall, sendrecv};
 pub use hierarchical::{collnet_allreduce, hierarchical_allreduce};
 pub use protocol::Protocol;
@@ -29,7 +29,7 @@ pub use ring::{
 pub use schedule::{
     Algorithm, ChunkOp, Hop, Phase, Probe, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES,
 };
-pub use tree::tree_allreduce;
+pub use tree::{tree_allreduce, TreeBuilder};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};
 
 use crate::scenario::Collective;

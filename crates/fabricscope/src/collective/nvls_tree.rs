@@ -200,6 +200,17 @@ impl NvlsTreeBuilder {
     /// The schedule, once `channel` built every channel.
     pub fn finish(mut self) -> Schedule {
         while !self.channel() {}
+        self.finish_built()
+    }
+
+    /// Channels built so far.
+    pub fn built(&self) -> u32 {
+        self.next
+    }
+
+    /// The schedule of the channels built so far: the first few, for a run that stands for all
+    /// (`simulation::tree_channels`), numbered as `Symmetry::channel_zero` numbers the whole's.
+    pub fn finish_built(self) -> Schedule {
         Schedule::new(
             Collective::AllReduce,
             Algorithm::NvlsTree,

@@ -74,148 +74,201 @@ pub fn dtree(n: u32, rank: u32, which: u32) -> (Option<u32>, Vec<u32>) {
 
 /// Tree AllReduce of `count` elements on `nodes` nodes of the `rings[0]` order's GPUs.
 pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
-    let order = rings[0].as_ref();
+    let mut builder = TreeBuilder::new(nodes, rings, count, n_channels);
+    while !builder.channel() {}
+    builder.finish()
+}
+
+/// `tree_allreduce` a channel at a time (`channel`): the big plan builds only the channels that
+/// run for all where they fold (`simulation::tree_channels`).
+pub struct TreeBuilder {
+    nodes: u32,
+    order: Vec<u32>,
+    count: u64,
+    n_channels: u32,
+    transfers: Vec<Transfer>,
+    n_steps: u32,
+    next: u32,
+}
+
+impl TreeBuilder {
+    pub fn new<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> TreeBuilder {
+        let order = rings[0].as_ref().to_vec();
+        TreeBuilder { nodes, order, count, n_channels, transfers: Vec::new(), n_steps: 0, next: 0 }
+    }
+
+    /// Channels built so far.
+    pub fn built(&self) -> u32 {
+        self.next
+    }
+
+    /// Builds the next channel's transfers; true once every channel is built.
+    pub fn channel(&mut self) -> bool {
+        if self.next >= self.n_channels {
+            return true;
+        }
+        let channel = self.next;
+        let TreeBuilder { nodes, ref order, count, n_channels, ref mut transfers, ref mut n_steps, .. } =
+            *self;
+        tree_channel(nodes, order, count, n_channels, channel, transfers, n_steps);
+        self.next += 1;
+        self.next >= self.n_channels
+    }
+
+    /// The schedule of the channels built so far (all of them once `channel` said so; the
+    /// first few for a run that stands for all, numbered as `Symmetry::channel_zero` numbers
+    /// the whole's).
+    pub fn finish(self) -> Schedule {
+        let n = self.nodes * self.order.len() as u32;
+        let transfers = self.transfers;
+        // Dependencies must point backwards; the construction only ever names earlier ids.
+        debug_assert!(transfers.iter().enumerate().all(|(i, t)| t
+            .deps
+            .iter()
+            .chain(&t.after)
+            .all(|&d| (d as usize) < i)));
+        Schedule::new(
+            Collective::AllReduce,
+            Algorithm::Tree,
+            n,
+            self.n_channels,
+            self.count,
+            self.n_steps,
+            transfers,
+        )
+    }
+}
+
+/// Channel `channel` of `tree_allreduce`'s transfers, after those in `transfers`.
+fn tree_channel(
+    nodes: u32,
+    order: &[u32],
+    count: u64,
+    n_channels: u32,
+    channel: u32,
+    transfers: &mut Vec<Transfer>,
+    n_steps: &mut u32,
+) {
     let g = order.len() as u32;
-    let n = nodes * g;
     let chunks = chain_chunks(count.div_ceil(n_channels as u64));
-    let mut transfers: Vec<Transfer> = Vec::new();
-    let mut n_steps = 0;
-    // Per channel: the chain of each node (head first), and the node tree.
-    for channel in 0..n_channels {
-        let which = channel % 2;
-        // Channel c's chain starts at position c of the node's order, so heads (and NICs) spread.
-        let chains: Vec<Vec<u32>> = (0..nodes)
-            .map(|node| (0..g).map(|i| node * g + order[((channel + i) % g) as usize]).collect())
-            .collect();
-        let chain = |node: u32| -> &[u32] { &chains[node as usize] };
-        let (start, len) = slice(count, n_channels, channel);
-        // Each node's parent and children in the channel's tree, and its depth, for step labels.
-        let links: Vec<(Option<u32>, Vec<u32>)> = (0..nodes).map(|node| dtree(nodes, node, which)).collect();
-        let depths: Vec<u32> = (0..nodes)
-            .map(|node| {
-                let (mut d, mut at) = (0, node);
-                while let Some(parent) = links[at as usize].0 {
-                    d += 1;
-                    at = parent;
-                }
-                d
-            })
-            .collect();
-        let depth = |node: u32| -> u32 { depths[node as usize] };
-        let max_depth = (0..nodes).map(depth).max().unwrap_or(0);
-        let up_stages = (g - 1) + max_depth;
-        // Connection FIFOs: the previous chunk's transfer on the same (src, dst, phase).
-        let mut last: std::collections::HashMap<(u32, u32, bool), u32, crate::hash::FixedState> =
-            std::collections::HashMap::with_hasher(crate::hash::FixedState);
-        // Nodes deepest first (reduce), shallowest first (broadcast), and the root.
-        let mut by_depth: Vec<u32> = (0..nodes).collect();
-        by_depth.sort_by_key(|&node| std::cmp::Reverse(depth(node)));
-        let mut by_depth_down: Vec<u32> = (0..nodes).collect();
-        by_depth_down.sort_by_key(|&node| depth(node));
-        let root = (0..nodes).find(|&node| links[node as usize].0.is_none()).unwrap_or(0);
-        for chunk in 0..chunks {
-            let (chunk_start, chunk_len) = slice(len, chunks, chunk);
-            let offset = start + chunk_start;
-            let mut push = |transfers: &mut Vec<Transfer>,
-                            src: u32,
-                            dst: u32,
-                            op: ChunkOp,
-                            deps: Vec<u32>,
-                            stage: u32|
-             -> u32 {
-                let index = transfers.len() as u32;
-                let key = (src, dst, op == ChunkOp::Reduce);
-                let after = last.insert(key, index);
-                n_steps = n_steps.max(chunk + stage + 1);
-                transfers.push(Transfer {
-                    step: chunk + stage,
-                    channel,
-                    src,
-                    dst,
-                    chunk,
-                    offset,
-                    src_offset: offset,
-                    from_input: false,
-                    len: chunk_len,
-                    op,
-                    deps,
-                    after,
-                    hop: Hop::Peer,
-                });
-                index
-            };
-            // Reduce up each chain: tail → … → head. `into_head[node]`: transfers the head must
-            // have received before it holds its node's (and its subtree's) sum.
-            let mut into_head: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
-            for node in 0..nodes {
-                let c = chain(node);
-                let mut previous: Option<u32> = None;
-                for k in (1..g).rev() {
-                    let stage = g - 1 - k;
-                    let id = push(
-                        &mut transfers,
-                        c[k as usize],
-                        c[k as usize - 1],
-                        ChunkOp::Reduce,
-                        previous.into_iter().collect(),
-                        stage,
-                    );
-                    previous = Some(id);
-                }
-                into_head[node as usize].extend(previous);
+    let which = channel % 2;
+    // Channel c's chain starts at position c of the node's order, so heads (and NICs) spread.
+    let chains: Vec<Vec<u32>> = (0..nodes)
+        .map(|node| (0..g).map(|i| node * g + order[((channel + i) % g) as usize]).collect())
+        .collect();
+    let chain = |node: u32| -> &[u32] { &chains[node as usize] };
+    let (start, len) = slice(count, n_channels, channel);
+    // Each node's parent and children in the channel's tree, and its depth, for step labels.
+    let links: Vec<(Option<u32>, Vec<u32>)> = (0..nodes).map(|node| dtree(nodes, node, which)).collect();
+    let depths: Vec<u32> = (0..nodes)
+        .map(|node| {
+            let (mut d, mut at) = (0, node);
+            while let Some(parent) = links[at as usize].0 {
+                d += 1;
+                at = parent;
             }
-            // Reduce up the tree, deepest nodes first.
-            for &node in &by_depth {
-                if let Some(parent) = links[node as usize].0 {
-                    let stage = (g - 1) + (max_depth - depth(node));
-                    let deps = into_head[node as usize].clone();
-                    let id =
-                        push(&mut transfers, chain(node)[0], chain(parent)[0], ChunkOp::Reduce, deps, stage);
-                    into_head[parent as usize].push(id);
-                }
+            d
+        })
+        .collect();
+    let depth = |node: u32| -> u32 { depths[node as usize] };
+    let max_depth = (0..nodes).map(depth).max().unwrap_or(0);
+    let up_stages = (g - 1) + max_depth;
+    // Connection FIFOs: the previous chunk's transfer on the same (src, dst, phase).
+    let mut last: std::collections::HashMap<(u32, u32, bool), u32, crate::hash::FixedState> =
+        std::collections::HashMap::with_hasher(crate::hash::FixedState);
+    // Nodes deepest first (reduce), shallowest first (broadcast), and the root.
+    let mut by_depth: Vec<u32> = (0..nodes).collect();
+    by_depth.sort_by_key(|&node| std::cmp::Reverse(depth(node)));
+    let mut by_depth_down: Vec<u32> = (0..nodes).collect();
+    by_depth_down.sort_by_key(|&node| depth(node));
+    let root = (0..nodes).find(|&node| links[node as usize].0.is_none()).unwrap_or(0);
+    for chunk in 0..chunks {
+        let (chunk_start, chunk_len) = slice(len, chunks, chunk);
+        let offset = start + chunk_start;
+        let mut push = |transfers: &mut Vec<Transfer>,
+                        src: u32,
+                        dst: u32,
+                        op: ChunkOp,
+                        deps: Vec<u32>,
+                        stage: u32|
+         -> u32 {
+            let index = transfers.len() as u32;
+            let key = (src, dst, op == ChunkOp::Reduce);
+            let after = last.insert(key, index);
+            *n_steps = (*n_steps).max(chunk + stage + 1);
+            transfers.push(Transfer {
+                step: chunk + stage,
+                channel,
+                src,
+                dst,
+                chunk,
+                offset,
+                src_offset: offset,
+                from_input: false,
+                len: chunk_len,
+                op,
+                deps,
+                after,
+                hop: Hop::Peer,
+            });
+            index
+        };
+        // Reduce up each chain: tail → … → head. `into_head[node]`: transfers the head must
+        // have received before it holds its node's (and its subtree's) sum.
+        let mut into_head: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+        for node in 0..nodes {
+            let c = chain(node);
+            let mut previous: Option<u32> = None;
+            for k in (1..g).rev() {
+                let stage = g - 1 - k;
+                let id = push(
+                    transfers,
+                    c[k as usize],
+                    c[k as usize - 1],
+                    ChunkOp::Reduce,
+                    previous.into_iter().collect(),
+                    stage,
+                );
+                previous = Some(id);
             }
-            // Broadcast down the tree from the root, then along every chain.
-            let mut has_sum: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
-            has_sum[root as usize] = into_head[root as usize].clone();
-            for &node in &by_depth_down {
-                for &child in &links[node as usize].1 {
-                    let stage = up_stages + depth(node);
-                    let id = push(
-                        &mut transfers,
-                        chain(node)[0],
-                        chain(child)[0],
-                        ChunkOp::Copy,
-                        has_sum[node as usize].clone(),
-                        stage,
-                    );
-                    has_sum[child as usize] = vec![id];
-                }
+            into_head[node as usize].extend(previous);
+        }
+        // Reduce up the tree, deepest nodes first.
+        for &node in &by_depth {
+            if let Some(parent) = links[node as usize].0 {
+                let stage = (g - 1) + (max_depth - depth(node));
+                let deps = into_head[node as usize].clone();
+                let id = push(transfers, chain(node)[0], chain(parent)[0], ChunkOp::Reduce, deps, stage);
+                into_head[parent as usize].push(id);
             }
-            for node in 0..nodes {
-                let c = chain(node);
-                let mut previous = has_sum[node as usize].clone();
-                for k in 1..g {
-                    let stage = up_stages + max_depth + (k - 1);
-                    let id = push(
-                        &mut transfers,
-                        c[k as usize - 1],
-                        c[k as usize],
-                        ChunkOp::Copy,
-                        previous,
-                        stage,
-                    );
-                    previous = vec![id];
-                }
+        }
+        // Broadcast down the tree from the root, then along every chain.
+        let mut has_sum: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+        has_sum[root as usize] = into_head[root as usize].clone();
+        for &node in &by_depth_down {
+            for &child in &links[node as usize].1 {
+                let stage = up_stages + depth(node);
+                let id = push(
+                    transfers,
+                    chain(node)[0],
+                    chain(child)[0],
+                    ChunkOp::Copy,
+                    has_sum[node as usize].clone(),
+                    stage,
+                );
+                has_sum[child as usize] = vec![id];
+            }
+        }
+        for node in 0..nodes {
+            let c = chain(node);
+            let mut previous = has_sum[node as usize].clone();
+            for k in 1..g {
+                let stage = up_stages + max_depth + (k - 1);
+                let id = push(transfers, c[k as usize - 1], c[k as usize], ChunkOp::Copy, previous, stage);
+                previous = vec![id];
             }
         }
     }
-    // Dependencies must point backwards; the construction above only ever names earlier ids.
-    debug_assert!(transfers.iter().enumerate().all(|(i, t)| t
-        .deps
-        .iter()
-        .chain(&t.after)
-        .all(|&d| (d as usize) < i)));
-    Schedule::new(Collective::AllReduce, Algorithm::Tree, n, n_channels, count, n_steps, transfers)
 }
 
 #[cfg(test)]

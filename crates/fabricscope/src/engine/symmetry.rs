@@ -298,6 +298,92 @@ impl Symmetry {
         Symmetry { members, zero, zero_pos, paths, ..self.clone() }
     }
 
+    /// The proof for a schedule of which only the channels that run are built (`built`,
+    /// channel-major, numbered as `channel_zero` numbers the whole's: a tree's first channels,
+    /// `collective::FirstChannels`), from this proof on `small`, the same algorithm at one chunk
+    /// per channel (and part). Where every channel of the whole has the same length, chunk q of
+    /// channel k is built as chunk 0 is, on the same connections (the routes of a static policy
+    /// depend on a transfer's ends, channel and hop alone), so σ carries channel k onto channel
+    /// k + stride chunk by chunk as it does in `small`. The caller vouches for the shape (equal
+    /// channels); `tests/tree_channels.rs` holds the run to `find_strided` on the whole, bit for bit.
+    /// `None` if a transfer of `built` has no counterpart in `small`.
+    pub fn first_channels(&self, small: &Schedule, built: &Schedule) -> Option<Symmetry> {
+        type Key = (u32, u32, u32, crate::collective::Hop);
+        let key = |t: &crate::collective::Transfer| -> Key { (t.src, t.dst, t.channel, t.hop) };
+        let mut routes: std::collections::HashMap<Key, u32, crate::hash::FixedState> =
+            std::collections::HashMap::with_hasher(crate::hash::FixedState);
+        for (z, &index) in self.zero.iter().enumerate() {
+            routes.entry(key(small.transfers.get(index as usize)?)).or_insert(z as u32);
+        }
+        let stride = self.stride as usize;
+        let per = built.transfers.len() / stride;
+        let in_blocks = built.n_channels == self.channels
+            && per > 0
+            && built.transfers.len() == per * stride
+            && built.transfers.iter().enumerate().all(|(i, t)| t.channel as usize == i / per);
+        if !in_blocks {
+            return None;
+        }
+        let paths = built
+            .transfers
+            .iter()
+            .map(|t| routes.get(&key(t)).map(|&z| self.paths[z as usize].clone()))
+            .collect::<Option<Vec<_>>>()?;
+        let block = |k: usize| (k * per) as u32..((k + 1) * per) as u32;
+        Some(Symmetry {
+            members: (0..self.channels as usize).map(|k| block(k).collect()).collect(),
+            zero: (0..(per * stride) as u32).collect(),
+            zero_pos: (0..stride).map(|k| block(k).collect()).collect(),
+            paths,
+            ..self.clone()
+        })
+    }
+
+    /// `expand(folded, ..).hash()` without the expanded trace: the whole run's flows made and
+    /// hashed one at a time, in schedule order (a channel k flow's path is σ applied k / stride
+    /// times to its counterpart's that ran), so a caller that needs only the hash (a sweep's
+    /// row) never holds every channel's flows.
+    pub fn expanded_hash(&self, folded: &Trace) -> u64 {
+        let n: usize = self.members.iter().map(Vec::len).sum();
+        let mut owner = vec![(0u32, 0u32); n];
+        for (k, members) in self.members.iter().enumerate() {
+            for (i, &index) in members.iter().enumerate() {
+                owner[index as usize] = (k as u32, i as u32);
+            }
+        }
+        let mut h = crate::hash::Fnv::default();
+        h.u64(n as u64);
+        let mut link_bytes = vec![0u64; self.rep.len()];
+        let mut end = SimTime::ZERO;
+        let mut path: Vec<LinkId> = Vec::new();
+        for (index, &(k, i)) in owner.iter().enumerate() {
+            let z = self.zero_pos[k as usize % self.stride as usize][i as usize] as usize;
+            let source = &folded.flows[z];
+            path.clear();
+            path.extend_from_slice(&self.paths[z]);
+            for _ in 0..k / self.stride {
+                path.iter_mut().for_each(|l| *l = self.sigma[l.index()]);
+            }
+            let flow =
+                FlowRecord { transfer: index as u32, path: std::mem::take(&mut path), ..source.clone() };
+            crate::trace::hash_flow(&mut h, &flow);
+            for link in &flow.path {
+                link_bytes[link.index()] += flow.bytes;
+            }
+            end = end.max(flow.finished);
+            path = flow.path;
+        }
+        let link_peak = self.link_peak(folded);
+        crate::trace::hash_tail(h, end, link_bytes.into_iter().map(|b| b as f64), &link_peak, folded.batches)
+    }
+
+    /// Each link's peak in the whole run: its orbit's folded peak × channels / orbit size.
+    fn link_peak(&self, folded: &Trace) -> Vec<f64> {
+        (0..self.rep.len())
+            .map(|l| folded.link_peak[self.rep[l].index()] * self.order() / self.orbit[l] as f64)
+            .collect()
+    }
+
     /// Channel 0's routed paths, position for position (`channel_zero`'s numbering): for a ring
     /// prefix, its first step's are the first `n` (`rotation`).
     pub fn channel_zero_paths(&self) -> &[Vec<LinkId>] {
@@ -402,9 +488,7 @@ impl Symmetry {
             flows.into_iter().map(|f| f.expect("every transfer has a channel")).collect();
         // A link carries its orbit's folded load times channels / orbit size (a link no flow
         // uses is its own orbit, with no load).
-        let link_peak = (0..self.rep.len())
-            .map(|l| folded.link_peak[self.rep[l].index()] * self.order() / self.orbit[l] as f64)
-            .collect();
+        let link_peak = self.link_peak(&folded);
         Trace::of_flows(flows, self.rep.len(), link_peak, folded.batches)
     }
 }

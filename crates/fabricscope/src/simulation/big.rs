@@ -28,7 +28,7 @@ pub(super) fn start_steady(
     scenario: &ValidScenario,
     topology: Topology,
     total_transfers: u64,
-    (tree_limit, lean): (u64, bool),
+    (tree_limit, lean, point): (u64, bool, bool),
 ) -> Result<Stage, ScenarioError> {
     let s = scenario.scenario();
     let count = s.count();
@@ -63,6 +63,8 @@ pub(super) fn start_steady(
         todo: trees.iter().rev().copied().collect(),
         trees,
         current: None,
+        keep_small: point,
+        small: Vec::new(),
     };
     Ok(Stage::Weighing { topology, weighing: Box::new(weighing) })
 }
@@ -77,6 +79,9 @@ pub(super) struct Weighing {
     trees: Vec<Algorithm>,
     todo: Vec<Algorithm>,
     current: Option<Box<Weigh>>,
+    /// Keep each tree's one-chunk schedule (`small`) for a run from its first channels (`tree_channels`): a sweep's point.
+    keep_small: bool,
+    small: Vec<Schedule>,
 }
 
 /// One bounded piece of `weighing` (`weigh::Weigh`); true once every bound is in.
@@ -87,8 +92,11 @@ pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mu
     if let Some(current) = &mut weighing.current {
         if current.advance(scenario, topology) {
             let current = weighing.current.take().expect("a tree being weighed");
-            let (algorithm, _, bound) = current.finish(scenario, topology);
+            let (algorithm, schedule, bound) = current.finish(scenario, topology);
             weighing.bounds.push((algorithm, bound * count as f64 / small as f64));
+            if weighing.keep_small && small < count {
+                weighing.small.push(schedule);
+            }
         }
         return false;
     }
@@ -104,7 +112,7 @@ pub(super) fn decide(
     topology: Topology,
     weighing: Weighing,
 ) -> Result<Stage, ScenarioError> {
-    let Weighing { total_transfers, tree_limit, bounds, trees, .. } = weighing;
+    let Weighing { total_transfers, tree_limit, bounds, trees, small, .. } = weighing;
     let s = scenario.scenario();
     let count = s.count();
     let rings = &scenario.preset().rings;
@@ -120,29 +128,37 @@ pub(super) fn decide(
         .filter(|&total| total > STEADY_FIRST_STEPS);
     let n = scenario.n_ranks();
     let g = scenario.preset().gpus_per_node;
-    let fits = |algorithm: Algorithm| {
-        let transfers = match algorithm {
-            Algorithm::Tree => crate::plan::tree_transfers(s, scenario.n_ranks(), channels, count),
-            _ => Some(crate::collective::transfer_count_with(
-                s.collective,
-                Some(algorithm),
-                s.nodes,
-                g,
-                count,
-                channels,
-            )),
-        };
-        transfers.is_some_and(|t| t <= tree_limit.min(MAX_TRANSFERS))
+    let transfers_of = |algorithm: Algorithm| match algorithm {
+        Algorithm::Tree => {
+            crate::plan::tree_transfers(s, scenario.n_ranks(), channels, count).unwrap_or(u64::MAX)
+        }
+        _ => {
+            crate::collective::transfer_count_with(s.collective, Some(algorithm), s.nodes, g, count, channels)
+        }
     };
+    let fits = |algorithm: Algorithm| transfers_of(algorithm) <= tree_limit.min(MAX_TRANSFERS);
     let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
     let mut pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
     if trees.contains(&pick.algorithm) && !fits(pick.algorithm) {
-        // A tree wins but is too big to simulate: the best ring row runs (and the simulation
-        // says the tuner picked the tree, `Simulation::tuner_pick_not_run`).
-        pick = pick_row(&tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
+        // A tree wins but is too big to build whole: a sweep's point runs the channels that
+        // stand for all (`tree_channels`), built alone, where they fold.
+        let picked = (pick.algorithm, s.protocol.unwrap_or(pick.protocol));
+        let whole = transfers_of(pick.algorithm);
+        let limit = tree_limit.min(MAX_TRANSFERS);
+        if let Some(small) = small.into_iter().find(|small| small.algorithm == pick.algorithm) {
+            let plan = Plan { tuning: plan.tuning.clone(), bounds: plan.bounds.clone(), ..plan };
+            if let Some(tree) =
+                super::tree_channels::start(scenario, &topology, picked, small, (whole, limit), plan)
+            {
+                return Ok(Stage::TreeChannels { topology, tree: Box::new(tree) });
+            }
+        }
+        // Else the best ring row runs (and the simulation says the tuner picked the tree,
+        // `Simulation::tuner_pick_not_run`).
+        pick = pick_row(&plan.tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
     }
     let protocol = s.protocol.unwrap_or(pick.protocol);
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
     if trees.contains(&pick.algorithm) {
         let mut tree = crate::collective::schedule_with(
             s.collective,
@@ -303,7 +319,7 @@ pub(super) fn ring_stage(
             let run = start(&rotated.schedule, Some(rotated.rotation.fold.clone()));
             let unfold = Unfold {
                 symmetry: symmetry.map(|(symmetry, _)| symmetry),
-                whole: schedule,
+                whole: Some(schedule),
                 rotation: Some((rotated.rotation, rotated.paths)),
             };
             let unfold = Some(Box::new(unfold));
@@ -311,7 +327,8 @@ pub(super) fn ring_stage(
         }
         (None, Some((symmetry, zero))) => {
             let run = start(&zero, base);
-            let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: schedule, rotation: None }));
+            let unfold =
+                Some(Box::new(Unfold { symmetry: Some(symmetry), whole: Some(schedule), rotation: None }));
             Stage::Running { topology, schedule: zero, run, plan, then, unfold }
         }
         (None, None) => {

@@ -171,7 +171,7 @@ pub(super) fn whole_stage(
             );
             let unfold = Unfold {
                 symmetry: Some(symmetry),
-                whole: schedule,
+                whole: Some(schedule),
                 rotation: Some((rotated.rotation, rotated.paths)),
             };
             let unfold = Some(Box::new(unfold));
@@ -185,7 +185,8 @@ pub(super) fn whole_stage(
             };
         }
         let run = engine::Run::new_folded(&topology, &zero, scenario.policy(), fold);
-        let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: schedule, rotation: None }));
+        let unfold =
+            Some(Box::new(Unfold { symmetry: Some(symmetry), whole: Some(schedule), rotation: None }));
         return Stage::Running { topology, schedule: zero, run, plan, then: Then::Finish, unfold };
     }
     let run = engine::Run::new(&topology, &schedule, scenario.policy(), None);

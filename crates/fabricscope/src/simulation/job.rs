@@ -49,6 +49,7 @@ impl std::fmt::Debug for Job {
             Stage::Weighing { .. } => "weighing",
             Stage::Planning { .. } => "planning",
             Stage::Search { .. } => "search",
+            Stage::TreeChannels { .. } => "tree-channels",
             Stage::Running { .. } => "running",
             Stage::Expanding { .. } => "expanding",
             Stage::ToMeasure { .. } => "to-measure",
@@ -125,9 +126,15 @@ impl Job {
         super::sweep::PointJob::of(Job { lean: true, hashed: false, point: true, ..self })
     }
 
+    /// `point`, with the whole trace's hash (`Simulation::hash_hex`), streamed where only the
+    /// channels fold (`Symmetry::expanded_hash`), else from the expanded trace: a sweep's row.
+    pub fn point_hashed(self) -> super::sweep::PointJob {
+        super::sweep::PointJob::hashed(Job { lean: true, hashed: true, point: true, ..self })
+    }
+
     /// The first stage: the big plan (`start_steady`) where the collective is too big to plan
     /// as every algorithm's whole schedule, else the exact plan.
-    fn start(scenario: &ValidScenario, mode: Mode, tree_limit: u64, lean: bool) -> Stage {
+    fn start(scenario: &ValidScenario, mode: Mode, tree_limit: u64, (lean, point): (bool, bool)) -> Stage {
         let s = scenario.scenario();
         let count = s.count();
         let (n, channels) = (scenario.n_ranks(), scenario.channels());
@@ -138,7 +145,9 @@ impl Job {
             Mode::Steady | Mode::Fluid => Some(ring_transfers),
         };
         let topology = scenario.topology();
-        match steady_total.map(|total| start_steady(scenario, topology.clone(), total, (tree_limit, lean))) {
+        match steady_total
+            .map(|total| start_steady(scenario, topology.clone(), total, (tree_limit, lean, point)))
+        {
             Some(Ok(stage)) => stage,
             Some(Err(error)) => Job::not_steady(scenario, mode, lean, error, topology),
             None => start_exact(scenario, topology, lean),
@@ -186,7 +195,7 @@ impl Job {
                 return Some(Ok(*sim));
             }
             Stage::Start => {
-                self.stage = Job::start(&self.scenario, self.mode, self.tree_limit, self.lean);
+                self.stage = Job::start(&self.scenario, self.mode, self.tree_limit, (self.lean, self.point));
                 // The plan is this poll's work; a refusal is its result.
                 return match self.stage {
                     Stage::Done(_) => self.poll(0),
@@ -219,6 +228,16 @@ impl Job {
                     Stage::Done(_) => self.poll(0),
                     _ => None,
                 };
+            }
+            Stage::TreeChannels { .. } => {
+                let Stage::TreeChannels { topology, tree } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                self.stage = super::tree_channels::advance(&self.scenario, topology, tree)
+                    .unwrap_or_else(|| Stage::Done(Some(Err(self.unfoldable()))));
+                return None;
             }
             Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
             Stage::Expanding { unfolding, .. } => {
@@ -304,13 +323,36 @@ impl Job {
             Then::Search(_) => period.is_none(),
             Then::Fitted(_) => false,
         };
-        if self.point && timed_only {
+        // A hashed point takes the whole trace's hash from the run's where only channels fold
+        // (`Symmetry::expanded_hash`), and is done.
+        let streamed = match (&unfold.symmetry, &unfold.rotation, then) {
+            (Some(symmetry), None, Then::Finish) if self.hashed => Some(symmetry.expanded_hash(&trace)),
+            _ => None,
+        };
+        if self.point && timed_only && (!self.hashed || streamed.is_some()) {
+            if let Some(hash) = streamed {
+                let sim = finish(&self.scenario, topology, schedule, trace, None, plan);
+                let _ = sim.trace_hash.set(hash);
+                return Some(Ok(sim));
+            }
             return self.after_run(topology, (schedule, trace, period), plan, then, fold);
         }
         // The trace is expanded to the whole schedule's a piece per poll from the next one.
-        let unfolding = Box::new(unfold.start(trace));
-        self.stage = Stage::Expanding { topology, unfolding, period, plan, then, fold };
+        let Some(unfolding) = unfold.start(trace) else {
+            self.stage = Stage::Done(Some(Err(self.unfoldable())));
+            return self.poll(0);
+        };
+        self.stage = Stage::Expanding { topology, unfolding: Box::new(unfolding), period, plan, then, fold };
         None
+    }
+
+    /// A tree run from its first channels whose trace would have to be expanded without its whole schedule (only
+    /// a sweep's point runs one, `tree_channels`), or whose channels are not what its proof covers.
+    fn unfoldable(&self) -> ScenarioError {
+        let s = self.scenario.scenario();
+        let transfers =
+            ring_transfers(s.collective, self.scenario.n_ranks(), s.count(), self.scenario.channels());
+        too_big(s, transfers, "the tree the tuner picks is too big to build whole, and here its channels do not stand for one another")
     }
 
     /// What follows an engine run, its trace the whole schedule's: the result, the measuring
@@ -457,6 +499,7 @@ impl Job {
             | Stage::Planning { .. }
             | Stage::Weighing { .. }
             | Stage::Search { .. }
+            | Stage::TreeChannels { .. }
             | Stage::ToMeasure { .. }
             | Stage::Measuring { .. }
             | Stage::Measured { .. } => 0.0,

@@ -24,6 +24,7 @@ mod steady;
 mod steps;
 mod summary;
 mod sweep;
+mod tree_channels;
 mod waits;
 mod weigh;
 

@@ -91,25 +91,29 @@ fn one_channel_paths(
 
 /// A run of channel 0 for all (`engine::symmetry`), and of its first few nodes' positions for
 /// all where the ring turns (`engine::rotation`): the proofs and the whole schedule, to expand
-/// the trace.
+/// the trace (none for a lean tree, whose whole is never built: `lean`).
 pub(super) struct Unfold {
     pub symmetry: Option<Symmetry>,
-    pub whole: Schedule,
+    pub whole: Option<Schedule>,
     /// The rotation and channel 0's routed paths of one step (`rotate::Rotated`).
     pub rotation: Option<(Rotation, Vec<Vec<LinkId>>)>,
 }
 
 impl Unfold {
     /// The whole schedule's trace from the run's, expanded a piece at a time
-    /// (`Unfolding::advance`): the rotation's, then a channel per piece.
-    pub fn start(self, trace: Trace) -> Unfolding {
-        Unfolding { unfold: self, state: Pieces::Run(trace) }
+    /// (`Unfolding::advance`): the rotation's, then a channel per piece. `None` without the
+    /// whole schedule.
+    pub fn start(self, trace: Trace) -> Option<Unfolding> {
+        let Unfold { symmetry, whole, rotation } = self;
+        Some(Unfolding { symmetry, whole: whole?, rotation, state: Pieces::Run(trace) })
     }
 }
 
 /// A run's trace being expanded to the whole schedule's (`Unfold::start`).
 pub(super) struct Unfolding {
-    unfold: Unfold,
+    symmetry: Option<Symmetry>,
+    whole: Schedule,
+    rotation: Option<(Rotation, Vec<Vec<LinkId>>)>,
     state: Pieces,
 }
 
@@ -129,8 +133,9 @@ enum Pieces {
 impl Unfolding {
     /// Expands one more piece (the rotation, or a channel); true once the whole trace is done.
     pub fn advance(&mut self) -> bool {
-        let unfold = &self.unfold;
-        self.state = match std::mem::replace(&mut self.state, Pieces::Moving) {
+        let state = std::mem::replace(&mut self.state, Pieces::Moving);
+        let unfold = &*self;
+        let state = match state {
             Pieces::Run(trace) => {
                 let trace = match &unfold.rotation {
                     Some((rotation, paths)) => rotation.expand(trace, paths, unfold.whole.n_steps),
@@ -151,6 +156,7 @@ impl Unfolding {
             },
             done => done,
         };
+        self.state = state;
         matches!(self.state, Pieces::Whole(_))
     }
 
@@ -158,7 +164,7 @@ impl Unfolding {
     pub fn finish(mut self) -> (Schedule, Trace) {
         while !self.advance() {}
         let Pieces::Whole(trace) = self.state else { unreachable!("advance ends on the whole trace") };
-        (self.unfold.whole, trace)
+        (self.whole, trace)
     }
 }
 

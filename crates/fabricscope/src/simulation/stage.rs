@@ -4,6 +4,7 @@
 use super::big::Weighing;
 use super::fluid::{ChannelFold, Measure};
 use super::rotate::{Unfold, Unfolding};
+use super::tree_channels::TreeChannels;
 use super::weigh::Weigh;
 use super::Simulation;
 use crate::collective::{Algorithm, Schedule};
@@ -89,6 +90,12 @@ pub(super) enum Stage {
     Weighing {
         topology: Topology,
         weighing: Box<Weighing>,
+    },
+    /// A tree too big to build whole, its channels that run for all built a channel per poll
+    /// (`tree_channels`; a sweep's point only).
+    TreeChannels {
+        topology: Topology,
+        tree: Box<TreeChannels>,
     },
     /// A big ring planned (the tuner's table), its search's prefix built on the next poll.
     Search {

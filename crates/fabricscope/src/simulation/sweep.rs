@@ -34,21 +34,28 @@ pub struct SweepPoint {
 /// run of fewer transfers stood for all, its trace is that run's, whose times are the whole's
 /// but whose flows and link bytes are not.
 #[derive(Debug)]
-pub struct PointJob(super::Job);
+pub struct PointJob(super::Job, bool);
 
 impl PointJob {
     pub(super) fn of(job: super::Job) -> PointJob {
-        PointJob(job)
+        PointJob(job, false)
+    }
+
+    /// The point with its trace hash (`Job::point_hashed`).
+    pub(super) fn hashed(job: super::Job) -> PointJob {
+        PointJob(job, true)
     }
 
     /// Runs up to `batches` event batches; the point once the simulation is done.
     pub fn poll(&mut self, batches: u64) -> Option<Result<SweepPoint, ScenarioError>> {
-        self.0.poll(batches).map(|result| result.map(|sim| sweep_point(&sim, false)))
+        let hash = self.1;
+        self.0.poll(batches).map(|result| result.map(|sim| sweep_point(&sim, hash)))
     }
 
     /// Polls the job to its end: the point.
     pub fn run(self) -> Result<SweepPoint, ScenarioError> {
-        self.0.run().map(|sim| sweep_point(&sim, false))
+        let hash = self.1;
+        self.0.run().map(|sim| sweep_point(&sim, hash))
     }
 
     /// As `Job::progress`.
@@ -98,12 +105,13 @@ fn sweep_hashed(
 /// One size of a sweep: the scenario at `size`, simulated, as its row (`trace_hash` empty
 /// unless `hash`). A caller that runs sizes side by side (the CLI) calls it per size.
 pub fn sweep_size(scenario: &ValidScenario, size: u64, hash: bool) -> Result<SweepPoint, Vec<ScenarioError>> {
-    // A row needs only what ran: a forced algorithm alone is weighed (`Job::lean`); without
-    // its hash, not even the whole trace (`Job::point`).
+    // A row needs only what ran: a forced algorithm alone is weighed, and a run of fewer
+    // transfers standing for all is not expanded to the whole trace (`Job::point`; its hash
+    // streamed, `Job::point_hashed`).
     let job = super::Job::new(&scenario.with_size(size)?, super::Mode::Auto);
     match hash {
         false => job.point().run(),
-        true => job.lean().run().map(|sim| sweep_point(&sim, true)),
+        true => job.point_hashed().run(),
     }
     .map_err(|e| vec![e])
 }

@@ -1,0 +1,82 @@
+//! A tree the tuner picks that is too big to build whole, run by its channels' symmetry without
+//! building the channels that do not run (`Stage::TreeChannels`): for a sweep's point only.
+//!
+//! NVLSTree on 128 DGX H100 at NCCL's 8 channels is 2,488,320 transfers from 128 MiB up (16
+//! chunks per part and channel), beyond `MAX_TRANSFERS`; channels 0 and 1 run for all where the
+//! channels fold (`Symmetry::find_strided`), 622,080 of them. So the big plan's weighing keeps
+//! the one-chunk schedule it weighed the tree on (`big::Weighing`), the channel symmetry is
+//! proved on it (every chunk of a channel repeats chunk 0's connections, and every channel has
+//! the same length: `Symmetry::first_channels`), and only the channels that run are built, one per poll
+//! (`collective::FirstChannels`). The run's figures are the whole's, exact by symmetry; its
+//! trace is never expanded (a point needs its times; a hashed point streams the whole trace's
+//! hash, `Symmetry::expanded_hash`). A simulation to show still runs the best ring row: the
+//! whole trace would not fit (`Simulation::tuner_pick_not_run` says so).
+
+use super::job::run_settings;
+use super::rotate::Unfold;
+use super::stage::{Plan, Stage, Then};
+use crate::collective::{Algorithm, FirstChannels, Protocol, Schedule, ScheduleBuilder};
+use crate::engine;
+use crate::engine::symmetry::Symmetry;
+use crate::plan::ValidScenario;
+use crate::topology::Topology;
+
+/// A tree run from its first channels, being built (`start`, then `advance` a channel per poll).
+pub(super) struct TreeChannels {
+    proof: Symmetry,
+    small: Schedule,
+    builder: FirstChannels,
+    plan: Plan,
+    protocol: Protocol,
+}
+
+/// The run of `algorithm` from its first channels (the tuner's pick, a tree too big to build whole), from `small`,
+/// its one-chunk schedule the weighing built: `None` unless the channels of the whole all have
+/// the same length, the symmetry is proved on `small`, and the channels that run have at most
+/// `limit` transfers of the whole's `whole`.
+pub(super) fn start(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    (algorithm, protocol): (Algorithm, Protocol),
+    small: Schedule,
+    (whole, limit): (u64, u64),
+    mut plan: Plan,
+) -> Option<TreeChannels> {
+    let s = scenario.scenario();
+    let channels = scenario.channels();
+    let equal = s.count() % channels as u64 == 0 && small.n_channels == channels;
+    if !equal || small.algorithm != algorithm {
+        return None;
+    }
+    let proof = Symmetry::find_strided(topology, &small, scenario.policy())?;
+    if whole / (channels / proof.stride()) as u64 > limit {
+        return None;
+    }
+    let rings = &scenario.preset().rings;
+    let builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), channels)?;
+    plan.folded = true;
+    plan.stride = proof.stride();
+    Some(TreeChannels { proof, small, builder, plan, protocol })
+}
+
+/// One more channel of `tree` built; once the channels that run are, its run (`Stage::Running`,
+/// its unfold with no whole schedule: never expanded). `None` if the built channels are not what
+/// the proof on the one-chunk schedule covers.
+pub(super) fn advance(
+    scenario: &ValidScenario,
+    topology: Topology,
+    mut tree: Box<TreeChannels>,
+) -> Option<Stage> {
+    if !tree.builder.advance_to(tree.proof.stride()) {
+        return Some(Stage::TreeChannels { topology, tree });
+    }
+    let TreeChannels { proof, small, builder, plan, protocol } = *tree;
+    let mut schedule = builder.finish();
+    schedule.protocol = protocol;
+    run_settings(&mut schedule, scenario);
+    let symmetry = proof.first_channels(&small, &schedule)?;
+    drop(small);
+    let run = engine::Run::new_folded(&topology, &schedule, scenario.policy(), symmetry.fold(&topology));
+    let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: None, rotation: None }));
+    Some(Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold })
+}

@@ -1,0 +1,87 @@
+//! A tree too big to build whole, run by its channels' symmetry from the channels that stand
+//! for all alone (`simulation::tree_channels`), against the same tree built whole and folded by
+//! `Symmetry::find_strided`: the same row, hash included, bit for bit. And a sweep's hashed
+//! row (`Job::point_hashed`: the whole trace's hash streamed from a run folded by its channels)
+//! against the row of the lean job's expanded trace.
+
+use fabricscope::collective::Algorithm;
+use fabricscope::plan::{Budget, ENGINE_BUDGET};
+use fabricscope::scenario::{Fault, FaultKind};
+use fabricscope::{sweep_point, Job, Mode, Scenario, SweepPoint};
+
+fn row(s: &Scenario, budget: Budget) -> SweepPoint {
+    let valid = s.validate().unwrap();
+    Job::within(&valid, Mode::Auto, budget).point_hashed().run().unwrap()
+}
+
+/// What a full lean job gives: its trace expanded and hashed.
+fn expanded_row(s: &Scenario) -> SweepPoint {
+    let valid = s.validate().unwrap();
+    sweep_point(&Job::new(&valid, Mode::Auto).lean().run().unwrap(), true)
+}
+
+fn budget(transfers: u64) -> Budget {
+    Budget { transfers, ..ENGINE_BUDGET }
+}
+
+#[test]
+fn a_tree_run_from_its_first_channels_is_the_whole_tree_folded() {
+    // 16 DGX H100 at 8 channels: a ring of 260,096 transfers, so the big plan weighs the trees
+    // from one chunk; a budget below the tree's whole makes the point build channels 0 and 1.
+    let cases = [
+        (Some(Algorithm::NvlsTree), 128 << 20, 100_000),
+        (None, 128 << 20, 100_000),
+        (Some(Algorithm::Tree), 64 << 20, 20_000),
+        (Some(Algorithm::Tree), 1 << 30, 100_000),
+    ];
+    for (algorithm, size_bytes, limit) in cases {
+        let s = Scenario { nodes: 16, size_bytes, algorithm, ..Scenario::default_demo() };
+        let whole = row(&s, ENGINE_BUDGET);
+        let lean = row(&s, budget(limit));
+        let expected = algorithm.unwrap_or(Algorithm::NvlsTree);
+        assert_eq!(whole.algorithm, expected, "{s:?}: the tuner's pick");
+        assert_eq!(whole.method.name(), "exact by symmetry");
+        // The run from channels 0 and 1 ran the tree (not the ring row a tree too big falls back to) and gave
+        // the whole's row to the bit, its trace's hash included.
+        assert_eq!(lean, whole, "{algorithm:?} {size_bytes} B within {limit} transfers");
+    }
+}
+
+#[test]
+fn a_tree_whose_channels_do_not_fold_is_not_run_from_its_first_channels() {
+    // A slow NIC on node 3 (no proof of the channels' symmetry), and a message that does not
+    // split into equal channels: the tree is not run from its first channels. (Here the ring row
+    // that runs instead does not settle, and a ring the engine can run whole sends the job back
+    // to the exact plan, which runs the tuner's tree whole.)
+    let mut slow = Scenario { nodes: 16, size_bytes: 128 << 20, ..Scenario::default_demo() };
+    slow.faults.push(Fault { kind: FaultKind::Nic, node: 3, leaf: 0, index: 0, rate: 0.5 });
+    let uneven = Scenario { nodes: 16, size_bytes: (128 << 20) + 4, ..Scenario::default_demo() };
+    for s in [slow, uneven] {
+        let lean = row(&s, budget(20_000));
+        assert_ne!(lean.method.name(), "exact by symmetry", "{lean:?}");
+    }
+}
+
+#[test]
+fn a_hashed_point_is_the_expanded_traces_row() {
+    // Folded by channels (a ring, trees two for eight), turned by whole nodes, a proved steady
+    // state, extrapolated, and run whole: the streamed hash is the expanded trace's.
+    let cases = [
+        (8, Some(Algorithm::Ring), None, 1 << 30),
+        (8, Some(Algorithm::Tree), None, 1 << 30),
+        (8, None, None, 16 << 20),
+        (4, Some(Algorithm::NvlsTree), None, 64 << 20),
+        (16, Some(Algorithm::Ring), Some(1), 1 << 30),
+        (64, Some(Algorithm::Ring), None, 1 << 30),
+        (2, Some(Algorithm::Ring), Some(3), 1 << 20),
+    ];
+    let mut methods = std::collections::BTreeSet::new();
+    for (nodes, algorithm, channels, size_bytes) in cases {
+        let s = Scenario { nodes, size_bytes, algorithm, channels, ..Scenario::default_demo() };
+        let (streamed, expanded) = (row(&s, ENGINE_BUDGET), expanded_row(&s));
+        assert_eq!(streamed, expanded, "{nodes} nodes, {algorithm:?}, {channels:?} channels, {size_bytes} B");
+        assert_eq!(streamed.trace_hash.len(), 16);
+        methods.insert(streamed.method.name());
+    }
+    assert!(methods.len() >= 3, "{methods:?}");
+}
