@@ -3,7 +3,7 @@
 
 use super::ring::{chain_chunks, slice};
 use super::schedule::Hop;
-use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
+use super::schedule::{Algorithm, ChunkOp, Deps, Schedule, Transfer};
 use crate::scenario::Collective;
 
 /// AllToAll of `count` elements per rank: block j (of `count / n`) of rank r goes to block r of
@@ -28,7 +28,7 @@ pub fn alltoall(n: u32, count: u64, n_channels: u32) -> Schedule {
                     from_input: true,
                     len,
                     op: ChunkOp::Copy,
-                    deps: Vec::new(),
+                    deps: Deps::new(),
                     after: None,
                     hop: Hop::Peer,
                 });
@@ -61,7 +61,7 @@ pub fn sendrecv(n: u32, count: u64, n_channels: u32) -> Schedule {
                         from_input: true,
                         len: chunk_len,
                         op: ChunkOp::Copy,
-                        deps: Vec::new(),
+                        deps: Deps::new(),
                         after: (chunk > 0).then(|| index - n),
                         hop: Hop::Peer,
                     });

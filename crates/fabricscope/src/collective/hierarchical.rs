@@ -22,7 +22,7 @@
 //! ring sends `2(N-1)/N`.
 
 use super::ring::{ring_order, slice};
-use super::schedule::{Algorithm, ChunkOp, Hop, Schedule, SwitchRef, Transfer};
+use super::schedule::{Algorithm, ChunkOp, Deps, Hop, Schedule, SwitchRef, Transfer};
 use crate::hash::FixedState;
 use crate::scenario::Collective;
 
@@ -169,7 +169,7 @@ impl HierarchicalBuilder {
             (start + s, l)
         };
         let rank = |node: u32, position: u32| node * g + order[position as usize];
-        let base = |step: u32, src: u32, dst: u32, k: u32, op: ChunkOp, deps: Vec<u32>| {
+        let base = |step: u32, src: u32, dst: u32, k: u32, op: ChunkOp, deps: Deps| {
             let (offset, len) = chunk(k);
             Transfer {
                 step,
@@ -190,7 +190,7 @@ impl HierarchicalBuilder {
         let peer =
             |src: u32, dst: u32, phase: u8, step: u32| Connection::Peer { src, dst, channel, phase, step };
         // into[node][position]: every transfer of a phase that writes into that GPU.
-        let mut phase_a_into = vec![vec![Vec::<u32>::new(); g as usize]; nodes as usize];
+        let mut phase_a_into = vec![vec![Deps::new(); g as usize]; nodes as usize];
         // (1) Reduce-scatter inside each node: position p adds chunk (p - s - 1) into p+1;
         // after g-1 steps position k holds its node's sum of chunk k.
         for node in 0..nodes {
@@ -199,7 +199,7 @@ impl HierarchicalBuilder {
                 let mut this = vec![None; g as usize];
                 for p in 0..g {
                     let k = (p + 2 * g - step - 1) % g;
-                    let deps: Vec<u32> = previous[((p + g - 1) % g) as usize].into_iter().collect();
+                    let deps: Deps = previous[((p + g - 1) % g) as usize].into_iter().collect();
                     let (src, dst) = (rank(node, p), rank(node, (p + 1) % g));
                     let id = self.push(peer(src, dst, 1, 0), base(step, src, dst, k, ChunkOp::Reduce, deps));
                     this[p as usize] = Some(id);
@@ -210,12 +210,12 @@ impl HierarchicalBuilder {
         }
         // (2) For each chunk k, an AllReduce among the nodes' position-k GPUs: by the
         // rail's switch (SHARP), or a ring.
-        let mut phase_b_into = vec![vec![Vec::<u32>::new(); g as usize]; nodes as usize];
+        let mut phase_b_into = vec![vec![Deps::new(); g as usize]; nodes as usize];
         for k in 0..g {
             let (region_start, region_len) = chunk(k);
             if sharp {
                 let switch = SwitchRef::Rail { rail: order[k as usize] };
-                let ups: Vec<u32> = (0..nodes)
+                let ups: Deps = (0..nodes)
                     .map(|i| {
                         let src = rank(i, k);
                         let t = Transfer {
@@ -255,12 +255,11 @@ impl HierarchicalBuilder {
                     };
                     let (s_start, s_len) = slice(region_len, nodes, sub);
                     let to = (i + 1) % nodes;
-                    let mut deps: Vec<u32> =
-                        previous[((i + nodes - 1) % nodes) as usize].into_iter().collect();
+                    let mut deps: Deps = previous[((i + nodes - 1) % nodes) as usize].into_iter().collect();
                     if step == 0 {
                         // Both ends hold their node's sum of chunk k before the first exchange.
-                        deps.extend(&phase_a_into[i as usize][k as usize]);
-                        deps.extend(&phase_a_into[to as usize][k as usize]);
+                        deps.extend(phase_a_into[i as usize][k as usize].iter().copied());
+                        deps.extend(phase_a_into[to as usize][k as usize].iter().copied());
                     }
                     let (src, dst) = (rank(i, k), rank(to, k));
                     let t = Transfer {
@@ -284,12 +283,12 @@ impl HierarchicalBuilder {
                 for p in 0..g {
                     let k = (p + g - step % g) % g;
                     let to = (p + 1) % g;
-                    let mut deps: Vec<u32> = previous[((p + g - 1) % g) as usize].into_iter().collect();
+                    let mut deps: Deps = previous[((p + g - 1) % g) as usize].into_iter().collect();
                     if step == 0 {
                         // The sender's chunk is final, and the receiver's reduce-scatter is over.
-                        deps.extend(&phase_b_into[node as usize][p as usize]);
-                        deps.extend(&phase_a_into[node as usize][p as usize]);
-                        deps.extend(&phase_a_into[node as usize][to as usize]);
+                        deps.extend(phase_b_into[node as usize][p as usize].iter().copied());
+                        deps.extend(phase_a_into[node as usize][p as usize].iter().copied());
+                        deps.extend(phase_a_into[node as usize][to as usize].iter().copied());
                     }
                     let (src, dst) = (rank(node, p), rank(node, to));
                     let id = self.push(

@@ -27,7 +27,7 @@ pub use ring::{
     ring_prefix_steps, ring_shown_prefix, ring_steady_steps, CHAIN_CHUNK_BYTES, NCCL_STEPS,
 };
 pub use schedule::{
-    Algorithm, ChunkOp, Hop, Phase, Probe, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES,
+    Algorithm, ChunkOp, Deps, Hop, Phase, Probe, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES,
 };
 pub use tree::{tree_allreduce, TreeBuilder};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};

@@ -16,7 +16,7 @@
 //! way. That is why NVLS's busbw (which nccl-tests computes as if it were a ring) exceeds the
 //! link's bandwidth: nccl-tests#312.
 
-use super::schedule::{Algorithm, ChunkOp, Hop, Region, Schedule, SwitchRef, Transfer};
+use super::schedule::{Algorithm, ChunkOp, Deps, Hop, Region, Schedule, SwitchRef, Transfer};
 use crate::scenario::Collective;
 
 /// Pipelining chunk of NVLS [B] (NCCL's NVLS chunk size is 128 KiB per channel step).
@@ -80,13 +80,13 @@ pub fn nvls_allreduce(n: u32, count: u64, n_channels: u32) -> Schedule {
                 from_input: false,
                 len: chunk_len,
                 op: ChunkOp::Reduce,
-                deps: Vec::new(),
+                deps: Deps::new(),
                 after: None,
                 hop: Hop::ToSwitch(switch),
             };
             let slot = |rank: u32| (rank * n_channels + channel) as usize;
             // Reduce: every rank's copy up, added in the switch; the sum down to the owner.
-            let ups: Vec<u32> = (0..n)
+            let ups: Deps = (0..n)
                 .map(|j| push(&mut transfers, Transfer { src: j, ..base.clone() }, &mut reduce_up[slot(j)]))
                 .collect();
             let down = push(
@@ -97,7 +97,12 @@ pub fn nvls_allreduce(n: u32, count: u64, n_channels: u32) -> Schedule {
             // Multicast: the owner's sum up once, copied down to every other rank.
             let store = push(
                 &mut transfers,
-                Transfer { step: 2 * k as u32 + 1, op: ChunkOp::Copy, deps: vec![down], ..base.clone() },
+                Transfer {
+                    step: 2 * k as u32 + 1,
+                    op: ChunkOp::Copy,
+                    deps: Deps::from_slice(&[down]),
+                    ..base.clone()
+                },
                 &mut store_up[slot(owner)],
             );
             for j in (0..n).filter(|&j| j != owner) {
@@ -107,7 +112,7 @@ pub fn nvls_allreduce(n: u32, count: u64, n_channels: u32) -> Schedule {
                         step: 2 * k as u32 + 1,
                         dst: j,
                         op: ChunkOp::Copy,
-                        deps: vec![store],
+                        deps: Deps::from_slice(&[store]),
                         hop: Hop::FromSwitch(switch),
                         ..base.clone()
                     },

@@ -17,7 +17,7 @@
 //! part); across nodes only GPU k's NIC carries part k, so the network sees 1/g of the buffer
 //! per NIC, twice (up and down the tree), against the ring's `2(n-1)/n` per crossing.
 
-use super::schedule::{Algorithm, ChunkOp, Hop, Schedule, SwitchRef, Transfer};
+use super::schedule::{Algorithm, ChunkOp, Deps, Hop, Schedule, SwitchRef, Transfer};
 use super::tree::dtree;
 use crate::scenario::Collective;
 
@@ -108,7 +108,7 @@ impl NvlsTreeBuilder {
                 let chunk_len = chunk_elems.min(part_start + part_len - (offset - start));
                 let rank = |node: u32, local: u32| node * g + local;
                 let step = 4 * q as u32;
-                let base = |step: u32, src: u32, dst: u32, op: ChunkOp, hop: Hop, deps: Vec<u32>| Transfer {
+                let base = |step: u32, src: u32, dst: u32, op: ChunkOp, hop: Hop, deps: Deps| Transfer {
                     step,
                     channel,
                     src,
@@ -128,11 +128,11 @@ impl NvlsTreeBuilder {
                 for node in 0..nodes {
                     let switch = SwitchRef::NvSwitch { node };
                     let owner = rank(node, k);
-                    let ups: Vec<u32> = (0..g)
+                    let ups: Deps = (0..g)
                         .map(|j| {
                             let src = rank(node, j);
                             let t =
-                                base(step, src, owner, ChunkOp::Reduce, Hop::ToSwitch(switch), Vec::new());
+                                base(step, src, owner, ChunkOp::Reduce, Hop::ToSwitch(switch), Deps::new());
                             push(transfers, (src, channel, 0, 0), t)
                         })
                         .collect();
@@ -141,7 +141,7 @@ impl NvlsTreeBuilder {
                 }
                 // (2) Up the tree: children's sums added into their parent's, deepest first so
                 // that a node sends once its children's sums have landed.
-                let mut into: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+                let mut into: Vec<Deps> = vec![Deps::new(); nodes as usize];
                 let mut sent_up: Vec<Option<u32>> = vec![None; nodes as usize];
                 for node in by_depth(nodes, which).into_iter().rev() {
                     if let (Some(parent), _) = dtree(nodes, node, which) {
@@ -158,7 +158,7 @@ impl NvlsTreeBuilder {
                 }
                 // (3) Down the tree from the root, and (4) the multicast in each node once its
                 // GPU k has the total.
-                let mut total: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+                let mut total: Vec<Deps> = vec![Deps::new(); nodes as usize];
                 for node in by_depth(nodes, which) {
                     let (parent, children) = dtree(nodes, node, which);
                     if parent.is_none() {
@@ -170,7 +170,8 @@ impl NvlsTreeBuilder {
                         deps.extend(sent_up[child as usize]);
                         let (src, dst) = (rank(node, k), rank(child, k));
                         let t = base(step + 2, src, dst, ChunkOp::Copy, Hop::Peer, deps);
-                        total[child as usize] = vec![push(transfers, (src, dst, channel, 5), t)];
+                        total[child as usize] =
+                            Deps::from_slice(&[push(transfers, (src, dst, channel, 5), t)]);
                     }
                     let switch = SwitchRef::NvSwitch { node };
                     let owner = rank(node, k);
@@ -182,8 +183,14 @@ impl NvlsTreeBuilder {
                     let store = push(transfers, (owner, channel, 2, 2), t);
                     for j in (0..g).filter(|&j| j != k) {
                         let dst = rank(node, j);
-                        let t =
-                            base(step + 3, owner, dst, ChunkOp::Copy, Hop::FromSwitch(switch), vec![store]);
+                        let t = base(
+                            step + 3,
+                            owner,
+                            dst,
+                            ChunkOp::Copy,
+                            Hop::FromSwitch(switch),
+                            Deps::from_slice(&[store]),
+                        );
                         push(transfers, (dst, channel, 3, 3), t);
                     }
                 }

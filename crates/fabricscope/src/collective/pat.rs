@@ -18,7 +18,7 @@
 //! sends each step's blocks at once.
 
 use super::ring::slice;
-use super::schedule::{Algorithm, ChunkOp, Hop, Region, Schedule, Transfer};
+use super::schedule::{Algorithm, ChunkOp, Deps, Hop, Region, Schedule, Transfer};
 use crate::scenario::Collective;
 
 /// ⌈log2 n⌉.
@@ -38,7 +38,7 @@ pub fn pat(gather: bool, n: u32, count: u64, n_channels: u32) -> Schedule {
             let (offset, len) = block(rank);
             regions.push(Region { start: start + offset, len, rank });
         }
-        let mut into: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+        let mut into: Vec<Deps> = vec![Deps::new(); n as usize];
         let steps: Vec<u32> = if gather { (0..k_steps).collect() } else { (0..k_steps).rev().collect() };
         for (index, &k) in steps.iter().enumerate() {
             let distance = 1u32 << k;

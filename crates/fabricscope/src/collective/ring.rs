@@ -24,7 +24,7 @@
 //! NIC c): with one channel per NIC every NIC sends one channel and receives another.
 
 use super::schedule::Hop;
-use super::schedule::{Algorithm, ChunkOp, Probe, Region, Schedule, Transfer};
+use super::schedule::{Algorithm, ChunkOp, Deps, Probe, Region, Schedule, Transfer};
 use crate::scenario::Collective;
 
 /// Slots a channel keeps in flight per connection (NCCL's `NCCL_STEPS`).
@@ -334,7 +334,7 @@ fn ring_steps<R: AsRef<[u32]>>(
             for position in 0..positions {
                 let (chunk, op) = chunk_op(step, position);
                 let (chunk_start, chunk_len) = slice(len, n, chunk);
-                let mut deps = Vec::with_capacity(2);
+                let mut deps = Deps::new();
                 if step >= NCCL_STEPS {
                     deps.push(at(step - NCCL_STEPS, channel, position));
                 }
@@ -418,7 +418,7 @@ pub fn ring_chain<R: AsRef<[u32]>>(
         for chunk in 0..chunks {
             let (chunk_start, chunk_len) = slice(len, chunks, chunk);
             for hop in 0..hops {
-                let mut deps = Vec::new();
+                let mut deps = Deps::new();
                 if hop > 0 {
                     deps.push(at(channel, chunk, hop - 1));
                 }

@@ -19,7 +19,7 @@
 //! rank at once. Bruck trades bytes for steps: each block is relayed up to ⌈log2 n⌉ times.
 
 use super::ring::slice;
-use super::schedule::{Algorithm, ChunkOp, Hop, Region, Schedule, Transfer};
+use super::schedule::{Algorithm, ChunkOp, Deps, Hop, Region, Schedule, Transfer};
 use crate::scenario::Collective;
 use std::collections::BTreeMap;
 
@@ -58,7 +58,7 @@ fn transfer(
         from_input: false,
         len: range.1,
         op,
-        deps: Vec::new(),
+        deps: Deps::new(),
         after: None,
         hop: Hop::Peer,
     }
@@ -68,7 +68,7 @@ fn transfer(
 /// (the step's own transfers depend only on earlier steps').
 fn record(
     transfers: &mut Vec<Transfer>,
-    into: &mut [Vec<u32>],
+    into: &mut [Deps],
     out: &mut [Vec<u32>],
     step: Vec<(u32, u32, Transfer)>,
 ) {
@@ -108,7 +108,7 @@ pub fn halving_doubling(collective: Collective, n: u32, count: u64, n_channels: 
     for channel in 0..n_channels {
         let (start, len) = slice(count, n_channels, channel);
         // Transfers into and out of each rank so far, which later ones wait for.
-        let mut into: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+        let mut into: Vec<Deps> = vec![Deps::new(); n as usize];
         let mut out: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
         if halves != Halves::AllGather {
             for k in 0..k_steps {
@@ -140,7 +140,7 @@ pub fn halving_doubling(collective: Collective, n: u32, count: u64, n_channels: 
                     // What r sends is complete once everything into r has landed; what it
                     // overwrites at the partner has been read once the partner's sends are done.
                     let mut deps = into[r as usize].clone();
-                    deps.extend(&out[partner as usize]);
+                    deps.extend(out[partner as usize].iter().copied());
                     deps.sort_unstable();
                     deps.dedup();
                     t.deps = deps;
@@ -192,7 +192,7 @@ impl AllPairsBuilder {
         let (n, channel, transfers) = (self.n, self.next, &mut self.transfers);
         let (scatter, gather) = scatter_gather(self.collective);
         let (start, len) = slice(self.count, self.n_channels, channel);
-        let mut into: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+        let mut into: Vec<Deps> = vec![Deps::new(); n as usize];
         // (from, to) → the reduce-scatter send of block `to` from rank `from`.
         let mut scattered = BTreeMap::new();
         if scatter {
@@ -213,7 +213,7 @@ impl AllPairsBuilder {
                     // Block r is complete at r once every rank's part has landed, and j's own
                     // copy of it, which this overwrites, has been sent to r.
                     t.deps = into[r as usize].clone();
-                    t.deps.extend(scattered.get(&(j, r)));
+                    t.deps.extend(scattered.get(&(j, r)).copied());
                     t.deps.sort_unstable();
                     transfers.push(t);
                 }
@@ -279,7 +279,7 @@ pub fn bruck(n: u32, count: u64, n_channels: u32) -> Schedule {
                     } else {
                         scratch_at((hops + 1) % 2, p) + start
                     };
-                    let mut deps = Vec::new();
+                    let mut deps = Deps::new();
                     if hops > 0 {
                         // Its previous hop, into r; and the receiver's own send of the block it
                         // held in the slot this one lands in.

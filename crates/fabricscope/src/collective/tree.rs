@@ -18,7 +18,7 @@
 
 use super::ring::{chain_chunks, slice};
 use super::schedule::Hop;
-use super::schedule::{Algorithm, ChunkOp, Schedule, Transfer};
+use super::schedule::{Algorithm, ChunkOp, Deps, Schedule, Transfer};
 use crate::scenario::Collective;
 
 /// Parent and children of `rank` in NCCL's binary tree over `n` ranks (root 0).
@@ -185,37 +185,32 @@ fn tree_channel(
     for chunk in 0..chunks {
         let (chunk_start, chunk_len) = slice(len, chunks, chunk);
         let offset = start + chunk_start;
-        let mut push = |transfers: &mut Vec<Transfer>,
-                        src: u32,
-                        dst: u32,
-                        op: ChunkOp,
-                        deps: Vec<u32>,
-                        stage: u32|
-         -> u32 {
-            let index = transfers.len() as u32;
-            let key = (src, dst, op == ChunkOp::Reduce);
-            let after = last.insert(key, index);
-            *n_steps = (*n_steps).max(chunk + stage + 1);
-            transfers.push(Transfer {
-                step: chunk + stage,
-                channel,
-                src,
-                dst,
-                chunk,
-                offset,
-                src_offset: offset,
-                from_input: false,
-                len: chunk_len,
-                op,
-                deps,
-                after,
-                hop: Hop::Peer,
-            });
-            index
-        };
+        let mut push =
+            |transfers: &mut Vec<Transfer>, src: u32, dst: u32, op: ChunkOp, deps: Deps, stage: u32| -> u32 {
+                let index = transfers.len() as u32;
+                let key = (src, dst, op == ChunkOp::Reduce);
+                let after = last.insert(key, index);
+                *n_steps = (*n_steps).max(chunk + stage + 1);
+                transfers.push(Transfer {
+                    step: chunk + stage,
+                    channel,
+                    src,
+                    dst,
+                    chunk,
+                    offset,
+                    src_offset: offset,
+                    from_input: false,
+                    len: chunk_len,
+                    op,
+                    deps,
+                    after,
+                    hop: Hop::Peer,
+                });
+                index
+            };
         // Reduce up each chain: tail → … → head. `into_head[node]`: transfers the head must
         // have received before it holds its node's (and its subtree's) sum.
-        let mut into_head: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+        let mut into_head: Vec<Deps> = vec![Deps::new(); nodes as usize];
         for node in 0..nodes {
             let c = chain(node);
             let mut previous: Option<u32> = None;
@@ -243,7 +238,7 @@ fn tree_channel(
             }
         }
         // Broadcast down the tree from the root, then along every chain.
-        let mut has_sum: Vec<Vec<u32>> = vec![Vec::new(); nodes as usize];
+        let mut has_sum: Vec<Deps> = vec![Deps::new(); nodes as usize];
         has_sum[root as usize] = into_head[root as usize].clone();
         for &node in &by_depth_down {
             for &child in &links[node as usize].1 {
@@ -256,7 +251,7 @@ fn tree_channel(
                     has_sum[node as usize].clone(),
                     stage,
                 );
-                has_sum[child as usize] = vec![id];
+                has_sum[child as usize] = Deps::from_slice(&[id]);
             }
         }
         for node in 0..nodes {
@@ -265,7 +260,7 @@ fn tree_channel(
             for k in 1..g {
                 let stage = up_stages + max_depth + (k - 1);
                 let id = push(transfers, c[k as usize - 1], c[k as usize], ChunkOp::Copy, previous, stage);
-                previous = vec![id];
+                previous = Deps::from_slice(&[id]);
             }
         }
     }
