@@ -298,8 +298,8 @@ impl Symmetry {
         Symmetry { members, zero, zero_pos, paths, ..self.clone() }
     }
 
-    /// The proof for a schedule of which only the channels that run are built (`built`,
-    /// channel-major, numbered as `channel_zero` numbers the whole's: a tree's first channels,
+    /// The proof for a schedule of which only the channels that run are built (`built`, or the
+    /// whole, channel-major, numbered as `channel_zero` numbers the whole's: a tree's first channels,
     /// `collective::FirstChannels`), from this proof on `small`, the same algorithm at one chunk
     /// per channel (and part). Where every channel of the whole has the same length, chunk q of
     /// channel k is built as chunk 0 is, on the same connections (the routes of a static policy
@@ -315,17 +315,19 @@ impl Symmetry {
         for (z, &index) in self.zero.iter().enumerate() {
             routes.entry(key(small.transfers.get(index as usize)?)).or_insert(z as u32);
         }
+        // The channels built: those that run (`stride`), or all of them (a whole schedule).
         let stride = self.stride as usize;
-        let per = built.transfers.len() / stride;
+        let channels = built.transfers.last().map_or(0, |t| t.channel as usize + 1);
+        let per = built.transfers.len() / channels.max(1);
         let in_blocks = built.n_channels == self.channels
+            && (channels == stride || channels == self.channels as usize)
             && per > 0
-            && built.transfers.len() == per * stride
+            && built.transfers.len() == per * channels
             && built.transfers.iter().enumerate().all(|(i, t)| t.channel as usize == i / per);
         if !in_blocks {
             return None;
         }
-        let paths = built
-            .transfers
+        let paths = built.transfers[..per * stride]
             .iter()
             .map(|t| routes.get(&key(t)).map(|&z| self.paths[z as usize].clone()))
             .collect::<Option<Vec<_>>>()?;
