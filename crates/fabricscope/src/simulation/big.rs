@@ -94,7 +94,11 @@ pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mu
             let current = weighing.current.take().expect("a tree being weighed");
             let (algorithm, schedule, bound) = current.finish(scenario, topology);
             weighing.bounds.push((algorithm, bound * count as f64 / small as f64));
-            if weighing.keep_small && small < count {
+            // Kept where the channels that would run for all (at least 1/C of the whole) may fit.
+            let channels = scenario.channels() as u64;
+            let limit = weighing.tree_limit.min(MAX_TRANSFERS);
+            if weighing.keep_small && small < count && tree_transfers(scenario, algorithm) / channels <= limit
+            {
                 weighing.small.push(schedule);
             }
         }
@@ -127,16 +131,7 @@ pub(super) fn decide(
     let alike = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
         .filter(|&total| total > STEADY_FIRST_STEPS);
     let n = scenario.n_ranks();
-    let g = scenario.preset().gpus_per_node;
-    let transfers_of = |algorithm: Algorithm| match algorithm {
-        Algorithm::Tree => {
-            crate::plan::tree_transfers(s, scenario.n_ranks(), channels, count).unwrap_or(u64::MAX)
-        }
-        _ => {
-            crate::collective::transfer_count_with(s.collective, Some(algorithm), s.nodes, g, count, channels)
-        }
-    };
-    let fits = |algorithm: Algorithm| transfers_of(algorithm) <= tree_limit.min(MAX_TRANSFERS);
+    let fits = |algorithm: Algorithm| tree_transfers(scenario, algorithm) <= tree_limit.min(MAX_TRANSFERS);
     let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
     let mut pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
     let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
@@ -144,7 +139,7 @@ pub(super) fn decide(
         // A tree wins but is too big to build whole: a sweep's point runs the channels that
         // stand for all (`tree_channels`), built alone, where they fold.
         let picked = (pick.algorithm, s.protocol.unwrap_or(pick.protocol));
-        let whole = transfers_of(pick.algorithm);
+        let whole = tree_transfers(scenario, pick.algorithm);
         let limit = tree_limit.min(MAX_TRANSFERS);
         if let Some(small) = small.into_iter().find(|small| small.algorithm == pick.algorithm) {
             let plan = Plan { tuning: plan.tuning.clone(), bounds: plan.bounds.clone(), ..plan };
@@ -365,4 +360,19 @@ fn ring_symmetry(
     zero.protocol = prefix.protocol;
     run_settings(&mut zero, scenario);
     Some((symmetry.repeated(prefix.n_steps), zero))
+}
+
+/// Transfers of `algorithm`'s whole AllReduce (Tree, NVLSTree) here (`u64::MAX` where the tuner
+/// may not run it).
+fn tree_transfers(scenario: &ValidScenario, algorithm: Algorithm) -> u64 {
+    let s = scenario.scenario();
+    let (count, channels, g) = (s.count(), scenario.channels(), scenario.preset().gpus_per_node);
+    match algorithm {
+        Algorithm::Tree => {
+            crate::plan::tree_transfers(s, scenario.n_ranks(), channels, count).unwrap_or(u64::MAX)
+        }
+        _ => {
+            crate::collective::transfer_count_with(s.collective, Some(algorithm), s.nodes, g, count, channels)
+        }
+    }
 }

@@ -45,7 +45,8 @@ pub(super) fn start(
     let s = scenario.scenario();
     let channels = scenario.channels();
     let equal = s.count() % channels as u64 == 0 && small.n_channels == channels;
-    if !equal || small.algorithm != algorithm {
+    // The channels that run are at least 1/C of the whole: no proof where even that is too many.
+    if !equal || small.algorithm != algorithm || whole / channels as u64 > limit {
         return None;
     }
     let proof = Symmetry::find_strided(topology, &small, scenario.policy())?;
