@@ -96,10 +96,10 @@ fn a_hashed_jobs_result_has_its_traces_hash() {
     assert_eq!(format!("{:016x}", sim.trace.hash()), plain.trace.hash_hex());
 }
 
-/// A point job (`Job::point`: the chart's and the CLI's unhashed rows) never expands a run that
-/// stood for all to the whole trace, and gives the lean job's figures to the last bit: exact by
-/// symmetry (channel 0 for 8, trees two for eight), turned by whole nodes, a proved steady
-/// state, extrapolated, and run whole.
+/// A point job (`Job::point`: the chart's) never expands a run that stood for all to the whole
+/// trace, and gives the lean job's figures to the last bit: exact by symmetry (channel 0 for 8,
+/// trees two for eight; a forced ring's channel 0 built alone, `ring_point`), turned by whole
+/// nodes, a proved steady state, extrapolated, and run whole.
 #[test]
 fn a_point_job_gives_the_lean_jobs_figures() {
     let point_of = |s: &Scenario| {
@@ -123,6 +123,8 @@ fn a_point_job_gives_the_lean_jobs_figures() {
         (8, Some(Algorithm::Tree), None, 1 << 30),
         (8, None, None, 16 << 20),
         (16, Some(Algorithm::Ring), Some(1), 1 << 30),
+        // A ring whose search finds no period and that the engine runs whole: channel 0 alone.
+        (16, Some(Algorithm::Ring), None, 16 << 20),
         (128, Some(Algorithm::Ring), Some(1), 1 << 30),
         (64, Some(Algorithm::Ring), None, 1 << 30),
         (128, Some(Algorithm::Ring), None, 256 << 20),

@@ -137,6 +137,21 @@ pub fn ring_prefix_channel_zero<R: AsRef<[u32]>>(
     alike_prefix(collective, nodes, rings, count, n_channels, steps, (1, 0))
 }
 
+/// Channel 0 of a whole ring whose steps all look alike, numbered as `Symmetry::channel_zero`
+/// numbers the whole's: what a run folded by its channels runs, built without the other
+/// channels (a sweep's point, `simulation::exact::ring_point`).
+pub fn ring_channel_zero<R: AsRef<[u32]>>(
+    collective: Collective,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    n_channels: u32,
+) -> Option<Schedule> {
+    let n = nodes * rings[0].as_ref().len() as u32;
+    let total = ring_steady_steps(collective, n, count, n_channels)?;
+    Some(ring_steps_of(collective, nodes, rings, count, n_channels, total, Part::all(1, n)))
+}
+
 /// Channel 0 of `ring_prefix`'s schedule for the positions of its first `class_nodes` nodes
 /// alone, each position's predecessor wrapping around within them (position 0 waits for the
 /// last of them, as it would for its image): what a run folded by a rotation of the ring by

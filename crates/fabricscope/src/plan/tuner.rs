@@ -129,12 +129,21 @@ impl Bound {
 
     /// Phases that cannot overlap add up; inside one, the busiest link's bytes over its capacity.
     pub fn ns(&self, topology: &Topology) -> f64 {
+        self.ns_times(topology, 1)
+    }
+
+    /// `ns` of a schedule of `copies` copies of the routed one, each on the same links with the
+    /// same bytes and in one phase (a ring's identical steps): the whole's bound to the bit (its
+    /// bytes are the copy's times `copies`, in integers), from one copy routed.
+    pub fn ns_times(&self, topology: &Topology, copies: u64) -> f64 {
         self.bytes
             .iter()
             .map(|phase_bytes| {
                 topology
                     .links()
-                    .map(|(id, link)| phase_bytes[id.index()] as f64 / link.capacity().bytes_per_ns())
+                    .map(|(id, link)| {
+                        (phase_bytes[id.index()] * copies) as f64 / link.capacity().bytes_per_ns()
+                    })
                     .fold(0.0, f64::max)
             })
             .sum()

@@ -247,3 +247,68 @@ fn whole_tree_symmetry(
     );
     Symmetry::find_strided(topology, &one_chunk, scenario.policy())?.first_channels(&one_chunk, schedule)
 }
+
+/// A sweep's point of a ring forced (`Job::point`, unhashed: the busbw chart's) whose steps all
+/// look alike and whose channels fold: the tuner's bound from its first step routed (its bytes
+/// times the steps, `Bound::ns_times`: the whole's to the bit), and channel 0 built alone
+/// (`collective::ring_channel_zero`), the same run `whole_stage` makes of the whole without
+/// building or routing the other channels (a 16-node ring's 260,096 transfers were most of its
+/// point's time). The figures are the lean job's to the bit (`tests/sweep.rs`). Where it does not
+/// apply (steps that differ, channels that do not fold) the exact plan builds the whole.
+pub(super) fn ring_point(scenario: &ValidScenario, topology: Topology, lean: bool) -> Stage {
+    let s = scenario.scenario();
+    let (n, channels) = (scenario.n_ranks(), scenario.channels());
+    let rings = &scenario.preset().rings;
+    let count = s.count();
+    let forced = s.algorithm == Some(Algorithm::Ring);
+    let Some(total) =
+        crate::collective::ring_steady_steps(s.collective, n, count, channels).filter(|_| forced)
+    else {
+        return start_exact(scenario, topology, lean);
+    };
+    let Some(mut one) = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)
+    else {
+        return start_exact(scenario, topology, lean);
+    };
+    let policy = super::weigh::static_policy(scenario);
+    let mut router = crate::routing::Router::for_transfers(&topology, policy, &one.transfers);
+    let mut bound = crate::plan::Bound::new(&topology, &one);
+    bound.route(&topology, &one, &mut router, usize::MAX);
+    let bounds = vec![(Algorithm::Ring, bound.ns_times(&topology, total as u64))];
+    let intra = match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
+        _ => LinkKind::NvLink,
+    };
+    let tuning = tune(s.collective, n, s.nodes, s.size_bytes, &bounds, intra, s.latency);
+    let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    one.protocol = s.protocol.unwrap_or(pick.protocol);
+    run_settings(&mut one, scenario);
+    let Some(symmetry) = Symmetry::find(&topology, &one, scenario.policy()) else {
+        return start_exact(scenario, topology, lean);
+    };
+    let symmetry = symmetry.repeated(total);
+    let Some(mut zero) = crate::collective::ring_channel_zero(s.collective, s.nodes, rings, count, channels)
+    else {
+        return start_exact(scenario, topology, lean);
+    };
+    zero.protocol = one.protocol;
+    run_settings(&mut zero, scenario);
+    let stride = symmetry.stride();
+    let mut plan = Plan { tuning, bounds, intra, folded: true, extrapolated: false, rotated: None, stride };
+    let fold = symmetry.fold(&topology);
+    let (schedule, run, rotation) =
+        match super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero) {
+            Some(rotated) => {
+                plan.rotated = Some(rotated.rotation.nodes);
+                let fold = rotated.rotation.fold.clone();
+                let run = engine::Run::new_folded(&topology, &rotated.schedule, scenario.policy(), fold);
+                (rotated.schedule, run, Some((rotated.rotation, rotated.paths)))
+            }
+            None => {
+                let run = engine::Run::new_folded(&topology, &zero, scenario.policy(), fold);
+                (zero, run, None)
+            }
+        };
+    let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: None, rotation }));
+    Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold }
+}

@@ -4,7 +4,7 @@
 //! transfer by transfer runs as a steady state: a prefix until `engine::period` proves a period.
 
 use super::big::{build_search, decide, ring_stage, start_search, start_steady, weigh};
-use super::exact::{plan_step, start_exact};
+use super::exact::{plan_step, ring_point, start_exact};
 use super::fluid::{extrapolated, ChannelFold, Measure};
 pub(super) use super::stage::{Plan, Stage, SteadyPlan, Then};
 use super::steady::steady_result;
@@ -134,7 +134,12 @@ impl Job {
 
     /// The first stage: the big plan (`start_steady`) where the collective is too big to plan
     /// as every algorithm's whole schedule, else the exact plan.
-    fn start(scenario: &ValidScenario, mode: Mode, tree_limit: u64, (lean, point): (bool, bool)) -> Stage {
+    fn start(
+        scenario: &ValidScenario,
+        mode: Mode,
+        tree_limit: u64,
+        (lean, point, hashed): (bool, bool, bool),
+    ) -> Stage {
         let s = scenario.scenario();
         let count = s.count();
         let (n, channels) = (scenario.n_ranks(), scenario.channels());
@@ -150,7 +155,16 @@ impl Job {
         {
             Some(Ok(stage)) => stage,
             Some(Err(error)) => Job::not_steady(scenario, mode, lean, error, topology),
-            None => start_exact(scenario, topology, lean),
+            None => Job::exact(scenario, topology, lean, point && !hashed && mode == Mode::Auto),
+        }
+    }
+
+    /// The exact plan (`start_exact`); for a chart's point (`light`: a point unhashed, `Auto`)
+    /// of a forced ring, channel 0 built alone where the channels fold (`ring_point`).
+    fn exact(scenario: &ValidScenario, topology: Topology, lean: bool, light: bool) -> Stage {
+        match light {
+            true => ring_point(scenario, topology, lean),
+            false => start_exact(scenario, topology, lean),
         }
     }
 
@@ -195,7 +209,12 @@ impl Job {
                 return Some(Ok(*sim));
             }
             Stage::Start => {
-                self.stage = Job::start(&self.scenario, self.mode, self.tree_limit, (self.lean, self.point));
+                self.stage = Job::start(
+                    &self.scenario,
+                    self.mode,
+                    self.tree_limit,
+                    (self.lean, self.point, self.hashed),
+                );
                 // The plan is this poll's work; a refusal is its result.
                 return match self.stage {
                     Stage::Done(_) => self.poll(0),
@@ -483,7 +502,8 @@ impl Job {
     /// No steady state: the whole ring where the engine can run it (`Mode::Auto`), else the error.
     fn unsettled(&self, steady: SteadyPlan, topology: Topology) -> Stage {
         if matches!(self.mode, Mode::Auto | Mode::Fluid) && steady.total_transfers <= MAX_TRANSFERS {
-            return start_exact(&self.scenario, topology, self.lean);
+            let light = self.point && !self.hashed && self.mode == Mode::Auto;
+            return Job::exact(&self.scenario, topology, self.lean, light);
         }
         Stage::Done(Some(Err(too_big(self.scenario.scenario(), steady.total_transfers, &format!(
             "this one did not within {STEADY_SEARCH_STEPS} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"
