@@ -185,8 +185,18 @@ pub fn chart_caption(lang: Lang, collective: fabricscope::Collective, gpus: u32)
 /// tuner's pick where the engine ran another (`Simulation::tuner_pick_not_run`).
 pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
     let line = method_sentence(lang, sim);
+    let size = sim.scenario.scenario().size_bytes;
+    let command = format!("fabricscope {} --scenario FILE -b {size} -e {size}", sweep_command(sim));
     match (sim.tuner_pick_not_run(), lang) {
         (None, _) => line,
+        (Some(pick), Lang::En) if sim.tuner_pick_may_run_natively() => format!(
+            "{line} The tuner picks {} here, too big for the page at this scale: the best ring row ran instead. The command line runs it from the channels that stand for all (save this scenario, then `{command}`).",
+            pick.nccl_name()
+        ),
+        (Some(pick), Lang::Zh) if sim.tuner_pick_may_run_natively() => format!(
+            "{line} 调优器在此选择 {}，但在此规模下对页面过大：改为运行最佳的环形方案。命令行可从代表全部通道的那几个通道运行它（保存此场景后运行 `{command}`）。",
+            pick.nccl_name()
+        ),
         (Some(pick), Lang::En) => format!(
             "{line} The tuner picks {} here, too big to simulate at this scale: the best ring row ran instead.",
             pick.nccl_name()
@@ -194,6 +204,20 @@ pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
         (Some(pick), Lang::Zh) => {
             format!("{line} 调优器在此选择 {}，但在此规模下过大无法模拟：改为运行最佳的环形方案。", pick.nccl_name())
         }
+    }
+}
+
+/// The CLI's subcommand for the simulation's collective (`fabricscope allreduce`, ...).
+fn sweep_command(sim: &fabricscope::Simulation) -> &'static str {
+    use fabricscope::Collective::*;
+    match sim.scenario.scenario().collective {
+        AllReduce => "allreduce",
+        AllGather => "allgather",
+        ReduceScatter => "reducescatter",
+        Broadcast => "broadcast",
+        Reduce => "reduce",
+        AllToAll => "alltoall",
+        SendRecv => "sendrecv",
     }
 }
 

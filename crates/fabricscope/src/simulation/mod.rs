@@ -191,6 +191,16 @@ impl Simulation {
         (s.algorithm.is_none() && pick != self.schedule.algorithm).then_some(pick)
     }
 
+    /// Whether the tuner's pick that did not run here (`tuner_pick_not_run`) may run as a sweep's
+    /// row within the engine's own limits, from the channels that stand for all
+    /// (`tree_channels`): what the page may say of a run it could not show (the command line's
+    /// rows run it where the symmetry is then proved).
+    pub fn tuner_pick_may_run_natively(&self) -> bool {
+        self.tuner_pick_not_run().is_some_and(|pick| {
+            tree_channels::may_fit(&self.scenario, &self.topology, pick, crate::limits::MAX_TRANSFERS)
+        })
+    }
+
     /// The step running at time `t`: the last one whose first transfer was issued by `t`.
     pub fn step_at(&self, t: SimTime) -> Option<u32> {
         let started = self.step_starts.partition_point(|&start| start <= t);

@@ -81,3 +81,29 @@ pub(super) fn advance(
     let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: None, rotation: None }));
     Some(Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold })
 }
+
+/// Whether `algorithm` (Tree, NVLSTree) may run from its first channels within `limit`: channels
+/// of equal length that alternate NCCL's two trees (so channels 0 and 1 of C run for all, and
+/// those must fit), static routes on a lossless fabric and no fault (which the proof would find
+/// breaks the symmetry). The run still proves it (`start`); this only says whether to try.
+pub(super) fn may_fit(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    algorithm: Algorithm,
+    limit: u64,
+) -> bool {
+    let s = scenario.scenario();
+    let (count, channels, g) = (s.count(), scenario.channels(), scenario.preset().gpus_per_node);
+    let whole = match algorithm {
+        Algorithm::Tree => crate::collective::tree_transfer_count(s.nodes * g, count, channels),
+        _ => {
+            crate::collective::transfer_count_with(s.collective, Some(algorithm), s.nodes, g, count, channels)
+        }
+    };
+    let tree = matches!(algorithm, Algorithm::Tree | Algorithm::NvlsTree);
+    let folds = channels >= 4 && channels % 2 == 0 && count % channels as u64 == 0;
+    let provable = scenario.policy().routing == crate::catalog::Routing::Static
+        && topology.congested_efficiency == 1.0
+        && s.faults.is_empty();
+    tree && folds && provable && whole / (channels / 2) as u64 <= limit
+}
