@@ -120,6 +120,15 @@ fn folded_runs_are_the_exact_runs() {
     for nodes in [2, 4] {
         cases.push(scenario("dgx-h100", nodes, Collective::AllReduce, Some(Algorithm::NvlsTree), 16 << 20));
     }
+    // Proved on the one-chunk schedule and carried to every chunk (`Symmetry::first_channels`):
+    // a Tree of 16 chunks per channel and an NVLSTree of 16 per part must fold.
+    let carried = [
+        scenario("dgx-h100", 4, Collective::AllReduce, Some(Algorithm::Tree), 64 << 20),
+        scenario("dgx-h100", 4, Collective::AllReduce, Some(Algorithm::NvlsTree), 256 << 20),
+    ];
+    for s in &carried {
+        assert!(agree(s), "{s:?}");
+    }
     let mut strided = 0;
     for s in &cases {
         folded += agree(s) as usize;
