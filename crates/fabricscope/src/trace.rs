@@ -344,7 +344,7 @@ impl TraceHasher {
     pub fn feed(&mut self, trace: &Trace, flows: usize) -> Option<u64> {
         let end = self.next.saturating_add(flows).min(trace.flows.len());
         for flow in &trace.flows[self.next..end] {
-            hash_flow(&mut self.hash, flow);
+            hash_flow(&mut self.hash, flow.transfer, &flow.path, flow);
         }
         self.next = end;
         if end < trace.flows.len() {
@@ -360,11 +360,12 @@ impl TraceHasher {
     }
 }
 
-/// One flow's part of `Trace::hash`.
-pub(crate) fn hash_flow(h: &mut crate::hash::Fnv, flow: &FlowRecord) {
-    h.u64(flow.transfer as u64);
-    h.u64(flow.path.len() as u64);
-    for link in &flow.path {
+/// One flow's part of `Trace::hash`: `flow`'s times, bytes and rates as the flow numbered
+/// `transfer` on `path` (an image of `flow`, `Symmetry::expanded_hash`, or `flow` itself).
+pub(crate) fn hash_flow(h: &mut crate::hash::Fnv, transfer: u32, path: &[LinkId], flow: &FlowRecord) {
+    h.u64(transfer as u64);
+    h.u64(path.len() as u64);
+    for link in path {
         h.u64(link.index() as u64);
     }
     for value in [flow.bytes, flow.issued.0, flow.started.0, flow.finished.0, flow.segments.len() as u64] {

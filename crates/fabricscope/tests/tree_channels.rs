@@ -1,8 +1,9 @@
 //! A tree too big to build whole, run by its channels' symmetry from the channels that stand
-//! for all alone (`simulation::tree_channels`), against the same tree built whole and folded by
-//! `Symmetry::find_strided`: the same row, hash included, bit for bit. And a sweep's hashed
-//! row (`Job::point_hashed`: the whole trace's hash streamed from a run folded by its channels)
-//! against the row of the lean job's expanded trace.
+//! for all alone (`simulation::tree_channels`), against the same tree built whole and folded
+//! (the same row, hash included, bit for bit) and against every transfer simulated (`Mode::Exact`:
+//! the same time to the nanosecond). And a sweep's hashed row (`Job::point_hashed`: the whole
+//! trace's hash streamed from a run folded by its channels) against the row of the lean job's
+//! expanded trace.
 
 use fabricscope::collective::Algorithm;
 use fabricscope::plan::{Budget, ENGINE_BUDGET};
@@ -45,6 +46,25 @@ fn a_tree_run_from_its_first_channels_is_the_whole_tree_folded() {
         // the whole's row to the bit, its trace's hash included.
         assert_eq!(lean, whole, "{algorithm:?} {size_bytes} B within {limit} transfers");
     }
+}
+
+#[test]
+fn a_tree_run_from_its_first_channels_is_every_transfer_simulated() {
+    // 8 DGX H100 at 32 channels: a ring of 258,048 transfers (the big plan), NVLSTree of 153,600
+    // (4 chunks per part and channel), of which channels 0 and 1 run within 20,000.
+    let s = Scenario {
+        nodes: 8,
+        size_bytes: 128 << 20,
+        channels: Some(32),
+        algorithm: Some(Algorithm::NvlsTree),
+        ..Scenario::default_demo()
+    };
+    let lean = row(&s, budget(20_000));
+    let exact = fabricscope::simulate_as(&s.validate().unwrap(), Mode::Exact).unwrap();
+    assert_eq!((lean.algorithm, lean.method.name()), (Algorithm::NvlsTree, "exact by symmetry"));
+    assert_eq!(exact.schedule.transfers.len(), 153_600);
+    assert_eq!(lean.time_us, exact.summary.time.as_us(), "to the nanosecond");
+    assert_eq!(lean.busbw_gbyte_per_s, exact.summary.busbw_gbyte_per_s);
 }
 
 #[test]

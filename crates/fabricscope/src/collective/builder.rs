@@ -121,7 +121,7 @@ impl FirstChannels {
     /// The schedule of the channels built.
     pub fn finish(self) -> Schedule {
         match self {
-            FirstChannels::Tree(builder) => builder.finish(),
+            FirstChannels::Tree(builder) => builder.finish_built(),
             FirstChannels::NvlsTree(builder) => builder.finish_built(),
         }
     }

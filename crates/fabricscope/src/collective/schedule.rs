@@ -27,12 +27,12 @@ pub enum Phase {
     SendRecv,
 }
 
-/// One chunk moving from one rank to another.
 /// A transfer's dependencies: up to four inline (most transfers have one or two), more on the
 /// heap. The same size as a `Vec` (`smallvec`'s `union` layout), without an allocation per
 /// transfer: building and freeing schedules was a third of a chart point's time.
 pub type Deps = smallvec::SmallVec<[u32; 4]>;
 
+/// One chunk moving from one rank to another.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Transfer {
     /// The algorithm step this transfer belongs to (0-based).

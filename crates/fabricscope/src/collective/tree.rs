@@ -74,9 +74,7 @@ pub fn dtree(n: u32, rank: u32, which: u32) -> (Option<u32>, Vec<u32>) {
 
 /// Tree AllReduce of `count` elements on `nodes` nodes of the `rings[0]` order's GPUs.
 pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
-    let mut builder = TreeBuilder::new(nodes, rings, count, n_channels);
-    while !builder.channel() {}
-    builder.finish()
+    TreeBuilder::new(nodes, rings, count, n_channels).finish()
 }
 
 /// `tree_allreduce` a channel at a time (`channel`): the big plan builds only the channels that
@@ -115,10 +113,15 @@ impl TreeBuilder {
         self.next >= self.n_channels
     }
 
-    /// The schedule of the channels built so far (all of them once `channel` said so; the
-    /// first few for a run that stands for all, numbered as `Symmetry::channel_zero` numbers
-    /// the whole's).
-    pub fn finish(self) -> Schedule {
+    /// The schedule, every channel built.
+    pub fn finish(mut self) -> Schedule {
+        while !self.channel() {}
+        self.finish_built()
+    }
+
+    /// The schedule of the channels built so far: the first few, for a run that stands for all
+    /// (`simulation::tree_channels`), numbered as `Symmetry::channel_zero` numbers the whole's.
+    pub fn finish_built(self) -> Schedule {
         let n = self.nodes * self.order.len() as u32;
         let transfers = self.transfers;
         // Dependencies must point backwards; the construction only ever names earlier ids.

@@ -305,7 +305,8 @@ impl Symmetry {
     /// channel k is built as chunk 0 is, on the same connections (the routes of a static policy
     /// depend on a transfer's ends, channel and hop alone), so σ carries channel k onto channel
     /// k + stride chunk by chunk as it does in `small`. The caller vouches for the shape (equal
-    /// channels); `tests/tree_channels.rs` holds the run to `find_strided` on the whole, bit for bit.
+    /// channels); `tests/symmetry.rs` holds runs so proved to `Mode::Exact`, and
+    /// `tests/tree_channels.rs` a run of the first channels alone to the whole built and folded.
     /// `None` if a transfer of `built` has no counterpart in `small`.
     pub fn first_channels(&self, small: &Schedule, built: &Schedule) -> Option<Symmetry> {
         type Key = (u32, u32, u32, crate::collective::Hop);
@@ -366,14 +367,11 @@ impl Symmetry {
             for _ in 0..k / self.stride {
                 path.iter_mut().for_each(|l| *l = self.sigma[l.index()]);
             }
-            let flow =
-                FlowRecord { transfer: index as u32, path: std::mem::take(&mut path), ..source.clone() };
-            crate::trace::hash_flow(&mut h, &flow);
-            for link in &flow.path {
-                link_bytes[link.index()] += flow.bytes;
+            crate::trace::hash_flow(&mut h, index as u32, &path, source);
+            for link in &path {
+                link_bytes[link.index()] += source.bytes;
             }
-            end = end.max(flow.finished);
-            path = flow.path;
+            end = end.max(source.finished);
         }
         let link_peak = self.link_peak(folded);
         crate::trace::hash_tail(h, end, link_bytes.into_iter().map(|b| b as f64), &link_peak, folded.batches)

@@ -94,11 +94,11 @@ pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mu
             let current = weighing.current.take().expect("a tree being weighed");
             let (algorithm, schedule, bound) = current.finish(scenario, topology);
             weighing.bounds.push((algorithm, bound * count as f64 / small as f64));
-            // Kept where the channels that would run for all (at least 1/C of the whole) may fit.
-            let channels = scenario.channels() as u64;
+            // Kept where channels 0 and 1, which run for all of NCCL's alternating trees, may fit.
             let limit = weighing.tree_limit.min(MAX_TRANSFERS);
-            if weighing.keep_small && small < count && tree_transfers(scenario, algorithm) / channels <= limit
-            {
+            let least =
+                super::tree_channels::least_run(tree_transfers(scenario, algorithm), scenario.channels());
+            if weighing.keep_small && small < count && least <= limit {
                 weighing.small.push(schedule);
             }
         }
@@ -125,33 +125,27 @@ pub(super) fn decide(
         crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
         _ => LinkKind::NvLink,
     };
-    let unit = scenario.n_ranks() as u64 * channels as u64;
-    // A ring whose steps all look alike may run as a steady state; one whose chunks differ by
-    // an element (a size not a multiple of ranks × channels elements) is only weighed.
-    let alike = crate::collective::ring_steady_steps(s.collective, scenario.n_ranks(), count, channels)
-        .filter(|&total| total > STEADY_FIRST_STEPS);
-    let n = scenario.n_ranks();
     let fits = |algorithm: Algorithm| tree_transfers(scenario, algorithm) <= tree_limit.min(MAX_TRANSFERS);
     let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
-    let mut pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
     let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
     if trees.contains(&pick.algorithm) && !fits(pick.algorithm) {
         // A tree wins but is too big to build whole: a sweep's point runs the channels that
-        // stand for all (`tree_channels`), built alone, where they fold.
+        // stand for all (`tree_channels`), built alone, where they fold; else the best ring row
+        // runs (and the simulation says the tuner picked the tree, `tuner_pick_not_run`).
+        let ring = pick_row(&plan.tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
+        let ring_protocol = s.protocol.unwrap_or(ring.protocol);
         let picked = (pick.algorithm, s.protocol.unwrap_or(pick.protocol));
         let whole = tree_transfers(scenario, pick.algorithm);
         let limit = tree_limit.min(MAX_TRANSFERS);
         if let Some(small) = small.into_iter().find(|small| small.algorithm == pick.algorithm) {
             let plan = Plan { tuning: plan.tuning.clone(), bounds: plan.bounds.clone(), ..plan };
-            if let Some(tree) =
-                super::tree_channels::start(scenario, &topology, picked, small, (whole, limit), plan)
-            {
+            let sizes = (whole, limit, total_transfers, ring_protocol);
+            if let Some(tree) = super::tree_channels::start(scenario, &topology, picked, small, sizes, plan) {
                 return Ok(Stage::TreeChannels { topology, tree: Box::new(tree) });
             }
         }
-        // Else the best ring row runs (and the simulation says the tuner picked the tree,
-        // `Simulation::tuner_pick_not_run`).
-        pick = pick_row(&plan.tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
+        return ring_row(scenario, topology, plan, (total_transfers, ring_protocol));
     }
     let protocol = s.protocol.unwrap_or(pick.protocol);
     if trees.contains(&pick.algorithm) {
@@ -168,6 +162,23 @@ pub(super) fn decide(
         run_settings(&mut tree, scenario);
         return Ok(whole_stage(scenario, topology, tree, plan, true));
     }
+    ring_row(scenario, topology, plan, (total_transfers, protocol))
+}
+
+/// The ring's steady-state search (`Stage::Search`) at `protocol`, where the big plan runs the
+/// ring: the tuner's pick, or the best ring row where its tree does not run.
+pub(super) fn ring_row(
+    scenario: &ValidScenario,
+    topology: Topology,
+    plan: Plan,
+    (total_transfers, protocol): (u64, crate::collective::Protocol),
+) -> Result<Stage, ScenarioError> {
+    let s = scenario.scenario();
+    let (n, count, channels) = (scenario.n_ranks(), s.count(), scenario.channels());
+    // A ring whose steps all look alike may run as a steady state; one whose chunks differ by
+    // an element (a size not a multiple of ranks × channels elements) is only weighed.
+    let alike = crate::collective::ring_steady_steps(s.collective, n, count, channels)
+        .filter(|&total| total > STEADY_FIRST_STEPS);
     let Some(total_steps) = alike else {
         return Err(too_big(
             s,
@@ -175,6 +186,7 @@ pub(super) fn decide(
             &format!("the tuner picks the ring, whose steps differ here ({count} elements is not a multiple of {n} ranks × {channels} channels)"),
         ));
     };
+    let unit = n as u64 * channels as u64;
     let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
     Ok(Stage::Search { topology, plan, steady, built: Vec::new() })
 }

@@ -266,8 +266,9 @@ pub(super) fn ring_point(scenario: &ValidScenario, topology: Topology, lean: boo
     else {
         return start_exact(scenario, topology, lean);
     };
-    let Some(mut one) = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)
-    else {
+    // `Bound::ns_times` holds for steps in one phase (no schedule has more today).
+    let first = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels);
+    let Some(mut one) = first.filter(|one| one.phase_starts.is_empty()) else {
         return start_exact(scenario, topology, lean);
     };
     let policy = super::weigh::static_policy(scenario);

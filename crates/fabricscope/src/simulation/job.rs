@@ -254,8 +254,13 @@ impl Job {
                 else {
                     return None;
                 };
-                self.stage = super::tree_channels::advance(&self.scenario, topology, tree)
-                    .unwrap_or_else(|| Stage::Done(Some(Err(self.unfoldable()))));
+                self.stage = match super::tree_channels::advance(&self.scenario, topology, tree) {
+                    Ok(stage) => stage,
+                    Err(failed) => {
+                        let (error, topology) = *failed;
+                        Job::not_steady(&self.scenario, self.mode, self.lean, error, topology)
+                    }
+                };
                 return None;
             }
             Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
@@ -345,7 +350,9 @@ impl Job {
         // A hashed point takes the whole trace's hash from the run's where only channels fold
         // (`Symmetry::expanded_hash`), and is done.
         let streamed = match (&unfold.symmetry, &unfold.rotation, then) {
-            (Some(symmetry), None, Then::Finish) if self.hashed => Some(symmetry.expanded_hash(&trace)),
+            (Some(symmetry), None, Then::Finish) if self.point && self.hashed => {
+                Some(symmetry.expanded_hash(&trace))
+            }
             _ => None,
         };
         if self.point && timed_only && (!self.hashed || streamed.is_some()) {
@@ -365,13 +372,17 @@ impl Job {
         None
     }
 
-    /// A tree run from its first channels whose trace would have to be expanded without its whole schedule (only
-    /// a sweep's point runs one, `tree_channels`), or whose channels are not what its proof covers.
+    /// A run from a tree's first channels whose trace would have to be expanded without its whole
+    /// schedule: only a sweep's row runs one (`tree_channels`), whose figures need no trace.
     fn unfoldable(&self) -> ScenarioError {
         let s = self.scenario.scenario();
-        let transfers =
-            ring_transfers(s.collective, self.scenario.n_ranks(), s.count(), self.scenario.channels());
-        too_big(s, transfers, "the tree the tuner picks is too big to build whole, and here its channels do not stand for one another")
+        ScenarioError {
+            field: "nodes".into(),
+            problem: format!(
+                "{} here is run from the channels that stand for all, whose trace is not expanded: only a sweep's row (the command line's) can run it",
+                s.collective.nccl_name()
+            ),
+        }
     }
 
     /// What follows an engine run, its trace the whole schedule's: the result, the measuring

@@ -192,9 +192,8 @@ impl Simulation {
     }
 
     /// Whether the tuner's pick that did not run here (`tuner_pick_not_run`) may run as a sweep's
-    /// row within the engine's own limits, from the channels that stand for all
-    /// (`tree_channels`): what the page may say of a run it could not show (the command line's
-    /// rows run it where the symmetry is then proved).
+    /// row within the engine's own limits, whole or from the channels that stand for all
+    /// (`tree_channels::may_fit`): what the page may say of a run it could not show.
     pub fn tuner_pick_may_run_natively(&self) -> bool {
         self.tuner_pick_not_run().is_some_and(|pick| {
             tree_channels::may_fit(&self.scenario, &self.topology, pick, crate::limits::MAX_TRANSFERS)

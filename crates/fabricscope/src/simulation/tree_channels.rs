@@ -19,6 +19,7 @@ use crate::collective::{Algorithm, FirstChannels, Protocol, Schedule, ScheduleBu
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::plan::ValidScenario;
+use crate::scenario::ScenarioError;
 use crate::topology::Topology;
 
 /// A tree run from its first channels, being built (`start`, then `advance` a channel per poll).
@@ -28,6 +29,15 @@ pub(super) struct TreeChannels {
     builder: FirstChannels,
     plan: Plan,
     protocol: Protocol,
+    /// The ring's transfers and the best ring row's protocol, for the ring row should the built
+    /// channels not be what the proof covers.
+    ring: (u64, Protocol),
+}
+
+/// The fewest transfers a tree of `whole` transfers over `channels` runs from its first
+/// channels: NCCL's trees alternate two shapes, so channels 0 and 1 run for all.
+pub(super) fn least_run(whole: u64, channels: u32) -> u64 {
+    whole / (channels / 2).max(1) as u64
 }
 
 /// The run of `algorithm` from its first channels (the tuner's pick, a tree too big to build whole), from `small`,
@@ -39,14 +49,14 @@ pub(super) fn start(
     topology: &Topology,
     (algorithm, protocol): (Algorithm, Protocol),
     small: Schedule,
-    (whole, limit): (u64, u64),
-    mut plan: Plan,
+    (whole, limit, ring_transfers, ring_protocol): (u64, u64, u64, Protocol),
+    plan: Plan,
 ) -> Option<TreeChannels> {
     let s = scenario.scenario();
     let channels = scenario.channels();
     let equal = s.count() % channels as u64 == 0 && small.n_channels == channels;
-    // The channels that run are at least 1/C of the whole: no proof where even that is too many.
-    if !equal || small.algorithm != algorithm || whole / channels as u64 > limit {
+    // No proof where even channels 0 and 1 are too many.
+    if !equal || small.algorithm != algorithm || least_run(whole, channels) > limit {
         return None;
     }
     let proof = Symmetry::find_strided(topology, &small, scenario.policy())?;
@@ -55,37 +65,42 @@ pub(super) fn start(
     }
     let rings = &scenario.preset().rings;
     let builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), channels)?;
-    plan.folded = true;
-    plan.stride = proof.stride();
-    Some(TreeChannels { proof, small, builder, plan, protocol })
+    Some(TreeChannels { proof, small, builder, plan, protocol, ring: (ring_transfers, ring_protocol) })
 }
 
 /// One more channel of `tree` built; once the channels that run are, its run (`Stage::Running`,
-/// its unfold with no whole schedule: never expanded). `None` if the built channels are not what
-/// the proof on the one-chunk schedule covers.
+/// its unfold with no whole schedule: never expanded), or the best ring row (`big::ring_row`) if
+/// the built channels are not what the proof on the one-chunk schedule covers (or that row's
+/// error, with the topology, where its steps differ).
 pub(super) fn advance(
     scenario: &ValidScenario,
     topology: Topology,
     mut tree: Box<TreeChannels>,
-) -> Option<Stage> {
+) -> Result<Stage, Box<(ScenarioError, Topology)>> {
     if !tree.builder.advance_to(tree.proof.stride()) {
-        return Some(Stage::TreeChannels { topology, tree });
+        return Ok(Stage::TreeChannels { topology, tree });
     }
-    let TreeChannels { proof, small, builder, plan, protocol } = *tree;
+    let TreeChannels { proof, small, builder, mut plan, protocol, ring } = *tree;
     let mut schedule = builder.finish();
     schedule.protocol = protocol;
     run_settings(&mut schedule, scenario);
-    let symmetry = proof.first_channels(&small, &schedule)?;
+    let Some(symmetry) = proof.first_channels(&small, &schedule) else {
+        let kept = topology.clone();
+        return super::big::ring_row(scenario, topology, plan, ring).map_err(|error| Box::new((error, kept)));
+    };
     drop(small);
+    plan.folded = true;
+    plan.stride = symmetry.stride();
     let run = engine::Run::new_folded(&topology, &schedule, scenario.policy(), symmetry.fold(&topology));
     let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: None, rotation: None }));
-    Some(Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold })
+    Ok(Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold })
 }
 
-/// Whether `algorithm` (Tree, NVLSTree) may run from its first channels within `limit`: channels
-/// of equal length that alternate NCCL's two trees (so channels 0 and 1 of C run for all, and
-/// those must fit), static routes on a lossless fabric and no fault (which the proof would find
-/// breaks the symmetry). The run still proves it (`start`); this only says whether to try.
+/// Whether `algorithm` (Tree, NVLSTree) may run within `limit` in a sweep's row: whole, or from
+/// its first channels (channels of equal length that alternate NCCL's two trees, so channels 0
+/// and 1 of C run for all and must fit, static routes on a lossless fabric, no fault). The run
+/// still proves the symmetry (`start`), which a setting this does not model may break (fewer
+/// NICs in use, link overrides, leaf groups of different sizes): it says whether to try.
 pub(super) fn may_fit(
     scenario: &ValidScenario,
     topology: &Topology,
@@ -105,5 +120,5 @@ pub(super) fn may_fit(
     let provable = scenario.policy().routing == crate::catalog::Routing::Static
         && topology.congested_efficiency == 1.0
         && s.faults.is_empty();
-    tree && folds && provable && whole / (channels / 2) as u64 <= limit
+    tree && (whole <= limit || (folds && provable && least_run(whole, channels) <= limit))
 }
