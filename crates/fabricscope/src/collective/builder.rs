@@ -102,12 +102,17 @@ pub enum FirstChannels {
 }
 
 impl FirstChannels {
-    /// Builds one more channel unless `channels` are; true once they are.
-    pub fn advance_to(&mut self, channels: u32) -> bool {
-        let built = match self {
+    /// Channels built so far.
+    pub fn built(&self) -> u32 {
+        match self {
             FirstChannels::Tree(builder) => builder.built(),
             FirstChannels::NvlsTree(builder) => builder.built(),
-        };
+        }
+    }
+
+    /// Builds one more channel unless `channels` are; true once they are.
+    pub fn advance_to(&mut self, channels: u32) -> bool {
+        let built = self.built();
         if built >= channels {
             return true;
         }

@@ -50,6 +50,7 @@ impl std::fmt::Debug for Job {
             Stage::Planning { .. } => "planning",
             Stage::Search { .. } => "search",
             Stage::TreeChannels { .. } => "tree-channels",
+            Stage::BuildingTree { .. } => "building-tree",
             Stage::Running { .. } => "running",
             Stage::Expanding { .. } => "expanding",
             Stage::ToMeasure { .. } => "to-measure",
@@ -247,6 +248,23 @@ impl Job {
                     Stage::Done(_) => self.poll(0),
                     _ => None,
                 };
+            }
+            Stage::BuildingTree { builder, .. } => {
+                // A channel per poll, then the run set up in a poll of its own.
+                if builder.built() < self.scenario.channels() {
+                    builder.advance_to(self.scenario.channels());
+                    return None;
+                }
+                let Stage::BuildingTree { topology, builder, plan, protocol } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                let mut tree = builder.finish();
+                tree.protocol = protocol;
+                run_settings(&mut tree, &self.scenario);
+                self.stage = super::exact::whole_stage(&self.scenario, topology, tree, plan, true);
+                return None;
             }
             Stage::TreeChannels { .. } => {
                 let Stage::TreeChannels { topology, tree } =
@@ -531,6 +549,7 @@ impl Job {
             | Stage::Weighing { .. }
             | Stage::Search { .. }
             | Stage::TreeChannels { .. }
+            | Stage::BuildingTree { .. }
             | Stage::ToMeasure { .. }
             | Stage::Measuring { .. }
             | Stage::Measured { .. } => 0.0,

@@ -91,6 +91,14 @@ pub(super) enum Stage {
         topology: Topology,
         weighing: Box<Weighing>,
     },
+    /// The big plan's pick, a tree that fits, built a channel per poll, then run whole
+    /// (`exact::whole_stage`).
+    BuildingTree {
+        topology: Topology,
+        builder: Box<crate::collective::FirstChannels>,
+        plan: Plan,
+        protocol: crate::collective::Protocol,
+    },
     /// A tree too big to build whole, its channels that run for all built a channel per poll
     /// (`tree_channels`; a sweep's point only).
     TreeChannels {
