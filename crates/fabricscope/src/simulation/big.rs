@@ -1,12 +1,12 @@
 //! The big plan (`start_steady`): a collective too big to plan as every algorithm's whole
 //! schedule, weighed from one step or one chunk, and the steady-state search's run.
 
-use super::exact::whole_stage;
-use super::job::{run_settings, too_big, Plan, Stage, SteadyPlan, Then};
+use super::exact::{first_step_symmetry, whole_stage};
+use super::job::{intra_link, run_settings, too_big, Plan, Stage, SteadyPlan, Then};
 use super::rotate::rotated_ring;
 use super::rotate::Unfold;
-use super::weigh::{static_policy, Weigh};
-use crate::collective::{Algorithm, Schedule, Transfer, ELEM_BYTES};
+use super::weigh::{one_chunk_count, static_policy, Weigh};
+use crate::collective::{Algorithm, Schedule, Transfer};
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::limits::{MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
@@ -16,7 +16,7 @@ use crate::plan::{
 };
 use crate::routing::Router;
 use crate::scenario::{Collective, ScenarioError};
-use crate::topology::{LinkKind, Topology};
+use crate::topology::Topology;
 
 /// The big plan, for a collective too big to build every algorithm's whole schedule: the tuner
 /// weighs the ring from one step (its bound scales with its identical steps), Tree and NVLSTree
@@ -87,8 +87,7 @@ pub(super) struct Weighing {
 /// One bounded piece of `weighing` (`weigh::Weigh`); true once every bound is in.
 pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mut Weighing) -> bool {
     let count = scenario.scenario().count();
-    let small =
-        count.min(crate::collective::CHAIN_CHUNK_BYTES / ELEM_BYTES * scenario.channels() as u64).max(1);
+    let small = one_chunk_count(scenario);
     if let Some(current) = &mut weighing.current {
         if current.advance(scenario, topology) {
             let current = weighing.current.take().expect("a tree being weighed");
@@ -121,10 +120,7 @@ pub(super) fn decide(
     let count = s.count();
     let rings = &scenario.preset().rings;
     let channels = scenario.channels();
-    let intra = match scenario.preset().gpu_fabric {
-        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
-        _ => LinkKind::NvLink,
-    };
+    let intra = intra_link(scenario);
     let fits = |algorithm: Algorithm| tree_transfers(scenario, algorithm) <= tree_limit.min(MAX_TRANSFERS);
     let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
     let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
@@ -368,10 +364,8 @@ fn ring_symmetry(
     let s = scenario.scenario();
     let rings = &scenario.preset().rings;
     let (count, channels) = (s.count(), scenario.channels());
-    let mut one = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)?;
-    one.protocol = prefix.protocol;
-    run_settings(&mut one, scenario);
-    let symmetry = Symmetry::find(topology, &one, scenario.policy())?;
+    let one = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels)?;
+    let symmetry = first_step_symmetry(scenario, topology, one, prefix.protocol, prefix.n_steps)?;
     let mut zero = crate::collective::ring_prefix_channel_zero(
         s.collective,
         s.nodes,
@@ -382,12 +376,12 @@ fn ring_symmetry(
     )?;
     zero.protocol = prefix.protocol;
     run_settings(&mut zero, scenario);
-    Some((symmetry.repeated(prefix.n_steps), zero))
+    Some((symmetry, zero))
 }
 
 /// Transfers of `algorithm`'s whole AllReduce (Tree, NVLSTree) here (`u64::MAX` where the tuner
 /// may not run it).
-fn tree_transfers(scenario: &ValidScenario, algorithm: Algorithm) -> u64 {
+pub(super) fn tree_transfers(scenario: &ValidScenario, algorithm: Algorithm) -> u64 {
     let s = scenario.scenario();
     let (count, channels, g) = (s.count(), scenario.channels(), scenario.preset().gpus_per_node);
     match algorithm {

@@ -2,7 +2,7 @@
 //! built and routed for its bound a bounded piece per poll, then the pick run whole
 //! (`whole_stage`), folded by its channels and, for a ring, a rotation where they are proved.
 
-use super::job::run_settings;
+use super::job::{intra_link, run_settings};
 use super::rotate::Unfold;
 use super::stage::{Plan, Stage, Then};
 use super::weigh::Weigh;
@@ -12,7 +12,7 @@ use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::plan::{pick as pick_row, tune, ValidScenario};
 use crate::scenario::Collective;
-use crate::topology::{LinkKind, Topology};
+use crate::topology::Topology;
 
 /// Plans the exact run: every algorithm the tuner weighs (one schedule and its routed bound per
 /// poll, `Stage::Planning`), then its pick, set up on the engine.
@@ -126,10 +126,7 @@ pub(super) fn plan_step(
         let weigh = Box::new(Weigh::start(scenario, algorithm, s.count()));
         return Stage::Planning { topology, todo, built, bounds, pending: Some(weigh) };
     }
-    let intra = match scenario.preset().gpu_fabric {
-        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
-        _ => LinkKind::NvLink,
-    };
+    let intra = intra_link(scenario);
     let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
     // NCCL_ALGO and NCCL_PROTO narrow the tuner's choice; it picks among what is left.
     let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
@@ -147,7 +144,7 @@ pub(super) fn whole_stage(
     scenario: &ValidScenario,
     topology: Topology,
     schedule: Schedule,
-    mut plan: Plan,
+    plan: Plan,
     fold: bool,
 ) -> Stage {
     let symmetry = match fold {
@@ -157,41 +154,61 @@ pub(super) fn whole_stage(
         false => None,
     };
     if let Some(symmetry) = symmetry {
-        plan.folded = true;
-        plan.stride = symmetry.stride();
         let zero = symmetry.channel_zero(&schedule);
-        let fold = symmetry.fold(&topology);
-        if let Some(rotated) = super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero)
-        {
-            plan.rotated = Some(rotated.rotation.nodes);
-            let run = engine::Run::new_folded(
-                &topology,
-                &rotated.schedule,
-                scenario.policy(),
-                rotated.rotation.fold.clone(),
-            );
-            let unfold = Unfold {
-                symmetry: Some(symmetry),
-                whole: Some(schedule),
-                rotation: Some((rotated.rotation, rotated.paths)),
-            };
-            let unfold = Some(Box::new(unfold));
-            return Stage::Running {
-                topology,
-                schedule: rotated.schedule,
-                run,
-                plan,
-                then: Then::Finish,
-                unfold,
-            };
-        }
-        let run = engine::Run::new_folded(&topology, &zero, scenario.policy(), fold);
-        let unfold =
-            Some(Box::new(Unfold { symmetry: Some(symmetry), whole: Some(schedule), rotation: None }));
-        return Stage::Running { topology, schedule: zero, run, plan, then: Then::Finish, unfold };
+        return folded_stage(scenario, topology, (symmetry, zero, Some(schedule)), plan);
     }
     let run = engine::Run::new(&topology, &schedule, scenario.policy(), None);
     Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold: None }
+}
+
+/// The run of the channels that stand for all (`zero`, as `symmetry` numbers them) on the links
+/// folded into their orbits, turned by whole nodes where a ring turns (`rotate::whole_ring_rotated`),
+/// and what expands its trace to the whole schedule's (`whole`; none for a sweep's point whose
+/// whole is never built: `ring_point`, `tree_channels`).
+pub(super) fn folded_stage(
+    scenario: &ValidScenario,
+    topology: Topology,
+    (symmetry, zero, whole): (Symmetry, Schedule, Option<Schedule>),
+    mut plan: Plan,
+) -> Stage {
+    plan.folded = true;
+    plan.stride = symmetry.stride();
+    let fold = symmetry.fold(&topology);
+    let policy = scenario.policy();
+    let (schedule, run, rotation) =
+        match super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero) {
+            Some(rotated) => {
+                plan.rotated = Some(rotated.rotation.nodes);
+                let run = engine::Run::new_folded(
+                    &topology,
+                    &rotated.schedule,
+                    policy,
+                    rotated.rotation.fold.clone(),
+                );
+                (rotated.schedule, run, Some((rotated.rotation, rotated.paths)))
+            }
+            None => {
+                let run = engine::Run::new_folded(&topology, &zero, policy, fold);
+                (zero, run, None)
+            }
+        };
+    let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole, rotation }));
+    Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold }
+}
+
+/// A ring's channel symmetry proved on its first step `one` at `protocol` (`Symmetry::find` on
+/// one step's transfers) and repeated over `steps` steps (`Symmetry::repeated`): a ring run
+/// whole, a ring prefix (`big::ring_symmetry`) and a ring's chart point (`ring_point`).
+pub(super) fn first_step_symmetry(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    mut one: Schedule,
+    protocol: crate::collective::Protocol,
+    steps: u32,
+) -> Option<Symmetry> {
+    one.protocol = protocol;
+    run_settings(&mut one, scenario);
+    Some(Symmetry::find(topology, &one, scenario.policy())?.repeated(steps))
 }
 
 /// A ring run whole whose steps all look alike: its channel symmetry proved on its first step
@@ -212,10 +229,8 @@ fn whole_ring_symmetry(
         return None;
     }
     let rings = &scenario.preset().rings;
-    let mut one = crate::collective::ring_first_step(s.collective, s.nodes, rings, s.count(), channels)?;
-    one.protocol = schedule.protocol;
-    run_settings(&mut one, scenario);
-    Some(Symmetry::find(topology, &one, scenario.policy())?.repeated(schedule.n_steps))
+    let one = crate::collective::ring_first_step(s.collective, s.nodes, rings, s.count(), channels)?;
+    first_step_symmetry(scenario, topology, one, schedule.protocol, schedule.n_steps)
 }
 
 /// A tree run whole (Tree, NVLSTree) whose channels have equal lengths: its channel symmetry
@@ -229,7 +244,7 @@ fn whole_tree_symmetry(
 ) -> Option<Symmetry> {
     let s = scenario.scenario();
     let channels = scenario.channels();
-    let small = crate::collective::CHAIN_CHUNK_BYTES / crate::collective::ELEM_BYTES * channels as u64;
+    let small = super::weigh::one_chunk_count(scenario);
     let tree = matches!(schedule.algorithm, Algorithm::Tree | Algorithm::NvlsTree);
     let whole = s.collective == Collective::AllReduce && schedule.n_channels == channels;
     if !tree || !whole || s.count() % channels as u64 != 0 || s.count() <= small {
@@ -268,7 +283,7 @@ pub(super) fn ring_point(scenario: &ValidScenario, topology: Topology, lean: boo
     };
     // `Bound::ns_times` holds for steps in one phase (no schedule has more today).
     let first = crate::collective::ring_first_step(s.collective, s.nodes, rings, count, channels);
-    let Some(mut one) = first.filter(|one| one.phase_starts.is_empty()) else {
+    let Some(one) = first.filter(|one| one.phase_starts.is_empty()) else {
         return start_exact(scenario, topology, lean);
     };
     let policy = super::weigh::static_policy(scenario);
@@ -276,40 +291,19 @@ pub(super) fn ring_point(scenario: &ValidScenario, topology: Topology, lean: boo
     let mut bound = crate::plan::Bound::new(&topology, &one);
     bound.route(&topology, &one, &mut router, usize::MAX);
     let bounds = vec![(Algorithm::Ring, bound.ns_times(&topology, total as u64))];
-    let intra = match scenario.preset().gpu_fabric {
-        crate::catalog::NodeFabric::Pcie => LinkKind::Pcie,
-        _ => LinkKind::NvLink,
-    };
+    let intra = intra_link(scenario);
     let tuning = tune(s.collective, n, s.nodes, s.size_bytes, &bounds, intra, s.latency);
     let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
-    one.protocol = s.protocol.unwrap_or(pick.protocol);
-    run_settings(&mut one, scenario);
-    let Some(symmetry) = Symmetry::find(&topology, &one, scenario.policy()) else {
+    let protocol = s.protocol.unwrap_or(pick.protocol);
+    let Some(symmetry) = first_step_symmetry(scenario, &topology, one, protocol, total) else {
         return start_exact(scenario, topology, lean);
     };
-    let symmetry = symmetry.repeated(total);
     let Some(mut zero) = crate::collective::ring_channel_zero(s.collective, s.nodes, rings, count, channels)
     else {
         return start_exact(scenario, topology, lean);
     };
-    zero.protocol = one.protocol;
+    zero.protocol = protocol;
     run_settings(&mut zero, scenario);
-    let stride = symmetry.stride();
-    let mut plan = Plan { tuning, bounds, intra, folded: true, extrapolated: false, rotated: None, stride };
-    let fold = symmetry.fold(&topology);
-    let (schedule, run, rotation) =
-        match super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero) {
-            Some(rotated) => {
-                plan.rotated = Some(rotated.rotation.nodes);
-                let fold = rotated.rotation.fold.clone();
-                let run = engine::Run::new_folded(&topology, &rotated.schedule, scenario.policy(), fold);
-                (rotated.schedule, run, Some((rotated.rotation, rotated.paths)))
-            }
-            None => {
-                let run = engine::Run::new_folded(&topology, &zero, scenario.policy(), fold);
-                (zero, run, None)
-            }
-        };
-    let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: None, rotation }));
-    Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold }
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
+    folded_stage(scenario, topology, (symmetry, zero, None), plan)
 }

@@ -571,6 +571,14 @@ pub(super) fn run_settings(schedule: &mut Schedule, scenario: &ValidScenario) {
     schedule.exposed_network = scenario.preset().gpus_per_node == 1;
 }
 
+/// The class of a node's GPU-to-GPU links (PCIe, else NVLink): the tuner's intra-node term.
+pub(super) fn intra_link(scenario: &ValidScenario) -> crate::topology::LinkKind {
+    match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => crate::topology::LinkKind::Pcie,
+        _ => crate::topology::LinkKind::NvLink,
+    }
+}
+
 /// The error for a collective too big to simulate whole that cannot run as a steady state.
 pub(super) fn too_big(s: &Scenario, transfers: u64, why: &str) -> ScenarioError {
     ScenarioError {

@@ -13,10 +13,8 @@
 //! whole trace would not fit (`Simulation::tuner_pick_not_run` says so).
 
 use super::job::run_settings;
-use super::rotate::Unfold;
-use super::stage::{Plan, Stage, Then};
+use super::stage::{Plan, Stage};
 use crate::collective::{Algorithm, FirstChannels, Protocol, Schedule, ScheduleBuilder};
-use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::plan::ValidScenario;
 use crate::scenario::ScenarioError;
@@ -80,7 +78,7 @@ pub(super) fn advance(
     if !tree.builder.advance_to(tree.proof.stride()) {
         return Ok(Stage::TreeChannels { topology, tree });
     }
-    let TreeChannels { proof, small, builder, mut plan, protocol, ring } = *tree;
+    let TreeChannels { proof, small, builder, plan, protocol, ring } = *tree;
     let mut schedule = builder.finish();
     schedule.protocol = protocol;
     run_settings(&mut schedule, scenario);
@@ -89,11 +87,7 @@ pub(super) fn advance(
         return super::big::ring_row(scenario, topology, plan, ring).map_err(|error| Box::new((error, kept)));
     };
     drop(small);
-    plan.folded = true;
-    plan.stride = symmetry.stride();
-    let run = engine::Run::new_folded(&topology, &schedule, scenario.policy(), symmetry.fold(&topology));
-    let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole: None, rotation: None }));
-    Ok(Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold })
+    Ok(super::exact::folded_stage(scenario, topology, (symmetry, schedule, None), plan))
 }
 
 /// Whether `algorithm` (Tree, NVLSTree) may run within `limit` in a sweep's row: whole, or from
@@ -108,13 +102,8 @@ pub(super) fn may_fit(
     limit: u64,
 ) -> bool {
     let s = scenario.scenario();
-    let (count, channels, g) = (s.count(), scenario.channels(), scenario.preset().gpus_per_node);
-    let whole = match algorithm {
-        Algorithm::Tree => crate::collective::tree_transfer_count(s.nodes * g, count, channels),
-        _ => {
-            crate::collective::transfer_count_with(s.collective, Some(algorithm), s.nodes, g, count, channels)
-        }
-    };
+    let (count, channels) = (s.count(), scenario.channels());
+    let whole = super::big::tree_transfers(scenario, algorithm);
     let tree = matches!(algorithm, Algorithm::Tree | Algorithm::NvlsTree);
     let folds = channels >= 4 && channels % 2 == 0 && count % channels as u64 == 0;
     let provable = scenario.policy().routing == crate::catalog::Routing::Static

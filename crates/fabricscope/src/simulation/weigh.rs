@@ -17,6 +17,13 @@ pub(super) fn static_policy(scenario: &ValidScenario) -> Policy {
     Policy { routing: crate::catalog::Routing::Static, ..scenario.policy() }
 }
 
+/// Elements of a tree's schedule of one chunk per channel (and part), at most `scenario`'s: what
+/// the big plan weighs Tree and NVLSTree on, and proves their channel symmetry on.
+pub(super) fn one_chunk_count(scenario: &ValidScenario) -> u64 {
+    let per_chunk = crate::collective::CHAIN_CHUNK_BYTES / crate::collective::ELEM_BYTES;
+    scenario.scenario().count().min(per_chunk * scenario.channels() as u64).max(1)
+}
+
 /// An algorithm's schedule being built and weighed (`start`, `advance`, `finish`).
 pub(super) struct Weigh {
     algorithm: Algorithm,
