@@ -32,9 +32,11 @@ fn chunking(len: u64) -> (u64, u64) {
     (elems, len.div_ceil(elems).max(1))
 }
 
-/// The connections a transfer follows on: (rank, channel, kind) for the switch's four, and
-/// (source, destination, channel, 4 + direction) for the tree's.
-type Fifos = std::collections::HashMap<(u32, u32, u32, u8), u32, crate::hash::FixedState>;
+/// The connections a transfer follows on, within a channel (no connection spans two): six per
+/// rank, its last transfer on each: the switch's four (0 up, 1 the node's sum down to the
+/// part's owner, 2 the total up, 3 the multicast down to the rank), 4 up the tree from the rank
+/// (one parent) and 5 down the tree to the rank (one parent sends to it).
+const FIFOS: usize = 6;
 
 /// NVLSTree AllReduce of `count` elements on `nodes` nodes of `g` GPUs.
 pub fn nvls_tree_allreduce(nodes: u32, g: u32, count: u64, n_channels: u32) -> Schedule {
@@ -51,7 +53,7 @@ pub struct NvlsTreeBuilder {
     count: u64,
     n_channels: u32,
     transfers: Vec<Transfer>,
-    fifos: Fifos,
+    fifos: Vec<Option<u32>>,
     max_chunks: u64,
     next: u32,
 }
@@ -64,7 +66,7 @@ impl NvlsTreeBuilder {
             count,
             n_channels,
             transfers: Vec::new(),
-            fifos: Fifos::default(),
+            fifos: Vec::new(),
             max_chunks: 1,
             next: 0,
         }
@@ -79,9 +81,12 @@ impl NvlsTreeBuilder {
         let (nodes, g, count, n_channels) = (self.nodes, self.g, self.count, self.n_channels);
         let first = self.transfers.len();
         let NvlsTreeBuilder { transfers, fifos, max_chunks, .. } = self;
-        let mut push = |transfers: &mut Vec<Transfer>, key: (u32, u32, u32, u8), t: Transfer| -> u32 {
+        fifos.clear();
+        fifos.resize((nodes * g) as usize * FIFOS, None);
+        transfers.reserve((transfer_count(nodes, g, count, n_channels) / n_channels as u64) as usize);
+        let mut push = |transfers: &mut Vec<Transfer>, (rank, fifo): (u32, usize), t: Transfer| -> u32 {
             let id = transfers.len() as u32;
-            let after = fifos.insert(key, id);
+            let after = fifos[rank as usize * FIFOS + fifo].replace(id);
             transfers.push(Transfer { after, ..t });
             id
         };
@@ -133,11 +138,11 @@ impl NvlsTreeBuilder {
                             let src = rank(node, j);
                             let t =
                                 base(step, src, owner, ChunkOp::Reduce, Hop::ToSwitch(switch), Deps::new());
-                            push(transfers, (src, channel, 0, 0), t)
+                            push(transfers, (src, 0), t)
                         })
                         .collect();
                     let t = base(step, owner, owner, ChunkOp::Copy, Hop::FromSwitch(switch), ups);
-                    node_sum.push(push(transfers, (owner, channel, 1, 1), t));
+                    node_sum.push(push(transfers, (owner, 1), t));
                 }
                 // (2) Up the tree: children's sums added into their parent's, deepest first so
                 // that a node sends once its children's sums have landed.
@@ -151,7 +156,7 @@ impl NvlsTreeBuilder {
                         deps.push(node_sum[parent as usize]);
                         let (src, dst) = (rank(node, k), rank(parent, k));
                         let t = base(step + 1, src, dst, ChunkOp::Reduce, Hop::Peer, deps);
-                        let id = push(transfers, (src, dst, channel, 4), t);
+                        let id = push(transfers, (src, 4), t);
                         into[parent as usize].push(id);
                         sent_up[node as usize] = Some(id);
                     }
@@ -170,8 +175,7 @@ impl NvlsTreeBuilder {
                         deps.extend(sent_up[child as usize]);
                         let (src, dst) = (rank(node, k), rank(child, k));
                         let t = base(step + 2, src, dst, ChunkOp::Copy, Hop::Peer, deps);
-                        total[child as usize] =
-                            Deps::from_slice(&[push(transfers, (src, dst, channel, 5), t)]);
+                        total[child as usize] = Deps::from_slice(&[push(transfers, (dst, 5), t)]);
                     }
                     let switch = SwitchRef::NvSwitch { node };
                     let owner = rank(node, k);
@@ -180,7 +184,7 @@ impl NvlsTreeBuilder {
                     deps.sort_unstable();
                     deps.dedup();
                     let t = base(step + 3, owner, owner, ChunkOp::Copy, Hop::ToSwitch(switch), deps);
-                    let store = push(transfers, (owner, channel, 2, 2), t);
+                    let store = push(transfers, (owner, 2), t);
                     for j in (0..g).filter(|&j| j != k) {
                         let dst = rank(node, j);
                         let t = base(
@@ -191,7 +195,7 @@ impl NvlsTreeBuilder {
                             Hop::FromSwitch(switch),
                             Deps::from_slice(&[store]),
                         );
-                        push(transfers, (dst, channel, 3, 3), t);
+                        push(transfers, (dst, 3), t);
                     }
                 }
             }
