@@ -136,5 +136,23 @@ fn a_point_job_gives_the_lean_jobs_figures() {
         assert_eq!(point, lean, "{nodes} nodes, {algorithm:?}, {channels:?} channels, {size_bytes} B");
         methods.insert(point.method.name());
     }
+    // A forced tree's channels that run for all built alone (`tree_point`), its bound from their
+    // bytes spread over the channels' images: the tuner's figures too, to the bit, at sizes of
+    // many chunks, of a few, and of one (where it builds the whole), each protocol.
+    use fabricscope::collective::Protocol;
+    for (nodes, algorithm, size_bytes, protocol) in [
+        (8, Algorithm::NvlsTree, 1 << 30, None),
+        (8, Algorithm::NvlsTree, 24 << 20, Some(Protocol::Simple)),
+        (16, Algorithm::NvlsTree, 128 << 20, None),
+        (4, Algorithm::NvlsTree, 512 << 10, None),
+        (8, Algorithm::Tree, 512 << 10, Some(Protocol::Ll)),
+        (8, Algorithm::Tree, 64 << 20, None),
+    ] {
+        let algorithm = Some(algorithm);
+        let s = Scenario { nodes, size_bytes, algorithm, protocol, ..Scenario::default_demo() };
+        let (point, lean) = (point_of(&s), lean_of(&s));
+        assert_eq!(point, lean, "{nodes} nodes, {algorithm:?} {protocol:?}, {size_bytes} B");
+        assert_eq!(point.method.name(), "exact by symmetry", "{nodes} nodes, {algorithm:?}, {size_bytes} B");
+    }
     assert_eq!(methods.len(), 4, "every method: {methods:?}");
 }

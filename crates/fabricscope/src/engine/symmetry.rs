@@ -390,6 +390,20 @@ impl Symmetry {
         &self.paths
     }
 
+    /// Each link's bytes over the whole schedule, from `zero[l]`, link l's bytes over the
+    /// transfers that run alone: channel k + j·stride is σ^j's image of channel k, so link l
+    /// carries what σ^-j(l) carries in them, summed over j below σ's order; over l's orbit
+    /// (of size o) that is order / o times the orbit's bytes, in integers: the whole's, to the
+    /// byte (a tuner's bound from the channels that run, `plan::Bound::of_link_bytes`).
+    pub fn whole_link_bytes(&self, zero: &[u64]) -> Vec<u64> {
+        let mut orbit_bytes = vec![0u64; zero.len()];
+        for (l, &bytes) in zero.iter().enumerate() {
+            orbit_bytes[self.rep[l].index()] += bytes;
+        }
+        let order = (self.channels / self.stride) as u64;
+        (0..zero.len()).map(|l| orbit_bytes[self.rep[l].index()] * (order / self.orbit[l] as u64)).collect()
+    }
+
     /// The transfers that run alone (channel 0's, or channels 0 and 1's), their dependencies
     /// renumbered: what the engine runs.
     pub fn channel_zero(&self, schedule: &Schedule) -> Schedule {

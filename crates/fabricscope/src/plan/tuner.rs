@@ -97,6 +97,12 @@ impl Bound {
         }
     }
 
+    /// The bound of a schedule in one phase whose links carry `bytes` (each link's, as routing
+    /// every transfer would add them up: `engine::symmetry::Symmetry::whole_link_bytes`).
+    pub fn of_link_bytes(bytes: Vec<u64>) -> Bound {
+        Bound { bytes: vec![bytes], next: 0, routes: Routes::default() }
+    }
+
     /// Routes up to `transfers` more of `schedule`'s transfers; true once all are.
     pub fn route(
         &mut self,

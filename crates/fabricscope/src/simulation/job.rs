@@ -4,7 +4,7 @@
 //! transfer by transfer runs as a steady state: a prefix until `engine::period` proves a period.
 
 use super::big::{build_search, decide, ring_stage, start_search, start_steady, weigh};
-use super::exact::{plan_step, ring_point, start_exact};
+use super::exact::{folded_stage, plan_step, ring_point, start_exact};
 use super::fluid::{extrapolated, ChannelFold, Measure};
 pub(super) use super::stage::{Plan, Stage, SteadyPlan, Then};
 use super::steady::steady_result;
@@ -161,11 +161,15 @@ impl Job {
     }
 
     /// The exact plan (`start_exact`); for a chart's point (`light`: a point unhashed, `Auto`)
-    /// of a forced ring, channel 0 built alone where the channels fold (`ring_point`).
+    /// of a forced ring or tree, only the channels that run for all built where the channels
+    /// fold (`ring_point`, `tree_channels::tree_point`).
     fn exact(scenario: &ValidScenario, topology: Topology, lean: bool, light: bool) -> Stage {
-        match light {
-            true => ring_point(scenario, topology, lean),
-            false => start_exact(scenario, topology, lean),
+        if !light {
+            return start_exact(scenario, topology, lean);
+        }
+        match super::tree_channels::tree_point(scenario, &topology) {
+            Some((symmetry, run, plan)) => folded_stage(scenario, topology, (symmetry, run, None), plan),
+            None => ring_point(scenario, topology, lean),
         }
     }
 

@@ -111,3 +111,64 @@ pub(super) fn may_fit(
         && s.faults.is_empty();
     tree && (whole <= limit || (folds && provable && least_run(whole, channels) <= limit))
 }
+
+/// A sweep's point of a tree forced (`Job::point`, unhashed: the busbw chart's) whose channels
+/// fold: the symmetry proved on its one-chunk schedule, the channels that run for all built alone
+/// (`collective::FirstChannels`), the tuner's bound from their routed bytes spread over σ's
+/// images (`Symmetry::whole_link_bytes`: the whole's bytes on every link, to the byte), the same
+/// run `exact::whole_stage` makes of the whole without building or routing the other channels
+/// (an 8-node NVLSTree's 153,600 transfers built and routed were half its point's time). The
+/// figures are the lean job's to the bit (`tests/sweep.rs`); `None` where it does not apply
+/// (one chunk per channel, channels of unequal length or that do not fold).
+pub(super) fn tree_point(
+    scenario: &ValidScenario,
+    topology: &Topology,
+) -> Option<(Symmetry, Schedule, Plan)> {
+    let s = scenario.scenario();
+    let (count, channels) = (s.count(), scenario.channels());
+    let algorithm = s.algorithm.filter(|a| matches!(a, Algorithm::Tree | Algorithm::NvlsTree))?;
+    let one_chunk = super::weigh::one_chunk_count(scenario);
+    if s.collective != crate::scenario::Collective::AllReduce
+        || count % channels as u64 != 0
+        || count <= one_chunk
+    {
+        return None;
+    }
+    let rings = &scenario.preset().rings;
+    let small = crate::collective::schedule_with(
+        s.collective,
+        algorithm,
+        s.nodes,
+        rings,
+        one_chunk,
+        channels,
+        s.root,
+    );
+    let proof = Symmetry::find_strided(topology, &small, scenario.policy())?;
+    let mut builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, count, channels)?;
+    while !builder.advance_to(proof.stride()) {}
+    let mut built = builder.finish();
+    let symmetry = proof.first_channels(&small, &built)?;
+    if !built.phase_starts.is_empty() {
+        return None;
+    }
+    // The whole's bound: each link's bytes over every channel, as `plan::Bound` routing the
+    // whole would add them up (the same routes: a static policy's, which the proof required).
+    let mut bytes = vec![0u64; topology.n_links()];
+    for (t, path) in built.transfers.iter().zip(symmetry.channel_zero_paths()) {
+        let carried = t.hop.carried(t.bytes(), topology.nvls_efficiency);
+        for link in path {
+            bytes[link.index()] += carried;
+        }
+    }
+    let bound = crate::plan::Bound::of_link_bytes(symmetry.whole_link_bytes(&bytes)).ns(topology);
+    let bounds = vec![(algorithm, bound)];
+    let intra = super::job::intra_link(scenario);
+    let n = scenario.n_ranks();
+    let tuning = crate::plan::tune(s.collective, n, s.nodes, s.size_bytes, &bounds, intra, s.latency);
+    let pick = crate::plan::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    built.protocol = s.protocol.unwrap_or(pick.protocol);
+    run_settings(&mut built, scenario);
+    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
+    Some((symmetry, built, plan))
+}
