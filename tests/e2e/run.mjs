@@ -207,7 +207,7 @@ await test('the busbw chart\'s points run in the page\'s workers, which stop whe
   const hash = await chart.getAttribute('data-curve-hash');
   expect((await chart.getAttribute('data-workers')) === 'true', 'the workers ran');
   expect(started >= 1, `${started} workers started`);
-  expect((await chart.getAttribute('data-points')) === '46', 'every point');
+  expect((await chart.getAttribute('data-points')) === '69', 'every point: Ring, Tree and NVLSTree, 23 sizes');
   await waitFor('the workers stopped', async () => page.workers().length === 0);
   // No worker script: the page says so in the console and fills the curve itself.
   await withoutWorkers(() => reopen(link, '#busbw-chart[data-complete="true"]'));
@@ -445,7 +445,7 @@ await test('eight nodes: 64 GPUs drawn, the chart completes (figures printed, no
   const drawn = Date.now() - t0;
   await waitFor('the method', async () => (await text('#method')).startsWith('Obtained by exact simulation'));
   await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 60000 });
-  console.log(`     8 nodes: topology redrawn after ${drawn} ms, 46-point chart (Ring and Tree) complete after ${Date.now() - t0} ms`);
+  console.log(`     8 nodes: topology redrawn after ${drawn} ms, 69-point chart (Ring, Tree, NVLSTree) complete after ${Date.now() - t0} ms`);
   await page.screenshot({ path: join(shots, 'eight-nodes.png'), fullPage: true });
 });
 
@@ -469,7 +469,13 @@ await test("a link to 8 nodes: the busbw chart's worker starts beside the link's
   expect((await linked.locator('#busbw-chart').getAttribute('data-gpus')) === '64', 'the chart of 64 GPUs');
   const label = await linked.locator('#busbw-chart').getAttribute('aria-label');
   expect(label === 'AllReduce busbw vs message size on 64 GPUs', label);
-  expect((await linked.locator('#busbw-chart').getAttribute('data-points')) === '46', 'every point: Ring and Tree, 23 sizes');
+  expect((await linked.locator('#busbw-chart').getAttribute('data-points')) === '69', 'every point: Ring, Tree and NVLSTree, 23 sizes');
+  // NCCL picks NVLSTree at 1 GiB across H100 nodes: the results' figure is a point of its curve.
+  const here = await linked.locator('#busbw-chart').getAttribute('data-here');
+  const busbw = (await linked.locator('#busbw').innerText()).replace(/[^0-9.]/g, '');
+  const chosen = await linked.locator('#tuner tr.chosen').innerText();
+  expect(/^NVLSTree \//.test(chosen), `the tuner picks NVLSTree: ${chosen}`);
+  expect(here.split(' ').includes(`NVLSTree:${busbw}`), `the results' ${busbw} GB/s on the NVLSTree curve: ${here}`);
   await linked.close();
 });
 
@@ -522,6 +528,10 @@ await test('1,024 GPUs: a ring that settles runs as a steady state, drawn as til
   await waitFor('the tuner\'s pick named', async () => (await text('#method')).includes('The tuner picks NVLSTree here'), 60000);
   const picked = await text('#method');
   expect(picked.includes('too big for the page') && picked.includes('fabricscope allreduce --scenario FILE -b 1073741824 -e 1073741824'), picked);
+  // The busbw chart draws NVLSTree too, and says which of its sizes it leaves off.
+  await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 120000 });
+  const leftOff = await text('#chart-left-off');
+  expect(/NVLSTree from \d+ MiB/.test(leftOff) && /Tree from \d+ MiB/.test(leftOff), leftOff);
   await page.selectOption('#nodes', '1');
   await page.selectOption('#algorithm', 'auto');
   await page.selectOption('#protocol', 'auto');

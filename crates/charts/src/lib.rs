@@ -7,11 +7,13 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// One curve: (message size [B], busbw [GB/s]) points.
+/// One curve: (message size [B], busbw [GB/s]) points, in the theme's colour `colour` (an
+/// index into `Theme::series`: a curve keeps its colour whichever others are drawn beside it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BusbwSeries {
     pub label: String,
     pub points: Vec<(u64, f64)>,
+    pub colour: usize,
 }
 
 /// Colours of a chart, so it matches the page's light or dark theme.
@@ -117,8 +119,8 @@ pub fn draw_busbw_curve<DB: DrawingBackend>(
         let style = text(11).pos(Pos::new(anchor, VPos::Top));
         chart.draw_series([Text::new(marker.label.clone(), (marker.size, y), style)])?;
     }
-    for (i, s) in series.iter().enumerate() {
-        let color = theme.series[i % theme.series.len()];
+    for s in series {
+        let color = theme.series[s.colour % theme.series.len()];
         chart
             .draw_series(LineSeries::new(s.points.iter().copied(), color.stroke_width(2)))?
             .label(&s.label)
@@ -202,6 +204,7 @@ mod tests {
         let series = vec![BusbwSeries {
             label: "ring".into(),
             points: vec![(1024, 1.5), (1 << 20, 120.0), (1 << 30, 360.0)],
+            colour: 0,
         }];
         let labels = Labels { caption: "busbw".into(), x: "size".into(), y: "GB/s".into() };
         let mut svg = String::new();

@@ -181,6 +181,30 @@ pub fn chart_caption(lang: Lang, collective: fabricscope::Collective, gpus: u32)
     }
 }
 
+/// Under a complete busbw chart: the sizes each curve leaves off, beyond what the page
+/// simulates at this scale (runs of (algorithm, first, last, up to the largest size)).
+pub fn chart_left_off(lang: Lang, gaps: &[(String, u64, u64, bool)]) -> String {
+    use fabricscope::units::format_bytes;
+    let runs: Vec<String> = gaps
+        .iter()
+        .map(|(name, first, last, open)| {
+            let (a, b, open) = (format_bytes(*first), format_bytes(*last), *open);
+            match (lang, open, first == last) {
+                (Lang::En, true, _) => format!("{name} from {a}"),
+                (Lang::Zh, true, _) => format!("{name} 从 {a} 起"),
+                (_, false, true) => format!("{name} {a}"),
+                (_, false, false) => format!("{name} {a}–{b}"),
+            }
+        })
+        .collect();
+    match lang {
+        Lang::En => {
+            format!("Left off the chart, beyond what the page simulates at this scale: {}.", runs.join("; "))
+        }
+        Lang::Zh => format!("超出页面在此规模下可模拟的范围，未画出：{}。", runs.join("；")),
+    }
+}
+
 /// How a run's figures were obtained (`Summary::method`), with its transfer counts, and the
 /// tuner's pick where the engine ran another (`Simulation::tuner_pick_not_run`).
 pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {

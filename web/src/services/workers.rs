@@ -35,7 +35,8 @@ pub enum Report<T> {
 struct Slot<T> {
     serial: u64,
     worker: Worker,
-    task: Option<(u64, T)>,
+    /// The tasks posted to the worker and not yet answered, oldest first (it runs them in turn).
+    tasks: std::collections::VecDeque<(u64, T)>,
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(Event)>,
 }
@@ -55,6 +56,8 @@ pub struct Pool<T: Clone + 'static> {
     /// Slots stopped from inside one of their own handlers, dropped at the next change.
     retired: Vec<Slot<T>>,
     size: usize,
+    /// Tasks a worker holds at most: the one it runs and those queued behind it.
+    depth: usize,
     module: Option<String>,
     next_id: u64,
     next_serial: u64,
@@ -81,6 +84,7 @@ impl<T: Clone + 'static> Pool<T> {
                 slots: Vec::new(),
                 retired: Vec::new(),
                 size: (cores as usize).saturating_sub(1).clamp(1, most.clamp(1, MOST_WORKERS)),
+                depth: 1,
                 module,
                 next_id: 0,
                 next_serial: 0,
@@ -91,9 +95,17 @@ impl<T: Clone + 'static> Pool<T> {
         })
     }
 
-    /// How many workers may run at once.
-    pub fn size(&self) -> usize {
-        self.size
+    /// How many tasks the workers may hold at once: `depth` per worker.
+    pub fn capacity(&self) -> usize {
+        self.size * self.depth
+    }
+
+    /// Lets each worker hold `depth` tasks: the one it runs and the next ones, queued in the
+    /// worker, so it starts the next the moment it answers rather than when the page's thread,
+    /// busy with a slice of its own, has heard the answer and posted another (small tasks, a
+    /// busbw chart's points of a few ms, waited up to a slice each).
+    pub fn set_depth(&mut self, depth: usize) {
+        self.depth = depth.max(1);
     }
 
     /// Whether workers cannot run here (said once, by `Report::Broken`).
@@ -101,16 +113,17 @@ impl<T: Clone + 'static> Pool<T> {
         self.broken
     }
 
-    /// The tags of the tasks running.
+    /// The tags of the tasks running or queued in a worker.
     pub fn running(&self) -> Vec<T> {
-        self.slots.iter().filter_map(|s| s.task.as_ref().map(|(_, tag)| tag.clone())).collect()
+        self.slots.iter().flat_map(|s| s.tasks.iter().map(|(_, tag)| tag.clone())).collect()
     }
 
-    /// Stops the workers whose task `unwanted` says is no longer wanted.
+    /// Stops the workers holding a task `unwanted` says is no longer wanted (with the others
+    /// they held: the caller starts those again).
     pub fn stop_where(&mut self, unwanted: impl Fn(&T) -> bool) {
         self.retired.clear();
         self.slots.retain(|slot| {
-            let stale = slot.task.as_ref().is_some_and(|(_, tag)| unwanted(tag));
+            let stale = slot.tasks.iter().any(|(_, tag)| unwanted(tag));
             if stale {
                 slot.stop();
             }
@@ -126,19 +139,22 @@ impl<T: Clone + 'static> Pool<T> {
     }
 
     /// Starts task `tag` (`kind` and `input`, as `crate::worker` reads them) on an idle worker,
-    /// or a new one if the pool has room; false if it has none. Returns why, once, where
-    /// workers cannot start (the caller tells the page, the pool no longer borrowed).
+    /// or a new one if the pool has room, else queues it on the worker holding fewest (below
+    /// `depth`); false if none has room. Returns why, once, where workers cannot start (the
+    /// caller tells the page, the pool no longer borrowed).
     pub fn start(&mut self, tag: T, kind: &str, input: String) -> Result<bool, String> {
         if self.broken {
             return Ok(false);
         }
-        let slot = match self.slots.iter().position(|s| s.task.is_none()) {
-            Some(idle) => idle,
-            None if self.slots.len() < self.size => match self.spawn() {
+        let least = (0..self.slots.len()).min_by_key(|&i| self.slots[i].tasks.len());
+        let slot = match least {
+            Some(idle) if self.slots[idle].tasks.is_empty() => idle,
+            _ if self.slots.len() < self.size => match self.spawn() {
                 Ok(slot) => slot,
                 Err(why) => return Err(self.break_down(why)),
             },
-            None => return Ok(false),
+            Some(queue) if self.slots[queue].tasks.len() < self.depth => queue,
+            _ => return Ok(false),
         };
         let id = self.next_id;
         self.next_id += 1;
@@ -150,7 +166,7 @@ impl<T: Clone + 'static> Pool<T> {
         if let Err(error) = self.slots[slot].worker.post_message(&message) {
             return Err(self.break_down(format!("a worker refused a task: {}", text(&error))));
         }
-        self.slots[slot].task = Some((id, tag));
+        self.slots[slot].tasks.push_back((id, tag));
         Ok(true)
     }
 
@@ -186,7 +202,8 @@ impl<T: Clone + 'static> Pool<T> {
         // The module compiled once, by the page: the worker only instantiates it.
         let start = object(&[("module", JsValue::from_str(&module)), ("wasm", wasm_bindgen::module())]);
         worker.post_message(&start).map_err(|e| text(&e))?;
-        self.slots.push(Slot { serial, worker, task: None, _on_message: on_message, _on_error: on_error });
+        let tasks = std::collections::VecDeque::new();
+        self.slots.push(Slot { serial, worker, tasks, _on_message: on_message, _on_error: on_error });
         Ok(self.slots.len() - 1)
     }
 
@@ -201,10 +218,11 @@ impl<T: Clone + 'static> Pool<T> {
         }
         let id = field("id")?.as_f64()? as u64;
         let at = self.slots.iter().position(|s| s.serial == serial)?;
-        if self.slots[at].task.as_ref().map(|(task, _)| *task) != Some(id) {
+        // A worker answers its tasks in the order they were posted.
+        if self.slots[at].tasks.front().map(|(task, _)| *task) != Some(id) {
             return None;
         }
-        let (_, tag) = self.slots[at].task.take()?;
+        let (_, tag) = self.slots[at].tasks.pop_front()?;
         let result = match (field("result").and_then(|r| r.as_string()), field("error")) {
             (Some(json), _) => Ok(json),
             (None, error) => {
@@ -262,7 +280,7 @@ pub fn feed_curve(
     let main = curve.main_point().filter(|_| main_helping);
     let mut running = busy.len();
     for key in curve.open().filter(|key| !busy.contains(key) && Some(*key) != main) {
-        if running >= pool.size() {
+        if running >= pool.capacity() {
             break;
         }
         let json = serde_json::to_string(&point_scenario(&curve.scenario, key)).unwrap_or_default();

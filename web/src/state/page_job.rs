@@ -52,11 +52,15 @@ pub fn chart_sizes() -> Vec<u64> {
 /// (AllReduce: Ring and Tree, each forced as NCCL_ALGO would), smallest sizes first.
 pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
     let algorithms: Vec<Option<Algorithm>> = if scenario.collective == Collective::AllReduce {
-        // NVLS or CollNet too where they may run and are enabled.
+        // NVLS (one node) or NVLSTree (across nodes: NCCL's pick for large messages on H100 and
+        // B200 nodes), and CollNet, too where they may run and are enabled.
         let valid = scenario.validate().ok();
         let mut list = vec![Some(Algorithm::Ring), Some(Algorithm::Tree)];
         if scenario.nvls && valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_supported) {
             list.push(Some(Algorithm::Nvls));
+        }
+        if scenario.nvls && valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_tree_supported) {
+            list.push(Some(Algorithm::NvlsTree));
         }
         if scenario.collnet && valid.as_ref().is_some_and(fabricscope::ValidScenario::sharp_supported) {
             list.push(Some(Algorithm::CollNet));

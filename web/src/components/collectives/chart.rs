@@ -10,9 +10,10 @@ use crate::services::workers::{
     feed_curve, point_outcome, running_points, warn_no_workers, PointTask, Pool, Report,
 };
 use crate::state::collectives::{Action, CurveOutcome};
-use crate::state::page_job::{now_ms, MAIN_THREAD_POINT_TRANSFERS};
+use crate::state::page_job::{chart_points, chart_sizes, now_ms, MAIN_THREAD_POINT_TRANSFERS};
 use crate::state::slices::{curve_slice, Helping};
 use crate::state::Shared;
+use fabricscope::collective::Algorithm;
 use fabricscope::units::format_bytes;
 use fabricscope_charts::{draw_busbw_curve, BusbwSeries, Labels, Marker};
 use plotters::prelude::IntoDrawingArea;
@@ -21,6 +22,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
+
+/// Chart points a worker holds at once (`Pool::set_depth`): the next ones queued behind the
+/// one it runs, so it never waits for the page's thread between two (a link to 8 nodes: the
+/// worker's first 16 points came 30 ms apart while the page ran its own scenario in slices).
+const POINTS_PER_WORKER: usize = 3;
 
 /// The busbw chart of the current hardware.
 #[function_component(Chart)]
@@ -56,7 +62,7 @@ pub fn chart(props: &Props) -> Html {
                     .borrow_mut()
                     .get_or_insert_with(|| {
                         let (dispatch, broken) = (s.dispatcher(), workers_run.clone());
-                        Pool::new(usize::MAX, move |report| match report {
+                        let pool = Pool::new(usize::MAX, move |report| match report {
                             Report::Done { tag: (generation, key), result } => {
                                 dispatch.dispatch(Action::Curve {
                                     generation,
@@ -68,7 +74,9 @@ pub fn chart(props: &Props) -> Html {
                                 warn_no_workers("busbw chart", &why);
                                 broken.set(false);
                             }
-                        })
+                        });
+                        pool.borrow_mut().set_depth(POINTS_PER_WORKER);
+                        pool
                     })
                     .clone();
                 let broken = feed_curve(&mut pool.borrow_mut(), &s.curve, wanted, main_helping);
@@ -154,11 +162,25 @@ pub fn chart(props: &Props) -> Html {
             download("fabricscope-busbw.svg", "image/svg+xml", &svg);
         })
     };
+    // Each curve's busbw at the scenario's size, as the results show it (for a reader's tools
+    // and the browser tests: the tuner's pick ran is the results' figure).
+    let here = state
+        .curve
+        .points
+        .iter()
+        .filter(|p| p.size_bytes == state.scenario.size_bytes)
+        .map(|p| format!("{}:{:.1}", p.algorithm.nccl_name(), p.busbw_gbyte_per_s))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let gaps = left_off(&state.curve.scenario, &state.curve.points);
     html! {
         <>
-            <canvas id="busbw-chart" ref={canvas_ref} role="img" aria-label={i18n::chart_caption(state.lang, state.curve.scenario.collective, state.curve.gpus)}
+            <canvas id="busbw-chart" ref={canvas_ref} data-here={here} role="img" aria-label={i18n::chart_caption(state.lang, state.curve.scenario.collective, state.curve.gpus)}
                 data-points={state.curve.points.len().to_string()} data-gpus={state.curve.gpus.to_string()} data-complete={state.curve.is_complete().to_string()}
                 data-workers={(*workers_run).to_string()} data-curve-hash={state.curve.hash()}></canvas>
+            if state.curve.is_complete() && !gaps.is_empty() {
+                <p class="hint" id="chart-left-off">{ i18n::chart_left_off(state.lang, &gaps) }</p>
+            }
             <div class="buttons"><button id="export-svg" onclick={export_svg}>{ t(state.lang, Text::ChartSVG) }</button>
                 <button id="export-chart-png" onclick={Callback::from(|_| export_canvas_png("busbw-chart", "fabricscope-busbw.png"))}>{ t(state.lang, Text::ChartPNG) }</button></div>
         </>
@@ -172,20 +194,22 @@ fn chart_parts(
     lang: Lang,
     (collective, gpus): (fabricscope::Collective, u32),
 ) -> (Vec<BusbwSeries>, Vec<Marker>, Labels) {
-    // One curve per algorithm; the crossover is where the best algorithm changes.
+    // One curve per algorithm, each in its own colour; the crossover is where the best
+    // algorithm changes.
     let mut series: Vec<BusbwSeries> = Vec::new();
     for point in curve.iter() {
         let label = point.algorithm.nccl_name().to_string();
+        let at = (point.size_bytes, point.busbw_gbyte_per_s);
         match series.iter_mut().find(|s| s.label == label) {
-            Some(s) => s.points.push((point.size_bytes, point.busbw_gbyte_per_s)),
-            None => {
-                series.push(BusbwSeries { label, points: vec![(point.size_bytes, point.busbw_gbyte_per_s)] })
-            }
+            Some(s) => s.points.push(at),
+            None => series.push(BusbwSeries { label, points: vec![at], colour: colour(point.algorithm) }),
         }
     }
+    series.sort_by_key(|s| s.colour);
     let mut markers = vec![Marker { size, label: format_bytes(size) }];
-    if let Some(at) = crossover(curve) {
-        markers.push(Marker { size: at, label: t(lang, Text::Crossover).into() });
+    if let Some((at, from, to)) = crossover(curve) {
+        let label = format!("{} → {} {}", from.nccl_name(), to.nccl_name(), t(lang, Text::Crossover));
+        markers.push(Marker { size: at, label });
     }
     let labels = Labels {
         caption: i18n::chart_caption(lang, collective, gpus),
@@ -195,9 +219,47 @@ fn chart_parts(
     (series, markers, labels)
 }
 
+/// A curve's colour (`Theme::series`): each algorithm its own whichever others are drawn, in
+/// the order the legend lists them (NVLS runs on one node, NVLSTree across nodes: never both).
+fn colour(algorithm: Algorithm) -> usize {
+    match algorithm {
+        Algorithm::Tree => 1,
+        Algorithm::Nvls | Algorithm::NvlsTree => 2,
+        Algorithm::CollNet => 3,
+        _ => 0,
+    }
+}
+
+/// The sizes of each curve left off a complete chart (beyond what the page simulates at this
+/// scale), as runs of consecutive chart sizes: (curve, first, last, whether the run reaches the
+/// largest size). A collective of one curve (not AllReduce) is named by what ran, else itself.
+fn left_off(
+    scenario: &fabricscope::Scenario,
+    points: &[fabricscope::SweepPoint],
+) -> Vec<(String, u64, u64, bool)> {
+    let sizes = chart_sizes();
+    let only = points.first().map_or(scenario.collective.nccl_name(), |p| p.algorithm.nccl_name());
+    let mut runs: Vec<(String, u64, u64, bool)> = Vec::new();
+    let keys = chart_points(scenario);
+    for (index, &size) in sizes.iter().enumerate() {
+        for &(_, algorithm) in keys.iter().filter(|&&(s, _)| s == size) {
+            if points.iter().any(|p| p.size_bytes == size && algorithm.is_none_or(|a| a == p.algorithm)) {
+                continue;
+            }
+            let name = algorithm.map_or(only, Algorithm::nccl_name);
+            let (last, previous) = (index + 1 == sizes.len(), index.checked_sub(1).map(|i| sizes[i]));
+            match runs.iter_mut().find(|r| r.0 == name && Some(r.2) == previous) {
+                Some(run) => (run.2, run.3) = (size, last),
+                None => runs.push((name.to_string(), size, size, last)),
+            }
+        }
+    }
+    runs
+}
+
 /// The first size from which the algorithm with the highest busbw differs from the smallest
-/// size's best: where NCCL would switch from Tree to Ring.
-fn crossover(curve: &[fabricscope::SweepPoint]) -> Option<u64> {
+/// size's best (where NCCL would switch, from Tree to Ring most often), with the two.
+fn crossover(curve: &[fabricscope::SweepPoint]) -> Option<(u64, Algorithm, Algorithm)> {
     let mut sizes: Vec<u64> = curve.iter().map(|p| p.size_bytes).collect();
     sizes.dedup();
     let best = |size: u64| {
@@ -209,5 +271,8 @@ fn crossover(curve: &[fabricscope::SweepPoint]) -> Option<u64> {
     };
     let first = best(*sizes.first()?)?;
     let algorithms = curve.iter().filter(|p| p.size_bytes == sizes[0]).count();
-    (algorithms > 1).then(|| sizes.iter().copied().find(|&s| best(s) != Some(first))).flatten()
+    if algorithms < 2 {
+        return None;
+    }
+    sizes.iter().find_map(|&s| best(s).filter(|&to| to != first).map(|to| (s, first, to)))
 }

@@ -304,14 +304,17 @@ fn compare_chart(props: &ChartProps) -> Html {
             canvas.set_height(260);
             let Some(backend) = plotters_canvas::CanvasBackend::with_canvas_object(canvas) else { return };
             let series =
-                |label: Words, busbw: &dyn Fn(&fabricscope::compare::CompareRow) -> f64| BusbwSeries {
-                    label: w(lang, label).to_string(),
-                    points: c.rows.iter().map(|r| (r.size_bytes, busbw(r))).collect(),
+                |label: Words, colour: usize, busbw: &dyn Fn(&fabricscope::compare::CompareRow) -> f64| {
+                    BusbwSeries {
+                        label: w(lang, label).to_string(),
+                        points: c.rows.iter().map(|r| (r.size_bytes, busbw(r))).collect(),
+                        colour,
+                    }
                 };
             let all = [
-                series(Words::Measured, &|r| r.measured_busbw_gbyte_per_s),
-                series(Words::Model, &|r| r.model_busbw_gbyte_per_s),
-                series(Words::Fitted, &|r| r.fitted_busbw_gbyte_per_s()),
+                series(Words::Measured, 0, &|r| r.measured_busbw_gbyte_per_s),
+                series(Words::Model, 1, &|r| r.model_busbw_gbyte_per_s),
+                series(Words::Fitted, 2, &|r| r.fitted_busbw_gbyte_per_s()),
             ];
             let labels = Labels {
                 caption: caption(lang).into(),
