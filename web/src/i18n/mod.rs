@@ -182,13 +182,13 @@ pub fn chart_caption(lang: Lang, collective: fabricscope::Collective, gpus: u32)
 }
 
 /// Under a complete busbw chart: the sizes each curve leaves off, beyond what the page
-/// simulates at this scale (runs of (algorithm, first, last, up to the largest size)).
-pub fn chart_left_off(lang: Lang, gaps: &[(String, u64, u64, bool)]) -> String {
+/// simulates at this scale (runs of (curve, first, last, up to the largest size): `Curve::left_off`).
+pub fn chart_left_off<'a>(lang: Lang, gaps: impl IntoIterator<Item = (&'a str, u64, u64, bool)>) -> String {
     use fabricscope::units::format_bytes;
     let runs: Vec<String> = gaps
-        .iter()
+        .into_iter()
         .map(|(name, first, last, open)| {
-            let (a, b, open) = (format_bytes(*first), format_bytes(*last), *open);
+            let (a, b) = (format_bytes(first), format_bytes(last));
             match (lang, open, first == last) {
                 (Lang::En, true, _) => format!("{name} from {a}"),
                 (Lang::Zh, true, _) => format!("{name} 从 {a} 起"),

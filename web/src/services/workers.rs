@@ -95,9 +95,11 @@ impl<T: Clone + 'static> Pool<T> {
         })
     }
 
-    /// How many tasks the workers may hold at once: `depth` per worker.
-    pub fn capacity(&self) -> usize {
-        self.size * self.depth
+    /// How many tasks the workers may hold at once with `open` left to run (those they hold
+    /// included): `depth` each, but never more than a worker's share of what is left (a page's
+    /// largest points come last, and one worker queueing three would leave the others idle).
+    pub fn capacity(&self, open: usize) -> usize {
+        self.size * self.depth.min(open.div_ceil(self.size)).max(1)
     }
 
     /// Lets each worker hold `depth` tasks: the one it runs and the next ones, queued in the
@@ -118,8 +120,8 @@ impl<T: Clone + 'static> Pool<T> {
         self.slots.iter().flat_map(|s| s.tasks.iter().map(|(_, tag)| tag.clone())).collect()
     }
 
-    /// Stops the workers holding a task `unwanted` says is no longer wanted (with the others
-    /// they held: the caller starts those again).
+    /// Stops the workers holding a task `unwanted` says is no longer wanted, with the others
+    /// they held (`feed_curve` starts those again; the training view's workers hold one).
     pub fn stop_where(&mut self, unwanted: impl Fn(&T) -> bool) {
         self.retired.clear();
         self.slots.retain(|slot| {
@@ -279,8 +281,9 @@ pub fn feed_curve(
     let busy = running_points(pool);
     let main = curve.main_point().filter(|_| main_helping);
     let mut running = busy.len();
+    let capacity = pool.capacity(curve.open().filter(|key| Some(*key) != main).count());
     for key in curve.open().filter(|key| !busy.contains(key) && Some(*key) != main) {
-        if running >= pool.capacity() {
+        if running >= capacity {
             break;
         }
         let json = serde_json::to_string(&point_scenario(&curve.scenario, key)).unwrap_or_default();

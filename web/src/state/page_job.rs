@@ -5,7 +5,7 @@
 //! natively `now_ms` reads 0 and a slice ends after a fixed number of polls instead. The slices
 //! run in the page's effects (`slices`), never in a reducer.
 
-use fabricscope::collective::Algorithm;
+use fabricscope::collective::{Algorithm, Protocol};
 use fabricscope::{sweep_sizes, Collective, Job, Scenario, Simulation};
 
 pub use fabricscope::plan::{PAGE_BUDGET, PAGE_MAX_TRANSFERS};
@@ -49,20 +49,25 @@ pub fn chart_sizes() -> Vec<u64> {
 }
 
 /// The chart's points to simulate: every size for every algorithm the collective runs with
-/// (AllReduce: Ring and Tree, each forced as NCCL_ALGO would), smallest sizes first.
+/// (AllReduce: Ring, Tree, and NVLS, NVLSTree or CollNet where they run, each forced as
+/// NCCL_ALGO would), smallest sizes first.
 pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
     let algorithms: Vec<Option<Algorithm>> = if scenario.collective == Collective::AllReduce {
         // NVLS (one node) or NVLSTree (across nodes: NCCL's pick for large messages on H100 and
-        // B200 nodes), and CollNet, too where they may run and are enabled.
+        // B200 nodes), and CollNet, too where they may run, are enabled, and run with the
+        // protocol NCCL_PROTO forces (NVLS and NVLSTree Simple alone, CollNet not LL128).
         let valid = scenario.validate().ok();
         let mut list = vec![Some(Algorithm::Ring), Some(Algorithm::Tree)];
-        if scenario.nvls && valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_supported) {
+        let simple = scenario.protocol.is_none_or(|p| p == Protocol::Simple);
+        let nvls = scenario.nvls && simple;
+        if nvls && valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_supported) {
             list.push(Some(Algorithm::Nvls));
         }
-        if scenario.nvls && valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_tree_supported) {
+        if nvls && valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_tree_supported) {
             list.push(Some(Algorithm::NvlsTree));
         }
-        if scenario.collnet && valid.as_ref().is_some_and(fabricscope::ValidScenario::sharp_supported) {
+        let collnet = scenario.collnet && scenario.protocol != Some(Protocol::Ll128);
+        if collnet && valid.as_ref().is_some_and(fabricscope::ValidScenario::sharp_supported) {
             list.push(Some(Algorithm::CollNet));
         }
         list

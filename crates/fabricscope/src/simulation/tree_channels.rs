@@ -1,5 +1,6 @@
-//! A tree the tuner picks that is too big to build whole, run by its channels' symmetry without
-//! building the channels that do not run (`Stage::TreeChannels`): for a sweep's point only.
+//! A tree run by its channels' symmetry without building the channels that do not run: the
+//! tuner's pick too big to build whole (`Stage::TreeChannels`, a sweep's point only), and a
+//! busbw chart's point of a forced tree of any size (`tree_point`).
 //!
 //! NVLSTree on 128 DGX H100 at NCCL's 8 channels is 2,488,320 transfers from 128 MiB up (16
 //! chunks per part and channel), beyond `MAX_TRANSFERS`; channels 0 and 1 run for all where the
@@ -128,7 +129,11 @@ pub(super) fn tree_point(
     let (count, channels) = (s.count(), scenario.channels());
     let algorithm = s.algorithm.filter(|a| matches!(a, Algorithm::Tree | Algorithm::NvlsTree))?;
     let one_chunk = super::weigh::one_chunk_count(scenario);
-    if s.collective != crate::scenario::Collective::AllReduce
+    // The proof needs static routes on a lossless fabric (`Symmetry::find_strided`).
+    let provable =
+        scenario.policy().routing == crate::catalog::Routing::Static && topology.congested_efficiency == 1.0;
+    if !provable
+        || s.collective != crate::scenario::Collective::AllReduce
         || count % channels as u64 != 0
         || count <= one_chunk
     {
@@ -171,4 +176,42 @@ pub(super) fn tree_point(
     run_settings(&mut built, scenario);
     let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
     Some((symmetry, built, plan))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::collective::Algorithm;
+    use crate::scenario::{FabricConfig, Scenario};
+
+    /// `tree_point` builds the two channels that stand for NCCL's eight (a quarter of the whole),
+    /// and declines what it cannot prove (adaptive routing; one chunk per channel).
+    #[test]
+    fn a_forced_trees_chart_point_builds_only_the_channels_that_run() {
+        for algorithm in [Algorithm::Tree, Algorithm::NvlsTree] {
+            let s = Scenario {
+                nodes: 8,
+                size_bytes: 1 << 30,
+                algorithm: Some(algorithm),
+                ..Scenario::default_demo()
+            };
+            let valid = s.validate().unwrap();
+            let topology = valid.topology();
+            let (symmetry, built, _) =
+                super::tree_point(&valid, &topology).expect("a point from its channels");
+            let rings = &valid.preset().rings;
+            let whole =
+                crate::collective::schedule_with(s.collective, algorithm, 8, rings, s.count(), 8, s.root);
+            assert_eq!(
+                (symmetry.stride(), 4 * built.transfers.len()),
+                (2, whole.transfers.len()),
+                "{algorithm:?}"
+            );
+            let adaptive =
+                FabricConfig { routing: Some(crate::catalog::Routing::Adaptive), ..s.fabric.clone() };
+            let valid = Scenario { fabric: adaptive, ..s.clone() }.validate().unwrap();
+            assert!(super::tree_point(&valid, &valid.topology()).is_none(), "adaptive routes are not proved");
+            let valid = Scenario { size_bytes: 64 << 10, ..s }.validate().unwrap();
+            assert!(super::tree_point(&valid, &valid.topology()).is_none(), "one chunk per channel");
+        }
+    }
 }

@@ -10,7 +10,7 @@ use crate::services::workers::{
     feed_curve, point_outcome, running_points, warn_no_workers, PointTask, Pool, Report,
 };
 use crate::state::collectives::{Action, CurveOutcome};
-use crate::state::page_job::{chart_points, chart_sizes, now_ms, MAIN_THREAD_POINT_TRANSFERS};
+use crate::state::page_job::{now_ms, MAIN_THREAD_POINT_TRANSFERS};
 use crate::state::slices::{curve_slice, Helping};
 use crate::state::Shared;
 use fabricscope::collective::Algorithm;
@@ -172,14 +172,14 @@ pub fn chart(props: &Props) -> Html {
         .map(|p| format!("{}:{:.1}", p.algorithm.nccl_name(), p.busbw_gbyte_per_s))
         .collect::<Vec<_>>()
         .join(" ");
-    let gaps = left_off(&state.curve.scenario, &state.curve.points);
+    let gaps = if state.curve.is_complete() { state.curve.left_off() } else { Vec::new() };
     html! {
         <>
             <canvas id="busbw-chart" ref={canvas_ref} data-here={here} role="img" aria-label={i18n::chart_caption(state.lang, state.curve.scenario.collective, state.curve.gpus)}
                 data-points={state.curve.points.len().to_string()} data-gpus={state.curve.gpus.to_string()} data-complete={state.curve.is_complete().to_string()}
                 data-workers={(*workers_run).to_string()} data-curve-hash={state.curve.hash()}></canvas>
-            if state.curve.is_complete() && !gaps.is_empty() {
-                <p class="hint" id="chart-left-off">{ i18n::chart_left_off(state.lang, &gaps) }</p>
+            if !gaps.is_empty() {
+                <p class="hint" id="chart-left-off">{ i18n::chart_left_off(state.lang, gaps.iter().map(|g| (g.curve.as_str(), g.first, g.last, g.open))) }</p>
             }
             <div class="buttons"><button id="export-svg" onclick={export_svg}>{ t(state.lang, Text::ChartSVG) }</button>
                 <button id="export-chart-png" onclick={Callback::from(|_| export_canvas_png("busbw-chart", "fabricscope-busbw.png"))}>{ t(state.lang, Text::ChartPNG) }</button></div>
@@ -223,56 +223,28 @@ fn chart_parts(
 /// the order the legend lists them (NVLS runs on one node, NVLSTree across nodes: never both).
 fn colour(algorithm: Algorithm) -> usize {
     match algorithm {
-        Algorithm::Tree => 1,
+        // PAT runs AllGather and ReduceScatter, where no Tree curve is drawn.
+        Algorithm::Tree | Algorithm::Pat => 1,
         Algorithm::Nvls | Algorithm::NvlsTree => 2,
         Algorithm::CollNet => 3,
         _ => 0,
     }
 }
 
-/// The sizes of each curve left off a complete chart (beyond what the page simulates at this
-/// scale), as runs of consecutive chart sizes: (curve, first, last, whether the run reaches the
-/// largest size). A collective of one curve (not AllReduce) is named by what ran, else itself.
-fn left_off(
-    scenario: &fabricscope::Scenario,
-    points: &[fabricscope::SweepPoint],
-) -> Vec<(String, u64, u64, bool)> {
-    let sizes = chart_sizes();
-    let only = points.first().map_or(scenario.collective.nccl_name(), |p| p.algorithm.nccl_name());
-    let mut runs: Vec<(String, u64, u64, bool)> = Vec::new();
-    let keys = chart_points(scenario);
-    for (index, &size) in sizes.iter().enumerate() {
-        for &(_, algorithm) in keys.iter().filter(|&&(s, _)| s == size) {
-            if points.iter().any(|p| p.size_bytes == size && algorithm.is_none_or(|a| a == p.algorithm)) {
-                continue;
-            }
-            let name = algorithm.map_or(only, Algorithm::nccl_name);
-            let (last, previous) = (index + 1 == sizes.len(), index.checked_sub(1).map(|i| sizes[i]));
-            match runs.iter_mut().find(|r| r.0 == name && Some(r.2) == previous) {
-                Some(run) => (run.2, run.3) = (size, last),
-                None => runs.push((name.to_string(), size, size, last)),
-            }
-        }
-    }
-    runs
-}
-
 /// The first size from which the algorithm with the highest busbw differs from the smallest
 /// size's best (where NCCL would switch, from Tree to Ring most often), with the two.
 fn crossover(curve: &[fabricscope::SweepPoint]) -> Option<(u64, Algorithm, Algorithm)> {
+    let at = |size: u64| curve.iter().filter(move |p| p.size_bytes == size);
+    let best = |size: u64| at(size).max_by(|a, b| a.busbw_gbyte_per_s.total_cmp(&b.busbw_gbyte_per_s));
+    let has = |size: u64, algorithm: Algorithm| at(size).any(|p| p.algorithm == algorithm);
+    // Only where curves meet (two or more drawn at a size): a curve left off there says nothing.
     let mut sizes: Vec<u64> = curve.iter().map(|p| p.size_bytes).collect();
     sizes.dedup();
-    let best = |size: u64| {
-        curve
-            .iter()
-            .filter(|p| p.size_bytes == size)
-            .max_by(|a, b| a.busbw_gbyte_per_s.total_cmp(&b.busbw_gbyte_per_s))
-            .map(|p| p.algorithm)
-    };
-    let first = best(*sizes.first()?)?;
-    let algorithms = curve.iter().filter(|p| p.size_bytes == sizes[0]).count();
-    if algorithms < 2 {
-        return None;
-    }
-    sizes.iter().find_map(|&s| best(s).filter(|&to| to != first).map(|to| (s, first, to)))
+    sizes.retain(|&size| at(size).count() > 1);
+    let first = best(*sizes.first()?)?.algorithm;
+    // The first size another leads, where the leader before was drawn beside it a size before
+    // (else where they crossed is not on the chart).
+    let pair = sizes.windows(2).find(|pair| best(pair[1]).is_some_and(|p| p.algorithm != first))?;
+    let to = best(pair[1])?.algorithm;
+    (has(pair[0], to) && has(pair[1], first)).then_some((pair[1], first, to))
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::state::page_job::{chart_points, transfers_of};
+use crate::state::page_job::{chart_points, chart_sizes, transfers_of};
 
 /// A point of the chart: its message size and the algorithm forced (`None`: the tuner's).
 pub type PointKey = (u64, Option<Algorithm>);
@@ -34,6 +34,15 @@ pub enum CurveOutcome {
     Done(PointOutcome),
 }
 
+/// A curve's sizes left off: `curve` from `first` to `last` (to the chart's largest if `open`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gap {
+    pub curve: String,
+    pub first: u64,
+    pub last: u64,
+    pub open: bool,
+}
+
 /// The busbw curve of the hardware the reader asked for (independent of the message size): the
 /// pending scenario's while one runs, so its points are simulated meanwhile.
 #[derive(Clone, Debug)]
@@ -50,6 +59,9 @@ pub struct Curve {
     pub points: Rc<Vec<SweepPoint>>,
     /// The points not shown yet, in chart order.
     pub todo: Rc<Vec<PointKey>>,
+    /// The points left off, beyond what the page simulates at this scale (or whose algorithm
+    /// the page could not run: the best ring row ran instead), in chart order.
+    pub skipped: Rc<Vec<PointKey>>,
     /// Outcomes that arrived before a point ahead of them in `todo` (a worker finished a later
     /// point first), kept until it is their turn.
     pub early: Rc<Vec<(PointKey, PointOutcome)>>,
@@ -69,6 +81,7 @@ impl Curve {
             transfers: valid.as_ref().map_or(0, transfers_of),
             points: Rc::new(Vec::new()),
             todo: Rc::new(chart_points(scenario)),
+            skipped: Rc::new(Vec::new()),
             early: Rc::new(Vec::new()),
             job: None,
             generation,
@@ -82,6 +95,26 @@ impl Curve {
 
     pub fn is_complete(&self) -> bool {
         self.todo.is_empty()
+    }
+
+    /// The sizes of each curve left off (`skipped`: beyond what the page simulates at this
+    /// scale), as runs of consecutive chart sizes. A collective of one curve (not AllReduce) is
+    /// named by what ran, else itself.
+    pub fn left_off(&self) -> Vec<Gap> {
+        let sizes = chart_sizes();
+        let only =
+            self.points.first().map_or(self.scenario.collective.nccl_name(), |p| p.algorithm.nccl_name());
+        let mut runs: Vec<Gap> = Vec::new();
+        for &(size, algorithm) in self.skipped.iter() {
+            let name = algorithm.map_or(only, Algorithm::nccl_name);
+            let Some(index) = sizes.iter().position(|&s| s == size) else { continue };
+            let (open, previous) = (index + 1 == sizes.len(), index.checked_sub(1).map(|i| sizes[i]));
+            match runs.iter_mut().find(|r| r.curve == name && Some(r.last) == previous) {
+                Some(run) => (run.last, run.open) = (size, open),
+                None => runs.push(Gap { curve: name.to_string(), first: size, last: size, open }),
+            }
+        }
+        runs
     }
 
     /// Points neither shown nor waiting their turn, in chart order: what a thread may take.
@@ -121,14 +154,18 @@ impl Curve {
         early.retain(|(k, _)| *k != key);
         early.push((key, outcome));
         let (mut points, mut todo) = ((*self.points).clone(), (*self.todo).clone());
+        let mut skipped = (*self.skipped).clone();
         let mut stopped = None;
         while let Some(&front) = todo.first() {
             let Some(at) = early.iter().position(|(k, _)| *k == front) else { break };
             let (_, outcome) = early.remove(at);
             todo.remove(0);
             match outcome {
-                PointOutcome::Point(point) => points.push(point),
-                PointOutcome::Skipped => {}
+                // A forced tree beyond the page runs the best ring row: not this curve's point.
+                PointOutcome::Point(point) if front.1.is_none_or(|a| a == point.algorithm) => {
+                    points.push(point)
+                }
+                PointOutcome::Point(_) | PointOutcome::Skipped => skipped.push(front),
                 PointOutcome::Stopped(message) => {
                     stopped = Some(message);
                     todo.clear();
@@ -141,6 +178,7 @@ impl Curve {
         let next = Curve {
             points: Rc::new(points),
             todo: Rc::new(todo),
+            skipped: Rc::new(skipped),
             early: Rc::new(early),
             job,
             ..self.clone()

@@ -273,3 +273,49 @@ fn a_looping_figure_holds_its_end_then_plays_again() {
     assert_eq!(s.playhead, SimTime::ZERO, "and back to the start");
     assert!(s.playing);
 }
+
+/// A curve's points left off (beyond the page, or a forced tree that ran the best ring row
+/// instead) are said as runs of consecutive sizes, per curve, and never drawn on another's.
+#[test]
+fn a_curve_says_which_of_its_sizes_it_left_off() {
+    let scenario = Scenario { nodes: 2, nvls: true, ..page_demo() };
+    let curve = Curve::of(&scenario, 0);
+    let keys: Vec<PointKey> = curve.todo.to_vec();
+    assert!(keys.contains(&(1 << 30, Some(Algorithm::NvlsTree))), "NVLSTree is drawn across H100 nodes");
+    let valid = scenario.validate().unwrap();
+    let template = fabricscope::sweep_size(&valid, 1 << 20, false).unwrap();
+    let mut curve = curve;
+    for &(size, algorithm) in &keys {
+        let point = |ran: Algorithm| {
+            PointOutcome::Point(fabricscope::SweepPoint {
+                size_bytes: size,
+                algorithm: ran,
+                ..template.clone()
+            })
+        };
+        let outcome = match (size, algorithm) {
+            (s, Some(Algorithm::NvlsTree)) if s >= 32 << 20 => PointOutcome::Skipped,
+            (1024, Some(Algorithm::Tree)) => PointOutcome::Skipped,
+            (4096, Some(Algorithm::Tree)) => point(Algorithm::Ring),
+            (_, ran) => point(ran.unwrap_or(Algorithm::Ring)),
+        };
+        curve = curve.with(0, (size, algorithm), outcome).expect("a point still to show").0;
+    }
+    assert!(curve.is_complete());
+    let ring_points = curve.points.iter().filter(|p| p.algorithm == Algorithm::Ring).count();
+    assert_eq!(ring_points, chart_sizes().len(), "the ring row a forced tree ran is not drawn");
+    let gaps: Vec<(String, u64, u64, bool)> =
+        curve.left_off().into_iter().map(|g| (g.curve, g.first, g.last, g.open)).collect();
+    assert_eq!(
+        gaps,
+        vec![
+            ("Tree".to_string(), 1024, 1024, false),
+            ("Tree".to_string(), 4096, 4096, false),
+            ("NVLSTree".to_string(), 32 << 20, 4 << 30, true),
+        ]
+    );
+    assert_eq!(
+        crate::i18n::chart_left_off(Lang::En, gaps.iter().map(|g| (g.0.as_str(), g.1, g.2, g.3))),
+        "Left off the chart, beyond what the page simulates at this scale: Tree 1 KiB; Tree 4 KiB; NVLSTree from 32 MiB."
+    );
+}
