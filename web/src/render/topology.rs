@@ -174,9 +174,6 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         ctx.stroke();
         ctx.set_fill_style_str(palette.muted);
         if tile {
-            ctx.set_font("9px system-ui, sans-serif");
-            ctx.fill_text(&node.to_string(), rect.x + 3.0, rect.y + rect.h - 8.0);
-            ctx.set_font("600 12px system-ui, sans-serif");
             continue;
         }
         // A rack says what it is built of.
@@ -207,8 +204,13 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         };
         ctx.fill_text(&label, rect.x + 8.0, rect.y + 14.0);
     }
-    // A rack's compute trays: each frames its GPUs, host chips and NICs.
+    // Each tile's number, in one font (set twice per tile, 256 font changes a frame at 128 nodes).
     ctx.set_font("9px system-ui, sans-serif");
+    ctx.set_fill_style_str(palette.muted);
+    for (node, rect) in layout.nodes.iter().enumerate().filter(|&(node, _)| layout.is_tile(node as u32)) {
+        ctx.fill_text(&node.to_string(), rect.x + 3.0, rect.y + rect.h - 8.0);
+    }
+    // A rack's compute trays: each frames its GPUs, host chips and NICs.
     ctx.set_line_width(1.0);
     for (k, tray) in layout.trays.iter().enumerate() {
         rounded(ctx, tray, 4.0);
@@ -224,33 +226,40 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         }
     }
 
-    // Links, idle ones first so busy ones draw on top.
-    let mut order: Vec<usize> = (0..layout.links.len()).filter(|&i| layout.is_drawn(i)).collect();
-    order.sort_by(|&a, &b| scene.utilisation[a].total_cmp(&scene.utilisation[b]));
+    // Links: the idle ones first, in one path per style (a compact cluster's thousands of
+    // idle cables were a stroke each: 2,300 strokes a frame at 1,024 GPUs, now about 150), then the busy ones, least
+    // busy first so the busiest draw on top.
+    let drawn: Vec<usize> = (0..layout.links.len()).filter(|&i| layout.is_drawn(i)).collect();
+    let dimmed = |i: usize| {
+        !scene.pointed.kinds.is_empty()
+            && !scene.pointed.kinds.contains(&topology.link(fabricscope::topology::LinkId(i as u32)).kind)
+    };
+    // A compact cluster has thousands of cables: thin, and the idle ones faint.
+    let (busy_width, idle_width, idle_alpha) =
+        if layout.compact { (1.0, 0.8, 0.35) } else { (2.0, 1.5, 1.0) };
     ctx.set_line_cap("round");
-    for i in order {
-        let line = &layout.links[i];
-        let u = scene.utilisation[i];
-        polyline(ctx, line);
-        let dimmed = !scene.pointed.kinds.is_empty()
-            && !scene.pointed.kinds.contains(&topology.link(fabricscope::topology::LinkId(i as u32)).kind);
-        // A compact cluster has thousands of cables: thin, and the idle ones faint.
-        let (busy_width, idle_width, idle_alpha) =
-            if layout.compact { (1.0, 0.8, 0.35) } else { (2.0, 1.5, 1.0) };
-        ctx.set_global_alpha(if dimmed {
-            0.2
-        } else if u > 1e-9 {
-            1.0
-        } else {
-            idle_alpha
-        });
-        if u > 1e-9 {
-            ctx.set_stroke_style_str(&utilisation_colour(u));
-            ctx.set_line_width(busy_width + if layout.compact { 2.0 } else { 3.0 } * u);
-        } else {
-            ctx.set_stroke_style_str(palette.idle_link);
-            ctx.set_line_width(idle_width);
+    ctx.set_stroke_style_str(palette.idle_link);
+    ctx.set_line_width(idle_width);
+    for dim in [false, true] {
+        let mut idle = drawn.iter().filter(|&&i| scene.utilisation[i] <= 1e-9 && dimmed(i) == dim).peekable();
+        if idle.peek().is_none() {
+            continue;
         }
+        ctx.set_global_alpha(if dim { 0.2 } else { idle_alpha });
+        ctx.begin_path();
+        for &i in idle {
+            line_along(ctx, &layout.links[i]);
+        }
+        ctx.stroke();
+    }
+    let mut busy: Vec<usize> = drawn.into_iter().filter(|&i| scene.utilisation[i] > 1e-9).collect();
+    busy.sort_by(|&a, &b| scene.utilisation[a].total_cmp(&scene.utilisation[b]));
+    for i in busy {
+        let u = scene.utilisation[i];
+        polyline(ctx, &layout.links[i]);
+        ctx.set_global_alpha(if dimmed(i) { 0.2 } else { 1.0 });
+        ctx.set_stroke_style_str(&utilisation_colour(u));
+        ctx.set_line_width(busy_width + if layout.compact { 2.0 } else { 3.0 } * u);
         ctx.stroke();
     }
     ctx.set_global_alpha(1.0);
@@ -519,6 +528,11 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
 /// A new path along `line`'s points (stroked by the caller).
 fn polyline<S: Surface>(ctx: &S, line: &[(f64, f64)]) {
     ctx.begin_path();
+    line_along(ctx, line);
+}
+
+/// `line`'s points added to the current path, as a piece of its own.
+fn line_along<S: Surface>(ctx: &S, line: &[(f64, f64)]) {
     for (k, &(x, y)) in line.iter().enumerate() {
         if k == 0 {
             ctx.move_to(x, y);
