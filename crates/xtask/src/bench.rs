@@ -213,10 +213,13 @@ pub fn bench() -> Result<()> {
     ));
     let chart = |nodes: u32| {
         let name = format!("chart-{nodes}-nodes");
+        let range = (ms(&name, "min_ms").unwrap_or(f64::NAN), ms(&name, "max_ms").unwrap_or(f64::NAN));
         match (ms(&name, "ms"), ms(&name, "longest_task_ms"), ms(&name, "workers"), ms(&name, "points")) {
             (Some(filled), Some(task), Some(workers), Some(points)) => format!(
-                "{:.1} s for {points} points on {workers} worker{}; longest main-thread task after the first result {task:.0} ms",
+                "{:.1} s (median of 3, {:.1}-{:.1} s) for {points} points on {workers} worker{}; longest main-thread task after the first result {task:.0} ms",
                 filled / 1e3,
+                range.0 / 1e3,
+                range.1 / 1e3,
                 if workers == 1.0 { "" } else { "s" }
             ),
             _ => "not run".into(),
