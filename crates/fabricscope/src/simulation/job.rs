@@ -156,7 +156,7 @@ impl Job {
         {
             Some(Ok(stage)) => stage,
             Some(Err(error)) => Job::not_steady(scenario, mode, lean, error, topology),
-            None => Job::exact(scenario, topology, lean, point && !hashed && mode == Mode::Auto),
+            None => Job::exact(scenario, topology, lean, light(point, hashed, mode)),
         }
     }
 
@@ -535,7 +535,7 @@ impl Job {
     /// No steady state: the whole ring where the engine can run it (`Mode::Auto`), else the error.
     fn unsettled(&self, steady: SteadyPlan, topology: Topology) -> Stage {
         if matches!(self.mode, Mode::Auto | Mode::Fluid) && steady.total_transfers <= MAX_TRANSFERS {
-            let light = self.point && !self.hashed && self.mode == Mode::Auto;
+            let light = light(self.point, self.hashed, self.mode);
             return Job::exact(&self.scenario, topology, self.lean, light);
         }
         Stage::Done(Some(Err(too_big(self.scenario.scenario(), steady.total_transfers, &format!(
@@ -573,6 +573,12 @@ impl Job {
 pub(super) fn run_settings(schedule: &mut Schedule, scenario: &ValidScenario) {
     schedule.latency = scenario.scenario().latency;
     schedule.exposed_network = scenario.preset().gpus_per_node == 1;
+}
+
+/// Whether a job runs light (`Job::exact`): a chart's point (unhashed, `Auto`), which builds
+/// only the channels that run for all of a forced ring or tree.
+fn light(point: bool, hashed: bool, mode: Mode) -> bool {
+    point && !hashed && mode == Mode::Auto
 }
 
 /// The class of a node's GPU-to-GPU links (PCIe, else NVLink): the tuner's intra-node term.
