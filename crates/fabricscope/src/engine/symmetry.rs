@@ -394,7 +394,7 @@ impl Symmetry {
     /// transfers that run alone: channel k + j·stride is σ^j's image of channel k, so link l
     /// carries what σ^-j(l) carries in them, summed over j below σ's order; over l's orbit
     /// (of size o) that is order / o times the orbit's bytes, in integers: the whole's, to the
-    /// byte (a tuner's bound from the channels that run, `plan::Bound::of_link_bytes`).
+    /// byte (a tuner's bound from the channels that run, `plan::Bound::of_paths`).
     pub fn whole_link_bytes(&self, zero: &[u64]) -> Vec<u64> {
         let mut orbit_bytes = vec![0u64; zero.len()];
         for (l, &bytes) in zero.iter().enumerate() {

@@ -14,7 +14,7 @@
 //! one figure, counts latency per step rather than along the slowest chain of data, and uses
 //! NCCL's rounded protocol factors; the engine moves every chunk over real routes.
 
-use crate::collective::{Algorithm, Hop, Protocol, Schedule};
+use crate::collective::{Algorithm, Hop, Protocol, Schedule, Transfer};
 use crate::routing::Router;
 use crate::scenario::{Collective, LatencyModel};
 use crate::topology::{LinkId, LinkKind, Topology};
@@ -97,10 +97,38 @@ impl Bound {
         }
     }
 
-    /// The bound of a schedule in one phase whose links carry `bytes` (each link's, as routing
-    /// every transfer would add them up: `engine::symmetry::Symmetry::whole_link_bytes`).
-    pub fn of_link_bytes(bytes: Vec<u64>) -> Bound {
-        Bound { bytes: vec![bytes], next: 0, routes: Routes::default() }
+    /// The bound of `schedule` whose transfers follow `paths` (one each, in order: routes a
+    /// proof already made), each phase's link bytes then carried by `spread` to those of the
+    /// whole the transfers stand for (`engine::symmetry::Symmetry::whole_link_bytes`).
+    pub fn of_paths(
+        topology: &Topology,
+        schedule: &Schedule,
+        paths: &[Vec<LinkId>],
+        spread: impl Fn(&[u64]) -> Vec<u64>,
+    ) -> Bound {
+        let mut bound = Bound::new(topology, schedule);
+        for (t, path) in schedule.transfers.iter().zip(paths) {
+            Bound::carry(&mut bound.bytes, topology, schedule, t, path);
+        }
+        bound.bytes = bound.bytes.iter().map(|phase| spread(phase)).collect();
+        bound.next = schedule.transfers.len();
+        bound
+    }
+
+    /// Transfer `t`'s bytes added to each link of `route` in `bytes`, in its phase. The
+    /// protocol's own factor is the tuner's (`tuner_efficiency`); a switch hop's is here.
+    fn carry(
+        bytes: &mut [Vec<u64>],
+        topology: &Topology,
+        schedule: &Schedule,
+        t: &Transfer,
+        route: &[LinkId],
+    ) {
+        let phase = schedule.phase_starts.iter().filter(|&&start| t.step >= start).count();
+        let hop_bytes = t.hop.carried(t.bytes(), topology.nvls_efficiency);
+        for link in route {
+            bytes[phase][link.index()] += hop_bytes;
+        }
     }
 
     /// Routes up to `transfers` more of `schedule`'s transfers; true once all are.
@@ -111,12 +139,9 @@ impl Bound {
         router: &mut Router,
         transfers: usize,
     ) -> bool {
-        let phase = |step: u32| schedule.phase_starts.iter().filter(|&&start| step >= start).count();
         let load = vec![0u32; topology.n_links()];
         let end = self.next.saturating_add(transfers).min(schedule.transfers.len());
         for t in &schedule.transfers[self.next..end] {
-            // The protocol's own factor is the tuner's (`tuner_efficiency`); a switch hop's is here.
-            let hop_bytes = t.hop.carried(t.bytes(), topology.nvls_efficiency);
             if self.routes.len() >= KEPT_ROUTES {
                 self.routes.clear();
             }
@@ -124,10 +149,7 @@ impl Bound {
                 .routes
                 .entry((t.src, t.dst, t.channel, t.hop))
                 .or_insert_with(|| router.route_transfer(t, &load));
-            let bytes = &mut self.bytes[phase(t.step)];
-            for link in route.iter() {
-                bytes[link.index()] += hop_bytes;
-            }
+            Bound::carry(&mut self.bytes, topology, schedule, t, route);
         }
         self.next = end;
         end == schedule.transfers.len()

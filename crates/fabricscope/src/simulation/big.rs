@@ -2,7 +2,7 @@
 //! schedule, weighed from one step or one chunk, and the steady-state search's run.
 
 use super::exact::{first_step_symmetry, whole_stage};
-use super::job::{intra_link, run_settings, too_big, Plan, Stage, SteadyPlan, Then};
+use super::job::{run_settings, too_big, Plan, Stage, SteadyPlan, Then};
 use super::rotate::rotated_ring;
 use super::rotate::Unfold;
 use super::weigh::{one_chunk_count, static_policy, Weigh};
@@ -11,7 +11,7 @@ use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::limits::{MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
-    bandwidth_bound_ns, pick as pick_row, tune, ValidScenario, LEAST_SHOWN_STEPS, STEADY_FIRST_STEPS,
+    bandwidth_bound_ns, pick as pick_row, ValidScenario, LEAST_SHOWN_STEPS, STEADY_FIRST_STEPS,
     STEADY_SEARCH_STEPS,
 };
 use crate::routing::Router;
@@ -120,11 +120,8 @@ pub(super) fn decide(
     let count = s.count();
     let rings = &scenario.preset().rings;
     let channels = scenario.channels();
-    let intra = intra_link(scenario);
     let fits = |algorithm: Algorithm| tree_transfers(scenario, algorithm) <= tree_limit.min(MAX_TRANSFERS);
-    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
-    let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
+    let (plan, pick) = Plan::tuned(scenario, bounds);
     if trees.contains(&pick.algorithm) && !fits(pick.algorithm) {
         // A tree wins but is too big to build whole: a sweep's point runs the channels that
         // stand for all (`tree_channels`), built alone, where they fold; else the best ring row

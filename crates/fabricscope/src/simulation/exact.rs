@@ -2,7 +2,7 @@
 //! built and routed for its bound a bounded piece per poll, then the pick run whole
 //! (`whole_stage`), folded by its channels and, for a ring, a rotation where they are proved.
 
-use super::job::{intra_link, run_settings};
+use super::job::run_settings;
 use super::rotate::Unfold;
 use super::stage::{Plan, Stage, Then};
 use super::weigh::Weigh;
@@ -10,7 +10,7 @@ use super::Mode;
 use crate::collective::{Algorithm, Schedule};
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
-use crate::plan::{pick as pick_row, tune, ValidScenario};
+use crate::plan::ValidScenario;
 use crate::scenario::Collective;
 use crate::topology::Topology;
 
@@ -126,15 +126,12 @@ pub(super) fn plan_step(
         let weigh = Box::new(Weigh::start(scenario, algorithm, s.count()));
         return Stage::Planning { topology, todo, built, bounds, pending: Some(weigh) };
     }
-    let intra = intra_link(scenario);
-    let tuning = tune(s.collective, scenario.n_ranks(), s.nodes, s.size_bytes, &bounds, intra, s.latency);
     // NCCL_ALGO and NCCL_PROTO narrow the tuner's choice; it picks among what is left.
-    let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let (plan, pick) = Plan::tuned(scenario, bounds);
     let chosen = built.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
     let mut schedule = built.swap_remove(chosen);
     schedule.protocol = s.protocol.unwrap_or(pick.protocol);
     run_settings(&mut schedule, scenario);
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
     whole_stage(scenario, topology, schedule, plan, matches!(mode, Mode::Auto | Mode::Symmetric))
 }
 
@@ -242,25 +239,37 @@ fn whole_tree_symmetry(
     topology: &Topology,
     schedule: &Schedule,
 ) -> Option<Symmetry> {
+    if schedule.n_channels != scenario.channels() {
+        return None;
+    }
+    let (small, proof) = one_chunk_proof(scenario, topology, schedule.algorithm)?;
+    proof.first_channels(&small, schedule)
+}
+
+/// A tree's channel symmetry proved on its one-chunk schedule (kept, for
+/// `Symmetry::first_channels` to carry the proof to every chunk): Tree or NVLSTree AllReduce
+/// whose channels have equal lengths and more than one chunk each; `None` otherwise.
+pub(super) fn one_chunk_proof(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    algorithm: Algorithm,
+) -> Option<(Schedule, Symmetry)> {
     let s = scenario.scenario();
     let channels = scenario.channels();
     let small = super::weigh::one_chunk_count(scenario);
-    let tree = matches!(schedule.algorithm, Algorithm::Tree | Algorithm::NvlsTree);
-    let whole = s.collective == Collective::AllReduce && schedule.n_channels == channels;
-    if !tree || !whole || s.count() % channels as u64 != 0 || s.count() <= small {
+    let tree = matches!(algorithm, Algorithm::Tree | Algorithm::NvlsTree);
+    if !tree
+        || s.collective != Collective::AllReduce
+        || s.count() % channels as u64 != 0
+        || s.count() <= small
+    {
         return None;
     }
     let rings = &scenario.preset().rings;
-    let one_chunk = crate::collective::schedule_with(
-        s.collective,
-        schedule.algorithm,
-        s.nodes,
-        rings,
-        small,
-        channels,
-        s.root,
-    );
-    Symmetry::find_strided(topology, &one_chunk, scenario.policy())?.first_channels(&one_chunk, schedule)
+    let one_chunk =
+        crate::collective::schedule_with(s.collective, algorithm, s.nodes, rings, small, channels, s.root);
+    let proof = Symmetry::find_strided(topology, &one_chunk, scenario.policy())?;
+    Some((one_chunk, proof))
 }
 
 /// A sweep's point of a ring forced (`Job::point`, unhashed: the busbw chart's) whose steps all
@@ -290,10 +299,8 @@ pub(super) fn ring_point(scenario: &ValidScenario, topology: Topology, lean: boo
     let mut router = crate::routing::Router::for_transfers(&topology, policy, &one.transfers);
     let mut bound = crate::plan::Bound::new(&topology, &one);
     bound.route(&topology, &one, &mut router, usize::MAX);
-    let bounds = vec![(Algorithm::Ring, bound.ns_times(&topology, total as u64))];
-    let intra = intra_link(scenario);
-    let tuning = tune(s.collective, n, s.nodes, s.size_bytes, &bounds, intra, s.latency);
-    let pick = pick_row(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let (plan, pick) =
+        Plan::tuned(scenario, vec![(Algorithm::Ring, bound.ns_times(&topology, total as u64))]);
     let protocol = s.protocol.unwrap_or(pick.protocol);
     let Some(symmetry) = first_step_symmetry(scenario, &topology, one, protocol, total) else {
         return start_exact(scenario, topology, lean);
@@ -304,6 +311,5 @@ pub(super) fn ring_point(scenario: &ValidScenario, topology: Topology, lean: boo
     };
     zero.protocol = protocol;
     run_settings(&mut zero, scenario);
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
     folded_stage(scenario, topology, (symmetry, zero, None), plan)
 }

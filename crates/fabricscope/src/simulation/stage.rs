@@ -9,7 +9,7 @@ use super::weigh::Weigh;
 use super::Simulation;
 use crate::collective::{Algorithm, Schedule};
 use crate::engine;
-use crate::plan::Tuning;
+use crate::plan::{TunerRow, Tuning};
 use crate::scenario::ScenarioError;
 use crate::topology::{LinkKind, Topology};
 use crate::trace::Trace;
@@ -27,6 +27,19 @@ pub(super) struct Plan {
     pub rotated: Option<u32>,
     /// Where the channels fold: how many ran for all (`Symmetry::stride`).
     pub stride: u32,
+}
+
+impl Plan {
+    /// The tuner's table from each algorithm's `bounds`, and its pick among what NCCL_ALGO and
+    /// NCCL_PROTO leave (the table's choice where they leave none): a plan not yet folded.
+    pub fn tuned(scenario: &crate::plan::ValidScenario, bounds: Vec<(Algorithm, f64)>) -> (Plan, TunerRow) {
+        let s = scenario.scenario();
+        let intra = super::job::intra_link(scenario);
+        let (n, size) = (scenario.n_ranks(), s.size_bytes);
+        let tuning = crate::plan::tune(s.collective, n, s.nodes, size, &bounds, intra, s.latency);
+        let pick = crate::plan::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+        (Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 }, pick)
+    }
 }
 
 /// A steady-state attempt's figures (`Steady`).

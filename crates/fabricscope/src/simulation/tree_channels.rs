@@ -126,55 +126,28 @@ pub(super) fn tree_point(
     topology: &Topology,
 ) -> Option<(Symmetry, Schedule, Plan)> {
     let s = scenario.scenario();
-    let (count, channels) = (s.count(), scenario.channels());
-    let algorithm = s.algorithm.filter(|a| matches!(a, Algorithm::Tree | Algorithm::NvlsTree))?;
-    let one_chunk = super::weigh::one_chunk_count(scenario);
+    let algorithm = s.algorithm?;
     // The proof needs static routes on a lossless fabric (`Symmetry::find_strided`).
     let provable =
         scenario.policy().routing == crate::catalog::Routing::Static && topology.congested_efficiency == 1.0;
-    if !provable
-        || s.collective != crate::scenario::Collective::AllReduce
-        || count % channels as u64 != 0
-        || count <= one_chunk
-    {
+    if !provable {
         return None;
     }
+    let (small, proof) = super::exact::one_chunk_proof(scenario, topology, algorithm)?;
     let rings = &scenario.preset().rings;
-    let small = crate::collective::schedule_with(
-        s.collective,
-        algorithm,
-        s.nodes,
-        rings,
-        one_chunk,
-        channels,
-        s.root,
-    );
-    let proof = Symmetry::find_strided(topology, &small, scenario.policy())?;
-    let mut builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, count, channels)?;
+    let mut builder =
+        ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), scenario.channels())?;
     while !builder.advance_to(proof.stride()) {}
     let mut built = builder.finish();
     let symmetry = proof.first_channels(&small, &built)?;
-    if !built.phase_starts.is_empty() {
-        return None;
-    }
     // The whole's bound: each link's bytes over every channel, as `plan::Bound` routing the
     // whole would add them up (the same routes: a static policy's, which the proof required).
-    let mut bytes = vec![0u64; topology.n_links()];
-    for (t, path) in built.transfers.iter().zip(symmetry.channel_zero_paths()) {
-        let carried = t.hop.carried(t.bytes(), topology.nvls_efficiency);
-        for link in path {
-            bytes[link.index()] += carried;
-        }
-    }
-    let bound = crate::plan::Bound::of_link_bytes(symmetry.whole_link_bytes(&bytes)).ns(topology);
-    let bounds = vec![(algorithm, bound)];
-    let intra = super::job::intra_link(scenario);
-    let n = scenario.n_ranks();
-    let tuning = crate::plan::tune(s.collective, n, s.nodes, s.size_bytes, &bounds, intra, s.latency);
-    let pick = crate::plan::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
+    let paths = symmetry.channel_zero_paths();
+    let bound =
+        crate::plan::Bound::of_paths(topology, &built, paths, |bytes| symmetry.whole_link_bytes(bytes));
+    let (plan, pick) = Plan::tuned(scenario, vec![(algorithm, bound.ns(topology))]);
     built.protocol = s.protocol.unwrap_or(pick.protocol);
     run_settings(&mut built, scenario);
-    let plan = Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 };
     Some((symmetry, built, plan))
 }
 
