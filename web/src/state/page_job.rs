@@ -5,7 +5,7 @@
 //! natively `now_ms` reads 0 and a slice ends after a fixed number of polls instead. The slices
 //! run in the page's effects (`slices`), never in a reducer.
 
-use fabricscope::collective::{Algorithm, Protocol};
+use fabricscope::collective::Algorithm;
 use fabricscope::{sweep_sizes, Collective, Job, Scenario, Simulation};
 
 pub use fabricscope::plan::{PAGE_BUDGET, PAGE_MAX_TRANSFERS};
@@ -54,22 +54,19 @@ pub fn chart_sizes() -> Vec<u64> {
 pub fn chart_points(scenario: &Scenario) -> Vec<(u64, Option<Algorithm>)> {
     let algorithms: Vec<Option<Algorithm>> = if scenario.collective == Collective::AllReduce {
         // NVLS (one node) or NVLSTree (across nodes: NCCL's pick for large messages on H100 and
-        // B200 nodes), and CollNet, too where they may run, are enabled, and run with the
-        // protocol NCCL_PROTO forces (NVLS and NVLSTree Simple alone, CollNet not LL128).
-        let valid = scenario.validate().ok();
+        // B200 nodes), and CollNet where it is enabled, too: each where NCCL_ALGO may force it on
+        // hardware that validates, as validation says (it runs here, it is enabled, with the
+        // protocol NCCL_PROTO forces); one beyond the engine's limit is drawn with its points
+        // left off, as Ring's and Tree's are.
+        let valid = scenario.validate().is_ok();
+        let forced = |algorithm: Algorithm| {
+            let forced = Scenario { algorithm: Some(algorithm), ..scenario.clone() };
+            valid && forced.validate().err().is_none_or(|errors| errors.iter().all(|e| e.field == "nodes"))
+        };
         let mut list = vec![Some(Algorithm::Ring), Some(Algorithm::Tree)];
-        let simple = scenario.protocol.is_none_or(|p| p == Protocol::Simple);
-        let nvls = scenario.nvls && simple;
-        if nvls && valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_supported) {
-            list.push(Some(Algorithm::Nvls));
-        }
-        if nvls && valid.as_ref().is_some_and(fabricscope::ValidScenario::nvls_tree_supported) {
-            list.push(Some(Algorithm::NvlsTree));
-        }
-        let collnet = scenario.collnet && scenario.protocol != Some(Protocol::Ll128);
-        if collnet && valid.as_ref().is_some_and(fabricscope::ValidScenario::sharp_supported) {
-            list.push(Some(Algorithm::CollNet));
-        }
+        let collnet = scenario.collnet.then_some(Algorithm::CollNet);
+        let more = [Algorithm::Nvls, Algorithm::NvlsTree].into_iter().chain(collnet);
+        list.extend(more.filter(|&a| forced(a)).map(Some));
         list
     } else {
         vec![None]
