@@ -5,9 +5,10 @@
 //! trace's hash streamed from a run folded by its channels) against the row of the lean job's
 //! expanded trace.
 
-use fabricscope::collective::Algorithm;
-use fabricscope::plan::{Budget, ENGINE_BUDGET};
-use fabricscope::scenario::{Fault, FaultKind};
+use fabricscope::catalog::Technology;
+use fabricscope::collective::{transfer_count_with, Algorithm};
+use fabricscope::plan::{Admission, Budget, ENGINE_BUDGET, PAGE_BUDGET};
+use fabricscope::scenario::{FabricConfig, Fault, FaultKind};
 use fabricscope::{sweep_point, Job, Mode, Scenario, SweepPoint};
 
 fn row(s: &Scenario, budget: Budget) -> SweepPoint {
@@ -121,5 +122,49 @@ fn the_page_says_when_the_command_line_runs_the_tree_it_could_not_show() {
             let row = row(&s, ENGINE_BUDGET);
             assert_eq!((row.algorithm, row.method.name()), (Algorithm::NvlsTree, "exact by symmetry"));
         }
+    }
+}
+
+#[test]
+fn a_forced_tree_beyond_the_engine_runs_as_a_sweeps_point_from_its_first_channels() {
+    // 128 DGX H100 at NCCL's 8 channels, NVLSTree forced: 2,488,320 transfers whole, beyond the
+    // engine's limit; channels 0 and 1 (622,080) stand for all, so validation admits it as a
+    // sweep's point. The page's budget admits neither; a run to show says why not.
+    let s = Scenario {
+        nodes: 128,
+        size_bytes: 128 << 20,
+        algorithm: Some(Algorithm::NvlsTree),
+        ..Scenario::default_demo()
+    };
+    let valid = s.validate().expect("admitted from its first channels");
+    assert_eq!(valid.admit(ENGINE_BUDGET), Admission::Channels { transfers: 2_488_320 });
+    assert_eq!(Job::admitted(&valid, PAGE_BUDGET).err(), Some(2_488_320));
+    let shown = fabricscope::simulate_as(&valid, Mode::Auto).unwrap_err();
+    assert!(shown.problem.contains("a sweep's row (fabricscope allreduce) runs it"), "{shown:?}");
+    // Without static routes on a lossless fabric no proof would hold: refused by name.
+    let roce = Scenario { fabric: FabricConfig { technology: Technology::Roce, ..s.fabric.clone() }, ..s };
+    let errors = roce.validate().unwrap_err();
+    assert!(errors[0].problem.contains("more than the engine's limit"), "{errors:?}");
+    // The same path at 8 nodes within a budget of half the whole: the row is the whole tree's,
+    // hash included, and a run to show is refused the same way.
+    for algorithm in [Algorithm::NvlsTree, Algorithm::Tree] {
+        let s = Scenario {
+            nodes: 8,
+            size_bytes: 1 << 30,
+            algorithm: Some(algorithm),
+            ..Scenario::default_demo()
+        };
+        let whole = transfer_count_with(s.collective, s.algorithm, 8, 8, s.count(), 8);
+        assert!(whole >= 100_000, "{algorithm:?}: {whole}");
+        let limit = budget(whole / 2);
+        let whole = row(&s, ENGINE_BUDGET);
+        assert_eq!((whole.algorithm, whole.method.name()), (algorithm, "exact by symmetry"));
+        assert_eq!(row(&s, limit), whole, "{algorithm:?}");
+        let valid = s.validate().unwrap();
+        let shown = Job::within(&valid, Mode::Auto, limit).run().map(|sim| sim.summary.method.name());
+        assert!(
+            shown.is_err_and(|e| e.problem.contains("channels 0 and 1, which stand for all")),
+            "{algorithm:?}"
+        );
     }
 }

@@ -11,6 +11,8 @@
 //!                                                          (a proved period, or extrapolated)
 //!     or an AllReduce the tuner may run as a Tree within budget.transfers
 //!                                                          → Steady  (`simulation`'s big plan)
+//!   a forced Tree or NVLSTree whose channels 0 and 1 stand for all and fit budget.transfers
+//!                                                          → Channels (a sweep's point only)
 //!   otherwise                                              → Refused { transfers }
 //! ```
 
@@ -66,6 +68,11 @@ pub enum Admission {
     Whole,
     /// Too big transfer by transfer, but a ring that may settle, whose search prefix fits.
     Steady,
+    /// Too big whole, but a forced tree (Tree, NVLSTree) whose channels alternate NCCL's two
+    /// trees, so that channels 0 and 1 stand for all and fit (`forced_tree_folds`): a sweep's
+    /// point only (`simulation::tree_channels::tree_point`), never a run to show. Its transfer
+    /// count whole.
+    Channels { transfers: u64 },
     /// Neither: the collective's transfer count.
     Refused { transfers: u64 },
 }
@@ -85,9 +92,28 @@ pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -
         && tree_transfers(scenario, n_ranks, channels, count).is_some_and(|t| t <= budget.transfers);
     if ring || tree {
         Admission::Steady
+    } else if forced_tree_folds(scenario, channels, transfers, budget) {
+        Admission::Channels { transfers }
     } else {
         Admission::Refused { transfers }
     }
+}
+
+/// Whether `scenario` forces a tree (Tree, NVLSTree) of `transfers` whose channels 0 and 1 may
+/// stand for all within `budget`: an AllReduce across nodes over an even number of channels (4 or
+/// more) of equal length, so that they alternate NCCL's two trees; static routes on a lossless
+/// fabric, no fault (what `Symmetry::find_strided` proves the channels' symmetry under; the run
+/// still proves it, and says so by name where a setting breaks it).
+pub fn forced_tree_folds(scenario: &Scenario, channels: u32, transfers: u64, budget: Budget) -> bool {
+    let tree = matches!(scenario.algorithm, Some(Algorithm::Tree | Algorithm::NvlsTree))
+        && scenario.collective == Collective::AllReduce
+        && scenario.nodes > 1;
+    let folds = channels >= 4 && channels % 2 == 0 && scenario.count() % channels as u64 == 0;
+    let technology = scenario.fabric.technology.spec();
+    let provable = scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
+        && technology.congested_efficiency == 1.0
+        && scenario.faults.is_empty();
+    tree && folds && provable && transfers / (channels / 2) as u64 <= budget.transfers
 }
 
 /// Steps of a ring's measuring run, at least (`simulation::fluid`): fewer measure too little.

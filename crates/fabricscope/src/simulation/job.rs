@@ -77,7 +77,9 @@ impl Job {
         match scenario.admit(budget) {
             crate::plan::Admission::Whole => Ok(Job::within(scenario, Mode::Auto, budget)),
             crate::plan::Admission::Steady => Ok(Job::within(scenario, Mode::Steady, budget)),
-            crate::plan::Admission::Refused { transfers } => Err(transfers),
+            // A run from the channels that stand for all is a sweep's point, never one to show.
+            crate::plan::Admission::Channels { transfers }
+            | crate::plan::Admission::Refused { transfers } => Err(transfers),
         }
     }
 
@@ -151,6 +153,9 @@ impl Job {
             Mode::Steady | Mode::Fluid => Some(ring_transfers),
         };
         let topology = scenario.topology();
+        if let Some(stage) = super::tree_channels::forced_beyond(scenario, &topology, tree_limit, point) {
+            return stage;
+        }
         match steady_total
             .map(|total| start_steady(scenario, topology.clone(), total, (tree_limit, lean, point)))
         {

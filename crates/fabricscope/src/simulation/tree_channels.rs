@@ -151,6 +151,49 @@ pub(super) fn tree_point(
     Some((symmetry, built, plan))
 }
 
+/// A forced tree (Tree, NVLSTree) too big to build whole within `limit` (validation admitted
+/// it from its channels that stand for all, `plan::Admission::Channels`): a sweep's point runs
+/// them (`tree_point`; its row's hash streamed from them, `Symmetry::expanded_hash`), exact by
+/// symmetry; a run to show, or a point whose channels do not fold after all, gets an error
+/// that says why. `None` for anything else (the usual plans).
+pub(super) fn forced_beyond(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    limit: u64,
+    point: bool,
+) -> Option<Stage> {
+    let s = scenario.scenario();
+    let algorithm = s.algorithm.filter(|a| matches!(a, Algorithm::Tree | Algorithm::NvlsTree))?;
+    let whole = super::big::tree_transfers(scenario, algorithm);
+    if s.collective != crate::scenario::Collective::AllReduce
+        || s.nodes < 2
+        || whole <= limit.min(crate::limits::MAX_TRANSFERS)
+    {
+        return None;
+    }
+    let name = algorithm.nccl_name();
+    let refused = |why: String| {
+        let problem = format!(
+            "{name} on {} GPUs over {} channels is {whole} transfers, more than the engine simulates one by one ({}); {why}",
+            scenario.n_ranks(),
+            scenario.channels(),
+            limit.min(crate::limits::MAX_TRANSFERS),
+        );
+        Stage::Done(Some(Err(ScenarioError { field: "nodes".into(), problem })))
+    };
+    if !point {
+        return Some(refused(
+            "a sweep's row (fabricscope allreduce) runs it from channels 0 and 1, which stand for all, but a run to show needs every transfer: use fewer nodes or channels, or let the tuner choose".into(),
+        ));
+    }
+    Some(match tree_point(scenario, topology) {
+        Some((symmetry, built, plan)) => super::exact::folded_stage(scenario, topology.clone(), (symmetry, built, None), plan),
+        None => refused(
+            "its channels do not stand for one another here (a setting breaks their symmetry: fewer NICs in use, a link's own rate, leaf groups of different sizes): use fewer nodes or channels".into(),
+        ),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use crate::collective::Algorithm;
