@@ -461,6 +461,9 @@ pub(crate) struct Row {
     /// The tuner's pick where the engine ran another (a Tree too big to simulate here).
     #[serde(skip_serializing_if = "Option::is_none")]
     tuner_pick_not_run: Option<&'static str>,
+    /// NCCL's model's time for that pick [us]: the tuner's prediction, not simulated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tuner_pick_time_us: Option<f64>,
     protocol: &'static str,
     /// The tuner's predicted time [us], beside the engine's.
     tuner_time_us: f64,
@@ -531,6 +534,7 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             root: if s.collective.has_root() { s.root as i32 } else { -1 },
             algorithm: point.algorithm.nccl_name(),
             tuner_pick_not_run: point.tuner_pick_not_run.map(|a| a.nccl_name()),
+            tuner_pick_time_us: point.tuner_pick_time_us,
             protocol: point.protocol.nccl_name(),
             tuner_time_us: point.tuner_time_us,
             trace_hash: point.trace_hash.clone(),

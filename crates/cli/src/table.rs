@@ -65,10 +65,13 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
     // Ours, per size. The page prints the same trace hash under its results.
     out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), how the row was obtained (exact: every transfer simulated; exact by symmetry: channel 0 simulated (channels 0 and 1 where they alternate NCCL's two trees; of a ring that turns by whole nodes, a few nodes' share of it), the others its proved images; steady state: a simulated prefix and its proved period; extrapolated steady state (±3%): a simulated prefix and a per-step time measured on a longer one, within 3% of every transfer simulated), NCCL's model's prediction, the trace hash\n");
     for row in &report.rows {
-        let instead = row
-            .tuner_pick_not_run
-            .map(|pick| format!(" (the tuner picks {pick}, too big to simulate here: the best ring row ran)"))
-            .unwrap_or_default();
+        let instead = match (row.tuner_pick_not_run, row.tuner_pick_time_us) {
+            (Some(pick), Some(model)) => format!(
+                " (the tuner picks {pick}, NCCL's model {model:.2} us for it, too big to simulate here: the best ring row ran)"
+            ),
+            (Some(pick), None) => format!(" (the tuner picks {pick}, too big to simulate here: the best ring row ran)"),
+            _ => String::new(),
+        };
         out.push_str(&format!(
             "# fabricscope size {:>12} B: {} {}{instead}, {}, tuner {:.2} us, trace {}\n",
             row.size_bytes, row.algorithm, row.protocol, row.method, row.tuner_time_us, row.trace_hash

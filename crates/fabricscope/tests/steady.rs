@@ -234,6 +234,20 @@ fn a_thousand_gpus_at_nccls_defaults_run_what_the_tuner_picks_or_say_why_not() {
     assert_eq!(big.schedule.algorithm, fabricscope::collective::Algorithm::Ring);
     assert_eq!(big.tuner_pick_not_run(), Some(fabricscope::collective::Algorithm::NvlsTree));
     assert_eq!(big.summary.method, fabricscope::Method::Extrapolated);
+    // NCCL's model's time for that pick is its row of the tuner's table, not the ring's.
+    let chosen = big.tuning.choice();
+    assert_eq!(chosen.algorithm, fabricscope::collective::Algorithm::NvlsTree);
+    assert_eq!(big.tuner_pick_predicted_ns(), Some(chosen.predicted_ns));
+    let ran = big
+        .tuning
+        .rows
+        .iter()
+        .find(|r| (r.algorithm, r.protocol) == (big.schedule.algorithm, big.schedule.protocol));
+    assert!(
+        ran.is_some_and(|ran| chosen.predicted_ns < ran.predicted_ns),
+        "the tree is the faster by NCCL's model"
+    );
+    assert_eq!(mid.tuner_pick_predicted_ns(), None, "the pick ran");
 }
 
 #[test]

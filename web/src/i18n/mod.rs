@@ -211,23 +211,26 @@ pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
     let line = method_sentence(lang, sim);
     let size = sim.scenario.scenario().size_bytes;
     let command = format!("fabricscope {} --scenario FILE -b {size} -e {size}", sweep_command(sim));
+    // NCCL's own model's time for the pick: the tuner's prediction, said to be one.
+    let model = sim.tuner_pick_predicted_ns().map(fabricscope::units::format_duration_ns).unwrap_or_default();
     match (sim.tuner_pick_not_run(), lang) {
         (None, _) => line,
         (Some(pick), Lang::En) if sim.tuner_pick_may_run_natively() => format!(
-            "{line} The tuner picks {} here, too big for the page at this scale: the best ring row ran instead. The command line may run it, whole or from the channels that stand for all: save this scenario, then `{command}`.",
+            "{line} The tuner picks {} here (NCCL's model: {model}), too big for the page at this scale: the best ring row ran instead. The command line may run it, whole or from the channels that stand for all: save this scenario, then `{command}`.",
             pick.nccl_name()
         ),
         (Some(pick), Lang::Zh) if sim.tuner_pick_may_run_natively() => format!(
-            "{line} 调优器在此选择 {}，但在此规模下对页面过大：改为运行最佳的环形方案。命令行或可运行它（完整运行，或只运行代表全部通道的那几个通道）：保存此场景后运行 `{command}`。",
+            "{line} 调优器在此选择 {}（NCCL 模型预测：{model}），但在此规模下对页面过大：改为运行最佳的环形方案。命令行或可运行它（完整运行，或只运行代表全部通道的那几个通道）：保存此场景后运行 `{command}`。",
             pick.nccl_name()
         ),
         (Some(pick), Lang::En) => format!(
-            "{line} The tuner picks {} here, too big to simulate at this scale: the best ring row ran instead.",
+            "{line} The tuner picks {} here (NCCL's model: {model}), too big to simulate at this scale: the best ring row ran instead.",
             pick.nccl_name()
         ),
-        (Some(pick), Lang::Zh) => {
-            format!("{line} 调优器在此选择 {}，但在此规模下过大无法模拟：改为运行最佳的环形方案。", pick.nccl_name())
-        }
+        (Some(pick), Lang::Zh) => format!(
+            "{line} 调优器在此选择 {}（NCCL 模型预测：{model}），但在此规模下过大无法模拟：改为运行最佳的环形方案。",
+            pick.nccl_name()
+        ),
     }
 }
 

@@ -191,6 +191,14 @@ impl Simulation {
         (s.algorithm.is_none() && pick != self.schedule.algorithm).then_some(pick)
     }
 
+    /// NCCL's model's time [ns] for the tuner's pick that did not run here
+    /// (`tuner_pick_not_run`): the tuner's own prediction, never a simulated figure.
+    pub fn tuner_pick_predicted_ns(&self) -> Option<f64> {
+        self.tuner_pick_not_run()?;
+        let s = self.scenario.scenario();
+        Some(crate::plan::pick(&self.tuning, None, s.protocol).unwrap_or(self.tuning.choice()).predicted_ns)
+    }
+
     /// Whether the tuner's pick that did not run here (`tuner_pick_not_run`) may run as a sweep's
     /// row within the engine's own limits, whole or from the channels that stand for all
     /// (`tree_channels::may_fit`): what the page may say of a run it could not show.

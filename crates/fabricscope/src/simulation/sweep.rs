@@ -27,6 +27,9 @@ pub struct SweepPoint {
     /// The tuner's pick where another algorithm ran (`Simulation::tuner_pick_not_run`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tuner_pick_not_run: Option<crate::collective::Algorithm>,
+    /// NCCL's model's time for that pick [us] (`Simulation::tuner_pick_predicted_ns`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tuner_pick_time_us: Option<f64>,
 }
 
 /// A sweep's point simulated a slice at a time (`Job::point`): `poll` as `Job::poll`, giving
@@ -136,5 +139,6 @@ pub fn sweep_point(sim: &Simulation, hash: bool) -> SweepPoint {
         trace_hash: if hash { sim.hash_hex() } else { String::new() },
         method: sim.summary.method,
         tuner_pick_not_run: sim.tuner_pick_not_run(),
+        tuner_pick_time_us: sim.tuner_pick_predicted_ns().map(|ns| ns / 1e3),
     }
 }
