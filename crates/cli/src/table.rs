@@ -69,7 +69,6 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
             (Some(pick), Some(model)) => format!(
                 " (the tuner picks {pick}, NCCL's model {model:.2} us for it, too big to simulate here: the best ring row ran)"
             ),
-            (Some(pick), None) => format!(" (the tuner picks {pick}, too big to simulate here: the best ring row ran)"),
             _ => String::new(),
         };
         out.push_str(&format!(

@@ -365,3 +365,32 @@ fn compare_reads_a_log_infers_the_cluster_and_fits_it() {
     assert_eq!(code, 2);
     assert!(err.contains("error: log: cannot read no-such.log"), "{err}");
 }
+
+#[test]
+fn a_tree_beyond_the_engine_is_named_with_nccls_model_time_for_it() {
+    // 512 DGX H100, 128 MiB: the tuner's NVLSTree is beyond the engine even from the channels
+    // that stand for all (2 of 8: 2,489,856 transfers); the best ring row runs, and the row names
+    // the pick with NCCL's model's time for it, in the JSON and in the table.
+    let args = ["allreduce", "--nodes", "512", "-b", "128M", "-e", "128M"];
+    let (code, out, err) = fabricscope(&[&args[..], &["--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let row = &report["rows"][0];
+    assert_eq!(
+        (row["algorithm"].as_str(), row["tuner_pick_not_run"].as_str()),
+        (Some("Ring"), Some("NVLSTree"))
+    );
+    let model = row["tuner_pick_time_us"].as_f64().unwrap();
+    let ran = row["time_us"].as_f64().unwrap();
+    assert!(model > 0.0 && model < ran, "NCCL's model {model} us for the tree, the ring row ran {ran} us");
+    let (code, table, _) = fabricscope(&args);
+    assert_eq!(code, 0);
+    assert!(
+        table.contains(&format!("(the tuner picks NVLSTree, NCCL's model {model:.2} us for it, too big")),
+        "{table}"
+    );
+    // Forced, the same tree is refused by name: even its channels 0 and 1 are beyond the engine.
+    let (code, _, err) = fabricscope(&[&args[..], &["--algo", "NVLSTree"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nodes:") && err.contains("more than the engine's limit"), "{err}");
+}

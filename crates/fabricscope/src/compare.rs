@@ -13,7 +13,6 @@
 use crate::logs::LogRun;
 use crate::plan::ValidScenario;
 use crate::scenario::{LinkOverride, Scenario, ScenarioError};
-use crate::simulation::simulate;
 use serde::Serialize;
 
 /// Most sizes of a run the comparison simulates (evenly picked when there are more).
@@ -209,12 +208,14 @@ impl Fitting {
                 let (eff, lat, _) = self.memo[entry];
                 let time = with_class(&self.base, self.class, eff, lat)
                     .validate()
-                    .and_then(|v| v.with_size(self.sizes[size]))
-                    .and_then(|v| simulate(&v).map_err(|e| vec![e]));
+                    // A sweep's point (`sweep_size`): the time alone, the same as a whole
+                    // simulation's (`tests/sweep.rs`), and a forced tree beyond the engine whole
+                    // runs from its channels that stand for all.
+                    .and_then(|v| crate::simulation::sweep_size(&v, self.sizes[size], false));
                 self.simulations += 1;
                 let slot = &mut self.memo[entry].2;
                 match (time, slot.as_mut()) {
-                    (Ok(sim), Ok(times)) => times[size] = Some(sim.summary.time.as_us()),
+                    (Ok(point), Ok(times)) => times[size] = Some(point.time_us),
                     (Err(errors), _) => *slot = Err(errors),
                     (Ok(_), Err(_)) => {}
                 }

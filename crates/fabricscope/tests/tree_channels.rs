@@ -141,10 +141,31 @@ fn a_forced_tree_beyond_the_engine_runs_as_a_sweeps_point_from_its_first_channel
     assert_eq!(Job::admitted(&valid, PAGE_BUDGET).err(), Some(2_488_320));
     let shown = fabricscope::simulate_as(&valid, Mode::Auto).unwrap_err();
     assert!(shown.problem.contains("a sweep's row (fabricscope allreduce) runs it"), "{shown:?}");
-    // Without static routes on a lossless fabric no proof would hold: refused by name.
-    let roce = Scenario { fabric: FabricConfig { technology: Technology::Roce, ..s.fabric.clone() }, ..s };
-    let errors = roce.validate().unwrap_err();
-    assert!(errors[0].problem.contains("more than the engine's limit"), "{errors:?}");
+    // Without static routes on a lossless fabric no proof would hold: refused by name (RoCE,
+    // and InfiniBand said to lose 10% where flows share a link).
+    let roce = FabricConfig { technology: Technology::Roce, ..s.fabric.clone() };
+    let lossy = FabricConfig { congested_efficiency: Some(0.9), ..s.fabric.clone() };
+    for fabric in [roce, lossy] {
+        let errors = Scenario { fabric, ..s.clone() }.validate().unwrap_err();
+        assert!(errors[0].problem.contains("more than the engine's limit"), "{errors:?}");
+    }
+    // A forced Tree is counted as the tree it is (2,095,104 transfers at 128 nodes; its
+    // channels 0 and 1, 523,776), not as the ring the tuner's table would weigh beside it; a
+    // forced Tree within the limit beside a ring beyond it stays refused (CollNet on, so the
+    // ring does not go to the big plan either).
+    let tree = Scenario { algorithm: Some(Algorithm::Tree), size_bytes: 1 << 30, ..s.clone() };
+    assert_eq!(tree.validate().unwrap().admit(ENGINE_BUDGET), Admission::Channels { transfers: 2_095_104 });
+    let collnet = Scenario { nodes: 64, collnet: true, ..tree };
+    assert!(collnet.validate().is_err_and(|errors| errors[0].problem.contains("4186112 transfers")));
+    // 16 nodes within a budget below the whole: forced, the tree gives the tuner's own row.
+    let at16 =
+        |algorithm| Scenario { nodes: 16, size_bytes: 128 << 20, algorithm, ..Scenario::default_demo() };
+    let (forced, tuned) =
+        (row(&at16(Some(Algorithm::NvlsTree)), budget(100_000)), row(&at16(None), budget(100_000)));
+    assert_eq!(
+        (forced.algorithm, forced.time_us, forced.busbw_gbyte_per_s, &forced.trace_hash, forced.method),
+        (tuned.algorithm, tuned.time_us, tuned.busbw_gbyte_per_s, &tuned.trace_hash, tuned.method)
+    );
     // The same path at 8 nodes within a budget of half the whole: the row is the whole tree's,
     // hash included, and a run to show is refused the same way.
     for algorithm in [Algorithm::NvlsTree, Algorithm::Tree] {

@@ -110,7 +110,7 @@ pub fn bench() -> Result<()> {
     // optimised code, the engine's speed (`tests/e2e/bench.mjs`). Both are printed.
     let warm = match (ms("wasm-ring-1GiB-64-gpus-warm", "sim_ms"), secs("page-ring-1GiB-64-gpus")) {
         (Some(s), Some(n)) => format!(
-            "warm {:.3} s ({:.1}x; median of 3, {:.3}-{:.3} s); the first run after the page loads: ",
+            "warm {:.3} s ({:.1}x the page's job natively; median of 3, {:.3}-{:.3} s); the first run after the page loads: ",
             s / 1e3,
             s / 1e3 / n,
             ms("wasm-ring-1GiB-64-gpus-warm", "low_ms").unwrap_or(s) / 1e3,

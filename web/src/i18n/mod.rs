@@ -211,9 +211,12 @@ pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
     let line = method_sentence(lang, sim);
     let size = sim.scenario.scenario().size_bytes;
     let command = format!("fabricscope {} --scenario FILE -b {size} -e {size}", sweep_command(sim));
-    // NCCL's own model's time for the pick: the tuner's prediction, said to be one.
-    let model = sim.tuner_pick_predicted_ns().map(fabricscope::units::format_duration_ns).unwrap_or_default();
-    match (sim.tuner_pick_not_run(), lang) {
+    // With NCCL's own model's time for the pick: the tuner's prediction, said to be one.
+    let (pick, model) = match (sim.tuner_pick_not_run(), sim.tuner_pick_predicted_ns()) {
+        (Some(pick), Some(ns)) => (Some(pick), fabricscope::units::format_duration_ns(ns)),
+        _ => (None, String::new()),
+    };
+    match (pick, lang) {
         (None, _) => line,
         (Some(pick), Lang::En) if sim.tuner_pick_may_run_natively() => format!(
             "{line} The tuner picks {} here (NCCL's model: {model}), too big for the page at this scale: the best ring row ran instead. The command line may run it, whole or from the channels that stand for all: save this scenario, then `{command}`.",

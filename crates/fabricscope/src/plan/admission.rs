@@ -69,9 +69,9 @@ pub enum Admission {
     /// Too big transfer by transfer, but a ring that may settle, whose search prefix fits.
     Steady,
     /// Too big whole, but a forced tree (Tree, NVLSTree) whose channels alternate NCCL's two
-    /// trees, so that channels 0 and 1 stand for all and fit (`forced_tree_folds`): a sweep's
-    /// point only (`simulation::tree_channels::tree_point`), never a run to show. Its transfer
-    /// count whole.
+    /// trees, so that channels 0 and 1 stand for all and fit (`tree_channels_provable`): a
+    /// sweep's point only (`simulation::tree_channels::tree_point`), never a run to show. The
+    /// tree's transfer count whole.
     Channels { transfers: u64 },
     /// Neither: the collective's transfer count.
     Refused { transfers: u64 },
@@ -92,28 +92,43 @@ pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -
         && tree_transfers(scenario, n_ranks, channels, count).is_some_and(|t| t <= budget.transfers);
     if ring || tree {
         Admission::Steady
-    } else if forced_tree_folds(scenario, channels, transfers, budget) {
-        Admission::Channels { transfers }
+    } else if let Some(tree) = forced_tree_beyond(scenario, n_ranks, channels, budget) {
+        Admission::Channels { transfers: tree }
     } else {
         Admission::Refused { transfers }
     }
 }
 
-/// Whether `scenario` forces a tree (Tree, NVLSTree) of `transfers` whose channels 0 and 1 may
-/// stand for all within `budget`: an AllReduce across nodes over an even number of channels (4 or
-/// more) of equal length, so that they alternate NCCL's two trees; static routes on a lossless
-/// fabric, no fault (what `Symmetry::find_strided` proves the channels' symmetry under; the run
-/// still proves it, and says so by name where a setting breaks it).
-pub fn forced_tree_folds(scenario: &Scenario, channels: u32, transfers: u64, budget: Budget) -> bool {
-    let tree = matches!(scenario.algorithm, Some(Algorithm::Tree | Algorithm::NvlsTree))
-        && scenario.collective == Collective::AllReduce
-        && scenario.nodes > 1;
+/// The transfers of the tree `scenario` forces (Tree, NVLSTree), whole, where they are beyond
+/// `budget` but channels 0 and 1 may stand for all within it (`tree_channels_provable`): the
+/// tree's own count, not the ring's (a forced tree's sweep point weighs nothing else).
+fn forced_tree_beyond(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -> Option<u64> {
+    let count = scenario.count();
+    let whole = match scenario.algorithm? {
+        Algorithm::Tree => tree_transfers(scenario, n_ranks, channels, count)?,
+        Algorithm::NvlsTree if scenario.collective == Collective::AllReduce && scenario.nodes > 1 => {
+            let g = n_ranks / scenario.nodes.max(1);
+            transfer_count_with(Collective::AllReduce, scenario.algorithm, scenario.nodes, g, count, channels)
+        }
+        _ => return None,
+    };
+    let fits = whole > budget.transfers && whole / (channels / 2).max(1) as u64 <= budget.transfers;
+    (fits && tree_channels_provable(scenario, channels)).then_some(whole)
+}
+
+/// Whether a tree's channels 0 and 1 may stand for all: an even number of channels (4 or more)
+/// of equal length, so that they alternate NCCL's two trees; static routes on a lossless fabric
+/// (the technology's or the scenario's own congested efficiency), no fault: what
+/// `Symmetry::find_strided` proves the channels' symmetry under. The run still proves it, and
+/// says so by name where a setting this does not see breaks it.
+pub fn tree_channels_provable(scenario: &Scenario, channels: u32) -> bool {
     let folds = channels >= 4 && channels % 2 == 0 && scenario.count() % channels as u64 == 0;
     let technology = scenario.fabric.technology.spec();
-    let provable = scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
-        && technology.congested_efficiency == 1.0
-        && scenario.faults.is_empty();
-    tree && folds && provable && transfers / (channels / 2) as u64 <= budget.transfers
+    let efficiency = scenario.fabric.congested_efficiency.unwrap_or(technology.congested_efficiency);
+    folds
+        && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
+        && efficiency == 1.0
+        && scenario.faults.is_empty()
 }
 
 /// Steps of a ring's measuring run, at least (`simulation::fluid`): fewer measure too little.

@@ -1,6 +1,7 @@
 //! Planning: what may run and how. `validate` turns a `Scenario` into a `ValidScenario` (every
 //! field in range, every problem named); `admission` is the one rule for how big a collective
-//! runs whole or as a steady state; `faults` checks the links a scenario breaks; `tuner` predicts each algorithm and protocol the way NCCL's
+//! runs whole, as a steady state, or only as a sweep's point from a tree's channels that
+//! stand for all; `faults` checks the links a scenario breaks; `tuner` predicts each algorithm and protocol the way NCCL's
 //! tuning model does and picks one.
 
 mod admission;
@@ -10,9 +11,9 @@ mod tuner;
 mod validate;
 
 pub use admission::{
-    admit, ring_prefixes_fit, ring_transfers, runs_big, runs_steady, tree_transfers, Admission, Budget,
-    ENGINE_BUDGET, LEAST_MEASURED_STEPS, LEAST_SHOWN_STEPS, PAGE_BUDGET, PAGE_MAX_TRANSFERS, STEADY_ABOVE,
-    STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
+    admit, ring_prefixes_fit, ring_transfers, runs_big, runs_steady, tree_channels_provable, tree_transfers,
+    Admission, Budget, ENGINE_BUDGET, LEAST_MEASURED_STEPS, LEAST_SHOWN_STEPS, PAGE_BUDGET,
+    PAGE_MAX_TRANSFERS, STEADY_ABOVE, STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
 };
 pub use tuner::{bandwidth_bound_ns, pick, tune, Bound, TunerRow, Tuning};
 pub use validate::ValidScenario;

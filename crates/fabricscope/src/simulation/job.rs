@@ -84,7 +84,9 @@ impl Job {
     }
 
     /// `new` for a caller with a smaller budget (the page's): a tree the big plan picks beyond
-    /// `budget.transfers` gives way to the best ring row, which says so.
+    /// `budget.transfers` gives way to the best ring row, which says so; a forced tree beyond it
+    /// runs from its channels that stand for all as a sweep's point, and is refused by name
+    /// otherwise (`tree_channels::forced_beyond`), never swapped for the ring.
     pub fn within(scenario: &ValidScenario, mode: Mode, budget: crate::plan::Budget) -> Job {
         Job {
             scenario: scenario.clone(),
@@ -135,8 +137,9 @@ impl Job {
         super::sweep::PointJob::hashed(Job { lean: true, hashed: true, point: true, ..self })
     }
 
-    /// The first stage: the big plan (`start_steady`) where the collective is too big to plan
-    /// as every algorithm's whole schedule, else the exact plan.
+    /// The first stage: a forced tree beyond `tree_limit` whole from its first channels
+    /// (`tree_channels::forced_beyond`), the big plan (`start_steady`) where the collective is too
+    /// big to plan as every algorithm's whole schedule, else the exact plan.
     fn start(
         scenario: &ValidScenario,
         mode: Mode,

@@ -183,29 +183,30 @@ impl Simulation {
     /// engine at this scale (a Tree too big to simulate) gives way to the best ring row, and
     /// says so here.
     pub fn tuner_pick_not_run(&self) -> Option<Algorithm> {
-        // The pick among what NCCL_PROTO leaves, as the job picked (a forced protocol may rule
-        // the overall choice out).
-        let s = self.scenario.scenario();
-        let pick =
-            crate::plan::pick(&self.tuning, None, s.protocol).unwrap_or(self.tuning.choice()).algorithm;
-        (s.algorithm.is_none() && pick != self.schedule.algorithm).then_some(pick)
+        self.tuner_pick_row_not_run().map(|row| row.algorithm)
     }
 
     /// NCCL's model's time [ns] for the tuner's pick that did not run here
     /// (`tuner_pick_not_run`): the tuner's own prediction, never a simulated figure.
     pub fn tuner_pick_predicted_ns(&self) -> Option<f64> {
-        self.tuner_pick_not_run()?;
+        self.tuner_pick_row_not_run().map(|row| row.predicted_ns)
+    }
+
+    /// The tuner's row of its pick, where another algorithm ran without being forced.
+    fn tuner_pick_row_not_run(&self) -> Option<&crate::plan::TunerRow> {
+        // The pick among what NCCL_PROTO leaves, as the job picked (a forced protocol may rule
+        // the overall choice out).
         let s = self.scenario.scenario();
-        Some(crate::plan::pick(&self.tuning, None, s.protocol).unwrap_or(self.tuning.choice()).predicted_ns)
+        let pick = crate::plan::pick(&self.tuning, None, s.protocol).unwrap_or(self.tuning.choice());
+        (s.algorithm.is_none() && pick.algorithm != self.schedule.algorithm).then_some(pick)
     }
 
     /// Whether the tuner's pick that did not run here (`tuner_pick_not_run`) may run as a sweep's
     /// row within the engine's own limits, whole or from the channels that stand for all
     /// (`tree_channels::may_fit`): what the page may say of a run it could not show.
     pub fn tuner_pick_may_run_natively(&self) -> bool {
-        self.tuner_pick_not_run().is_some_and(|pick| {
-            tree_channels::may_fit(&self.scenario, &self.topology, pick, crate::limits::MAX_TRANSFERS)
-        })
+        self.tuner_pick_not_run()
+            .is_some_and(|pick| tree_channels::may_fit(&self.scenario, pick, crate::limits::MAX_TRANSFERS))
     }
 
     /// The step running at time `t`: the last one whose first transfer was issued by `t`.

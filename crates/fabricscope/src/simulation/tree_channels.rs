@@ -96,25 +96,16 @@ pub(super) fn advance(
 /// and 1 of C run for all and must fit, static routes on a lossless fabric, no fault). The run
 /// still proves the symmetry (`start`), which a setting this does not model may break (fewer
 /// NICs in use, link overrides, leaf groups of different sizes): it says whether to try.
-pub(super) fn may_fit(
-    scenario: &ValidScenario,
-    topology: &Topology,
-    algorithm: Algorithm,
-    limit: u64,
-) -> bool {
-    let s = scenario.scenario();
-    let (count, channels) = (s.count(), scenario.channels());
+pub(super) fn may_fit(scenario: &ValidScenario, algorithm: Algorithm, limit: u64) -> bool {
+    let channels = scenario.channels();
     let whole = super::big::tree_transfers(scenario, algorithm);
     let tree = matches!(algorithm, Algorithm::Tree | Algorithm::NvlsTree);
-    let folds = channels >= 4 && channels % 2 == 0 && count % channels as u64 == 0;
-    let provable = scenario.policy().routing == crate::catalog::Routing::Static
-        && topology.congested_efficiency == 1.0
-        && s.faults.is_empty();
-    tree && (whole <= limit || (folds && provable && least_run(whole, channels) <= limit))
+    let provable = crate::plan::tree_channels_provable(scenario.scenario(), channels);
+    tree && (whole <= limit || (provable && least_run(whole, channels) <= limit))
 }
 
-/// A sweep's point of a tree forced (`Job::point`, unhashed: the busbw chart's) whose channels
-/// fold: the symmetry proved on its one-chunk schedule, the channels that run for all built alone
+/// A sweep's point of a tree forced whose channels fold (`Job::point`: the busbw chart's; and
+/// a forced tree beyond the engine whole, hashed or not, `forced_beyond`): the symmetry proved on its one-chunk schedule, the channels that run for all built alone
 /// (`collective::FirstChannels`), the tuner's bound from their routed bytes spread over σ's
 /// images (`Symmetry::whole_link_bytes`: the whole's bytes on every link, to the byte), the same
 /// run `exact::whole_stage` makes of the whole without building or routing the other channels
@@ -171,13 +162,14 @@ pub(super) fn forced_beyond(
     {
         return None;
     }
+    let limit = limit.min(crate::limits::MAX_TRANSFERS);
     let name = algorithm.nccl_name();
     let refused = |why: String| {
         let problem = format!(
             "{name} on {} GPUs over {} channels is {whole} transfers, more than the engine simulates one by one ({}); {why}",
             scenario.n_ranks(),
             scenario.channels(),
-            limit.min(crate::limits::MAX_TRANSFERS),
+            limit,
         );
         Stage::Done(Some(Err(ScenarioError { field: "nodes".into(), problem })))
     };
@@ -186,10 +178,15 @@ pub(super) fn forced_beyond(
             "a sweep's row (fabricscope allreduce) runs it from channels 0 and 1, which stand for all, but a run to show needs every transfer: use fewer nodes or channels, or let the tuner choose".into(),
         ));
     }
+    if least_run(whole, scenario.channels()) > limit {
+        return Some(refused(
+            "even the channels that stand for all are beyond it: use fewer nodes or channels".into(),
+        ));
+    }
     Some(match tree_point(scenario, topology) {
         Some((symmetry, built, plan)) => super::exact::folded_stage(scenario, topology.clone(), (symmetry, built, None), plan),
         None => refused(
-            "its channels do not stand for one another here (a setting breaks their symmetry: fewer NICs in use, a link's own rate, leaf groups of different sizes): use fewer nodes or channels".into(),
+            "its channels do not stand for one another here (a setting breaks their symmetry: fewer NICs in use, a link's own rate, leaf groups of different sizes, a lossy fabric, a fault): use fewer nodes or channels".into(),
         ),
     })
 }
