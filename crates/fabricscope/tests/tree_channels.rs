@@ -175,9 +175,9 @@ fn a_forced_tree_beyond_the_engine_runs_as_a_sweeps_point_from_its_first_channel
             algorithm: Some(algorithm),
             ..Scenario::default_demo()
         };
-        let whole = transfer_count_with(s.collective, s.algorithm, 8, 8, s.count(), 8);
-        assert!(whole >= 100_000, "{algorithm:?}: {whole}");
-        let limit = budget(whole / 2);
+        let transfers = transfer_count_with(s.collective, s.algorithm, 8, 8, s.count(), 8);
+        assert!(transfers >= 100_000, "{algorithm:?}: {transfers}");
+        let limit = budget(transfers / 2);
         let whole = row(&s, ENGINE_BUDGET);
         assert_eq!((whole.algorithm, whole.method.name()), (algorithm, "exact by symmetry"));
         assert_eq!(row(&s, limit), whole, "{algorithm:?}");

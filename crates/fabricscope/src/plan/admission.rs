@@ -103,17 +103,43 @@ pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -
 /// `budget` but channels 0 and 1 may stand for all within it (`tree_channels_provable`): the
 /// tree's own count, not the ring's (a forced tree's sweep point weighs nothing else).
 fn forced_tree_beyond(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -> Option<u64> {
-    let count = scenario.count();
-    let whole = match scenario.algorithm? {
-        Algorithm::Tree => tree_transfers(scenario, n_ranks, channels, count)?,
-        Algorithm::NvlsTree if scenario.collective == Collective::AllReduce && scenario.nodes > 1 => {
-            let g = n_ranks / scenario.nodes.max(1);
-            transfer_count_with(Collective::AllReduce, scenario.algorithm, scenario.nodes, g, count, channels)
-        }
-        _ => return None,
-    };
-    let fits = whole > budget.transfers && whole / (channels / 2).max(1) as u64 <= budget.transfers;
+    let across = scenario.collective == Collective::AllReduce && scenario.nodes > 1;
+    let whole =
+        tree_algorithm_transfers(scenario, n_ranks, channels, scenario.algorithm?).filter(|_| across)?;
+    let fits = whole > budget.transfers && tree_least_run(whole, channels) <= budget.transfers;
     (fits && tree_channels_provable(scenario, channels)).then_some(whole)
+}
+
+/// Transfers of `algorithm`'s whole tree AllReduce: Tree's where the tuner may run it
+/// (`tree_transfers`), NVLSTree's as built; `None` for any other algorithm.
+pub fn tree_algorithm_transfers(
+    scenario: &Scenario,
+    n_ranks: u32,
+    channels: u32,
+    algorithm: Algorithm,
+) -> Option<u64> {
+    let count = scenario.count();
+    match algorithm {
+        Algorithm::Tree => tree_transfers(scenario, n_ranks, channels, count),
+        Algorithm::NvlsTree => {
+            let g = n_ranks / scenario.nodes.max(1);
+            Some(transfer_count_with(
+                scenario.collective,
+                Some(algorithm),
+                scenario.nodes,
+                g,
+                count,
+                channels,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The fewest transfers a tree of `whole` transfers over `channels` runs from its first
+/// channels: NCCL's trees alternate two shapes, so channels 0 and 1 run for all.
+pub fn tree_least_run(whole: u64, channels: u32) -> u64 {
+    whole / (channels / 2).max(1) as u64
 }
 
 /// Whether a tree's channels 0 and 1 may stand for all: an even number of channels (4 or more)

@@ -95,8 +95,7 @@ pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mu
             weighing.bounds.push((algorithm, bound * count as f64 / small as f64));
             // Kept where channels 0 and 1, which run for all of NCCL's alternating trees, may fit.
             let limit = weighing.tree_limit.min(MAX_TRANSFERS);
-            let least =
-                super::tree_channels::least_run(tree_transfers(scenario, algorithm), scenario.channels());
+            let least = crate::plan::tree_least_run(tree_transfers(scenario, algorithm), scenario.channels());
             if weighing.keep_small && small < count && least <= limit {
                 weighing.small.push(schedule);
             }
@@ -377,16 +376,8 @@ fn ring_symmetry(
 }
 
 /// Transfers of `algorithm`'s whole AllReduce (Tree, NVLSTree) here (`u64::MAX` where the tuner
-/// may not run it).
+/// may not run it, or for another algorithm): `plan::tree_algorithm_transfers`.
 pub(super) fn tree_transfers(scenario: &ValidScenario, algorithm: Algorithm) -> u64 {
-    let s = scenario.scenario();
-    let (count, channels, g) = (s.count(), scenario.channels(), scenario.preset().gpus_per_node);
-    match algorithm {
-        Algorithm::Tree => {
-            crate::plan::tree_transfers(s, scenario.n_ranks(), channels, count).unwrap_or(u64::MAX)
-        }
-        _ => {
-            crate::collective::transfer_count_with(s.collective, Some(algorithm), s.nodes, g, count, channels)
-        }
-    }
+    let (s, n, channels) = (scenario.scenario(), scenario.n_ranks(), scenario.channels());
+    crate::plan::tree_algorithm_transfers(s, n, channels, algorithm).unwrap_or(u64::MAX)
 }

@@ -17,7 +17,7 @@ use super::job::run_settings;
 use super::stage::{Plan, Stage};
 use crate::collective::{Algorithm, FirstChannels, Protocol, Schedule, ScheduleBuilder};
 use crate::engine::symmetry::Symmetry;
-use crate::plan::ValidScenario;
+use crate::plan::{tree_least_run, ValidScenario};
 use crate::scenario::ScenarioError;
 use crate::topology::Topology;
 
@@ -31,12 +31,6 @@ pub(super) struct TreeChannels {
     /// The ring's transfers and the best ring row's protocol, for the ring row should the built
     /// channels not be what the proof covers.
     ring: (u64, Protocol),
-}
-
-/// The fewest transfers a tree of `whole` transfers over `channels` runs from its first
-/// channels: NCCL's trees alternate two shapes, so channels 0 and 1 run for all.
-pub(super) fn least_run(whole: u64, channels: u32) -> u64 {
-    whole / (channels / 2).max(1) as u64
 }
 
 /// The run of `algorithm` from its first channels (the tuner's pick, a tree too big to build whole), from `small`,
@@ -55,7 +49,7 @@ pub(super) fn start(
     let channels = scenario.channels();
     let equal = s.count() % channels as u64 == 0 && small.n_channels == channels;
     // No proof where even channels 0 and 1 are too many.
-    if !equal || small.algorithm != algorithm || least_run(whole, channels) > limit {
+    if !equal || small.algorithm != algorithm || tree_least_run(whole, channels) > limit {
         return None;
     }
     let proof = Symmetry::find_strided(topology, &small, scenario.policy())?;
@@ -101,7 +95,7 @@ pub(super) fn may_fit(scenario: &ValidScenario, algorithm: Algorithm, limit: u64
     let whole = super::big::tree_transfers(scenario, algorithm);
     let tree = matches!(algorithm, Algorithm::Tree | Algorithm::NvlsTree);
     let provable = crate::plan::tree_channels_provable(scenario.scenario(), channels);
-    tree && (whole <= limit || (provable && least_run(whole, channels) <= limit))
+    tree && (whole <= limit || (provable && tree_least_run(whole, channels) <= limit))
 }
 
 /// A sweep's point of a tree forced whose channels fold (`Job::point`: the busbw chart's; and
@@ -156,13 +150,10 @@ pub(super) fn forced_beyond(
     let s = scenario.scenario();
     let algorithm = s.algorithm.filter(|a| matches!(a, Algorithm::Tree | Algorithm::NvlsTree))?;
     let whole = super::big::tree_transfers(scenario, algorithm);
-    if s.collective != crate::scenario::Collective::AllReduce
-        || s.nodes < 2
-        || whole <= limit.min(crate::limits::MAX_TRANSFERS)
-    {
+    let limit = limit.min(crate::limits::MAX_TRANSFERS);
+    if s.collective != crate::scenario::Collective::AllReduce || s.nodes < 2 || whole <= limit {
         return None;
     }
-    let limit = limit.min(crate::limits::MAX_TRANSFERS);
     let name = algorithm.nccl_name();
     let refused = |why: String| {
         let problem = format!(
@@ -178,7 +169,7 @@ pub(super) fn forced_beyond(
             "a sweep's row (fabricscope allreduce) runs it from channels 0 and 1, which stand for all, but a run to show needs every transfer: use fewer nodes or channels, or let the tuner choose".into(),
         ));
     }
-    if least_run(whole, scenario.channels()) > limit {
+    if tree_least_run(whole, scenario.channels()) > limit {
         return Some(refused(
             "even the channels that stand for all are beyond it: use fewer nodes or channels".into(),
         ));
