@@ -63,7 +63,7 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
     }
     out.push_str(&footer(report.avg_busbw_gbyte_per_s, binary));
     // Ours, per size. The page prints the same trace hash under its results.
-    out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), how the row was obtained (exact: every transfer simulated; exact by symmetry: channel 0 simulated (channels 0 and 1 where they alternate NCCL's two trees; of a ring that turns by whole nodes, a few nodes' share of it), the others its proved images; steady state: a simulated prefix and its proved period; extrapolated steady state (±3%): a simulated prefix and a per-step time measured on a longer one, within 3% of every transfer simulated), NCCL's model's prediction, the trace hash\n");
+    out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), how the row was obtained (exact: every transfer simulated; exact by symmetry: channel 0 simulated (channels 0 and 1 where they alternate NCCL's two trees, of an NVLSTree part 0 of each, the others parts images under a turn of the node's GPUs; of a ring that turns by whole nodes, a few nodes' share of it), the others its proved images; steady state: a simulated prefix and its proved period; extrapolated steady state (±3%): a simulated prefix and a per-step time measured on a longer one, within 3% of every transfer simulated), NCCL's model's prediction, the trace hash\n");
     for row in &report.rows {
         let instead = match (row.tuner_pick_not_run, row.tuner_pick_time_us) {
             (Some(pick), Some(model)) => format!(

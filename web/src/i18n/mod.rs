@@ -298,6 +298,23 @@ fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
                 ),
             };
         }
+        if sim.stride == 2 && sim.parts > 1 {
+            let (parts, lanes) = (sim.parts, sim.parts as u64 * channels as u64);
+            return match lang {
+                Lang::En => format!(
+                    "Obtained by exact simulation with the channels' symmetry: NCCL's channels alternate two trees, and each channel's {parts} parts (one per GPU of a node, each crossing the network on its GPU's own NIC) are images of one another under a turn of the node's GPUs, so part 0 of channels 0 and 1, {} transfers, went through the engine and each of the other {} parts is a proved image of one of them on its own GPUs, NICs and links (all {} transfers: every time the same, to the nanosecond, as simulating each).",
+                    2 * one / parts as u64,
+                    lanes - 2,
+                    sim.n_transfers()
+                ),
+                Lang::Zh => format!(
+                    "获得方式：利用通道对称的精确模拟——NCCL 的通道轮流使用两棵树，每个通道的 {parts} 个分片（节点内每块 GPU 一个，各经该 GPU 自己的网卡跨网络）在节点内 GPU 的轮换下互为映像，因此引擎模拟通道 0 和 1 的分片 0，共 {} 个传输，其余 {} 个分片各是其中之一在自身 GPU、网卡和链路上经证明的映像（共 {} 个传输：每个时间都与逐个模拟相同，精确到纳秒）。",
+                    2 * one / parts as u64,
+                    lanes - 2,
+                    sim.n_transfers()
+                ),
+            };
+        }
         if sim.stride == 2 {
             return match lang {
                 Lang::En => format!(

@@ -70,17 +70,21 @@ impl ScheduleBuilder {
 
     /// The first `channels` channels of `algorithm`'s AllReduce (Tree or NVLSTree, built a
     /// channel per `advance_to`), numbered as the whole's: what a run folded by its channels runs
-    /// (`simulation::tree_channels`). `None` for another algorithm.
+    /// (`simulation::tree_channels`); of each, part 0 alone where `part_zero` (NVLSTree whose
+    /// parts fold too, `engine::symmetry::Lanes::Parts`). `None` for another algorithm.
     pub fn first_channels<R: AsRef<[u32]>>(
         algorithm: Algorithm,
         nodes: u32,
         rings: &[R],
         count: u64,
-        n_channels: u32,
+        (n_channels, part_zero): (u32, bool),
     ) -> Option<FirstChannels> {
         let g = rings[0].as_ref().len() as u32;
         match algorithm {
             Algorithm::Tree => Some(FirstChannels::Tree(TreeBuilder::new(nodes, rings, count, n_channels))),
+            Algorithm::NvlsTree if part_zero => {
+                Some(FirstChannels::NvlsTree(NvlsTreeBuilder::part_zero(nodes, g, count, n_channels)))
+            }
             Algorithm::NvlsTree => {
                 Some(FirstChannels::NvlsTree(NvlsTreeBuilder::new(nodes, g, count, n_channels)))
             }

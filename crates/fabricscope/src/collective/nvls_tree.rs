@@ -32,8 +32,10 @@ fn chunking(len: u64) -> (u64, u64) {
     (elems, len.div_ceil(elems).max(1))
 }
 
-/// The connections a transfer follows on, within a channel (no connection spans two): six per
-/// rank, its last transfer on each: the switch's four (0 up, 1 the node's sum down to the
+/// The connections a transfer follows on, within a part of a channel (no connection spans two:
+/// a GPU moves every part of a chunk to and from the switch at once, as NCCL's scatter and
+/// gather do, so the parts of a channel are images of one another under a turn of the node's
+/// GPUs): six per rank, its last transfer on each: the switch's four (0 up, 1 the node's sum down to the
 /// part's owner, 2 the total up, 3 the multicast down to the rank), 4 up the tree from the rank
 /// (one parent) and 5 down the tree to the rank (one parent sends to it).
 const FIFOS: usize = 6;
@@ -56,6 +58,8 @@ pub struct NvlsTreeBuilder {
     fifos: Vec<Option<u32>>,
     max_chunks: u64,
     next: u32,
+    /// Each channel's part 0 alone (`part_zero`).
+    part_zero: bool,
 }
 
 impl NvlsTreeBuilder {
@@ -69,7 +73,15 @@ impl NvlsTreeBuilder {
             fifos: Vec::new(),
             max_chunks: 1,
             next: 0,
+            part_zero: false,
         }
+    }
+
+    /// `new`, but building each channel's part 0 alone: the transfers that run where a channel's
+    /// parts are images of one another as well (`engine::symmetry`'s lanes), numbered as
+    /// `Symmetry::channel_zero` numbers the whole's.
+    pub fn part_zero(nodes: u32, g: u32, count: u64, n_channels: u32) -> NvlsTreeBuilder {
+        NvlsTreeBuilder { part_zero: true, ..NvlsTreeBuilder::new(nodes, g, count, n_channels) }
     }
 
     /// Builds the next channel's transfers; true once every channel is built.
@@ -80,132 +92,132 @@ impl NvlsTreeBuilder {
         let channel = self.next;
         let (nodes, g, count, n_channels) = (self.nodes, self.g, self.count, self.n_channels);
         let first = self.transfers.len();
+        let per_channel = transfer_count(nodes, g, count, n_channels) / n_channels as u64;
+        let parts = if self.part_zero { 1 } else { g };
+        self.transfers.reserve((per_channel / (g / parts) as u64) as usize);
+        let (start, len) = super::ring::slice(count, n_channels, channel);
+        // Part-major: a part's transfers follow on its own connections, so that every GPU's
+        // connection to the switch moves every part of a chunk at once, as NCCL's scatter does.
+        for k in 0..parts {
+            let (part_start, part_len) = super::ring::slice(len, g, k);
+            self.part(channel, k, start + part_start, part_len);
+        }
+        for t in &mut self.transfers[first..] {
+            t.deps.sort_unstable();
+            t.deps.dedup();
+        }
+        self.next += 1;
+        self.next >= self.n_channels
+    }
+
+    /// Part `k` of `channel`: `len` elements from `start`, chunk by chunk.
+    fn part(&mut self, channel: u32, k: u32, start: u64, len: u64) {
+        let (nodes, g) = (self.nodes, self.g);
         let NvlsTreeBuilder { transfers, fifos, max_chunks, .. } = self;
+        // The part's own connections.
         fifos.clear();
         fifos.resize((nodes * g) as usize * FIFOS, None);
-        transfers.reserve((transfer_count(nodes, g, count, n_channels) / n_channels as u64) as usize);
         let mut push = |transfers: &mut Vec<Transfer>, (rank, fifo): (u32, usize), t: Transfer| -> u32 {
             let id = transfers.len() as u32;
             let after = fifos[rank as usize * FIFOS + fifo].replace(id);
             transfers.push(Transfer { after, ..t });
             id
         };
-        let (start, len) = super::ring::slice(count, n_channels, channel);
         let which = channel % 2;
-        // Chunk-major, so that every GPU's connection to the switch interleaves the parts and
-        // every part's chunks reach the network from the start.
-        let parts: Vec<(u64, u64, u64, u64)> = (0..g)
-            .map(|k| {
-                let (part_start, part_len) = super::ring::slice(len, g, k);
-                let (chunk_elems, chunks) = chunking(part_len);
-                (part_start, part_len, chunk_elems, chunks)
-            })
-            .collect();
-        let most = parts.iter().map(|p| p.3).max().unwrap_or(1);
-        *max_chunks = (*max_chunks).max(most);
-        for q in 0..most {
-            for k in 0..g {
-                let (part_start, part_len, chunk_elems, chunks) = parts[k as usize];
-                if q >= chunks {
-                    continue;
-                }
-                let offset = start + part_start + (q * chunk_elems).min(part_len);
-                let chunk_len = chunk_elems.min(part_start + part_len - (offset - start));
-                let rank = |node: u32, local: u32| node * g + local;
-                let step = 4 * q as u32;
-                let base = |step: u32, src: u32, dst: u32, op: ChunkOp, hop: Hop, deps: Deps| Transfer {
-                    step,
-                    channel,
-                    src,
-                    dst,
-                    chunk: k,
-                    offset,
-                    src_offset: offset,
-                    from_input: false,
-                    len: chunk_len,
-                    op,
-                    deps,
-                    after: None,
-                    hop,
-                };
-                // (1) Each node's sum of the chunk, down to its GPU k.
-                let mut node_sum = Vec::with_capacity(nodes as usize);
-                for node in 0..nodes {
-                    let switch = SwitchRef::NvSwitch { node };
-                    let owner = rank(node, k);
-                    let ups: Deps = (0..g)
-                        .map(|j| {
-                            let src = rank(node, j);
-                            let t =
-                                base(step, src, owner, ChunkOp::Reduce, Hop::ToSwitch(switch), Deps::new());
-                            push(transfers, (src, 0), t)
-                        })
-                        .collect();
-                    let t = base(step, owner, owner, ChunkOp::Copy, Hop::FromSwitch(switch), ups);
-                    node_sum.push(push(transfers, (owner, 1), t));
-                }
-                // (2) Up the tree: children's sums added into their parent's, deepest first so
-                // that a node sends once its children's sums have landed.
-                let mut into: Vec<Deps> = vec![Deps::new(); nodes as usize];
-                let mut sent_up: Vec<Option<u32>> = vec![None; nodes as usize];
-                for node in by_depth(nodes, which).into_iter().rev() {
-                    if let (Some(parent), _) = dtree(nodes, node, which) {
-                        let mut deps = into[node as usize].clone();
-                        deps.push(node_sum[node as usize]);
-                        // The parent's GPU k holds its node's sum before sums are added to it.
-                        deps.push(node_sum[parent as usize]);
-                        let (src, dst) = (rank(node, k), rank(parent, k));
-                        let t = base(step + 1, src, dst, ChunkOp::Reduce, Hop::Peer, deps);
-                        let id = push(transfers, (src, 4), t);
-                        into[parent as usize].push(id);
-                        sent_up[node as usize] = Some(id);
-                    }
-                }
-                // (3) Down the tree from the root, and (4) the multicast in each node once its
-                // GPU k has the total.
-                let mut total: Vec<Deps> = vec![Deps::new(); nodes as usize];
-                for node in by_depth(nodes, which) {
-                    let (parent, children) = dtree(nodes, node, which);
-                    if parent.is_none() {
-                        total[node as usize] = into[node as usize].clone();
-                        total[node as usize].push(node_sum[node as usize]);
-                    }
-                    for child in children {
-                        let mut deps = total[node as usize].clone();
-                        deps.extend(sent_up[child as usize]);
-                        let (src, dst) = (rank(node, k), rank(child, k));
-                        let t = base(step + 2, src, dst, ChunkOp::Copy, Hop::Peer, deps);
-                        total[child as usize] = Deps::from_slice(&[push(transfers, (dst, 5), t)]);
-                    }
-                    let switch = SwitchRef::NvSwitch { node };
-                    let owner = rank(node, k);
-                    let mut deps = total[node as usize].clone();
+        let (chunk_elems, chunks) = chunking(len);
+        *max_chunks = (*max_chunks).max(chunks);
+        for q in 0..chunks {
+            let offset = start + (q * chunk_elems).min(len);
+            let chunk_len = chunk_elems.min(start + len - offset);
+            let rank = |node: u32, local: u32| node * g + local;
+            let step = 4 * q as u32;
+            let base = |step: u32, src: u32, dst: u32, op: ChunkOp, hop: Hop, deps: Deps| Transfer {
+                step,
+                channel,
+                src,
+                dst,
+                chunk: k,
+                offset,
+                src_offset: offset,
+                from_input: false,
+                len: chunk_len,
+                op,
+                deps,
+                after: None,
+                hop,
+            };
+            // (1) Each node's sum of the chunk, down to its GPU k.
+            let mut node_sum = Vec::with_capacity(nodes as usize);
+            for node in 0..nodes {
+                let switch = SwitchRef::NvSwitch { node };
+                let owner = rank(node, k);
+                // From GPU k on, so that part k's transfers are part 0's turned by k GPUs, position
+                // for position (`engine::symmetry::Lanes::Parts`).
+                let ups: Deps = (0..g)
+                    .map(|i| {
+                        let src = rank(node, (k + i) % g);
+                        let t = base(step, src, owner, ChunkOp::Reduce, Hop::ToSwitch(switch), Deps::new());
+                        push(transfers, (src, 0), t)
+                    })
+                    .collect();
+                let t = base(step, owner, owner, ChunkOp::Copy, Hop::FromSwitch(switch), ups);
+                node_sum.push(push(transfers, (owner, 1), t));
+            }
+            // (2) Up the tree: children's sums added into their parent's, deepest first so
+            // that a node sends once its children's sums have landed.
+            let mut into: Vec<Deps> = vec![Deps::new(); nodes as usize];
+            let mut sent_up: Vec<Option<u32>> = vec![None; nodes as usize];
+            for node in by_depth(nodes, which).into_iter().rev() {
+                if let (Some(parent), _) = dtree(nodes, node, which) {
+                    let mut deps = into[node as usize].clone();
                     deps.push(node_sum[node as usize]);
-                    deps.sort_unstable();
-                    deps.dedup();
-                    let t = base(step + 3, owner, owner, ChunkOp::Copy, Hop::ToSwitch(switch), deps);
-                    let store = push(transfers, (owner, 2), t);
-                    for j in (0..g).filter(|&j| j != k) {
-                        let dst = rank(node, j);
-                        let t = base(
-                            step + 3,
-                            owner,
-                            dst,
-                            ChunkOp::Copy,
-                            Hop::FromSwitch(switch),
-                            Deps::from_slice(&[store]),
-                        );
-                        push(transfers, (dst, 3), t);
-                    }
+                    // The parent's GPU k holds its node's sum before sums are added to it.
+                    deps.push(node_sum[parent as usize]);
+                    let (src, dst) = (rank(node, k), rank(parent, k));
+                    let t = base(step + 1, src, dst, ChunkOp::Reduce, Hop::Peer, deps);
+                    let id = push(transfers, (src, 4), t);
+                    into[parent as usize].push(id);
+                    sent_up[node as usize] = Some(id);
+                }
+            }
+            // (3) Down the tree from the root, and (4) the multicast in each node once its
+            // GPU k has the total.
+            let mut total: Vec<Deps> = vec![Deps::new(); nodes as usize];
+            for node in by_depth(nodes, which) {
+                let (parent, children) = dtree(nodes, node, which);
+                if parent.is_none() {
+                    total[node as usize] = into[node as usize].clone();
+                    total[node as usize].push(node_sum[node as usize]);
+                }
+                for child in children {
+                    let mut deps = total[node as usize].clone();
+                    deps.extend(sent_up[child as usize]);
+                    let (src, dst) = (rank(node, k), rank(child, k));
+                    let t = base(step + 2, src, dst, ChunkOp::Copy, Hop::Peer, deps);
+                    total[child as usize] = Deps::from_slice(&[push(transfers, (dst, 5), t)]);
+                }
+                let switch = SwitchRef::NvSwitch { node };
+                let owner = rank(node, k);
+                let mut deps = total[node as usize].clone();
+                deps.push(node_sum[node as usize]);
+                deps.sort_unstable();
+                deps.dedup();
+                let t = base(step + 3, owner, owner, ChunkOp::Copy, Hop::ToSwitch(switch), deps);
+                let store = push(transfers, (owner, 2), t);
+                for i in 1..g {
+                    let dst = rank(node, (k + i) % g);
+                    let t = base(
+                        step + 3,
+                        owner,
+                        dst,
+                        ChunkOp::Copy,
+                        Hop::FromSwitch(switch),
+                        Deps::from_slice(&[store]),
+                    );
+                    push(transfers, (dst, 3), t);
                 }
             }
         }
-        for t in &mut transfers[first..] {
-            t.deps.sort_unstable();
-            t.deps.dedup();
-        }
-        self.next += 1;
-        self.next >= self.n_channels
     }
 
     /// The schedule, once `channel` built every channel.

@@ -45,6 +45,7 @@
 
 pub mod fluid;
 pub mod groups;
+mod linkmap;
 mod maxmin;
 pub mod period;
 pub mod rotation;

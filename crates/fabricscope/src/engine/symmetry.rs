@@ -14,7 +14,10 @@
 //!
 //! Where the channels alternate two shapes (NCCL's two trees), `find_strided` proves the same of
 //! channel k and channel k + 2 instead, and channels 0 and 1 run for all, σ's order C/2 where
-//! C stands below.
+//! C stands below. An NVLSTree's channel is g parts, each on its own connections and its own
+//! GPU's NIC; `find_strided` tries them first as lanes of their own (`Lanes::Parts`: σ a turn of
+//! every node's GPUs and rails carrying part k onto part k + 1, C below counting lanes), so that
+//! part 0 of channels 0 and 1 runs for all, a g-th of the channels' transfers.
 //!
 //! So the engine runs channel 0 alone on the links folded into their orbits under σ (`Fold`):
 //! an orbit `O` becomes one link of capacity `c × |O| / C` that a flow crosses as often as its
@@ -36,97 +39,52 @@ use crate::topology::{LinkId, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
 
-/// Whether a flow moves on `y` exactly as on `x`: the same kind, latency and capacity (what a
-/// symmetry's link map must keep, here and in `groups`).
-pub(super) fn alike(x: &crate::topology::Link, y: &crate::topology::Link) -> bool {
-    alike_kind(x, y) && x.capacity().bytes_per_ns() == y.capacity().bytes_per_ns()
+pub(super) use super::linkmap::{alike, alike_kind, orbits, LinkMap};
+
+/// What σ carries onto one another: whole channels, or (NVLSTree) the parts of every channel,
+/// each a lane of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lanes {
+    /// Lane k is channel k.
+    Channels,
+    /// A channel's `parts` parts (`Transfer::chunk`, NVLSTree's local GPU in charge of it) are
+    /// images of one another under a turn of the node's GPUs and rails: part k of channel c is
+    /// lane `c % s + s·(k + parts·(c / s))`, s the stride, so that σ carries part k onto part
+    /// k + 1 and the last part of channel c onto part 0 of channel c + s (the same turn, where
+    /// channel c + s uses the same links as channel c: the proof finds out).
+    Parts { parts: u32 },
 }
 
-/// The same kind and latency (`alike` but for the capacity, which a folded system has its own of).
-pub(super) fn alike_kind(x: &crate::topology::Link, y: &crate::topology::Link) -> bool {
-    x.kind == y.kind && x.latency_ns == y.latency_ns
-}
-
-/// A link map σ built a pair of paths at a time (here and in `rotation`): each link of a path
-/// onto the link in the same place of its image, one image per link, every pair alike.
-pub(super) struct LinkMap(Vec<Option<LinkId>>);
-
-impl LinkMap {
-    pub fn new(n_links: usize) -> LinkMap {
-        LinkMap(vec![None; n_links])
-    }
-
-    /// Carries `from` onto `to` link by link; false if they differ in length, a link already has
-    /// another image, or a pair is not `alike`.
-    pub fn carry(&mut self, from: &[LinkId], to: &[LinkId], alike: impl Fn(LinkId, LinkId) -> bool) -> bool {
-        if from.len() != to.len() {
-            return false;
-        }
-        for (&a, &b) in from.iter().zip(to) {
-            match self.0[a.index()] {
-                Some(image) if image != b => return false,
-                Some(_) => {}
-                None if alike(a, b) => self.0[a.index()] = Some(b),
-                None => return false,
-            }
-        }
-        true
-    }
-
-    /// σ, if one-to-one on the links used (a finite set σ maps into itself: a permutation);
-    /// a link no path uses maps to itself.
-    pub fn permutation(self) -> Option<Vec<LinkId>> {
-        let mut hit = vec![false; self.0.len()];
-        for image in self.0.iter().flatten() {
-            if std::mem::replace(&mut hit[image.index()], true) {
-                return None;
-            }
-        }
-        Some(self.0.iter().enumerate().map(|(l, image)| image.unwrap_or(LinkId(l as u32))).collect())
-    }
-}
-
-/// Each link's orbit under the permutation `sigma`: its representative (the lowest id) and its
-/// size; `None` unless every orbit's size divides `order` (σ's order as a symmetry).
-pub(super) fn orbits(sigma: &[LinkId], order: usize) -> Option<(Vec<LinkId>, Vec<u32>)> {
-    let n_links = sigma.len();
-    let mut rep: Vec<LinkId> = (0..n_links).map(|l| LinkId(l as u32)).collect();
-    let mut orbit = vec![1u32; n_links];
-    for l in 0..n_links {
-        if sigma[l].index() == l || rep[l].index() != l {
-            continue;
-        }
-        let mut members = vec![l];
-        let mut at = sigma[l].index();
-        while at != l {
-            if members.len() > order {
-                return None;
-            }
-            members.push(at);
-            at = sigma[at].index();
-        }
-        if order % members.len() != 0 {
-            return None;
-        }
-        let lowest = *members.iter().min().expect("an orbit has a member");
-        for &member in &members {
-            rep[member] = LinkId(lowest as u32);
-            orbit[member] = members.len() as u32;
+impl Lanes {
+    /// The lane of a transfer of `channel` and part `part`, at `stride`.
+    fn of(self, channel: u32, part: u32, stride: u32) -> u32 {
+        match self {
+            Lanes::Channels => channel,
+            Lanes::Parts { parts } => channel % stride + stride * (part + parts * (channel / stride)),
         }
     }
-    Some((rep, orbit))
+
+    /// Lanes per channel.
+    pub fn per_channel(self) -> u32 {
+        match self {
+            Lanes::Channels => 1,
+            Lanes::Parts { parts } => parts,
+        }
+    }
 }
 
 /// A schedule's proved channel symmetry.
 #[derive(Clone, Debug)]
 pub struct Symmetry {
+    /// Lanes: the schedule's channels, or channels × parts (`Lanes`).
     channels: u32,
-    /// σ carries channel k onto channel k + `stride` (1, or 2 where the channels alternate two
-    /// shapes, as NCCL's two trees do); channels below it run for all.
+    lanes: Lanes,
+    /// σ carries lane k onto lane k + `stride` (1, or 2 where the channels alternate two
+    /// shapes, as NCCL's two trees do); lanes below it run for all.
     stride: u32,
-    /// `members[k][i]`: the schedule index of channel k's i-th transfer.
+    /// `members[k][i]`: the schedule index of lane k's i-th transfer.
     members: Vec<Vec<u32>>,
-    /// The transfers that run (channels below `stride`), in schedule order, and where channel
+    /// The transfers that run (lanes below `stride`), in schedule order, and where lane
     /// k's i-th is among them (`zero_pos[k][i]`, k below `stride`).
     zero: Vec<u32>,
     zero_pos: Vec<Vec<u32>>,
@@ -153,15 +111,27 @@ impl Symmetry {
     /// The proof for `schedule` on `topology` under `policy`, if its channels are images of one
     /// another (see the module's documentation); `None` otherwise.
     pub fn find(topology: &Topology, schedule: &Schedule, policy: Policy) -> Option<Symmetry> {
-        Symmetry::find_with(topology, schedule, policy, 1)
+        Symmetry::find_with(topology, schedule, policy, 1, Lanes::Channels)
     }
 
     /// `find`, or else the proof that every other channel is an image of the one two before
     /// (NCCL's trees alternate two shapes between channels: channels 0 and 1 then run for all).
+    /// An NVLSTree's parts are tried as lanes first (`Lanes::Parts`: an eighth of the channels'
+    /// transfers run on DGX H100).
     pub fn find_strided(topology: &Topology, schedule: &Schedule, policy: Policy) -> Option<Symmetry> {
         let c = schedule.n_channels;
-        Symmetry::find(topology, schedule, policy).or_else(|| {
-            (c >= 4 && c % 2 == 0).then(|| Symmetry::find_with(topology, schedule, policy, 2)).flatten()
+        let parts = match schedule.algorithm {
+            crate::collective::Algorithm::NvlsTree => schedule.transfers.iter().map(|t| t.chunk + 1).max(),
+            _ => None,
+        };
+        let mut tries = Vec::with_capacity(4);
+        if let Some(parts) = parts.filter(|&p| p >= 2) {
+            tries.extend([(1, Lanes::Parts { parts }), (2, Lanes::Parts { parts })]);
+        }
+        tries.extend([(1, Lanes::Channels), (2, Lanes::Channels)]);
+        tries.into_iter().find_map(|(stride, lanes)| {
+            let strided = stride == 1 || (c >= 4 && c % 2 == 0);
+            strided.then(|| Symmetry::find_with(topology, schedule, policy, stride, lanes)).flatten()
         })
     }
 
@@ -170,8 +140,9 @@ impl Symmetry {
         schedule: &Schedule,
         policy: Policy,
         stride: usize,
+        lanes: Lanes,
     ) -> Option<Symmetry> {
-        let c = schedule.n_channels as usize;
+        let c = (schedule.n_channels * lanes.per_channel()) as usize;
         if c < 2 || policy.routing != Routing::Static || topology.congested_efficiency != 1.0 {
             return None;
         }
@@ -181,10 +152,19 @@ impl Symmetry {
             return None;
         }
         let transfers = &schedule.transfers;
+        let lane: Vec<u32> = match lanes {
+            Lanes::Channels => transfers.iter().map(|t| t.channel).collect(),
+            Lanes::Parts { parts } => {
+                if transfers.iter().any(|t| t.chunk >= parts) {
+                    return None;
+                }
+                transfers.iter().map(|t| lanes.of(t.channel, t.chunk, stride as u32)).collect()
+            }
+        };
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); c];
         let mut position = vec![0u32; transfers.len()];
-        for (index, t) in transfers.iter().enumerate() {
-            let k = t.channel as usize;
+        for (index, &k) in lane.iter().enumerate() {
+            let k = k as usize;
             let list = members.get_mut(k)?;
             position[index] = list.len() as u32;
             list.push(index as u32);
@@ -200,8 +180,8 @@ impl Symmetry {
             for (&a, &b) in members[k].iter().zip(&members[next]) {
                 let (t, u) = (&transfers[a as usize], &transfers[b as usize]);
                 let twin = |d: u32, e: u32| {
-                    transfers[d as usize].channel as usize == k
-                        && transfers[e as usize].channel as usize == next
+                    lane[d as usize] as usize == k
+                        && lane[e as usize] as usize == next
                         && position[d as usize] == position[e as usize]
                 };
                 let same = t.step == u.step
@@ -244,18 +224,18 @@ impl Symmetry {
         }
         let sigma = sigma.permutation()?;
         let (rep, orbit) = orbits(&sigma, order)?;
-        // The transfers that run: the channels below the stride, in schedule order.
-        let zero: Vec<u32> = (0..transfers.len() as u32)
-            .filter(|&i| (transfers[i as usize].channel as usize) < stride)
-            .collect();
+        // The transfers that run: the lanes below the stride, in schedule order.
+        let zero: Vec<u32> =
+            (0..transfers.len() as u32).filter(|&i| (lane[i as usize] as usize) < stride).collect();
         let mut zero_pos: Vec<Vec<u32>> = vec![Vec::new(); stride];
         for (z, &index) in zero.iter().enumerate() {
-            zero_pos[transfers[index as usize].channel as usize].push(z as u32);
+            zero_pos[lane[index as usize] as usize].push(z as u32);
         }
         let paths: Vec<Vec<LinkId>> =
             zero.iter().map(|&i| paths[i as usize].take().unwrap_or_default()).collect();
         Some(Symmetry {
             channels: c as u32,
+            lanes,
             stride: stride as u32,
             members,
             zero,
@@ -268,12 +248,24 @@ impl Symmetry {
     }
 
     /// Channels the engine runs for all: 1 (channel 0), or 2 (channels 0 and 1) for a schedule
-    /// whose channels alternate two shapes (`find_strided`).
+    /// whose channels alternate two shapes (`find_strided`); of each, part 0 alone where the
+    /// parts are lanes (`parts`).
     pub fn stride(&self) -> u32 {
         self.stride
     }
 
-    /// σ's order: how many channels each channel that runs stands for.
+    /// The parts of a channel that are lanes of their own (`Lanes::Parts`), of which part 0
+    /// runs for all; 1 where whole channels are.
+    pub fn parts(&self) -> u32 {
+        self.lanes.per_channel()
+    }
+
+    /// How many transfers of the whole each that runs stands for: σ's order.
+    pub fn share(&self) -> u64 {
+        (self.channels / self.stride) as u64
+    }
+
+    /// σ's order: how many lanes each lane that runs stands for.
     fn order(&self) -> f64 {
         (self.channels / self.stride) as f64
     }
@@ -316,27 +308,56 @@ impl Symmetry {
         for (z, &index) in self.zero.iter().enumerate() {
             routes.entry(key(small.transfers.get(index as usize)?)).or_insert(z as u32);
         }
-        // The channels built: those that run (`stride`), or all of them (a whole schedule).
+        // The channels built: those that run (`stride`; of each, part 0 alone where parts are
+        // lanes), or all of them (a whole schedule), in blocks of one lane each: channel-major,
+        // part-major within a channel.
         let stride = self.stride as usize;
+        let parts = self.lanes.per_channel() as usize;
+        let n_channels = self.channels as usize / parts;
         let channels = built.transfers.last().map_or(0, |t| t.channel as usize + 1);
-        let per = built.transfers.len() / channels.max(1);
-        let in_blocks = built.n_channels == self.channels
-            && (channels == stride || channels == self.channels as usize)
-            && per > 0
-            && built.transfers.len() == per * channels
-            && built.transfers.iter().enumerate().all(|(i, t)| t.channel as usize == i / per);
+        let blocks = match channels {
+            _ if built.n_channels as usize != n_channels => return None,
+            c if c == n_channels => n_channels * parts,
+            c if c == stride => stride,
+            _ => return None,
+        };
+        let per = built.transfers.len() / blocks;
+        // Block b of what is built: its channel and part.
+        let block = |b: usize| if blocks == stride { (b, 0) } else { (b / parts, b % parts) };
+        let in_blocks = per > 0
+            && built.transfers.len() == per * blocks
+            && built.transfers.iter().enumerate().all(|(i, t)| {
+                let (channel, part) = block(i / per);
+                t.channel as usize == channel && (parts == 1 || t.chunk as usize == part)
+            });
         if !in_blocks {
             return None;
         }
-        let paths = built.transfers[..per * stride]
+        // Lane k's channel and part, and its transfers as the whole numbers them.
+        let whole_block = |k: usize| -> std::ops::Range<u32> {
+            let (channel, part) = match self.lanes {
+                Lanes::Channels => (k, 0),
+                Lanes::Parts { .. } => {
+                    let rest = k / stride;
+                    ((rest / parts) * stride + k % stride, rest % parts)
+                }
+            };
+            let b = channel * parts + part;
+            (b * per) as u32..((b + 1) * per) as u32
+        };
+        let zero: Vec<u32> = match blocks == stride {
+            true => (0..(per * stride) as u32).collect(),
+            false => (0..stride).flat_map(whole_block).collect(),
+        };
+        let paths = zero
             .iter()
-            .map(|t| routes.get(&key(t)).map(|&z| self.paths[z as usize].clone()))
+            .map(|&i| routes.get(&key(&built.transfers[i as usize])).map(|&z| self.paths[z as usize].clone()))
             .collect::<Option<Vec<_>>>()?;
-        let block = |k: usize| (k * per) as u32..((k + 1) * per) as u32;
+        let run = |k: usize| (k * per) as u32..((k + 1) * per) as u32;
         Some(Symmetry {
-            members: (0..self.channels as usize).map(|k| block(k).collect()).collect(),
-            zero: (0..(per * stride) as u32).collect(),
-            zero_pos: (0..stride).map(|k| block(k).collect()).collect(),
+            members: (0..self.channels as usize).map(|k| whole_block(k).collect()).collect(),
+            zero,
+            zero_pos: (0..stride).map(|k| run(k).collect()).collect(),
             paths,
             ..self.clone()
         })

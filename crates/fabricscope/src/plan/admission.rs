@@ -106,7 +106,8 @@ fn forced_tree_beyond(scenario: &Scenario, n_ranks: u32, channels: u32, budget: 
     let across = scenario.collective == Collective::AllReduce && scenario.nodes > 1;
     let whole =
         tree_algorithm_transfers(scenario, n_ranks, channels, scenario.algorithm?).filter(|_| across)?;
-    let fits = whole > budget.transfers && tree_least_run(whole, channels) <= budget.transfers;
+    let parts = tree_parts(scenario, n_ranks, channels, scenario.algorithm?);
+    let fits = whole > budget.transfers && tree_least_run(whole, channels, parts) <= budget.transfers;
     (fits && tree_channels_provable(scenario, channels)).then_some(whole)
 }
 
@@ -137,9 +138,23 @@ pub fn tree_algorithm_transfers(
 }
 
 /// The fewest transfers a tree of `whole` transfers over `channels` runs from its first
-/// channels: NCCL's trees alternate two shapes, so channels 0 and 1 run for all.
-pub fn tree_least_run(whole: u64, channels: u32) -> u64 {
-    whole / (channels / 2).max(1) as u64
+/// channels: NCCL's trees alternate two shapes, so channels 0 and 1 run for all; of each, part 0
+/// alone where its `parts` fold too (`tree_parts`).
+pub fn tree_least_run(whole: u64, channels: u32, parts: u32) -> u64 {
+    whole / ((channels / 2).max(1) as u64 * parts.max(1) as u64)
+}
+
+/// The parts of each channel that may run as images of part 0 (`engine::symmetry::Lanes::Parts`):
+/// NVLSTree's g, one per local GPU, where every channel's slice splits into g equal parts; 1
+/// otherwise.
+pub fn tree_parts(scenario: &Scenario, n_ranks: u32, channels: u32, algorithm: Algorithm) -> u32 {
+    let g = n_ranks / scenario.nodes.max(1);
+    let per_channel = scenario.count() / channels.max(1) as u64;
+    let even = scenario.count() % channels.max(1) as u64 == 0 && per_channel % g.max(1) as u64 == 0;
+    match algorithm {
+        Algorithm::NvlsTree if g >= 2 && even => g,
+        _ => 1,
+    }
 }
 
 /// Whether a tree's channels 0 and 1 may stand for all: an even number of channels (4 or more)

@@ -95,7 +95,7 @@ pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mu
             weighing.bounds.push((algorithm, bound * count as f64 / small as f64));
             // Kept where channels 0 and 1, which run for all of NCCL's alternating trees, may fit.
             let limit = weighing.tree_limit.min(MAX_TRANSFERS);
-            let least = crate::plan::tree_least_run(tree_transfers(scenario, algorithm), scenario.channels());
+            let least = tree_least(scenario, algorithm);
             if weighing.keep_small && small < count && least <= limit {
                 weighing.small.push(schedule);
             }
@@ -148,7 +148,7 @@ pub(super) fn decide(
             s.nodes,
             rings,
             count,
-            channels,
+            (channels, false),
         ) {
             return Ok(Stage::BuildingTree { topology, builder: Box::new(builder), plan, protocol });
         }
@@ -380,4 +380,12 @@ fn ring_symmetry(
 pub(super) fn tree_transfers(scenario: &ValidScenario, algorithm: Algorithm) -> u64 {
     let (s, n, channels) = (scenario.scenario(), scenario.n_ranks(), scenario.channels());
     crate::plan::tree_algorithm_transfers(s, n, channels, algorithm).unwrap_or(u64::MAX)
+}
+
+/// The fewest transfers `algorithm`'s whole AllReduce runs from its first channels (and parts):
+/// `plan::tree_least_run`.
+pub(super) fn tree_least(scenario: &ValidScenario, algorithm: Algorithm) -> u64 {
+    let (s, n, channels) = (scenario.scenario(), scenario.n_ranks(), scenario.channels());
+    let parts = crate::plan::tree_parts(s, n, channels, algorithm);
+    crate::plan::tree_least_run(tree_transfers(scenario, algorithm), channels, parts)
 }

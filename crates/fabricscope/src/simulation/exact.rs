@@ -170,6 +170,7 @@ pub(super) fn folded_stage(
 ) -> Stage {
     plan.folded = true;
     plan.stride = symmetry.stride();
+    plan.parts = symmetry.parts();
     let fold = symmetry.fold(&topology);
     let policy = scenario.policy();
     let (schedule, run, rotation) =

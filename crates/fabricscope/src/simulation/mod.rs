@@ -76,6 +76,9 @@ pub struct Simulation {
     /// Where the channels fold (`Method::Symmetric`): how many channels ran for all, 1 (channel
     /// 0) or 2 (channels 0 and 1, where they alternate two shapes as NCCL's trees do).
     pub stride: u32,
+    /// Where each channel's parts fold too (NVLSTree's, one per local GPU: `Lanes::Parts`): how
+    /// many parts part 0 ran for; 1 otherwise.
+    pub parts: u32,
     /// Bytes each link carried over the whole collective.
     pub link_bytes: Vec<f64>,
     /// The trace's hash, once worked out (`hash_hex`; a hashed `Job` works it out in slices).

@@ -27,6 +27,8 @@ pub(super) struct Plan {
     pub rotated: Option<u32>,
     /// Where the channels fold: how many ran for all (`Symmetry::stride`).
     pub stride: u32,
+    /// Where each channel's parts fold too: how many part 0 ran for (`Symmetry::parts`), else 1.
+    pub parts: u32,
 }
 
 impl Plan {
@@ -38,7 +40,19 @@ impl Plan {
         let (n, size) = (scenario.n_ranks(), s.size_bytes);
         let tuning = crate::plan::tune(s.collective, n, s.nodes, size, &bounds, intra, s.latency);
         let pick = crate::plan::pick(&tuning, s.algorithm, s.protocol).copied().unwrap_or(*tuning.choice());
-        (Plan { tuning, bounds, intra, folded: false, extrapolated: false, rotated: None, stride: 1 }, pick)
+        (
+            Plan {
+                tuning,
+                bounds,
+                intra,
+                folded: false,
+                extrapolated: false,
+                rotated: None,
+                stride: 1,
+                parts: 1,
+            },
+            pick,
+        )
     }
 }
 

@@ -73,7 +73,7 @@ pub(super) fn finish(
     steady: Option<(Steady, Vec<f64>)>,
     plan: Plan,
 ) -> Simulation {
-    let Plan { tuning, bounds, intra, folded, extrapolated, rotated, stride } = plan;
+    let Plan { tuning, bounds, intra, folded, extrapolated, rotated, stride, parts } = plan;
     let (steady, link_bytes) = match steady {
         Some((steady, bytes)) => (Some(steady), bytes),
         None => (None, trace.link_bytes.clone()),
@@ -120,6 +120,7 @@ pub(super) fn finish(
         steady,
         rotated,
         stride,
+        parts,
         link_bytes,
         step_index,
         trace_hash: std::sync::OnceLock::new(),

@@ -4,7 +4,8 @@
 //!
 //! NVLSTree on 128 DGX H100 at NCCL's 8 channels is 2,488,320 transfers from 128 MiB up (16
 //! chunks per part and channel), beyond `MAX_TRANSFERS`; channels 0 and 1 run for all where the
-//! channels fold (`Symmetry::find_strided`), 622,080 of them. So the big plan's weighing keeps
+//! channels fold (`Symmetry::find_strided`), and of them part 0 alone where the parts fold too
+//! (`Lanes::Parts`, built by `NvlsTreeBuilder::part_zero`): 77,760 transfers. So the big plan's weighing keeps
 //! the one-chunk schedule it weighed the tree on (`big::Weighing`), the channel symmetry is
 //! proved on it (every chunk of a channel repeats chunk 0's connections, and every channel has
 //! the same length: `Symmetry::first_channels`), and only the channels that run are built, one per poll
@@ -17,7 +18,7 @@ use super::job::run_settings;
 use super::stage::{Plan, Stage};
 use crate::collective::{Algorithm, FirstChannels, Protocol, Schedule, ScheduleBuilder};
 use crate::engine::symmetry::Symmetry;
-use crate::plan::{tree_least_run, ValidScenario};
+use crate::plan::ValidScenario;
 use crate::scenario::ScenarioError;
 use crate::topology::Topology;
 
@@ -49,15 +50,16 @@ pub(super) fn start(
     let channels = scenario.channels();
     let equal = s.count() % channels as u64 == 0 && small.n_channels == channels;
     // No proof where even channels 0 and 1 are too many.
-    if !equal || small.algorithm != algorithm || tree_least_run(whole, channels) > limit {
+    if !equal || small.algorithm != algorithm || super::big::tree_least(scenario, algorithm) > limit {
         return None;
     }
     let proof = Symmetry::find_strided(topology, &small, scenario.policy())?;
-    if whole / (channels / proof.stride()) as u64 > limit {
+    if whole / proof.share() > limit {
         return None;
     }
     let rings = &scenario.preset().rings;
-    let builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), channels)?;
+    let shape = (channels, proof.parts() > 1);
+    let builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), shape)?;
     Some(TreeChannels { proof, small, builder, plan, protocol, ring: (ring_transfers, ring_protocol) })
 }
 
@@ -95,7 +97,7 @@ pub(super) fn may_fit(scenario: &ValidScenario, algorithm: Algorithm, limit: u64
     let whole = super::big::tree_transfers(scenario, algorithm);
     let tree = matches!(algorithm, Algorithm::Tree | Algorithm::NvlsTree);
     let provable = crate::plan::tree_channels_provable(scenario.scenario(), channels);
-    tree && (whole <= limit || (provable && tree_least_run(whole, channels) <= limit))
+    tree && (whole <= limit || (provable && super::big::tree_least(scenario, algorithm) <= limit))
 }
 
 /// A sweep's point of a tree forced whose channels fold (`Job::point`: the busbw chart's; and
@@ -120,8 +122,8 @@ pub(super) fn tree_point(
     }
     let (small, proof) = super::exact::one_chunk_proof(scenario, topology, algorithm)?;
     let rings = &scenario.preset().rings;
-    let mut builder =
-        ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), scenario.channels())?;
+    let shape = (scenario.channels(), proof.parts() > 1);
+    let mut builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), shape)?;
     while !builder.advance_to(proof.stride()) {}
     let mut built = builder.finish();
     let symmetry = proof.first_channels(&small, &built)?;
@@ -169,7 +171,7 @@ pub(super) fn forced_beyond(
             "a sweep's row (fabricscope allreduce) runs it from channels 0 and 1, which stand for all, but a run to show needs every transfer: use fewer nodes or channels, or let the tuner choose".into(),
         ));
     }
-    if tree_least_run(whole, scenario.channels()) > limit {
+    if super::big::tree_least(scenario, algorithm) > limit {
         return Some(refused(
             "even the channels that stand for all are beyond it: use fewer nodes or channels".into(),
         ));
@@ -187,7 +189,8 @@ mod tests {
     use crate::collective::Algorithm;
     use crate::scenario::{FabricConfig, Scenario};
 
-    /// `tree_point` builds the two channels that stand for NCCL's eight (a quarter of the whole),
+    /// `tree_point` builds the two channels that stand for NCCL's eight (a quarter of the whole;
+    /// of NVLSTree's, part 0 of each, a 32nd),
     /// and declines what it cannot prove (adaptive routing; one chunk per channel).
     #[test]
     fn a_forced_trees_chart_point_builds_only_the_channels_that_run() {
@@ -205,9 +208,11 @@ mod tests {
             let rings = &valid.preset().rings;
             let whole =
                 crate::collective::schedule_with(s.collective, algorithm, 8, rings, s.count(), 8, s.root);
+            // Channels 0 and 1 of 8; of NVLSTree's, part 0 of each channel's 8.
+            let share = if algorithm == Algorithm::NvlsTree { 32 } else { 4 };
             assert_eq!(
-                (symmetry.stride(), 4 * built.transfers.len()),
-                (2, whole.transfers.len()),
+                (symmetry.stride(), symmetry.share(), share * built.transfers.len()),
+                (2, share as u64, whole.transfers.len()),
                 "{algorithm:?}"
             );
             let adaptive =
