@@ -923,10 +923,10 @@ await test('your cluster: an nccl-tests log is compared with the model and fitte
   });
   expect(colours > 3, `the comparison chart shows ${colours} colours`);
   const fit = await text('#your-fit');
-  // The CLI's figures for the same log (fabricscope compare): NIC latency fitted to 2064 ns.
-  expect(fit.includes('links.nic.latency_ns 300 → 2064 ns') && fit.includes('0.221 → 0.172'), fit);
+  // The CLI's figures for the same log (fabricscope compare): NIC latency fitted to 1912 ns.
+  expect(fit.includes('links.nic.latency_ns 300 → 1912 ns') && fit.includes('0.215 → 0.166'), fit);
   await page.click('#your-open-fitted');
-  await waitFor('two nodes with the fitted NIC', async () => (await page.locator('#nic-latency').inputValue()) === '2064');
+  await waitFor('two nodes with the fitted NIC', async () => (await page.locator('#nic-latency').inputValue()) === '1912');
   expect((await gpuCount()) === '16', `drew ${await gpuCount()} GPUs`);
   await forget();
 });

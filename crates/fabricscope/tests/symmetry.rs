@@ -129,6 +129,22 @@ fn folded_runs_are_the_exact_runs() {
     for s in &carried {
         assert!(agree(s), "{s:?}");
     }
+    // An NVLSTree channel's 8 parts are images of one another too (a turn of every node's GPUs and
+    // rails, through the leaf-spine's spines at 16 nodes, and on B200 nodes): part 0 of channels 0
+    // and 1 runs for all. A channel that does not split into 8 equal parts (16 MiB + 32 B: 524,289
+    // floats a channel) folds by whole channels.
+    let mut spines = scenario("dgx-h100", 16, Collective::AllReduce, Some(Algorithm::NvlsTree), 16 << 20);
+    spines.fabric.topology = FabricTopology::LeafSpine;
+    let parted = [
+        (spines, 8),
+        (scenario("hgx-b200", 4, Collective::AllReduce, Some(Algorithm::NvlsTree), 64 << 20), 8),
+        (scenario("dgx-h100", 2, Collective::AllReduce, Some(Algorithm::NvlsTree), (16 << 20) + 32), 1),
+    ];
+    for (s, parts) in &parted {
+        assert!(agree(s), "{s:?}");
+        let folded = simulate_as(&s.validate().unwrap(), Mode::Symmetric).unwrap();
+        assert_eq!((folded.stride, folded.parts), (2, *parts), "{s:?}");
+    }
     let mut strided = 0;
     for s in &cases {
         folded += agree(s) as usize;
