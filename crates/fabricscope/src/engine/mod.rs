@@ -38,13 +38,13 @@
 //! a huge ring and extends it by that proved period.
 //!
 //! Cost: max-min shares decompose over connected components of the flow–link graph, so a batch
-//! re-solves only the moving flows connected (through shared links) to a flow that started or
-//! finished; every other flow keeps its rate and its queued finish. A flow's progress is brought
-//! up to date only when its rate changes. A batch costs O(c × p × r) for a component of c flows
-//! with paths of p links and r bottleneck rounds, plus O(log F) heap work per event.
+//! re-solves only the moving flows linked (by shared links) to a flow that started or finished;
+//! the others keep rate, queued finish and progress (brought up to date when a rate changes). A
+//! batch: O(c × p × r) for c flows on paths of p links, r bottleneck rounds, O(log F) per event.
 
 pub mod fluid;
 pub mod groups;
+mod lanes;
 mod linkmap;
 mod maxmin;
 pub mod period;

@@ -39,39 +39,9 @@ use crate::topology::{LinkId, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
 
+pub use super::lanes::Lanes;
+use super::lanes::Members;
 pub(super) use super::linkmap::{alike, alike_kind, orbits, LinkMap};
-
-/// What σ carries onto one another: whole channels, or (NVLSTree) the parts of every channel,
-/// each a lane of its own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lanes {
-    /// Lane k is channel k.
-    Channels,
-    /// A channel's `parts` parts (`Transfer::chunk`, NVLSTree's local GPU in charge of it) are
-    /// images of one another under a turn of the node's GPUs and rails: part k of channel c is
-    /// lane `c % s + s·(k + parts·(c / s))`, s the stride, so that σ carries part k onto part
-    /// k + 1 and the last part of channel c onto part 0 of channel c + s (the same turn, where
-    /// channel c + s uses the same links as channel c: the proof finds out).
-    Parts { parts: u32 },
-}
-
-impl Lanes {
-    /// The lane of a transfer of `channel` and part `part`, at `stride`.
-    fn of(self, channel: u32, part: u32, stride: u32) -> u32 {
-        match self {
-            Lanes::Channels => channel,
-            Lanes::Parts { parts } => channel % stride + stride * (part + parts * (channel / stride)),
-        }
-    }
-
-    /// Lanes per channel.
-    pub fn per_channel(self) -> u32 {
-        match self {
-            Lanes::Channels => 1,
-            Lanes::Parts { parts } => parts,
-        }
-    }
-}
 
 /// A schedule's proved channel symmetry.
 #[derive(Clone, Debug)]
@@ -82,8 +52,8 @@ pub struct Symmetry {
     /// σ carries lane k onto lane k + `stride` (1, or 2 where the channels alternate two
     /// shapes, as NCCL's two trees do); lanes below it run for all.
     stride: u32,
-    /// `members[k][i]`: the schedule index of lane k's i-th transfer.
-    members: Vec<Vec<u32>>,
+    /// Where lane k's i-th transfer is in the schedule.
+    members: Members,
     /// The transfers that run (lanes below `stride`), in schedule order, and where lane
     /// k's i-th is among them (`zero_pos[k][i]`, k below `stride`).
     zero: Vec<u32>,
@@ -173,11 +143,12 @@ impl Symmetry {
         if per == 0 || members.iter().any(|m| m.len() != per) {
             return None;
         }
+        let members = Members::list(members);
         // The schedule first (cheap): position for position, the same step, bytes, operation,
         // hop and dependencies.
         for k in 0..c {
             let next = (k + stride) % c;
-            for (&a, &b) in members[k].iter().zip(&members[next]) {
+            for (a, b) in members.lane(k).zip(members.lane(next)) {
                 let (t, u) = (&transfers[a as usize], &transfers[b as usize]);
                 let twin = |d: u32, e: u32| {
                     lane[d as usize] as usize == k
@@ -209,7 +180,7 @@ impl Symmetry {
         let mut sigma = LinkMap::new(n_links);
         for k in 0..c {
             let next = (k + stride) % c;
-            for (&a, &b) in members[k].iter().zip(&members[next]) {
+            for (a, b) in members.lane(k).zip(members.lane(next)) {
                 let (a, b) = (a as usize, b as usize);
                 for i in [a, b] {
                     if paths[i].is_none() {
@@ -278,14 +249,13 @@ impl Symmetry {
     /// `find` on the whole prefix. A proof of stride 1 (`find`'s).
     pub fn repeated(&self, steps: u32) -> Symmetry {
         debug_assert_eq!(self.stride, 1, "a ring's channels are all alike");
-        let unit = self.members.iter().map(Vec::len).sum::<usize>() as u32;
-        let members: Vec<Vec<u32>> = self
-            .members
-            .iter()
-            .map(|m| (0..steps).flat_map(|copy| m.iter().map(move |&i| copy * unit + i)).collect())
+        let unit = self.members.total() as u32;
+        let members: Vec<Vec<u32>> = (0..self.members.lanes())
+            .map(|k| (0..steps).flat_map(|copy| self.members.lane(k).map(move |i| copy * unit + i)).collect())
             .collect();
         let paths = (0..steps).flat_map(|_| self.paths.iter().cloned()).collect();
         let zero = members[0].clone();
+        let members = Members::list(members);
         let zero_pos = vec![(0..zero.len() as u32).collect()];
         Symmetry { members, zero, zero_pos, paths, ..self.clone() }
     }
@@ -355,7 +325,10 @@ impl Symmetry {
             .collect::<Option<Vec<_>>>()?;
         let run = |k: usize| (k * per) as u32..((k + 1) * per) as u32;
         Some(Symmetry {
-            members: (0..self.channels as usize).map(|k| whole_block(k).collect()).collect(),
+            members: Members::blocks(
+                (0..self.channels as usize).map(|k| whole_block(k).start).collect(),
+                per,
+            ),
             zero,
             zero_pos: (0..stride).map(|k| run(k).collect()).collect(),
             paths,
@@ -368,32 +341,30 @@ impl Symmetry {
     /// times to its counterpart's that ran), so a caller that needs only the hash (a sweep's
     /// row) never holds every channel's flows.
     pub fn expanded_hash(&self, folded: &Trace) -> u64 {
-        let n: usize = self.members.iter().map(Vec::len).sum();
-        let mut owner = vec![(0u32, 0u32); n];
-        for (k, members) in self.members.iter().enumerate() {
-            for (i, &index) in members.iter().enumerate() {
-                owner[index as usize] = (k as u32, i as u32);
-            }
-        }
+        let n = self.members.total();
         let mut h = crate::hash::Fnv::default();
         h.u64(n as u64);
         let mut link_bytes = vec![0u64; self.rep.len()];
         let mut end = SimTime::ZERO;
         let mut path: Vec<LinkId> = Vec::new();
-        for (index, &(k, i)) in owner.iter().enumerate() {
-            let z = self.zero_pos[k as usize % self.stride as usize][i as usize] as usize;
+        // σ^j for every j below σ's order, a lookup per link rather than j of them.
+        let mut powers: Vec<Vec<LinkId>> = vec![(0..self.sigma.len() as u32).map(LinkId).collect()];
+        for _ in 1..self.order() as usize {
+            let last = powers.last().expect("σ^0");
+            powers.push(last.iter().map(|l| self.sigma[l.index()]).collect());
+        }
+        self.members.in_schedule_order(|index, k, i| {
+            let z = self.zero_pos[k % self.stride as usize][i] as usize;
             let source = &folded.flows[z];
+            let power = &powers[k / self.stride as usize];
             path.clear();
-            path.extend_from_slice(&self.paths[z]);
-            for _ in 0..k / self.stride {
-                path.iter_mut().for_each(|l| *l = self.sigma[l.index()]);
-            }
-            crate::trace::hash_flow(&mut h, index as u32, &path, source);
+            path.extend(self.paths[z].iter().map(|l| power[l.index()]));
+            crate::trace::hash_flow(&mut h, index, &path, source);
             for link in &path {
                 link_bytes[link.index()] += source.bytes;
             }
             end = end.max(source.finished);
-        }
+        });
         let link_peak = self.link_peak(folded);
         crate::trace::hash_tail(h, end, link_bytes.into_iter().map(|b| b as f64), &link_peak, folded.batches)
     }
@@ -450,11 +421,10 @@ impl Symmetry {
     /// Each transfer of the whole schedule given its counterpart's `value` among those that run
     /// (indexed as `channel_zero`'s transfers).
     pub fn spread<T: Copy>(&self, zero: &[T]) -> Vec<T> {
-        let n = self.members.iter().map(Vec::len).sum();
-        let mut all = vec![zero[0]; n];
-        for (k, members) in self.members.iter().enumerate() {
+        let mut all = vec![zero[0]; self.members.total()];
+        for k in 0..self.members.lanes() {
             let runs = &self.zero_pos[k % self.stride as usize];
-            for (i, &index) in members.iter().enumerate() {
+            for (i, index) in self.members.lane(k).enumerate() {
                 all[index as usize] = zero[runs[i] as usize];
             }
         }
@@ -487,16 +457,18 @@ impl Symmetry {
 
     /// Expands the next channel of `expansion`; true once every channel is expanded.
     pub fn expand_channel(&self, expansion: &mut Expansion) -> bool {
-        let Some(members) = self.members.get(expansion.next) else { return true };
         let k = expansion.next;
+        if k >= self.members.lanes() {
+            return true;
+        }
         let flows = &mut expansion.flows;
         let runs = &self.zero_pos[k % self.stride as usize];
-        for (i, &index) in members.iter().enumerate() {
+        for (i, index) in self.members.lane(k).enumerate() {
             // Channel k's path is σ of channel k − stride's.
             let path = match k.checked_sub(self.stride as usize) {
                 None => self.paths[runs[i] as usize].clone(),
                 Some(before) => {
-                    let previous = flows[self.members[before][i] as usize].as_ref();
+                    let previous = flows[self.members.index(before, i) as usize].as_ref();
                     let previous = previous.expect("channel k - stride is expanded before channel k");
                     previous.path.iter().map(|l| self.sigma[l.index()]).collect()
                 }
@@ -513,7 +485,7 @@ impl Symmetry {
             });
         }
         expansion.next += 1;
-        expansion.next == self.members.len()
+        expansion.next == self.members.lanes()
     }
 
     /// The whole run's trace once `expand_channel` expanded every channel.
