@@ -46,8 +46,8 @@ pub(super) use super::linkmap::{alike, alike_kind, orbits, LinkMap};
 /// A schedule's proved channel symmetry.
 #[derive(Clone, Debug)]
 pub struct Symmetry {
-    /// Lanes: the schedule's channels, or channels × parts (`Lanes`).
-    channels: u32,
+    /// How many lanes: the schedule's channels, or channels × parts (`Lanes`).
+    n_lanes: u32,
     lanes: Lanes,
     /// σ carries lane k onto lane k + `stride` (1, or 2 where the channels alternate two
     /// shapes, as NCCL's two trees do); lanes below it run for all.
@@ -205,7 +205,7 @@ impl Symmetry {
         let paths: Vec<Vec<LinkId>> =
             zero.iter().map(|&i| paths[i as usize].take().unwrap_or_default()).collect();
         Some(Symmetry {
-            channels: c as u32,
+            n_lanes: c as u32,
             lanes,
             stride: stride as u32,
             members,
@@ -233,12 +233,12 @@ impl Symmetry {
 
     /// How many transfers of the whole each that runs stands for: σ's order.
     pub fn share(&self) -> u64 {
-        (self.channels / self.stride) as u64
+        (self.n_lanes / self.stride) as u64
     }
 
     /// σ's order: how many lanes each lane that runs stands for.
     fn order(&self) -> f64 {
-        (self.channels / self.stride) as f64
+        self.share() as f64
     }
 
     /// The proof for a schedule made of `steps` copies of the proved one, each numbered after
@@ -283,7 +283,7 @@ impl Symmetry {
         // part-major within a channel.
         let stride = self.stride as usize;
         let parts = self.lanes.per_channel() as usize;
-        let n_channels = self.channels as usize / parts;
+        let n_channels = self.n_lanes as usize / parts;
         let channels = built.transfers.last().map_or(0, |t| t.channel as usize + 1);
         let blocks = match channels {
             _ if built.n_channels as usize != n_channels => return None,
@@ -325,10 +325,7 @@ impl Symmetry {
             .collect::<Option<Vec<_>>>()?;
         let run = |k: usize| (k * per) as u32..((k + 1) * per) as u32;
         Some(Symmetry {
-            members: Members::blocks(
-                (0..self.channels as usize).map(|k| whole_block(k).start).collect(),
-                per,
-            ),
+            members: Members::blocks((0..self.n_lanes as usize).map(|k| whole_block(k).start).collect(), per),
             zero,
             zero_pos: (0..stride).map(|k| run(k).collect()).collect(),
             paths,
@@ -392,7 +389,7 @@ impl Symmetry {
         for (l, &bytes) in zero.iter().enumerate() {
             orbit_bytes[self.rep[l].index()] += bytes;
         }
-        let order = (self.channels / self.stride) as u64;
+        let order = self.share();
         (0..zero.len()).map(|l| orbit_bytes[self.rep[l].index()] * (order / self.orbit[l] as u64)).collect()
     }
 
@@ -455,7 +452,8 @@ impl Symmetry {
         Expansion { folded, flows: vec![None; schedule.transfers.len()], next: 0 }
     }
 
-    /// Expands the next channel of `expansion`; true once every channel is expanded.
+    /// Expands the next lane of `expansion` (a channel, or a channel's part); true once every
+    /// lane is expanded.
     pub fn expand_channel(&self, expansion: &mut Expansion) -> bool {
         let k = expansion.next;
         if k >= self.members.lanes() {
@@ -464,7 +462,7 @@ impl Symmetry {
         let flows = &mut expansion.flows;
         let runs = &self.zero_pos[k % self.stride as usize];
         for (i, index) in self.members.lane(k).enumerate() {
-            // Channel k's path is σ of channel k − stride's.
+            // Lane k's path is σ of lane k − stride's.
             let path = match k.checked_sub(self.stride as usize) {
                 None => self.paths[runs[i] as usize].clone(),
                 Some(before) => {

@@ -104,9 +104,9 @@ pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -
 /// tree's own count, not the ring's (a forced tree's sweep point weighs nothing else).
 fn forced_tree_beyond(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -> Option<u64> {
     let across = scenario.collective == Collective::AllReduce && scenario.nodes > 1;
-    let whole =
-        tree_algorithm_transfers(scenario, n_ranks, channels, scenario.algorithm?).filter(|_| across)?;
-    let parts = tree_parts(scenario, n_ranks, channels, scenario.algorithm?);
+    let algorithm = scenario.algorithm?;
+    let whole = tree_algorithm_transfers(scenario, n_ranks, channels, algorithm).filter(|_| across)?;
+    let parts = tree_parts(scenario, n_ranks, channels, algorithm);
     let fits = whole > budget.transfers && tree_least_run(whole, channels, parts) <= budget.transfers;
     (fits && tree_channels_provable(scenario, channels)).then_some(whole)
 }
