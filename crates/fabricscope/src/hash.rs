@@ -1,15 +1,15 @@
 //! The one hash of the core: FNV-1a, 64 bit, with its published offset basis and prime.
 //!
 //! It is simple, fixed and the same on every target, which is all a trace hash needs (the page
-//! and the CLI print it; a browser test compares them). Three ways of feeding it exist because
-//! three figures were hashed that way before this module existed, and their values are part of
-//! the golden behaviour file:
+//! and the CLI print it; a browser test compares them). Three ways of feeding it:
 //!
-//! - `bytes`: textbook FNV-1a, a byte at a time (`Trace::hash`);
+//! - `bytes`: textbook FNV-1a, a byte at a time (long CLI outputs in the golden file);
 //! - `word`: a whole 64-bit word xored in, then one multiply (a steady state's hash on top of
 //!   its prefix trace's);
-//! - `word_rotated`: the same with a rotation after the multiply (the steady-state detector's
-//!   bucket key, which only decides when a full comparison is worth making).
+//! - `word_rotated`: the same with a rotation after the multiply, so that a word's high bits
+//!   reach the low ones too: a trace's hash (`Trace::hash`, eight times fewer multiplies than a
+//!   byte at a time over the tens of millions of flows of a cluster's row), the steady-state
+//!   detector's bucket key, a training step's fingerprint.
 //!
 //! Beside it, `FixedState`: the hasher of memo maps keyed by small integers (routes, a
 //! schedule's connections), which are only looked up, never iterated, so their order cannot
@@ -31,11 +31,6 @@ impl Default for Fnv {
 }
 
 impl Fnv {
-    /// Feeds `value` little-endian, a byte at a time.
-    pub fn u64(&mut self, value: u64) {
-        self.bytes(&value.to_le_bytes());
-    }
-
     /// Feeds `data` a byte at a time.
     pub fn bytes(&mut self, data: &[u8]) {
         for &byte in data {

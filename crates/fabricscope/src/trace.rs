@@ -331,7 +331,7 @@ pub struct TraceHasher {
 impl TraceHasher {
     pub fn new(trace: &Trace) -> TraceHasher {
         let mut hash = crate::hash::Fnv::default();
-        hash.u64(trace.flows.len() as u64);
+        hash.word_rotated(trace.flows.len() as u64);
         TraceHasher { hash, next: 0 }
     }
 
@@ -344,7 +344,7 @@ impl TraceHasher {
     pub fn feed(&mut self, trace: &Trace, flows: usize) -> Option<u64> {
         let end = self.next.saturating_add(flows).min(trace.flows.len());
         for flow in &trace.flows[self.next..end] {
-            hash_flow(&mut self.hash, flow.transfer, &flow.path, flow);
+            hash_flow(&mut self.hash, flow.transfer, flow.path.iter().copied(), record_hash(flow));
         }
         self.next = end;
         if end < trace.flows.len() {
@@ -360,22 +360,36 @@ impl TraceHasher {
     }
 }
 
-/// One flow's part of `Trace::hash`: `flow`'s times, bytes and rates as the flow numbered
-/// `transfer` on `path` (an image of `flow`, `Symmetry::expanded_hash`, or `flow` itself).
-pub(crate) fn hash_flow(h: &mut crate::hash::Fnv, transfer: u32, path: &[LinkId], flow: &FlowRecord) {
-    h.u64(transfer as u64);
-    h.u64(path.len() as u64);
+/// One flow's part of `Trace::hash`: its number `transfer`, its `path`, and its record's own
+/// hash (`record_hash`), as the flow numbered `transfer` on `path` (an image of the flow that
+/// ran, `Symmetry::expanded_hash`, whose record it shares, or the flow itself).
+pub(crate) fn hash_flow(
+    h: &mut crate::hash::Fnv,
+    transfer: u32,
+    path: impl ExactSizeIterator<Item = LinkId>,
+    record: u64,
+) {
+    h.word_rotated(transfer as u64);
+    h.word_rotated(path.len() as u64);
     for link in path {
-        h.u64(link.index() as u64);
+        h.word_rotated(link.index() as u64);
     }
+    h.word_rotated(record);
+}
+
+/// A flow's bytes, times and rates (every segment's start, the exact bits of its rate and of
+/// the bytes it had done), hashed on their own: what the images of one flow share.
+pub(crate) fn record_hash(flow: &FlowRecord) -> u64 {
+    let mut d = crate::hash::Fnv::default();
     for value in [flow.bytes, flow.issued.0, flow.started.0, flow.finished.0, flow.segments.len() as u64] {
-        h.u64(value);
+        d.word_rotated(value);
     }
     for segment in &flow.segments {
-        h.u64(segment.from.0);
-        h.u64(segment.rate_bytes_per_ns.to_bits());
-        h.u64(segment.done_bytes.to_bits());
+        d.word_rotated(segment.from.0);
+        d.word_rotated(segment.rate_bytes_per_ns.to_bits());
+        d.word_rotated(segment.done_bytes.to_bits());
     }
+    d.0
 }
 
 /// What `Trace::hash` takes in after the flows: the end, each link's bytes and peak, the batches.
@@ -386,10 +400,10 @@ pub(crate) fn hash_tail(
     link_peak: &[f64],
     batches: u64,
 ) -> u64 {
-    h.u64(end.0);
+    h.word_rotated(end.0);
     for value in link_bytes.chain(link_peak.iter().copied()) {
-        h.u64(value.to_bits());
+        h.word_rotated(value.to_bits());
     }
-    h.u64(batches);
+    h.word_rotated(batches);
     h.0
 }

@@ -340,28 +340,37 @@ impl Symmetry {
     pub fn expanded_hash(&self, folded: &Trace) -> u64 {
         let n = self.members.total();
         let mut h = crate::hash::Fnv::default();
-        h.u64(n as u64);
-        let mut link_bytes = vec![0u64; self.rep.len()];
-        let mut end = SimTime::ZERO;
-        let mut path: Vec<LinkId> = Vec::new();
+        h.word_rotated(n as u64);
         // σ^j for every j below σ's order, a lookup per link rather than j of them.
         let mut powers: Vec<Vec<LinkId>> = vec![(0..self.sigma.len() as u32).map(LinkId).collect()];
         for _ in 1..self.order() as usize {
             let last = powers.last().expect("σ^0");
             powers.push(last.iter().map(|l| self.sigma[l.index()]).collect());
         }
+        // The images of a flow share its record: hashed once per flow that ran.
+        let records: Vec<u64> = folded.flows.iter().map(crate::trace::record_hash).collect();
+        let end = folded.flows.iter().map(|f| f.finished).max().unwrap_or(SimTime::ZERO);
         self.members.in_schedule_order(|index, k, i| {
             let z = self.zero_pos[k % self.stride as usize][i] as usize;
-            let source = &folded.flows[z];
             let power = &powers[k / self.stride as usize];
-            path.clear();
-            path.extend(self.paths[z].iter().map(|l| power[l.index()]));
-            crate::trace::hash_flow(&mut h, index, &path, source);
-            for link in &path {
-                link_bytes[link.index()] += source.bytes;
-            }
-            end = end.max(source.finished);
+            let path = self.paths[z].iter().map(|l| power[l.index()]);
+            crate::trace::hash_flow(&mut h, index, path, records[z]);
         });
+        // Each link's bytes: every flow that ran, on its path's image under each power of σ
+        // (lane k's i-th flow is its run counterpart's image under σ^(k / stride)), so a sum
+        // over the links that ran, not over every flow of the whole.
+        let mut ran = vec![0u64; self.sigma.len()];
+        for (flow, path) in folded.flows.iter().zip(&self.paths) {
+            for link in path {
+                ran[link.index()] += flow.bytes;
+            }
+        }
+        let mut link_bytes = vec![0u64; self.rep.len()];
+        for power in &powers {
+            for (link, &bytes) in ran.iter().enumerate().filter(|(_, &b)| b > 0) {
+                link_bytes[power[link].index()] += bytes;
+            }
+        }
         let link_peak = self.link_peak(folded);
         crate::trace::hash_tail(h, end, link_bytes.into_iter().map(|b| b as f64), &link_peak, folded.batches)
     }

@@ -197,8 +197,8 @@ impl Curve {
     pub fn hash(&self) -> String {
         let mut hash = fabricscope::hash::Fnv::default();
         for point in self.points.iter() {
-            hash.u64(point.size_bytes);
-            hash.u64(point.busbw_gbyte_per_s.to_bits());
+            hash.word_rotated(point.size_bytes);
+            hash.word_rotated(point.busbw_gbyte_per_s.to_bits());
             hash.bytes(point.trace_hash.as_bytes());
         }
         hash.hex()
