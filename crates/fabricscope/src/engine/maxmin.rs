@@ -3,7 +3,8 @@
 //! Repeatedly take the link whose remaining capacity divided by its unfixed flows is smallest
 //! (ties: lowest link id), give each of those flows that share, and remove them and their
 //! share from every link they cross. Every flow gets a rate; no link is over capacity.
-//! The smallest share is found with a heap: O(flows × path × log links) per solve.
+//! The smallest share is found with a heap of lower bounds, so that fixing a flow pushes nothing
+//! in the common case: O((links + stale pops) × log links) per solve (see `solve`).
 
 use crate::collective::Transfer;
 use crate::trace::FlowRecord;
@@ -21,6 +22,8 @@ pub struct Solver {
     used: Vec<usize>,
     load: Vec<f64>,
     heap: BinaryHeap<Reverse<Share>>,
+    /// The smallest key a link may still have in the heap (an upper bound on it).
+    lowest: Vec<f64>,
 }
 
 /// A link's fair share, ordered by share then link id (total order on finite f64).
@@ -53,6 +56,7 @@ impl Solver {
             used: Vec::new(),
             load: vec![0.0; n_links],
             heap: BinaryHeap::new(),
+            lowest: vec![0.0; n_links],
         }
     }
 
@@ -92,24 +96,39 @@ impl Solver {
                 self.unfixed[l] += 1;
             }
         }
-        self.used.sort_unstable();
+        // `used` is in first-use order: nothing below depends on it (the heap orders its
+        // entries by share and link id alone).
         for &l in &self.used {
             if self.shared[l] && network[l] {
                 self.spare[l] = capacity[l] * self.congested_efficiency;
             }
         }
-        // A link's fair share `spare / unfixed` never falls when flows are fixed at the smallest
-        // share, so a min-heap with stale entries skipped finds each bottleneck in O(log L).
-        self.heap.clear();
+        // Every live link keeps an entry in the heap no larger than its fair share `spare /
+        // unfixed` (ties by link id). Popping the smallest entry then finds the link of the
+        // smallest current share, as a heap holding every link's current share would: if the
+        // entry is the link's current share, every other link's share is at least its own entry,
+        // which is at least this one. An entry below its link's current share (shares only rise
+        // as flows are fixed at the smallest) goes back in at the current share. A share that
+        // falls below its link's lowest entry, which rounding alone can do, is pushed at once.
+        // The bottlenecks, their order and every sum are those of pushing each change.
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.clear();
         for &l in &self.used {
-            self.heap.push(Reverse(Share(self.spare[l] / self.unfixed[l] as f64, l)));
+            let share = self.spare[l] / self.unfixed[l] as f64;
+            self.lowest[l] = share;
+            entries.push(Reverse(Share(share, l)));
         }
+        self.heap = BinaryHeap::from(entries);
         let mut rates = vec![f64::NAN; moving.len()];
         while let Some(Reverse(Share(share, bottleneck))) = self.heap.pop() {
-            if self.unfixed[bottleneck] == 0
-                || share != self.spare[bottleneck] / self.unfixed[bottleneck] as f64
-            {
-                continue; // Stale: this link's share changed after the entry was pushed.
+            if self.unfixed[bottleneck] == 0 {
+                continue; // Every flow on it already has its rate.
+            }
+            let current = self.spare[bottleneck] / self.unfixed[bottleneck] as f64;
+            if share != current {
+                self.lowest[bottleneck] = current;
+                self.heap.push(Reverse(Share(current, bottleneck)));
+                continue;
             }
             let share = share.max(0.0);
             for i in 0..self.on_link[bottleneck].len() {
@@ -124,7 +143,11 @@ impl Solver {
                     self.unfixed[l] -= 1;
                     self.load[l] += share;
                     if l != bottleneck && self.unfixed[l] > 0 {
-                        self.heap.push(Reverse(Share(self.spare[l] / self.unfixed[l] as f64, l)));
+                        let now = self.spare[l] / self.unfixed[l] as f64;
+                        if now.total_cmp(&self.lowest[l]).is_lt() {
+                            self.lowest[l] = now;
+                            self.heap.push(Reverse(Share(now, l)));
+                        }
                     }
                 }
             }
