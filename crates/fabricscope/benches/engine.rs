@@ -131,28 +131,34 @@ fn main() {
             ),
         }
     }
-    // The tuner's own pick at 16,384 GPUs as `fabricscope allreduce --nodes 2048 -b 1G -e 1G`
-    // makes its row: NVLSTree from part 0 of channels 0 and 1, the whole trace's hash streamed.
-    let tree = Scenario { nodes: 2048, size_bytes: 1 << 30, ..Scenario::default_demo() };
-    match tree.validate().map(|valid| time(1, || fabricscope::sweep_size(&valid, 1 << 30, true))) {
-        Ok((seconds, Ok(row))) => {
-            let detail = format!(
-                "{} {}, {}: {:.0} us simulated, busbw {:.1} GB/s; NCCL's model {:.0} us; trace {}",
-                row.algorithm.nccl_name(),
-                row.protocol.nccl_name(),
-                row.method.name(),
-                row.time_us,
-                row.busbw_gbyte_per_s,
-                row.tuner_time_us,
-                row.trace_hash
-            );
-            report("tuner-pick-1GiB-16384-gpus", Some(seconds), &detail);
+    // The tuner's own pick at 1,024 and 16,384 GPUs as `fabricscope allreduce --nodes N -b 1G
+    // -e 1G` makes its row: NVLSTree from part 0 of channels 0 and 1, the whole trace's hash
+    // streamed.
+    for (name, nodes) in [("tuner-pick-1GiB-1024-gpus", 128), ("tuner-pick-1GiB-16384-gpus", 2048)] {
+        let tree = Scenario { nodes, size_bytes: 1 << 30, ..Scenario::default_demo() };
+        let runs = if nodes <= 128 { 3 } else { 1 };
+        match tree.validate().map(|valid| time(runs, || fabricscope::sweep_size(&valid, 1 << 30, true))) {
+            Ok((seconds, Ok(row))) => {
+                let peak = peak_kib()
+                    .map_or(String::new(), |k| format!("; peak so far {} MB", k * 1024 / 1_000_000));
+                let detail = format!(
+                    "{} {}, {}: {:.0} us simulated, busbw {:.1} GB/s; NCCL's model {:.0} us; trace {}{peak}",
+                    row.algorithm.nccl_name(),
+                    row.protocol.nccl_name(),
+                    row.method.name(),
+                    row.time_us,
+                    row.busbw_gbyte_per_s,
+                    row.tuner_time_us,
+                    row.trace_hash
+                );
+                report(name, Some(seconds), &detail);
+            }
+            Ok((_, Err(errors))) | Err(errors) => report(
+                name,
+                None,
+                &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'"),
+            ),
         }
-        Ok((_, Err(errors))) | Err(errors) => report(
-            "tuner-pick-1GiB-16384-gpus",
-            None,
-            &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'"),
-        ),
     }
     // The page's own jobs, natively: the browser rows' twins (`Job::admitted` under the page's
     // budget, the trace hashed before the result as the page does).

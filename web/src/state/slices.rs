@@ -5,8 +5,9 @@
 //! apart, so frames, clicks and the cancel button get their turn.
 
 use super::collectives::{join, Action, AppState, CurveOutcome, PointKey, PointOutcome};
-use super::page_job::{page_job, work};
-use fabricscope::{Job, PointJob, Scenario, SweepPoint};
+use super::page_job::{page_job, work, PAGE_BUDGET};
+use fabricscope::plan::Admission;
+use fabricscope::{Job, Mode, PointJob, Scenario, SweepPoint};
 use std::cell::RefCell;
 use std::rc::Rc;
 use Helping::{Alone, Beside};
@@ -33,12 +34,21 @@ pub fn point_scenario(scenario: &Scenario, (size, algorithm): PointKey) -> Scena
 }
 
 /// A chart point's job, or what the point comes to without one.
-fn point_job(point: &Scenario) -> Result<PointJob, PointOutcome> {
+pub(crate) fn point_job(point: &Scenario) -> Result<PointJob, PointOutcome> {
     match point.validate() {
         // A point beyond what the page simulates is left off the chart.
         // Only its algorithm weighed for the tuner's table, and only its figures: the point
         // needs no other's bound, and no trace (`Job::point`).
-        Ok(valid) => page_job(&valid).map(Job::point).map_err(|_| PointOutcome::Skipped),
+        // A forced tree beyond the page's budget whose channels that stand for all fit it runs
+        // from those alone (`Admission::Channels`): a point needs no trace. NVLSTree on 1,024
+        // H100 GPUs from 32 MiB up, where it is NCCL's pick.
+        Ok(valid) => match page_job(&valid) {
+            Ok(job) => Ok(job.point()),
+            Err(_) if matches!(valid.admit(PAGE_BUDGET), Admission::Channels { .. }) => {
+                Ok(Job::within(&valid, Mode::Auto, PAGE_BUDGET).point())
+            }
+            Err(_) => Err(PointOutcome::Skipped),
+        },
         // So is one beyond the engine's limit (a forced Tree on a huge cluster).
         Err(errors) if errors.iter().all(|e| e.field == "nodes") => Err(PointOutcome::Skipped),
         // Sizes on the chart are all valid for a valid scenario; if one is not, the curve stops
@@ -48,7 +58,7 @@ fn point_job(point: &Scenario) -> Result<PointJob, PointOutcome> {
 }
 
 /// What a chart point's finished job comes to.
-fn point_of(result: Result<SweepPoint, fabricscope::ScenarioError>) -> PointOutcome {
+pub(crate) fn point_of(result: Result<SweepPoint, fabricscope::ScenarioError>) -> PointOutcome {
     match result {
         Ok(point) => PointOutcome::Point(point),
         Err(_) => PointOutcome::Skipped,

@@ -319,3 +319,30 @@ fn a_curve_says_which_of_its_sizes_it_left_off() {
         "Left off the chart, beyond what the page simulates at this scale: Tree 1 KiB; Tree 4 KiB; NVLSTree from 32 MiB."
     );
 }
+
+/// The chart at 1,024 H100 GPUs draws NVLSTree where NCCL picks it: a forced NVLSTree beyond the
+/// page's budget runs from part 0 of channels 0 and 1 (`Admission::Channels`), and gives the
+/// command line's own row, to the bit.
+#[test]
+fn the_chart_runs_a_forced_nvlstree_at_1024_gpus_from_the_channels_that_stand_for_all() {
+    use crate::state::slices::{point_job, point_of};
+    let scenario = Scenario { nodes: 128, nvls: true, algorithm: Some(Algorithm::NvlsTree), ..page_demo() };
+    for size in [32u64 << 20, 1 << 30] {
+        let point = Scenario { size_bytes: size, ..scenario.clone() };
+        let valid = point.validate().unwrap();
+        assert!(
+            matches!(
+                valid.admit(crate::state::page_job::PAGE_BUDGET),
+                fabricscope::plan::Admission::Channels { .. }
+            ),
+            "{size} B is beyond the page whole"
+        );
+        let job = point_job(&point).unwrap_or_else(|_| panic!("{size} B: a point job"));
+        let PointOutcome::Point(got) = point_of(job.run()) else { panic!("{size} B: a point") };
+        let row = fabricscope::sweep_size(&valid, size, false).unwrap();
+        assert_eq!(got.algorithm, Algorithm::NvlsTree);
+        assert_eq!(got.method, fabricscope::Method::Symmetric);
+        assert_eq!(got.time_us.to_bits(), row.time_us.to_bits(), "{size} B");
+        assert_eq!(got.busbw_gbyte_per_s.to_bits(), row.busbw_gbyte_per_s.to_bits(), "{size} B");
+    }
+}
