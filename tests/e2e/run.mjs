@@ -536,6 +536,9 @@ await test('1,024 GPUs: a ring that settles runs as a steady state, drawn as til
   await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 120000 });
   const leftOff = await text('#chart-left-off');
   expect(!leftOff.includes('NVLSTree') && /(^|[^S])Tree from \d+ MiB/.test(leftOff), leftOff);
+  // And says how the model's NVLSTree chunks compare with NCCL's at the size shown.
+  const chunks = await text('#chart-nvlstree-chunks');
+  expect(chunks.includes('16 chunks of 1 MiB') && chunks.includes('NCCL cuts 64 KiB chunks, 256 per part'), chunks);
   await page.selectOption('#nodes', '1');
   await page.selectOption('#algorithm', 'auto');
   await page.selectOption('#protocol', 'auto');

@@ -205,6 +205,29 @@ pub fn chart_left_off<'a>(lang: Lang, gaps: impl IntoIterator<Item = (&'a str, u
     }
 }
 
+/// Under a chart that draws NVLSTree: how the model cuts its parts at `size` bytes on `nodes`
+/// nodes of `g` GPUs over `channels` channels, against how NCCL cuts them
+/// (`collective::nvls_tree`), where the model's chunks are the bigger; `None` elsewhere.
+pub fn nvls_tree_chunking(lang: Lang, size: u64, (nodes, g, channels): (u32, u32, u32)) -> Option<String> {
+    use fabricscope::collective::nvls_tree::{nccl_chunk_bytes, part_chunking, MAX_CHUNKS};
+    let (chunk, chunks) = part_chunking(size / fabricscope::collective::ELEM_BYTES, g, channels);
+    let nccl = nccl_chunk_bytes(nodes, g, channels, size);
+    let part = size.div_ceil(channels.max(1) as u64).div_ceil(g.max(1) as u64);
+    if chunk <= nccl || nodes < 2 {
+        return None;
+    }
+    let (at, ours, theirs) = (format_bytes(size), format_bytes(chunk), format_bytes(nccl));
+    let theirs_n = part.div_ceil(nccl);
+    Some(match lang {
+        Lang::En => format!(
+            "NVLSTree at {at}: the model cuts each of a channel's {g} parts into {chunks} chunks of {ours} (at most {MAX_CHUNKS} per part, so that a tree of a thousand nodes stays within the engine); NCCL cuts {theirs} chunks, {theirs_n} per part. Fewer, bigger chunks fill the tree's pipeline more slowly: at large sizes the NVLSTree curve understates NCCL's."
+        ),
+        Lang::Zh => format!(
+            "{at} 时的 NVLSTree：模型把每个通道的 {g} 个部分各切成 {chunks} 个 {ours} 的块（每部分最多 {MAX_CHUNKS} 块，以便上千节点的树仍在引擎能力之内）；NCCL 切成 {theirs} 的块，每部分 {theirs_n} 块。块越少越大，树的流水线填满得越慢：大消息时 NVLSTree 曲线低于 NCCL 的实际表现。"
+        ),
+    })
+}
+
 /// How a run's figures were obtained (`Summary::method`), with its transfer counts, and the
 /// tuner's pick where the engine ran another (`Simulation::tuner_pick_not_run`).
 pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {

@@ -23,8 +23,10 @@ use crate::scenario::Collective;
 
 /// Pipelining chunk [B], as NVLS's.
 const CHUNK_BYTES: u64 = super::nvls::CHUNK_BYTES;
-/// At most this many chunks per part and channel (bigger buffers get bigger chunks).
-const MAX_CHUNKS: u64 = 16;
+/// At most this many chunks per part and channel (bigger buffers get bigger chunks): NCCL cuts
+/// more, smaller ones (`nccl_chunk_bytes`); 16 keeps a tree on a thousand nodes within the
+/// engine (ARCHITECTURE.md, "Trees beyond the engine").
+pub const MAX_CHUNKS: u64 = 16;
 
 /// Chunk length and count for a part of `len` elements.
 fn chunking(len: u64) -> (u64, u64) {
@@ -39,6 +41,29 @@ fn chunking(len: u64) -> (u64, u64) {
 /// part's owner, 2 the total up, 3 the multicast down to the rank), 4 up the tree from the rank
 /// (one parent) and 5 down the tree to the rank (one parent sends to it).
 const FIFOS: usize = 6;
+
+/// The model's chunking of one part of a channel: (chunk bytes, chunks) for `count` elements
+/// over `n_channels` channels of `g` parts.
+pub fn part_chunking(count: u64, g: u32, n_channels: u32) -> (u64, u64) {
+    let per_part = count.div_ceil(n_channels.max(1) as u64).div_ceil(g.max(1) as u64);
+    let (elems, chunks) = chunking(per_part);
+    (elems.min(per_part.max(1)) * super::ELEM_BYTES, chunks)
+}
+
+/// The chunk NCCL cuts an NVLSTree AllReduce of `bytes` into (`enqueue.cc`, `calcCollChunking`,
+/// NVLS_TREE, with `NCCL_NVLS_CHUNKSIZE` and `NCCL_NVLSTREE_MAX_CHUNKSIZE` at their defaults):
+/// 128 KiB, at most 64 KiB from 4 nodes up, halved for small messages against the channels ×
+/// heads working at once. For the page to say how far the model's chunking is from it.
+pub fn nccl_chunk_bytes(nodes: u32, g: u32, n_channels: u32, bytes: u64) -> u64 {
+    let concurrent = n_channels as u64 * g as u64;
+    let mut chunk: u64 = if nodes >= 4 { 64 << 10 } else { 128 << 10 };
+    for (times, floor) in [(32, 256 << 10), (16, 128 << 10), (4, 64 << 10), (1, 32 << 10)] {
+        if bytes < times * concurrent * chunk && chunk > floor {
+            chunk = floor;
+        }
+    }
+    chunk
+}
 
 /// NVLSTree AllReduce of `count` elements on `nodes` nodes of `g` GPUs.
 pub fn nvls_tree_allreduce(nodes: u32, g: u32, count: u64, n_channels: u32) -> Schedule {
@@ -270,6 +295,19 @@ pub fn transfer_count(nodes: u32, g: u32, count: u64, n_channels: u32) -> u64 {
 mod tests {
     use super::*;
     use crate::collective::verify;
+
+    /// NCCL's chunk (`enqueue.cc`): 128 KiB on 2 or 3 nodes down to 64 KiB below 32 MiB and
+    /// 32 KiB below 4 MiB (8 channels × 8 heads); 64 KiB from 4 nodes up, 32 KiB below 4 MiB.
+    #[test]
+    fn nccl_cuts_nvlstree_chunks_as_enqueue_does() {
+        let chunk = |nodes, bytes| nccl_chunk_bytes(nodes, 8, 8, bytes) >> 10;
+        assert_eq!([chunk(2, 1 << 30), chunk(2, 32 << 20), chunk(2, (32 << 20) - 1)], [128, 128, 64]);
+        assert_eq!([chunk(2, 4 << 20), chunk(2, (4 << 20) - 1)], [64, 32]);
+        assert_eq!([chunk(8, 1 << 30), chunk(8, 4 << 20), chunk(8, (4 << 20) - 1)], [64, 64, 32]);
+        // The model's: at most 16 chunks per part, of at least 128 KiB.
+        assert_eq!(part_chunking(1 << 28, 8, 8), (1 << 20, 16));
+        assert_eq!(part_chunking(1 << 20, 8, 8), (64 << 10, 1));
+    }
 
     #[test]
     fn nvls_tree_is_exact() {

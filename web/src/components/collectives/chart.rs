@@ -173,11 +173,27 @@ pub fn chart(props: &Props) -> Html {
         .collect::<Vec<_>>()
         .join(" ");
     let gaps = if state.curve.is_complete() { state.curve.left_off() } else { Vec::new() };
+    // Where the chart draws NVLSTree, how far its chunks are from NCCL's at the size shown.
+    let shown = &state.sim.scenario;
+    let nvls_tree_note = state
+        .curve
+        .points
+        .iter()
+        .any(|p| p.algorithm == fabricscope::collective::Algorithm::NvlsTree)
+        .then(|| {
+            let nodes = shown.scenario().nodes;
+            let g = shown.n_ranks() / nodes.max(1);
+            i18n::nvls_tree_chunking(state.lang, shown.scenario().size_bytes, (nodes, g, shown.channels()))
+        })
+        .flatten();
     html! {
         <>
             <canvas id="busbw-chart" ref={canvas_ref} data-here={here} role="img" aria-label={i18n::chart_caption(state.lang, state.curve.scenario.collective, state.curve.gpus)}
                 data-points={state.curve.points.len().to_string()} data-gpus={state.curve.gpus.to_string()} data-complete={state.curve.is_complete().to_string()}
                 data-workers={(*workers_run).to_string()} data-curve-hash={state.curve.hash()}></canvas>
+            if let Some(note) = nvls_tree_note {
+                <p class="hint" id="chart-nvlstree-chunks">{ note }</p>
+            }
             if !gaps.is_empty() {
                 <p class="hint" id="chart-left-off">{ i18n::chart_left_off(state.lang, gaps.iter().map(|g| (g.curve.as_str(), g.first, g.last, g.open))) }</p>
             }

@@ -346,3 +346,19 @@ fn the_chart_runs_a_forced_nvlstree_at_1024_gpus_from_the_channels_that_stand_fo
         assert_eq!(got.busbw_gbyte_per_s.to_bits(), row.busbw_gbyte_per_s.to_bits(), "{size} B");
     }
 }
+
+/// Under a chart with NVLSTree, the model's chunks against NCCL's, from the core's own chunking:
+/// at 1 GiB on 128 H100 nodes 16 chunks of 1 MiB per part against NCCL's 256 of 64 KiB; nothing
+/// where the model cuts as finely as NCCL (1 MiB) or on one node.
+#[test]
+fn the_chart_says_how_far_nvlstree_chunks_are_from_nccls() {
+    let en = crate::i18n::nvls_tree_chunking(Lang::En, 1 << 30, (128, 8, 8)).expect("coarser at 1 GiB");
+    assert!(
+        en.contains("16 chunks of 1 MiB") && en.contains("NCCL cuts 64 KiB chunks, 256 per part"),
+        "{en}"
+    );
+    let zh = crate::i18n::nvls_tree_chunking(Lang::Zh, 1 << 30, (128, 8, 8)).expect("coarser at 1 GiB");
+    assert!(zh.contains("16 个 1 MiB") && zh.contains("每部分 256 块"), "{zh}");
+    assert_eq!(crate::i18n::nvls_tree_chunking(Lang::En, 1 << 20, (128, 8, 8)), None);
+    assert_eq!(crate::i18n::nvls_tree_chunking(Lang::En, 1 << 30, (1, 8, 8)), None);
+}
