@@ -209,15 +209,14 @@ pub fn chart_left_off<'a>(lang: Lang, gaps: impl IntoIterator<Item = (&'a str, u
 /// nodes of `g` GPUs over `channels` channels, against how NCCL cuts them
 /// (`collective::nvls_tree`), where the model's chunks are the bigger; `None` elsewhere.
 pub fn nvls_tree_chunking(lang: Lang, size: u64, (nodes, g, channels): (u32, u32, u32)) -> Option<String> {
-    use fabricscope::collective::nvls_tree::{nccl_chunk_bytes, part_chunking, MAX_CHUNKS};
-    let (chunk, chunks) = part_chunking(size / fabricscope::collective::ELEM_BYTES, g, channels);
-    let nccl = nccl_chunk_bytes(nodes, g, channels, size);
-    let part = size.div_ceil(channels.max(1) as u64).div_ceil(g.max(1) as u64);
+    use fabricscope::collective::nvls_tree::{nccl_part_chunking, part_chunking, MAX_CHUNKS};
+    let count = size / fabricscope::collective::ELEM_BYTES;
+    let (chunk, chunks) = part_chunking(count, g, channels);
+    let (nccl, theirs_n) = nccl_part_chunking(nodes, count, g, channels);
     if chunk <= nccl || nodes < 2 {
         return None;
     }
     let (at, ours, theirs) = (format_bytes(size), format_bytes(chunk), format_bytes(nccl));
-    let theirs_n = part.div_ceil(nccl);
     Some(match lang {
         Lang::En => format!(
             "NVLSTree at {at}: the model cuts each of a channel's {g} parts into {chunks} chunks of {ours} (at most {MAX_CHUNKS} per part, so that a tree of a thousand nodes stays within the engine); NCCL cuts {theirs} chunks, {theirs_n} per part. Fewer, bigger chunks fill the tree's pipeline more slowly: at large sizes the NVLSTree curve understates NCCL's."

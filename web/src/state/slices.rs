@@ -5,9 +5,8 @@
 //! apart, so frames, clicks and the cancel button get their turn.
 
 use super::collectives::{join, Action, AppState, CurveOutcome, PointKey, PointOutcome};
-use super::page_job::{page_job, work, PAGE_BUDGET};
-use fabricscope::plan::Admission;
-use fabricscope::{Job, Mode, PointJob, Scenario, SweepPoint};
+use super::page_job::{work, PAGE_BUDGET};
+use fabricscope::{Job, PointJob, Scenario, SweepPoint};
 use std::cell::RefCell;
 use std::rc::Rc;
 use Helping::{Alone, Beside};
@@ -40,15 +39,9 @@ pub(crate) fn point_job(point: &Scenario) -> Result<PointJob, PointOutcome> {
         // Only its algorithm weighed for the tuner's table, and only its figures: the point
         // needs no other's bound, and no trace (`Job::point`).
         // A forced tree beyond the page's budget whose channels that stand for all fit it runs
-        // from those alone (`Admission::Channels`): a point needs no trace. NVLSTree on 1,024
-        // H100 GPUs from 32 MiB up, where it is NCCL's pick.
-        Ok(valid) => match page_job(&valid) {
-            Ok(job) => Ok(job.point()),
-            Err(_) if matches!(valid.admit(PAGE_BUDGET), Admission::Channels { .. }) => {
-                Ok(Job::within(&valid, Mode::Auto, PAGE_BUDGET).point())
-            }
-            Err(_) => Err(PointOutcome::Skipped),
-        },
+        // from those alone (`Job::admitted_point`): NVLSTree on 1,024 H100 GPUs from 32 MiB up,
+        // where it is NCCL's pick.
+        Ok(valid) => Job::admitted_point(&valid, PAGE_BUDGET).map_err(|_| PointOutcome::Skipped),
         // So is one beyond the engine's limit (a forced Tree on a huge cluster).
         Err(errors) if errors.iter().all(|e| e.field == "nodes") => Err(PointOutcome::Skipped),
         // Sizes on the chart are all valid for a valid scenario; if one is not, the curve stops

@@ -42,12 +42,23 @@ fn chunking(len: u64) -> (u64, u64) {
 /// (one parent) and 5 down the tree to the rank (one parent sends to it).
 const FIFOS: usize = 6;
 
+/// Elements of one part of a channel: `count` over `n_channels` channels of `g` parts.
+fn per_part(count: u64, g: u32, n_channels: u32) -> u64 {
+    count.div_ceil(n_channels.max(1) as u64).div_ceil(g.max(1) as u64)
+}
+
 /// The model's chunking of one part of a channel: (chunk bytes, chunks) for `count` elements
 /// over `n_channels` channels of `g` parts.
 pub fn part_chunking(count: u64, g: u32, n_channels: u32) -> (u64, u64) {
-    let per_part = count.div_ceil(n_channels.max(1) as u64).div_ceil(g.max(1) as u64);
+    let per_part = per_part(count, g, n_channels);
     let (elems, chunks) = chunking(per_part);
     (elems.min(per_part.max(1)) * super::ELEM_BYTES, chunks)
+}
+
+/// NCCL's chunking of the same part on `nodes` nodes (`nccl_chunk_bytes`): (chunk bytes, chunks).
+pub fn nccl_part_chunking(nodes: u32, count: u64, g: u32, n_channels: u32) -> (u64, u64) {
+    let chunk = nccl_chunk_bytes(nodes, g, n_channels, count * super::ELEM_BYTES);
+    (chunk, (per_part(count, g, n_channels) * super::ELEM_BYTES).div_ceil(chunk).max(1))
 }
 
 /// The chunk NCCL cuts an NVLSTree AllReduce of `bytes` into (`enqueue.cc`, `calcCollChunking`,
@@ -285,8 +296,7 @@ fn by_depth(nodes: u32, which: u32) -> Vec<u32> {
 
 /// Transfers `nvls_tree_allreduce` makes, at most (the engine's limit).
 pub fn transfer_count(nodes: u32, g: u32, count: u64, n_channels: u32) -> u64 {
-    let per_part = count.div_ceil(n_channels as u64).div_ceil(g as u64);
-    let chunks = chunking(per_part).1;
+    let chunks = chunking(per_part(count, g, n_channels)).1;
     let (nodes, g) = (nodes as u64, g as u64);
     n_channels as u64 * g * chunks * (nodes * (2 * g + 1) + 2 * nodes.saturating_sub(1))
 }
@@ -307,6 +317,8 @@ mod tests {
         // The model's: at most 16 chunks per part, of at least 128 KiB.
         assert_eq!(part_chunking(1 << 28, 8, 8), (1 << 20, 16));
         assert_eq!(part_chunking(1 << 20, 8, 8), (64 << 10, 1));
+        // NCCL's, of the same parts: 256 chunks of 64 KiB at 1 GiB on 128 nodes.
+        assert_eq!(nccl_part_chunking(128, 1 << 28, 8, 8), (64 << 10, 256));
     }
 
     #[test]

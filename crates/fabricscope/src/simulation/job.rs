@@ -83,6 +83,19 @@ impl Job {
         }
     }
 
+    /// `admitted` for a sweep's point (`point`): a forced tree whose channels that stand for all
+    /// fit `budget` (`Admission::Channels`) runs from those alone too, as a point needs no
+    /// trace; else the collective's transfer count, refused.
+    pub fn admitted_point(
+        scenario: &ValidScenario,
+        budget: crate::plan::Budget,
+    ) -> Result<super::sweep::PointJob, u64> {
+        match scenario.admit(budget) {
+            crate::plan::Admission::Channels { .. } => Ok(Job::within(scenario, Mode::Auto, budget).point()),
+            _ => Job::admitted(scenario, budget).map(Job::point),
+        }
+    }
+
     /// `new` for a caller with a smaller budget (the page's): a tree the big plan picks beyond
     /// `budget.transfers` gives way to the best ring row, which says so; a forced tree beyond it
     /// runs from its channels that stand for all as a sweep's point, and is refused by name
