@@ -225,8 +225,9 @@ fn a_thousand_gpus_at_nccls_defaults_run_what_the_tuner_picks_or_say_why_not() {
     let ring = at(8 << 10, Some(fabricscope::collective::Algorithm::Ring)).validate();
     assert!(ring
         .is_err_and(|errors| errors[0].field == "nodes" && errors[0].problem.contains("16760832 transfers")));
-    // 64 MiB: NVLSTree, weighed as the exact plan weighs it on fewer nodes, and run.
-    let mid = simulate(&at(64 << 20, None).validate().unwrap()).unwrap();
+    // 32 MiB: NVLSTree (8 chunks of NCCL's 64 KiB per part: 1,244,160 transfers), weighed as
+    // the exact plan weighs it on fewer nodes, and run.
+    let mid = simulate(&at(32 << 20, None).validate().unwrap()).unwrap();
     assert_eq!(mid.schedule.algorithm, fabricscope::collective::Algorithm::NvlsTree);
     // 512 MiB: the tuner's NVLSTree is beyond the engine: the best ring row runs,
     // extrapolated, and the simulation says what the tuner picked.

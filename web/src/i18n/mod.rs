@@ -211,7 +211,7 @@ pub fn chart_left_off<'a>(lang: Lang, gaps: impl IntoIterator<Item = (&'a str, u
 pub fn nvls_tree_chunking(lang: Lang, size: u64, (nodes, g, channels): (u32, u32, u32)) -> Option<String> {
     use fabricscope::collective::nvls_tree::{nccl_part_chunking, part_chunking, MAX_CHUNKS};
     let count = size / fabricscope::collective::ELEM_BYTES;
-    let (chunk, chunks) = part_chunking(count, g, channels);
+    let (chunk, chunks) = part_chunking(nodes, count, g, channels);
     let (nccl, theirs_n) = nccl_part_chunking(nodes, count, g, channels);
     if chunk <= nccl || nodes < 2 {
         return None;

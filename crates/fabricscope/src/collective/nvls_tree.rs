@@ -21,17 +21,21 @@ use super::schedule::{Algorithm, ChunkOp, Deps, Hop, Schedule, SwitchRef, Transf
 use super::tree::dtree;
 use crate::scenario::Collective;
 
-/// Pipelining chunk [B], as NVLS's.
-const CHUNK_BYTES: u64 = super::nvls::CHUNK_BYTES;
-/// At most this many chunks per part and channel (bigger buffers get bigger chunks): NCCL cuts
-/// more, smaller ones (`nccl_chunk_bytes`); 16 keeps a tree on a thousand nodes within the
+/// At most this many chunks per part and channel: where NCCL cuts more (`nccl_chunk_bytes`),
+/// the model cuts this many bigger ones, which keeps a tree on a thousand nodes within the
 /// engine (ARCHITECTURE.md, "Trees beyond the engine").
 pub const MAX_CHUNKS: u64 = 16;
 
-/// Chunk length and count for a part of `len` elements.
-fn chunking(len: u64) -> (u64, u64) {
-    let elems = (CHUNK_BYTES / super::ELEM_BYTES).max(len.div_ceil(MAX_CHUNKS)).max(1);
+/// Chunk length and count, in elements, for a part of `len` elements, NCCL's chunk being
+/// `nccl_elems`: NCCL's chunks, or `MAX_CHUNKS` bigger ones where NCCL cuts more.
+fn chunking(len: u64, nccl_elems: u64) -> (u64, u64) {
+    let elems = nccl_elems.max(len.div_ceil(MAX_CHUNKS)).max(1);
     (elems, len.div_ceil(elems).max(1))
+}
+
+/// NCCL's chunk for `count` elements on `nodes` nodes of `g` GPUs over `n_channels`, in elements.
+fn nccl_elems(nodes: u32, g: u32, n_channels: u32, count: u64) -> u64 {
+    nccl_chunk_bytes(nodes, g, n_channels, count * super::ELEM_BYTES) / super::ELEM_BYTES
 }
 
 /// The connections a transfer follows on, within a part of a channel (no connection spans two:
@@ -48,10 +52,10 @@ fn per_part(count: u64, g: u32, n_channels: u32) -> u64 {
 }
 
 /// The model's chunking of one part of a channel: (chunk bytes, chunks) for `count` elements
-/// over `n_channels` channels of `g` parts.
-pub fn part_chunking(count: u64, g: u32, n_channels: u32) -> (u64, u64) {
+/// on `nodes` nodes over `n_channels` channels of `g` parts.
+pub fn part_chunking(nodes: u32, count: u64, g: u32, n_channels: u32) -> (u64, u64) {
     let per_part = per_part(count, g, n_channels);
-    let (elems, chunks) = chunking(per_part);
+    let (elems, chunks) = chunking(per_part, nccl_elems(nodes, g, n_channels, count));
     (elems.min(per_part.max(1)) * super::ELEM_BYTES, chunks)
 }
 
@@ -64,7 +68,7 @@ pub fn nccl_part_chunking(nodes: u32, count: u64, g: u32, n_channels: u32) -> (u
 /// The chunk NCCL cuts an NVLSTree AllReduce of `bytes` into (`enqueue.cc`, `calcCollChunking`,
 /// NVLS_TREE, with `NCCL_NVLS_CHUNKSIZE` and `NCCL_NVLSTREE_MAX_CHUNKSIZE` at their defaults):
 /// 128 KiB, at most 64 KiB from 4 nodes up, halved for small messages against the channels ×
-/// heads working at once. For the page to say how far the model's chunking is from it.
+/// heads working at once. The model cuts these where a part has at most `MAX_CHUNKS` of them.
 pub fn nccl_chunk_bytes(nodes: u32, g: u32, n_channels: u32, bytes: u64) -> u64 {
     let concurrent = n_channels as u64 * g as u64;
     let mut chunk: u64 = if nodes >= 4 { 64 << 10 } else { 128 << 10 };
@@ -160,7 +164,7 @@ impl NvlsTreeBuilder {
             id
         };
         let which = channel % 2;
-        let (chunk_elems, chunks) = chunking(len);
+        let (chunk_elems, chunks) = chunking(len, nccl_elems(nodes, g, self.n_channels, self.count));
         *max_chunks = (*max_chunks).max(chunks);
         for q in 0..chunks {
             let offset = start + (q * chunk_elems).min(len);
@@ -296,7 +300,7 @@ fn by_depth(nodes: u32, which: u32) -> Vec<u32> {
 
 /// Transfers `nvls_tree_allreduce` makes, at most (the engine's limit).
 pub fn transfer_count(nodes: u32, g: u32, count: u64, n_channels: u32) -> u64 {
-    let chunks = chunking(per_part(count, g, n_channels)).1;
+    let chunks = chunking(per_part(count, g, n_channels), nccl_elems(nodes, g, n_channels, count)).1;
     let (nodes, g) = (nodes as u64, g as u64);
     n_channels as u64 * g * chunks * (nodes * (2 * g + 1) + 2 * nodes.saturating_sub(1))
 }
@@ -314,9 +318,11 @@ mod tests {
         assert_eq!([chunk(2, 1 << 30), chunk(2, 32 << 20), chunk(2, (32 << 20) - 1)], [128, 128, 64]);
         assert_eq!([chunk(2, 4 << 20), chunk(2, (4 << 20) - 1)], [64, 32]);
         assert_eq!([chunk(8, 1 << 30), chunk(8, 4 << 20), chunk(8, (4 << 20) - 1)], [64, 64, 32]);
-        // The model's: at most 16 chunks per part, of at least 128 KiB.
-        assert_eq!(part_chunking(1 << 28, 8, 8), (1 << 20, 16));
-        assert_eq!(part_chunking(1 << 20, 8, 8), (64 << 10, 1));
+        // The model's: NCCL's, at most 16 per part.
+        assert_eq!(part_chunking(128, 1 << 28, 8, 8), (1 << 20, 16));
+        assert_eq!(part_chunking(8, 1 << 22, 8, 8), (64 << 10, 4));
+        assert_eq!(part_chunking(8, 1 << 20, 8, 8), (64 << 10, 1));
+        assert_eq!(part_chunking(2, 1 << 24, 8, 8), (128 << 10, 8));
         // NCCL's, of the same parts: 256 chunks of 64 KiB at 1 GiB on 128 nodes.
         assert_eq!(nccl_part_chunking(128, 1 << 28, 8, 8), (64 << 10, 256));
     }

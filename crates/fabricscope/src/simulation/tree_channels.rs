@@ -2,7 +2,7 @@
 //! tuner's pick too big to build whole (`Stage::TreeChannels`, a sweep's point only), and a
 //! busbw chart's point of a forced tree of any size (`tree_point`).
 //!
-//! NVLSTree on 128 DGX H100 at NCCL's 8 channels is 2,488,320 transfers from 128 MiB up (16
+//! NVLSTree on 128 DGX H100 at NCCL's 8 channels is 2,488,320 transfers from 64 MiB up (16
 //! chunks per part and channel), beyond `MAX_TRANSFERS`; channels 0 and 1 run for all where the
 //! channels fold (`Symmetry::find_strided`), and of them part 0 alone where the parts fold too
 //! (`Lanes::Parts`, built by `NvlsTreeBuilder::part_zero`): 77,760 transfers. So the big plan's weighing keeps
