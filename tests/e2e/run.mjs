@@ -536,9 +536,9 @@ await test('1,024 GPUs: a ring that settles runs as a steady state, drawn as til
   await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 120000 });
   const leftOff = await text('#chart-left-off');
   expect(!leftOff.includes('NVLSTree') && /(^|[^S])Tree from \d+ MiB/.test(leftOff), leftOff);
-  // And says how the model's NVLSTree chunks compare with NCCL's at the size shown.
+  // And says how its NVLSTree point at the size shown was fitted to NCCL's chunks.
   const chunks = await text('#chart-nvlstree-chunks');
-  expect(chunks.includes('16 chunks of 1 MiB') && chunks.includes('NCCL cuts 64 KiB chunks, 256 per part'), chunks);
+  expect(chunks.includes('256 chunks of 64 KiB') && chunks.includes('runs 16 of 1 MiB and 32 per part'), chunks);
   await page.selectOption('#nodes', '1');
   await page.selectOption('#algorithm', 'auto');
   await page.selectOption('#protocol', 'auto');
@@ -927,10 +927,10 @@ await test('your cluster: an nccl-tests log is compared with the model and fitte
   });
   expect(colours > 3, `the comparison chart shows ${colours} colours`);
   const fit = await text('#your-fit');
-  // The CLI's figures for the same log (fabricscope compare): NIC latency fitted to 1912 ns.
-  expect(fit.includes('links.nic.latency_ns 300 → 1912 ns') && fit.includes('0.215 → 0.166'), fit);
+  // The CLI's figures for the same log (fabricscope compare): NIC latency fitted to 1911 ns.
+  expect(fit.includes('links.nic.latency_ns 300 → 1911 ns') && fit.includes('0.221 → 0.171'), fit);
   await page.click('#your-open-fitted');
-  await waitFor('two nodes with the fitted NIC', async () => (await page.locator('#nic-latency').inputValue()) === '1912');
+  await waitFor('two nodes with the fitted NIC', async () => (await page.locator('#nic-latency').inputValue()) === '1911');
   expect((await gpuCount()) === '16', `drew ${await gpuCount()} GPUs`);
   await forget();
 });

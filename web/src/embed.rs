@@ -182,6 +182,7 @@ impl Figure {
                     fabricscope::Method::SteadyState => "已证明的稳态",
                     fabricscope::Method::Symmetric => "利用通道对称的精确模拟",
                     fabricscope::Method::Extrapolated => "外推稳态（±3%）",
+                    fabricscope::Method::ChunkFit => "拟合到 NCCL 的分块（±1%）",
                 }
             ),
         }

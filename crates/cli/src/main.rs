@@ -471,6 +471,9 @@ pub(crate) struct Row {
     trace_hash: String,
     /// How the row was obtained: "exact" (every transfer) or "steady state" (a proved period).
     method: &'static str,
+    /// NVLSTree cut into fewer chunks than NCCL cuts: both runs and the fit to NCCL's chunks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chunk_fit: Option<fabricscope::ChunkFit>,
 }
 
 #[derive(Serialize)]
@@ -539,6 +542,7 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             tuner_time_us: point.tuner_time_us,
             trace_hash: point.trace_hash.clone(),
             method: point.method.name(),
+            chunk_fit: point.chunk_fit,
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,

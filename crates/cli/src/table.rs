@@ -63,7 +63,7 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
     }
     out.push_str(&footer(report.avg_busbw_gbyte_per_s, binary));
     // Ours, per size. The page prints the same trace hash under its results.
-    out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), how the row was obtained (exact: every transfer simulated; exact by symmetry: channel 0 simulated (channels 0 and 1 where they alternate NCCL's two trees, of an NVLSTree part 0 of each, the others parts images under a turn of the node's GPUs; of a ring that turns by whole nodes, a few nodes' share of it), the others its proved images; steady state: a simulated prefix and its proved period; extrapolated steady state (±3%): a simulated prefix and a per-step time measured on a longer one, within 3% of every transfer simulated), NCCL's model's prediction, the trace hash\n");
+    out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), how the row was obtained (exact: every transfer simulated; exact by symmetry: channel 0 simulated (channels 0 and 1 where they alternate NCCL's two trees, of an NVLSTree part 0 of each, the others parts images under a turn of the node's GPUs; of a ring that turns by whole nodes, a few nodes' share of it), the others its proved images; steady state: a simulated prefix and its proved period; extrapolated steady state (±3%): a simulated prefix and a per-step time measured on a longer one, within 3% of every transfer simulated; fitted to NCCL's chunks (±1%): NVLSTree run at the model's 16 chunks per part and at 32, its time fitted to NCCL's chunk count as A + B/chunks, within 1% of running every chunk), NCCL's model's prediction, the trace hash\n");
     for row in &report.rows {
         let instead = match (row.tuner_pick_not_run, row.tuner_pick_time_us) {
             (Some(pick), Some(model)) => format!(
@@ -71,8 +71,9 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
             ),
             _ => String::new(),
         };
+        let chunks = row.chunk_fit.map(chunk_words).unwrap_or_default();
         out.push_str(&format!(
-            "# fabricscope size {:>12} B: {} {}{instead}, {}, tuner {:.2} us, trace {}\n",
+            "# fabricscope size {:>12} B: {} {}{instead}, {}{chunks}, tuner {:.2} us, trace {}\n",
             row.size_bytes, row.algorithm, row.protocol, row.method, row.tuner_time_us, row.trace_hash
         ));
     }
@@ -91,6 +92,27 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
         }
     }
     out
+}
+
+/// ", from 16 and 32 chunks per part, both exact by symmetry (6575.78 and 6132.44 us), to NCCL's
+/// 256 of 64 KiB", or
+/// where the finer run was beyond the engine, that the row's time is the model's chunks'.
+fn chunk_words(fit: fabricscope::ChunkFit) -> String {
+    let nccl = format!("NCCL's {} of {} KiB", fit.nccl_chunks, fit.nccl_chunk_bytes >> 10);
+    match fit.fine_ns {
+        Some(fine) => format!(
+            ", from {} and {} chunks per part, both {} ({:.2} and {:.2} us), to {nccl}",
+            fit.chunks,
+            fit.fine_chunks,
+            fit.runs.name(),
+            fit.run_ns as f64 / 1e3,
+            fine as f64 / 1e3
+        ),
+        None => format!(
+            ", {} chunks per part where {nccl} (the run at {} that would fit it is beyond the engine: this time overstates NCCL's)",
+            fit.chunks, fit.fine_chunks
+        ),
+    }
 }
 
 /// A faulted link and the step that waits on it (`Simulation::fault_waits`), at one size.

@@ -72,7 +72,8 @@ fn agree(s: &Scenario) -> bool {
         assert!(same_bits, "{what}: a folded ring differs from the exact one in its last bits");
     }
     let want = if proved { fabricscope::Method::Symmetric } else { fabricscope::Method::Exact };
-    assert_eq!(folded.summary.method, want, "{what}");
+    // NVLSTree cut into fewer chunks than NCCL's: the method of the runs its time is fitted from.
+    assert_eq!(folded.chunk_fit.map_or(folded.summary.method, |fit| fit.runs), want, "{what}");
     eprintln!(
         "{what}: {}",
         match (proved, same_bits) {

@@ -4,11 +4,13 @@
 //! function here (`step_text`, `alpha_beta_line`, …) or, used once, a `match lang` beside its
 //! use with both languages' `format!`.
 
+mod chunks;
 pub mod cluster;
 mod links;
 mod text;
 mod ux;
 
+pub use chunks::{chunk_fit_sentence, nvls_tree_chunking};
 pub use links::{shared, Shared};
 pub use text::{t, Text};
 pub use ux::{ux, Ux};
@@ -205,32 +207,14 @@ pub fn chart_left_off<'a>(lang: Lang, gaps: impl IntoIterator<Item = (&'a str, u
     }
 }
 
-/// Under a chart that draws NVLSTree: how the model cuts its parts at `size` bytes on `nodes`
-/// nodes of `g` GPUs over `channels` channels, against how NCCL cuts them
-/// (`collective::nvls_tree`), where the model's chunks are the bigger; `None` elsewhere.
-pub fn nvls_tree_chunking(lang: Lang, size: u64, (nodes, g, channels): (u32, u32, u32)) -> Option<String> {
-    use fabricscope::collective::nvls_tree::{nccl_part_chunking, part_chunking, MAX_CHUNKS};
-    let count = size / fabricscope::collective::ELEM_BYTES;
-    let (chunk, chunks) = part_chunking(nodes, count, g, channels);
-    let (nccl, theirs_n) = nccl_part_chunking(nodes, count, g, channels);
-    if chunk <= nccl || nodes < 2 {
-        return None;
-    }
-    let (at, ours, theirs) = (format_bytes(size), format_bytes(chunk), format_bytes(nccl));
-    Some(match lang {
-        Lang::En => format!(
-            "NVLSTree at {at}: the model cuts each of a channel's {g} parts into {chunks} chunks of {ours} (at most {MAX_CHUNKS} per part, so that a tree of a thousand nodes stays within the engine); NCCL cuts {theirs} chunks, {theirs_n} per part. Fewer, bigger chunks fill the tree's pipeline more slowly: at large sizes the NVLSTree curve understates NCCL's."
-        ),
-        Lang::Zh => format!(
-            "{at} 时的 NVLSTree：模型把每个通道的 {g} 个部分各切成 {chunks} 个 {ours} 的块（每部分最多 {MAX_CHUNKS} 块，以便上千节点的树仍在引擎能力之内）；NCCL 切成 {theirs} 的块，每部分 {theirs_n} 块。块越少越大，树的流水线填满得越慢：大消息时 NVLSTree 曲线低于 NCCL 的实际表现。"
-        ),
-    })
-}
-
 /// How a run's figures were obtained (`Summary::method`), with its transfer counts, and the
 /// tuner's pick where the engine ran another (`Simulation::tuner_pick_not_run`).
 pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
-    let line = method_sentence(lang, sim);
+    let mut line = method_sentence(lang, sim);
+    if let Some(fit) = &sim.chunk_fit {
+        let g = sim.schedule.n_ranks / sim.scenario.scenario().nodes.max(1);
+        line = format!("{line} {}", chunk_fit_sentence(lang, fit, g));
+    }
     let size = sim.scenario.scenario().size_bytes;
     let command = format!("fabricscope {} --scenario FILE -b {size} -e {size}", sweep_command(sim));
     // With NCCL's own model's time for the pick: the tuner's prediction, said to be one.
@@ -298,7 +282,10 @@ pub fn first_nodes_zh(m: u32, nodes: u32) -> String {
 }
 
 fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
-    if sim.summary.method == fabricscope::Method::Symmetric {
+    // A time fitted to NCCL's chunks: how the run shown was obtained (`chunk_fit_sentence` says
+    // the rest).
+    let method = sim.chunk_fit.map_or(sim.summary.method, |fit| fit.runs);
+    if method == fabricscope::Method::Symmetric {
         let channels = sim.schedule.n_channels;
         let one = sim.n_transfers() / channels.max(1) as u64;
         if let Some(m) = sim.rotated {

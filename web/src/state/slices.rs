@@ -53,7 +53,7 @@ pub(crate) fn point_job(point: &Scenario) -> Result<PointJob, PointOutcome> {
 /// What a chart point's finished job comes to.
 pub(crate) fn point_of(result: Result<SweepPoint, fabricscope::ScenarioError>) -> PointOutcome {
     match result {
-        Ok(point) => PointOutcome::Point(point),
+        Ok(point) => PointOutcome::Point(Box::new(point)),
         Err(_) => PointOutcome::Skipped,
     }
 }

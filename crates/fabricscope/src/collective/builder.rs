@@ -114,6 +114,15 @@ impl FirstChannels {
         }
     }
 
+    /// The same builder cutting NVLSTree's parts into at most `cap` chunks
+    /// (`NvlsTreeBuilder::with_cap`); a Tree's unchanged. Before any channel is built.
+    pub fn with_cap(self, cap: u64) -> FirstChannels {
+        match self {
+            FirstChannels::NvlsTree(builder) => FirstChannels::NvlsTree(builder.with_cap(cap)),
+            tree => tree,
+        }
+    }
+
     /// Builds one more channel unless `channels` are; true once they are.
     pub fn advance_to(&mut self, channels: u32) -> bool {
         let built = self.built();

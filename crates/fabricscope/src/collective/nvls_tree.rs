@@ -27,9 +27,9 @@ use crate::scenario::Collective;
 pub const MAX_CHUNKS: u64 = 16;
 
 /// Chunk length and count, in elements, for a part of `len` elements, NCCL's chunk being
-/// `nccl_elems`: NCCL's chunks, or `MAX_CHUNKS` bigger ones where NCCL cuts more.
-fn chunking(len: u64, nccl_elems: u64) -> (u64, u64) {
-    let elems = nccl_elems.max(len.div_ceil(MAX_CHUNKS)).max(1);
+/// `nccl_elems`: NCCL's chunks, or `cap` bigger ones where NCCL cuts more.
+fn chunking(len: u64, nccl_elems: u64, cap: u64) -> (u64, u64) {
+    let elems = nccl_elems.max(len.div_ceil(cap.max(1))).max(1);
     (elems, len.div_ceil(elems).max(1))
 }
 
@@ -54,8 +54,14 @@ fn per_part(count: u64, g: u32, n_channels: u32) -> u64 {
 /// The model's chunking of one part of a channel: (chunk bytes, chunks) for `count` elements
 /// on `nodes` nodes over `n_channels` channels of `g` parts.
 pub fn part_chunking(nodes: u32, count: u64, g: u32, n_channels: u32) -> (u64, u64) {
+    part_chunking_at(nodes, count, g, n_channels, MAX_CHUNKS)
+}
+
+/// `part_chunking` with at most `cap` chunks per part rather than `MAX_CHUNKS`
+/// (`NvlsTreeBuilder::with_cap`).
+pub fn part_chunking_at(nodes: u32, count: u64, g: u32, n_channels: u32, cap: u64) -> (u64, u64) {
     let per_part = per_part(count, g, n_channels);
-    let (elems, chunks) = chunking(per_part, nccl_elems(nodes, g, n_channels, count));
+    let (elems, chunks) = chunking(per_part, nccl_elems(nodes, g, n_channels, count), cap);
     (elems.min(per_part.max(1)) * super::ELEM_BYTES, chunks)
 }
 
@@ -100,6 +106,8 @@ pub struct NvlsTreeBuilder {
     next: u32,
     /// Each channel's part 0 alone (`part_zero`).
     part_zero: bool,
+    /// At most this many chunks per part (`with_cap`).
+    cap: u64,
 }
 
 impl NvlsTreeBuilder {
@@ -114,7 +122,15 @@ impl NvlsTreeBuilder {
             max_chunks: 1,
             next: 0,
             part_zero: false,
+            cap: MAX_CHUNKS,
         }
+    }
+
+    /// The same builder cutting at most `cap` chunks per part rather than `MAX_CHUNKS`: NCCL's
+    /// chunks up to `cap` of them, bigger ones beyond (`simulation`'s fit to NCCL's chunks runs
+    /// `2 × MAX_CHUNKS`; a test runs `u64::MAX`, every chunk NCCL's). Before any channel is built.
+    pub fn with_cap(self, cap: u64) -> NvlsTreeBuilder {
+        NvlsTreeBuilder { cap: cap.max(1), ..self }
     }
 
     /// `new`, but building each channel's part 0 alone: the transfers that run where a channel's
@@ -153,6 +169,8 @@ impl NvlsTreeBuilder {
     /// Part `k` of `channel`: `len` elements from `start`, chunk by chunk.
     fn part(&mut self, channel: u32, k: u32, start: u64, len: u64) {
         let (nodes, g) = (self.nodes, self.g);
+        let (chunk_elems, chunks) =
+            chunking(len, nccl_elems(nodes, g, self.n_channels, self.count), self.cap);
         let NvlsTreeBuilder { transfers, fifos, max_chunks, .. } = self;
         // The part's own connections.
         fifos.clear();
@@ -164,7 +182,6 @@ impl NvlsTreeBuilder {
             id
         };
         let which = channel % 2;
-        let (chunk_elems, chunks) = chunking(len, nccl_elems(nodes, g, self.n_channels, self.count));
         *max_chunks = (*max_chunks).max(chunks);
         for q in 0..chunks {
             let offset = start + (q * chunk_elems).min(len);
@@ -300,7 +317,7 @@ fn by_depth(nodes: u32, which: u32) -> Vec<u32> {
 
 /// Transfers `nvls_tree_allreduce` makes, at most (the engine's limit).
 pub fn transfer_count(nodes: u32, g: u32, count: u64, n_channels: u32) -> u64 {
-    let chunks = chunking(per_part(count, g, n_channels), nccl_elems(nodes, g, n_channels, count)).1;
+    let chunks = part_chunking(nodes, count, g, n_channels).1;
     let (nodes, g) = (nodes as u64, g as u64);
     n_channels as u64 * g * chunks * (nodes * (2 * g + 1) + 2 * nodes.saturating_sub(1))
 }

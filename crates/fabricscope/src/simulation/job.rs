@@ -37,6 +37,8 @@ pub struct Job {
     /// expanded to the whole trace, and the result never leaves the `PointJob`.
     point: bool,
     stage: Stage,
+    /// NVLSTree's finer run, once the stages gave a result that needs it (`chunk_fit`).
+    fit: Option<Box<super::chunk_fit::Fit>>,
 }
 
 /// Flows a hashed job's poll hashes (about 6 ms natively, 8 ms in the page).
@@ -57,6 +59,7 @@ impl std::fmt::Debug for Job {
             Stage::Measuring { .. } => "measuring",
             Stage::Measured { .. } => "measured",
             Stage::Hashing { .. } => "hashing",
+            Stage::Done(_) if self.fit.is_some() => "fitting to NCCL's chunks",
             Stage::Done(_) => "done",
         };
         write!(f, "Job({:?}, {stage}, {:.0}% of the current run)", self.mode, 100.0 * self.progress())
@@ -109,6 +112,7 @@ impl Job {
             hashed: false,
             point: false,
             stage: Stage::Start,
+            fit: None,
         }
     }
 
@@ -214,6 +218,23 @@ impl Job {
     /// Runs up to `batches` event batches; the result once the simulation is done (once: a
     /// later poll gives `None` again).
     pub fn poll(&mut self, batches: u64) -> Option<Result<Simulation, ScenarioError>> {
+        if let Some(fit) = &mut self.fit {
+            return fit.advance(batches).then(|| self.fit.take().map(|fit| Ok(fit.finish()))).flatten();
+        }
+        match self.poll_stages(batches)? {
+            Ok(sim) => match super::chunk_fit::start(Box::new(sim), self.mode, self.tree_limit) {
+                Ok(fit) => {
+                    self.fit = Some(fit);
+                    None
+                }
+                Err(sim) => Some(Ok(*sim)),
+            },
+            error => Some(error),
+        }
+    }
+
+    /// `poll` up to the stages' result, before NVLSTree's finer run (`chunk_fit`).
+    fn poll_stages(&mut self, batches: u64) -> Option<Result<Simulation, ScenarioError>> {
         let unhashed =
             |sim: &Simulation| sim.trace.flows.len() > HASH_FLOWS_PER_POLL && sim.trace_hash.get().is_none();
         if self.hashed && matches!(&self.stage, Stage::Done(Some(Ok(sim))) if unhashed(sim)) {
@@ -565,8 +586,12 @@ impl Job {
     }
 
     /// The share of the current engine run's flows finished, in [0, 1] (a steady state may take
-    /// a second run, and a ring that does not settle a whole one after its search).
+    /// a second run, a ring that does not settle a whole one after its search, and NVLSTree a
+    /// finer one, `chunk_fit`).
     pub fn progress(&self) -> f64 {
+        if let Some(fit) = &self.fit {
+            return fit.progress();
+        }
         match &self.stage {
             Stage::Done(_) => 1.0,
             Stage::Start

@@ -14,6 +14,7 @@
 
 mod alpha_beta;
 mod big;
+mod chunk_fit;
 mod exact;
 mod export;
 mod fluid;
@@ -29,6 +30,7 @@ mod waits;
 mod weigh;
 
 pub use alpha_beta::AlphaBeta;
+pub use chunk_fit::{nvls_tree_time, ChunkFit, CHUNK_FIT_BOUND, FINE_CHUNKS};
 pub use fluid::{EXTRAPOLATION_BOUND, MEASURED_STEPS};
 pub use job::Job;
 pub use steady::Steady;
@@ -70,6 +72,9 @@ pub struct Simulation {
     /// Set when the collective ran as a steady state: `schedule` and `trace` then hold only its
     /// first steps, and the rest is those steps' proved repetition (`Steady`).
     pub steady: Option<Steady>,
+    /// Set where NVLSTree ran at fewer chunks than NCCL cuts (`chunk_fit`): both runs and the
+    /// fit the summary's time comes from (`Method::ChunkFit`), or why there is none.
+    pub chunk_fit: Option<ChunkFit>,
     /// Of channel 0, this many nodes' positions ran through the engine for every node's, where
     /// turning the ring by them keeps its routes (`engine::rotation`; exact, the trace expanded).
     pub rotated: Option<u32>,
@@ -122,6 +127,16 @@ impl Simulation {
         match &self.steady {
             Some(steady) => SimTime(self.trace.end.0 + steady.shift_ns()),
             None => self.trace.end,
+        }
+    }
+
+    /// When the run shown ends, the end of its animation: the summary's time, except where that
+    /// is fitted to NCCL's chunks (`Method::ChunkFit`): the run at the model's chunks then ends
+    /// later (`end`).
+    pub fn shown_end(&self) -> SimTime {
+        match self.chunk_fit {
+            Some(_) => self.end().max(self.summary.time),
+            None => self.summary.time,
         }
     }
 

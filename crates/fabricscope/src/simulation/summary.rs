@@ -33,6 +33,11 @@ pub enum Method {
     /// exactly.
     #[serde(rename = "extrapolated steady state (±3%)")]
     Extrapolated,
+    /// NVLSTree cut into fewer chunks than NCCL cuts, run again at twice as many and its time
+    /// fitted to NCCL's count (`chunk_fit`): within `CHUNK_FIT_BOUND` (1%) of a run cut into
+    /// NCCL's every chunk over `tests/chunk_fit.rs`'s matrix; link bytes exact.
+    #[serde(rename = "fitted to NCCL's chunks (±1%)")]
+    ChunkFit,
 }
 
 impl Method {
@@ -43,6 +48,7 @@ impl Method {
             Method::SteadyState => "steady state",
             Method::Symmetric => "exact by symmetry",
             Method::Extrapolated => "extrapolated steady state (±3%)",
+            Method::ChunkFit => "fitted to NCCL's chunks (±1%)",
         }
     }
 }
@@ -118,6 +124,7 @@ pub(super) fn finish(
     let step_index = index_steps(&schedule, focus_rank);
     Simulation {
         steady,
+        chunk_fit: None,
         rotated,
         stride,
         parts,
@@ -145,6 +152,12 @@ fn focus_rank(topology: &Topology, intra: &[u32]) -> u32 {
     } else {
         intra[0]
     }
+}
+
+/// `sim`'s figures at time `end` rather than its run's (`chunk_fit`), obtained by `method`:
+/// the same link bytes over another time.
+pub(super) fn refit(sim: &mut Simulation, end: SimTime, method: Method) {
+    sim.summary = summarise(&sim.scenario, &sim.topology, end, &sim.link_bytes, method);
 }
 
 fn summarise(
@@ -191,7 +204,13 @@ mod tests {
     fn the_extrapolated_label_names_its_bound() {
         let bound = format!("(±{:.0}%)", 100.0 * super::super::EXTRAPOLATION_BOUND);
         assert!(Method::Extrapolated.name().ends_with(&bound));
-        let json = serde_json::to_string(&Method::Extrapolated).unwrap();
-        assert_eq!(json, format!("\"{}\"", Method::Extrapolated.name()));
+        let bound = format!("(±{:.0}%)", 100.0 * super::super::CHUNK_FIT_BOUND);
+        assert!(Method::ChunkFit.name().ends_with(&bound));
+        for method in
+            [Method::Exact, Method::SteadyState, Method::Symmetric, Method::Extrapolated, Method::ChunkFit]
+        {
+            let json = serde_json::to_string(&method).unwrap();
+            assert_eq!(json, format!("\"{}\"", method.name()));
+        }
     }
 }

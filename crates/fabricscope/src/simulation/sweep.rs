@@ -30,6 +30,9 @@ pub struct SweepPoint {
     /// NCCL's model's time for that pick [us] (`Simulation::tuner_pick_predicted_ns`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tuner_pick_time_us: Option<f64>,
+    /// NVLSTree cut into fewer chunks than NCCL cuts: the fit to NCCL's (`Simulation::chunk_fit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_fit: Option<super::ChunkFit>,
 }
 
 /// A sweep's point simulated a slice at a time (`Job::point`): `poll` as `Job::poll`, giving
@@ -140,5 +143,6 @@ pub fn sweep_point(sim: &Simulation, hash: bool) -> SweepPoint {
         method: sim.summary.method,
         tuner_pick_not_run: sim.tuner_pick_not_run(),
         tuner_pick_time_us: sim.tuner_pick_predicted_ns().map(|ns| ns / 1e3),
+        chunk_fit: sim.chunk_fit,
     }
 }

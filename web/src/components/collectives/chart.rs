@@ -173,19 +173,21 @@ pub fn chart(props: &Props) -> Html {
         .collect::<Vec<_>>()
         .join(" ");
     let gaps = if state.curve.is_complete() { state.curve.left_off() } else { Vec::new() };
-    // Where the chart draws NVLSTree, how far its chunks are from NCCL's at the size shown.
-    let shown = &state.sim.scenario;
+    // Where the chart's NVLSTree point at the size shown was cut into fewer chunks than NCCL
+    // cuts: how it was fitted to NCCL's (the point's own figures).
     let nvls_tree_note = state
         .curve
         .points
         .iter()
-        .any(|p| p.algorithm == fabricscope::collective::Algorithm::NvlsTree)
-        .then(|| {
-            let nodes = shown.scenario().nodes;
-            let g = shown.n_ranks() / nodes.max(1);
-            i18n::nvls_tree_chunking(state.lang, shown.scenario().size_bytes, (nodes, g, shown.channels()))
+        .find(|p| {
+            p.algorithm == fabricscope::collective::Algorithm::NvlsTree
+                && p.size_bytes == state.scenario.size_bytes
         })
-        .flatten();
+        .and_then(|p| p.chunk_fit.map(|fit| (p.size_bytes, fit)))
+        .map(|(size, fit)| {
+            let g = state.curve.gpus / state.curve.scenario.nodes.max(1);
+            i18n::nvls_tree_chunking(state.lang, size, g, &fit)
+        });
     html! {
         <>
             <canvas id="busbw-chart" ref={canvas_ref} data-here={here} role="img" aria-label={i18n::chart_caption(state.lang, state.curve.scenario.collective, state.curve.gpus)}

@@ -67,7 +67,7 @@ pub fn link_table(props: &LinkTableProps) -> Html {
                     .iter()
                     .copied()
                     .find(|&t| t > start)
-                    .unwrap_or(sim.summary.time);
+                    .unwrap_or(sim.shown_end());
                 busy = loads(fabricscope::units::SimTime((start.0 + end.0) / 2));
                 at_middle = !busy.is_empty();
             }

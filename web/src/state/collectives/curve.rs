@@ -19,7 +19,7 @@ pub type PointKey = (u64, Option<Algorithm>);
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PointOutcome {
-    Point(SweepPoint),
+    Point(Box<SweepPoint>),
     /// Left off the chart: beyond what the page simulates, or beyond the engine's limit.
     Skipped,
     /// A size of the chart that does not validate, or a worker that failed: the curve stops
@@ -163,7 +163,7 @@ impl Curve {
             match outcome {
                 // A forced tree beyond the page runs the best ring row: not this curve's point.
                 PointOutcome::Point(point) if front.1.is_none_or(|a| a == point.algorithm) => {
-                    points.push(point)
+                    points.push(*point)
                 }
                 PointOutcome::Point(_) | PointOutcome::Skipped => skipped.push(front),
                 PointOutcome::Stopped(message) => {

@@ -226,8 +226,8 @@ impl AppState {
 
     /// The end of the animation: of the run, or of the longer of A and B.
     pub fn end(&self) -> SimTime {
-        let other = self.other.as_ref().map(|(_, sim)| sim.summary.time).unwrap_or(SimTime::ZERO);
-        self.sim.summary.time.max(other)
+        let other = self.other.as_ref().map(|(_, sim)| sim.shown_end()).unwrap_or(SimTime::ZERO);
+        self.sim.shown_end().max(other)
     }
 
     /// A and B, when comparing: (A's scenario and simulation, B's).

@@ -287,11 +287,11 @@ fn a_curve_says_which_of_its_sizes_it_left_off() {
     let mut curve = curve;
     for &(size, algorithm) in &keys {
         let point = |ran: Algorithm| {
-            PointOutcome::Point(fabricscope::SweepPoint {
+            PointOutcome::Point(Box::new(fabricscope::SweepPoint {
                 size_bytes: size,
                 algorithm: ran,
                 ..template.clone()
-            })
+            }))
         };
         let outcome = match (size, algorithm) {
             (s, Some(Algorithm::NvlsTree)) if s >= 32 << 20 => PointOutcome::Skipped,
@@ -341,24 +341,34 @@ fn the_chart_runs_a_forced_nvlstree_at_1024_gpus_from_the_channels_that_stand_fo
         let PointOutcome::Point(got) = point_of(job.run()) else { panic!("{size} B: a point") };
         let row = fabricscope::sweep_size(&valid, size, false).unwrap();
         assert_eq!(got.algorithm, Algorithm::NvlsTree);
-        assert_eq!(got.method, fabricscope::Method::Symmetric);
+        // 32 MiB: NCCL's 8 chunks per part; 1 GiB: its 256, fitted from 16 and 32.
+        let method =
+            if size < 1 << 30 { fabricscope::Method::Symmetric } else { fabricscope::Method::ChunkFit };
+        assert_eq!(got.method, method);
+        assert_eq!(got.chunk_fit, row.chunk_fit);
         assert_eq!(got.time_us.to_bits(), row.time_us.to_bits(), "{size} B");
         assert_eq!(got.busbw_gbyte_per_s.to_bits(), row.busbw_gbyte_per_s.to_bits(), "{size} B");
     }
 }
 
-/// Under a chart with NVLSTree, the model's chunks against NCCL's, from the core's own chunking:
-/// at 1 GiB on 128 H100 nodes 16 chunks of 1 MiB per part against NCCL's 256 of 64 KiB; nothing
-/// where the model cuts as finely as NCCL (1 MiB) or on one node.
+/// Under a chart with NVLSTree, its point's chunks against NCCL's: at 1 GiB on 128 H100 nodes
+/// 16 chunks of 1 MiB and 32 of 512 KiB per part, fitted to NCCL's 256 of 64 KiB; where the
+/// finer run was beyond the page, that the curve understates NCCL's.
 #[test]
-fn the_chart_says_how_far_nvlstree_chunks_are_from_nccls() {
-    let en = crate::i18n::nvls_tree_chunking(Lang::En, 1 << 30, (128, 8, 8)).expect("coarser at 1 GiB");
-    assert!(
-        en.contains("16 chunks of 1 MiB") && en.contains("NCCL cuts 64 KiB chunks, 256 per part"),
-        "{en}"
-    );
-    let zh = crate::i18n::nvls_tree_chunking(Lang::Zh, 1 << 30, (128, 8, 8)).expect("coarser at 1 GiB");
-    assert!(zh.contains("16 个 1 MiB") && zh.contains("每部分 256 块"), "{zh}");
-    assert_eq!(crate::i18n::nvls_tree_chunking(Lang::En, 1 << 20, (128, 8, 8)), None);
-    assert_eq!(crate::i18n::nvls_tree_chunking(Lang::En, 1 << 30, (1, 8, 8)), None);
+fn the_chart_says_how_nvlstree_chunks_were_fitted_to_nccls() {
+    let s = Scenario {
+        nodes: 128,
+        size_bytes: 1 << 30,
+        algorithm: Some(Algorithm::NvlsTree),
+        ..Scenario::default_demo()
+    };
+    let row = fabricscope::sweep_size(&s.validate().unwrap(), 1 << 30, false).unwrap();
+    let fit = row.chunk_fit.expect("fitted at 1 GiB");
+    let en = crate::i18n::nvls_tree_chunking(Lang::En, 1 << 30, 8, &fit);
+    assert!(en.contains("256 chunks of 64 KiB") && en.contains("runs 16 of 1 MiB and 32 per part"), "{en}");
+    let zh = crate::i18n::nvls_tree_chunking(Lang::Zh, 1 << 30, 8, &fit);
+    assert!(zh.contains("256 个 64 KiB") && zh.contains("每分片 16 块"), "{zh}");
+    let unfitted = fabricscope::ChunkFit { fine_ns: None, ..fit };
+    let en = crate::i18n::nvls_tree_chunking(Lang::En, 1 << 30, 8, &unfitted);
+    assert!(en.contains("understates NCCL's"), "{en}");
 }

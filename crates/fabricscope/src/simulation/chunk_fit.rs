@@ -1,0 +1,214 @@
+//! NVLSTree's time at NCCL's own chunks, fitted from two runs (`Method::ChunkFit`).
+//!
+//! NCCL cuts an NVLSTree part into chunks of 64 KiB from 4 nodes up (`nvls_tree::nccl_chunk_bytes`):
+//! 256 per part at 1 GiB on 8 nodes or more. The model cuts at most `MAX_CHUNKS` (16), which
+//! keeps a tree of a thousand nodes within the engine, and bigger chunks fill the tree's pipeline
+//! more slowly (at 1 GiB: 14% of the time on 8 nodes, 38% on 128). A part's time goes as
+//!
+//! ```text
+//!   T(C) = A + B / C      C chunks per part; A: the bytes at the bottleneck's rate and the
+//!                         latencies; B / C: the pipeline's fill and drain, one chunk's crossing
+//! ```
+//!
+//! once C is large enough for the pipeline to be full most of the time. Where NCCL cuts more
+//! chunks than the model, the job runs the collective again at `FINE_CHUNKS` = 2 × `MAX_CHUNKS`
+//! per part (part 0 of the channels that stand for all where they fold, `tree_channels`; every
+//! transfer otherwise), fits A and B to the two runs and gives T at NCCL's count: within
+//! `CHUNK_FIT_BOUND` (1%) of a run cut into NCCL's every chunk over `tests/chunk_fit.rs`'s
+//! matrix. Runs at 8 and 16 chunks were off by up to 5.5% (128 nodes: their fill is not yet
+//! B / C), which is why the finer run has 32. The run shown (trace, animation, hash) is the
+//! model's, at `MAX_CHUNKS`; the link bytes are the same at any chunking.
+
+use super::job::run_settings;
+use super::{Method, Mode, Simulation};
+use crate::collective::nvls_tree::{self, NvlsTreeBuilder, MAX_CHUNKS};
+use crate::collective::{Algorithm, Protocol, Schedule, ScheduleBuilder};
+use crate::engine;
+use crate::plan::ValidScenario;
+use crate::scenario::Collective;
+use crate::topology::Topology;
+use crate::units::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// Chunks per part of the finer run.
+pub const FINE_CHUNKS: u64 = 2 * MAX_CHUNKS;
+
+/// How far a fitted time may be from the run cut into NCCL's every chunk (`tests/chunk_fit.rs`).
+pub const CHUNK_FIT_BOUND: f64 = 0.01;
+
+/// NVLSTree cut into fewer chunks than NCCL cuts: the two runs and the fit (`Method::ChunkFit`),
+/// or, where the finer run is beyond the engine, the model's run alone, which says so.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChunkFit {
+    /// Chunks per part and bytes of each: the run shown (the model's), the finer run, NCCL's.
+    pub chunks: u64,
+    pub chunk_bytes: u64,
+    pub fine_chunks: u64,
+    pub fine_chunk_bytes: u64,
+    pub nccl_chunks: u64,
+    pub nccl_chunk_bytes: u64,
+    /// How both runs were obtained (exact, or exact by symmetry).
+    pub runs: Method,
+    /// The run shown's time and the finer run's [ns]; `None` where the finer run is beyond the
+    /// engine (the time is then the model's run's, not fitted).
+    pub run_ns: u64,
+    pub fine_ns: Option<u64>,
+}
+
+impl ChunkFit {
+    /// The time at NCCL's chunks [ns], from `T(C) = A + B / C` through both runs.
+    pub fn fitted_ns(&self) -> Option<u64> {
+        let fine = self.fine_ns? as f64;
+        let (m, f, n) = (self.chunks as f64, self.fine_chunks as f64, self.nccl_chunks as f64);
+        let b = (self.run_ns as f64 - fine) / (1.0 / m - 1.0 / f);
+        let a = fine - b / f;
+        Some((a + b / n).round().max(1.0) as u64)
+    }
+}
+
+/// The finer run under way.
+pub(super) struct Fit {
+    sim: Box<Simulation>,
+    schedule: Schedule,
+    run: engine::Run,
+    fit: ChunkFit,
+}
+
+/// The fit `sim` needs: NVLSTree AllReduce whose parts NCCL cuts into more chunks than the model
+/// did; `None` otherwise (or once fitted).
+fn needed(sim: &Simulation) -> Option<ChunkFit> {
+    let s = sim.scenario.scenario();
+    let schedule = &sim.schedule;
+    if schedule.algorithm != Algorithm::NvlsTree
+        || s.collective != Collective::AllReduce
+        || s.nodes < 2
+        || sim.chunk_fit.is_some()
+        || sim.steady.is_some()
+    {
+        return None;
+    }
+    let (g, channels, count) = (sim.scenario.preset().rings[0].len() as u32, schedule.n_channels, s.count());
+    let (chunk_bytes, chunks) = nvls_tree::part_chunking(s.nodes, count, g, channels);
+    let (fine_chunk_bytes, fine_chunks) =
+        nvls_tree::part_chunking_at(s.nodes, count, g, channels, FINE_CHUNKS);
+    let (nccl_chunk_bytes, nccl_chunks) = nvls_tree::nccl_part_chunking(s.nodes, count, g, channels);
+    (nccl_chunks > chunks && fine_chunks > chunks).then_some(ChunkFit {
+        chunks,
+        chunk_bytes,
+        fine_chunks,
+        fine_chunk_bytes,
+        nccl_chunks,
+        nccl_chunk_bytes,
+        runs: sim.summary.method,
+        run_ns: sim.summary.time.0,
+        fine_ns: None,
+    })
+}
+
+/// The finer run of `sim` where it needs one (`needed`) and the run fits `limit` transfers; else
+/// `sim` itself, saying where the fit could not run.
+pub(super) fn start(mut sim: Box<Simulation>, mode: Mode, limit: u64) -> Result<Box<Fit>, Box<Simulation>> {
+    let Some(fit) = needed(&sim) else {
+        return Err(sim);
+    };
+    let fold = mode != Mode::Exact;
+    match nvls_tree_run(&sim.scenario, &sim.topology, sim.schedule.protocol, FINE_CHUNKS, (fold, limit)) {
+        Some((schedule, run)) => Ok(Box::new(Fit { sim, schedule, run, fit })),
+        None => {
+            sim.chunk_fit = Some(fit);
+            Err(sim)
+        }
+    }
+}
+
+impl Fit {
+    /// Runs up to `batches` event batches of the finer run; true once it is over.
+    pub fn advance(&mut self, batches: u64) -> bool {
+        self.run.advance(&self.sim.topology, &self.schedule, batches)
+    }
+
+    /// The share of the finer run's flows finished, in [0, 1].
+    pub fn progress(&self) -> f64 {
+        let (done, all) = self.run.progress();
+        done as f64 / all.max(1) as f64
+    }
+
+    /// The simulation with its time fitted to NCCL's chunks.
+    pub fn finish(self) -> Simulation {
+        let Fit { sim, run, mut fit, .. } = self;
+        let mut sim = *sim;
+        let (trace, _) = run.finish(&sim.topology);
+        fit.fine_ns = Some(trace.end.0);
+        if let Some(ns) = fit.fitted_ns() {
+            super::summary::refit(&mut sim, SimTime(ns), Method::ChunkFit);
+        }
+        sim.chunk_fit = Some(fit);
+        sim
+    }
+}
+
+/// NVLSTree AllReduce of `scenario` at most `cap` chunks per part, set up to run at `protocol`:
+/// part 0 of the channels that stand for all on the folded links where `fold` and the channels'
+/// symmetry is proved (`tree_channels::tree_point`'s run), else every transfer; `None` where the
+/// run is beyond `limit` transfers.
+pub fn nvls_tree_run(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    protocol: Protocol,
+    cap: u64,
+    (fold, limit): (bool, u64),
+) -> Option<(Schedule, engine::Run)> {
+    let s = scenario.scenario();
+    let (rings, channels, policy) = (&scenario.preset().rings, scenario.channels(), scenario.policy());
+    let g = rings[0].len() as u32;
+    // Transfers of one part of a channel, and of the whole.
+    let chunks = nvls_tree::part_chunking_at(s.nodes, s.count(), g, channels, cap).1;
+    let (nodes, g64) = (s.nodes as u64, g as u64);
+    let part = chunks.saturating_mul(nodes * (2 * g64 + 1) + 2 * (nodes - 1));
+    let whole = part.saturating_mul(channels as u64 * g64);
+    // Not even part 0 of channels 0 and 1: nothing to build or prove.
+    if part.saturating_mul(2) > limit {
+        return None;
+    }
+    let settle = |mut schedule: Schedule| {
+        schedule.protocol = protocol;
+        run_settings(&mut schedule, scenario);
+        schedule
+    };
+    let folded = fold
+        .then(|| super::exact::one_chunk_proof(scenario, topology, Algorithm::NvlsTree))
+        .flatten()
+        .filter(|(_, proof)| {
+            let parts = if proof.parts() > 1 { 1 } else { g64 };
+            part.saturating_mul(proof.stride() as u64 * parts) <= limit
+        })
+        .and_then(|(small, proof)| {
+            let shape = (channels, proof.parts() > 1);
+            let builder =
+                ScheduleBuilder::first_channels(Algorithm::NvlsTree, s.nodes, rings, s.count(), shape)?;
+            let mut builder = builder.with_cap(cap);
+            while !builder.advance_to(proof.stride()) {}
+            let built = settle(builder.finish());
+            let symmetry = proof.first_channels(&small, &built)?;
+            Some((built, symmetry))
+        });
+    if let Some((built, symmetry)) = folded {
+        let run = engine::Run::new_folded(topology, &built, policy, symmetry.fold(topology));
+        return Some((built, run));
+    }
+    if whole > limit {
+        return None;
+    }
+    let schedule = settle(NvlsTreeBuilder::new(s.nodes, g, s.count(), channels).with_cap(cap).finish());
+    let run = engine::Run::new(topology, &schedule, policy, None);
+    Some((schedule, run))
+}
+
+/// NVLSTree's time [ns] at most `cap` chunks per part (`u64::MAX`: every chunk NCCL's), by the
+/// run `nvls_tree_run` sets up with no limit: what `tests/chunk_fit.rs` holds the fit to.
+pub fn nvls_tree_time(scenario: &ValidScenario, protocol: Protocol, cap: u64, fold: bool) -> Option<SimTime> {
+    let topology = scenario.topology();
+    let (schedule, mut run) = nvls_tree_run(scenario, &topology, protocol, cap, (fold, u64::MAX))?;
+    while !run.advance(&topology, &schedule, u64::MAX) {}
+    Some(run.finish(&topology).0.end)
+}
