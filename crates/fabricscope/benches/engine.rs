@@ -141,8 +141,20 @@ fn main() {
             Ok((seconds, Ok(row))) => {
                 let peak = peak_kib()
                     .map_or(String::new(), |k| format!("; peak so far {} MB", k * 1024 / 1_000_000));
+                // NVLSTree's chunks: fitted to NCCL's, or the run at the model's alone, said so.
+                let chunks = match row.chunk_fit {
+                    Some(fit) if fit.fine_ns.is_some() => format!(
+                        " from {} and {} chunks per part to NCCL's {}",
+                        fit.chunks, fit.fine_chunks, fit.nccl_chunks
+                    ),
+                    Some(fit) => format!(
+                        " at {} chunks per part, not fitted to NCCL's {} (the run at {} is beyond the engine)",
+                        fit.chunks, fit.nccl_chunks, fit.fine_chunks
+                    ),
+                    None => String::new(),
+                };
                 let detail = format!(
-                    "{} {}, {}: {:.0} us simulated, busbw {:.1} GB/s; NCCL's model {:.0} us; trace {}{peak}",
+                    "{} {}, {}{chunks}: {:.0} us simulated, busbw {:.1} GB/s; NCCL's model {:.0} us; trace {}{peak}",
                     row.algorithm.nccl_name(),
                     row.protocol.nccl_name(),
                     row.method.name(),
