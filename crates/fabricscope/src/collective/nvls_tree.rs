@@ -317,9 +317,15 @@ fn by_depth(nodes: u32, which: u32) -> Vec<u32> {
 
 /// Transfers `nvls_tree_allreduce` makes, at most (the engine's limit).
 pub fn transfer_count(nodes: u32, g: u32, count: u64, n_channels: u32) -> u64 {
-    let chunks = part_chunking(nodes, count, g, n_channels).1;
+    transfer_count_at(nodes, g, count, n_channels, MAX_CHUNKS)
+}
+
+/// `transfer_count` with at most `cap` chunks per part (`NvlsTreeBuilder::with_cap`).
+pub fn transfer_count_at(nodes: u32, g: u32, count: u64, n_channels: u32, cap: u64) -> u64 {
+    let chunks = part_chunking_at(nodes, count, g, n_channels, cap).1;
     let (nodes, g) = (nodes as u64, g as u64);
-    n_channels as u64 * g * chunks * (nodes * (2 * g + 1) + 2 * nodes.saturating_sub(1))
+    let part = chunks.saturating_mul(nodes * (2 * g + 1) + 2 * nodes.saturating_sub(1));
+    part.saturating_mul(n_channels as u64 * g)
 }
 
 #[cfg(test)]

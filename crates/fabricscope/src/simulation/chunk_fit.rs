@@ -22,7 +22,7 @@
 use super::job::run_settings;
 use super::{Method, Mode, Simulation};
 use crate::collective::nvls_tree::{self, NvlsTreeBuilder, MAX_CHUNKS};
-use crate::collective::{Algorithm, Protocol, Schedule, ScheduleBuilder};
+use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::engine;
 use crate::plan::ValidScenario;
 use crate::scenario::Collective;
@@ -159,15 +159,11 @@ pub fn nvls_tree_run(
     (fold, limit): (bool, u64),
 ) -> Option<(Schedule, engine::Run)> {
     let s = scenario.scenario();
-    let (rings, channels, policy) = (&scenario.preset().rings, scenario.channels(), scenario.policy());
-    let g = rings[0].len() as u32;
-    // Transfers of one part of a channel, and of the whole.
-    let chunks = nvls_tree::part_chunking_at(s.nodes, s.count(), g, channels, cap).1;
-    let (nodes, g64) = (s.nodes as u64, g as u64);
-    let part = chunks.saturating_mul(nodes * (2 * g64 + 1) + 2 * (nodes - 1));
-    let whole = part.saturating_mul(channels as u64 * g64);
-    // Not even part 0 of channels 0 and 1: nothing to build or prove.
-    if part.saturating_mul(2) > limit {
+    let (g, channels, policy) =
+        (scenario.preset().rings[0].len() as u32, scenario.channels(), scenario.policy());
+    let whole = nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, cap);
+    // Not even part 0 of channels 0 and 1 fits: nothing to prove or build.
+    if crate::plan::tree_least_run(whole, channels, g) > limit {
         return None;
     }
     let settle = |mut schedule: Schedule| {
@@ -176,23 +172,12 @@ pub fn nvls_tree_run(
         schedule
     };
     let folded = fold
-        .then(|| super::exact::one_chunk_proof(scenario, topology, Algorithm::NvlsTree))
-        .flatten()
-        .filter(|(_, proof)| {
-            let parts = if proof.parts() > 1 { 1 } else { g64 };
-            part.saturating_mul(proof.stride() as u64 * parts) <= limit
+        .then(|| {
+            super::tree_channels::folded_first_channels(scenario, topology, Algorithm::NvlsTree, (cap, limit))
         })
-        .and_then(|(small, proof)| {
-            let shape = (channels, proof.parts() > 1);
-            let builder =
-                ScheduleBuilder::first_channels(Algorithm::NvlsTree, s.nodes, rings, s.count(), shape)?;
-            let mut builder = builder.with_cap(cap);
-            while !builder.advance_to(proof.stride()) {}
-            let built = settle(builder.finish());
-            let symmetry = proof.first_channels(&small, &built)?;
-            Some((built, symmetry))
-        });
-    if let Some((built, symmetry)) = folded {
+        .flatten();
+    if let Some((symmetry, built)) = folded {
+        let built = settle(built);
         let run = engine::Run::new_folded(topology, &built, policy, symmetry.fold(topology));
         return Some((built, run));
     }

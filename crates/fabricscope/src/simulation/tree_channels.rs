@@ -16,6 +16,7 @@
 
 use super::job::run_settings;
 use super::stage::{Plan, Stage};
+use crate::collective::nvls_tree::MAX_CHUNKS;
 use crate::collective::{Algorithm, FirstChannels, Protocol, Schedule, ScheduleBuilder};
 use crate::engine::symmetry::Symmetry;
 use crate::plan::ValidScenario;
@@ -120,13 +121,7 @@ pub(super) fn tree_point(
     if !provable {
         return None;
     }
-    let (small, proof) = super::exact::one_chunk_proof(scenario, topology, algorithm)?;
-    let rings = &scenario.preset().rings;
-    let shape = (scenario.channels(), proof.parts() > 1);
-    let mut builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), shape)?;
-    while !builder.advance_to(proof.stride()) {}
-    let mut built = builder.finish();
-    let symmetry = proof.first_channels(&small, &built)?;
+    let (symmetry, mut built) = folded_first_channels(scenario, topology, algorithm, (MAX_CHUNKS, u64::MAX))?;
     // The whole's bound: each link's bytes over every channel, as `plan::Bound` routing the
     // whole would add them up (the same routes: a static policy's, which the proof required).
     let paths = symmetry.channel_zero_paths();
@@ -136,6 +131,36 @@ pub(super) fn tree_point(
     built.protocol = s.protocol.unwrap_or(pick.protocol);
     run_settings(&mut built, scenario);
     Some((symmetry, built, plan))
+}
+
+/// The channels of `algorithm`'s AllReduce (Tree, NVLSTree) that stand for all, built alone at
+/// most `cap` chunks per NVLSTree part, and the symmetry proved on its one-chunk schedule carried
+/// to them (`Symmetry::first_channels`): `tree_point`'s run, and NVLSTree's finer one
+/// (`chunk_fit`). `None` where the proof fails or they are beyond `limit` transfers (checked before
+/// they are built, from the whole's count over the proof's share).
+pub(super) fn folded_first_channels(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    algorithm: Algorithm,
+    (cap, limit): (u64, u64),
+) -> Option<(Symmetry, Schedule)> {
+    let s = scenario.scenario();
+    let (small, proof) = super::exact::one_chunk_proof(scenario, topology, algorithm)?;
+    if algorithm == Algorithm::NvlsTree {
+        let (g, channels) = (scenario.preset().rings[0].len() as u32, scenario.channels());
+        let whole = crate::collective::nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, cap);
+        if whole / proof.share() > limit {
+            return None;
+        }
+    }
+    let rings = &scenario.preset().rings;
+    let shape = (scenario.channels(), proof.parts() > 1);
+    let mut builder =
+        ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), shape)?.with_cap(cap);
+    while !builder.advance_to(proof.stride()) {}
+    let built = builder.finish();
+    let symmetry = proof.first_channels(&small, &built)?;
+    Some((symmetry, built))
 }
 
 /// A forced tree (Tree, NVLSTree) too big to build whole within `limit` (validation admitted
