@@ -522,18 +522,35 @@ await test('1,024 GPUs: a ring that settles runs as a steady state, drawn as til
   expect(busbw8 > busbw && busbw8 < 400, `busbw ${busbw8} GB/s at 8 channels, ${busbw} GB/s at one`);
   await page.screenshot({ path: join(shots, 'cluster-1024-gpus-8-channels.png'), fullPage: true });
   // Unforced, the tuner picks NVLSTree at 1 GiB, whose trace is beyond the page: the best ring
-  // row runs, and the page says the command line runs NVLSTree from the channels that stand
-  // for all, and how.
+  // row runs to be drawn, and the page says so; until the chart has simulated NVLSTree at this
+  // size, it says the command line runs it from the channels that stand for all, and how.
   await page.selectOption('#algorithm', 'auto');
   await waitFor('the tuner\'s pick named', async () => (await text('#method')).includes('The tuner picks NVLSTree here'), 60000);
   const picked = await text('#method');
-  expect(picked.includes('too big for the page') && picked.includes('fabricscope allreduce --scenario FILE -b 1073741824 -e 1073741824'), picked);
+  expect(picked.includes('the best ring row ran'), picked);
+  expect((await page.locator('#tuner-pick').count()) === 1
+    || picked.includes('fabricscope allreduce --scenario FILE -b 1073741824 -e 1073741824'), picked);
   // With NCCL's own model's time for it: the tuner's table's NVLSTree row, said to be the model's.
   const modelled = await page.locator('#tuner tr', { hasText: 'NVLSTree / Simple' }).locator('td').last().innerText();
   expect(picked.includes(`NVLSTree here (NCCL's model: ${modelled})`), `${picked} / ${modelled}`);
   // The busbw chart draws NVLSTree at every size (beyond the page whole from 32 MiB, from part 0
   // of channels 0 and 1, which stand for all), and says which of Tree's sizes it leaves off.
   await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 120000 });
+  // Once it has, the results show the pick's own figures, the chart's point at this size, with
+  // how they were obtained, beside the ring row drawn; the method line no longer sends the
+  // reader to the command line.
+  await waitFor('the pick\'s figures', async () => (await page.locator('#tuner-pick').count()) === 1);
+  const pickFigures = await text('#tuner-pick');
+  const chartHere = await page.locator('#busbw-chart').getAttribute('data-here');
+  const nvlsTreeBusbw = chartHere.split(' ').find((c) => c.startsWith('NVLSTree:')).slice('NVLSTree:'.length);
+  const ringBusbw = parseFloat(await text('#busbw'));
+  expect(pickFigures.startsWith('NCCL\'s pick here, NVLSTree / Simple: ') && pickFigures.includes(`busbw ${nvlsTreeBusbw} GB/s`)
+    && pickFigures.includes('fitted to NCCL\'s chunks (±1%)') && pickFigures.includes(`NCCL's model ${modelled}`)
+    && /are Ring \/ (LL|LL128|Simple)'s, the best ring row/.test(pickFigures), `${pickFigures} / ${chartHere}`);
+  expect(parseFloat(nvlsTreeBusbw) > ringBusbw, `NVLSTree ${nvlsTreeBusbw} GB/s against the ring row's ${ringBusbw}`);
+  const told = await text('#method');
+  expect(told.includes('the chart simulated the pick itself') && !told.includes('fabricscope allreduce'), told);
+  await page.screenshot({ path: join(shots, 'cluster-1024-gpus-tuner-pick.png'), fullPage: true });
   const leftOff = await text('#chart-left-off');
   expect(!leftOff.includes('NVLSTree') && /(^|[^S])Tree from \d+ MiB/.test(leftOff), leftOff);
   // And says how its NVLSTree point at the size shown was fitted to NCCL's chunks.

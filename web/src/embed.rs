@@ -177,13 +177,7 @@ impl Figure {
                 "{} 块 GPU 上 {size} 的 {collective} · {network} · {algorithm}：{time} · busbw {:.1} GB/s · {}",
                 s.n_ranks,
                 s.busbw_gbyte_per_s,
-                match s.method {
-                    fabricscope::Method::Exact => "精确模拟",
-                    fabricscope::Method::SteadyState => "已证明的稳态",
-                    fabricscope::Method::Symmetric => "利用通道对称的精确模拟",
-                    fabricscope::Method::Extrapolated => "外推稳态（±3%）",
-                    fabricscope::Method::ChunkFit => "拟合到 NCCL 的分块（±1%）",
-                }
+                crate::i18n::method_name(Lang::Zh, s.method)
             ),
         }
     }

@@ -207,9 +207,50 @@ pub fn chart_left_off<'a>(lang: Lang, gaps: impl IntoIterator<Item = (&'a str, u
     }
 }
 
+/// A method's short name (`Method::name` in English): the embedded figure's caption, the
+/// tuner's pick simulated for the chart.
+pub fn method_name(lang: Lang, method: fabricscope::Method) -> &'static str {
+    use fabricscope::Method;
+    match (lang, method) {
+        (Lang::En, _) => method.name(),
+        (Lang::Zh, Method::Exact) => "精确模拟",
+        (Lang::Zh, Method::SteadyState) => "已证明的稳态",
+        (Lang::Zh, Method::Symmetric) => "利用通道对称的精确模拟",
+        (Lang::Zh, Method::Extrapolated) => "外推稳态（±3%）",
+        (Lang::Zh, Method::ChunkFit) => "拟合到 NCCL 的分块（±1%）",
+    }
+}
+
+/// Where the page ran another algorithm than the tuner's pick (`Simulation::tuner_pick_not_run`):
+/// the pick's own figures, from the chart's point of that algorithm forced at this size
+/// (`point`), which a worker simulated from the channels that stand for all.
+pub fn tuner_pick_figures(
+    lang: Lang,
+    sim: &fabricscope::Simulation,
+    point: &fabricscope::SweepPoint,
+) -> String {
+    let pick = format!("{} / {}", point.algorithm.nccl_name(), point.protocol.nccl_name());
+    let shown = format!("{} / {}", sim.schedule.algorithm.nccl_name(), sim.schedule.protocol.nccl_name());
+    let time = fabricscope::units::format_duration_ns(point.time_us * 1e3);
+    let model = fabricscope::units::format_duration_ns(point.tuner_time_us * 1e3);
+    let method = method_name(lang, point.method);
+    match lang {
+        Lang::En => format!(
+            "NCCL's pick here, {pick}: {time} · algbw {:.1} GB/s · busbw {:.1} GB/s ({method}; NCCL's model {model}), simulated for the chart. The figures above and the animation are {shown}'s, the best ring row, which the page can draw at this scale.",
+            point.algbw_gbyte_per_s, point.busbw_gbyte_per_s
+        ),
+        Lang::Zh => format!(
+            "NCCL 在此选择 {pick}：{time} · algbw {:.1} GB/s · busbw {:.1} GB/s（{method}；NCCL 模型 {model}），为图表模拟。上方数字与动画属于 {shown}，即页面在此规模下能绘制的最佳环形方案。",
+            point.algbw_gbyte_per_s, point.busbw_gbyte_per_s
+        ),
+    }
+}
+
 /// How a run's figures were obtained (`Summary::method`), with its transfer counts, and the
-/// tuner's pick where the engine ran another (`Simulation::tuner_pick_not_run`).
-pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
+/// tuner's pick where the engine ran another (`Simulation::tuner_pick_not_run`): where the chart
+/// simulated the pick at this size (`pick_point`), the results show its figures
+/// (`tuner_pick_figures`) and this line says so rather than sending the reader to the CLI.
+pub fn method_line(lang: Lang, sim: &fabricscope::Simulation, pick_point: bool) -> String {
     let mut line = method_sentence(lang, sim);
     if let Some(fit) = &sim.chunk_fit {
         let g = sim.schedule.n_ranks / sim.scenario.scenario().nodes.max(1);
@@ -224,6 +265,14 @@ pub fn method_line(lang: Lang, sim: &fabricscope::Simulation) -> String {
     };
     match (pick, lang) {
         (None, _) => line,
+        (Some(pick), Lang::En) if pick_point => format!(
+            "{line} The tuner picks {} here (NCCL's model: {model}), too big to draw at this scale: the best ring row ran to be shown, and the chart simulated the pick itself (its figures above).",
+            pick.nccl_name()
+        ),
+        (Some(pick), Lang::Zh) if pick_point => format!(
+            "{line} 调优器在此选择 {}（NCCL 模型预测：{model}），在此规模下无法绘制：为展示运行了最佳的环形方案，而图表模拟了该选择本身（数字见上方）。",
+            pick.nccl_name()
+        ),
         (Some(pick), Lang::En) if sim.tuner_pick_may_run_natively() => format!(
             "{line} The tuner picks {} here (NCCL's model: {model}), too big for the page at this scale: the best ring row ran instead. The command line may run it, whole or from the channels that stand for all: save this scenario, then `{command}`.",
             pick.nccl_name()

@@ -210,8 +210,9 @@ impl Simulation {
         self.tuner_pick_row_not_run().map(|row| row.predicted_ns)
     }
 
-    /// The tuner's row of its pick, where another algorithm ran without being forced.
-    fn tuner_pick_row_not_run(&self) -> Option<&crate::plan::TunerRow> {
+    /// The tuner's row of its pick, where another algorithm ran without being forced: its
+    /// algorithm and protocol, which a sweep's row of that algorithm forced reproduces.
+    pub fn tuner_pick_row_not_run(&self) -> Option<&crate::plan::TunerRow> {
         // The pick among what NCCL_PROTO leaves, as the job picked (a forced protocol may rule
         // the overall choice out).
         let s = self.scenario.scenario();

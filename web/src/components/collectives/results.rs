@@ -54,6 +54,15 @@ pub fn results(props: &Props) -> Html {
             })
             .collect()
     };
+    // The tuner's pick where the page ran another (too big to draw at this scale): the chart's
+    // point of the pick forced at this size, once a worker has simulated it, on this hardware.
+    let pick_point = sim.tuner_pick_row_not_run().and_then(|row| {
+        let s = sim.scenario.scenario();
+        let same = state.curve.scenario.nodes == s.nodes && state.curve.gpus == summary.n_ranks;
+        state.curve.points.iter().find(|p| {
+            same && p.size_bytes == s.size_bytes && p.algorithm == row.algorithm && p.protocol == row.protocol
+        })
+    });
     let ab = sim.alpha_beta();
     let collective = sim.schedule.collective;
     let factor = collective.busbw_factor(summary.n_ranks);
@@ -76,6 +85,9 @@ pub fn results(props: &Props) -> Html {
                 Lang::En => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3} (n = {} GPUs): comparable to the slowest link's bandwidth whatever the algorithm (nccl-tests).", summary.algbw_gbyte_per_s, summary.n_ranks),
                 Lang::Zh => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3}（n = {} 块 GPU）：与算法无关，可直接和最慢链路的带宽比较（nccl-tests 定义）。", summary.algbw_gbyte_per_s, summary.n_ranks),
             } }</p>
+            if let Some(point) = pick_point {
+                <p id="tuner-pick" class="pick">{ i18n::tuner_pick_figures(lang, sim, point) }</p>
+            }
             if sim.schedule.algorithm == fabricscope::collective::Algorithm::Nvls {
                 <p id="nvls-note" class="formula">{ nvls_note(lang, summary.n_ranks, summary.busbw_gbyte_per_s, sim) }</p>
             }
@@ -88,7 +100,7 @@ pub fn results(props: &Props) -> Html {
                     <ul>{ for faults.iter().map(|(name, wait)| html! { <li><span class="fault-link">{ name.clone() }</span>{ ": " }<span class="fault-wait">{ wait.clone() }</span></li> }) }</ul>
                 </div>
             }
-            <p id="method" class="hint">{ i18n::method_line(lang, sim) }</p>
+            <p id="method" class="hint">{ i18n::method_line(lang, sim, pick_point.is_some()) }</p>
             <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
             if let Some(steady) = sim.steady {
                 <p id="steady" class="formula">{ steady_text(lang, &steady, summary.method, sim.rotated.or(steady.measured_nodes).map(|m| (m, sim.scenario.scenario().nodes))) }</p>
