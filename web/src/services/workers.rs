@@ -266,7 +266,7 @@ pub type PointTask = (u64, PointKey);
 /// start.
 pub fn feed_curve(
     pool: &mut Pool<PointTask>,
-    curve: &Curve,
+    (curve, size): (&Curve, u64),
     wanted: bool,
     main_helping: bool,
 ) -> Option<String> {
@@ -282,7 +282,7 @@ pub fn feed_curve(
     let main = curve.main_point().filter(|_| main_helping);
     let mut running = busy.len();
     let capacity = pool.capacity(curve.open().filter(|key| Some(*key) != main).count());
-    for key in curve.open().filter(|key| !busy.contains(key) && Some(*key) != main) {
+    for key in curve.open_from(size).filter(|key| !busy.contains(key) && Some(*key) != main) {
         if running >= capacity {
             break;
         }

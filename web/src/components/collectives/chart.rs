@@ -55,8 +55,9 @@ pub fn chart(props: &Props) -> Html {
             curve.main_point(),
             (workers_wanted, main_helping),
             *workers_run,
+            state.scenario.size_bytes,
         );
-        use_effect_with(deps, move |&(_, _, _, _, (wanted, main_helping), run)| {
+        use_effect_with(deps, move |&(_, _, _, _, (wanted, main_helping), run, _)| {
             if run {
                 let pool = pool
                     .borrow_mut()
@@ -79,7 +80,12 @@ pub fn chart(props: &Props) -> Html {
                         pool
                     })
                     .clone();
-                let broken = feed_curve(&mut pool.borrow_mut(), &s.curve, wanted, main_helping);
+                let broken = feed_curve(
+                    &mut pool.borrow_mut(),
+                    (&s.curve, s.scenario.size_bytes),
+                    wanted,
+                    main_helping,
+                );
                 if let Some(why) = broken {
                     warn_no_workers("busbw chart", &why);
                     workers_run.set(false);

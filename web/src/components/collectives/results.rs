@@ -56,12 +56,12 @@ pub fn results(props: &Props) -> Html {
     };
     // The tuner's pick where the page ran another (too big to draw at this scale): the chart's
     // point of the pick forced at this size, once a worker has simulated it, on this hardware.
+    // The workers take the size shown first (`Curve::open_from`), so it comes early.
     let pick_point = sim.tuner_pick_row_not_run().and_then(|row| {
         let s = sim.scenario.scenario();
-        let same = state.curve.scenario.nodes == s.nodes && state.curve.gpus == summary.n_ranks;
-        state.curve.points.iter().find(|p| {
-            same && p.size_bytes == s.size_bytes && p.algorithm == row.algorithm && p.protocol == row.protocol
-        })
+        let same = crate::state::collectives::same_hardware(&state.curve.scenario, s);
+        let point = state.curve.point_at(s.size_bytes, row.algorithm)?;
+        (same && point.protocol == row.protocol).then_some(point)
     });
     let ab = sim.alpha_beta();
     let collective = sim.schedule.collective;

@@ -122,6 +122,21 @@ impl Curve {
         self.todo.iter().copied().filter(|&key| !self.is_early(key))
     }
 
+    /// `open`, the points at `size` first (the size shown: its figures, and the tuner's pick
+    /// the page could not draw, `i18n::tuner_pick_figures`, come before the rest of the chart).
+    pub fn open_from(&self, size: u64) -> impl Iterator<Item = PointKey> + '_ {
+        self.open().filter(move |key| key.0 == size).chain(self.open().filter(move |key| key.0 != size))
+    }
+
+    /// The point of `algorithm` at `size` bytes, shown or arrived ahead of its turn.
+    pub fn point_at(&self, size: u64, algorithm: Algorithm) -> Option<&SweepPoint> {
+        let early = self.early.iter().filter_map(|(_, outcome)| match outcome {
+            PointOutcome::Point(point) => Some(&**point),
+            _ => None,
+        });
+        self.points.iter().chain(early).find(|p| p.size_bytes == size && p.algorithm == algorithm)
+    }
+
     /// Has `key`'s outcome arrived ahead of its turn?
     fn is_early(&self, key: PointKey) -> bool {
         self.early.iter().any(|(k, _)| *k == key)

@@ -290,7 +290,7 @@ pub(super) fn join(errors: &[fabricscope::ScenarioError]) -> String {
 
 /// Does a change of scenario leave the busbw curves as they are (only the size or the forced
 /// algorithm changed; the curves show every algorithm anyway)?
-fn same_hardware(a: &Scenario, b: &Scenario) -> bool {
+pub fn same_hardware(a: &Scenario, b: &Scenario) -> bool {
     let plain = |s: &Scenario| Scenario { size_bytes: 0, algorithm: None, ..s.clone() };
     plain(a) == plain(b)
 }

@@ -372,3 +372,35 @@ fn the_chart_says_how_nvlstree_chunks_were_fitted_to_nccls() {
     let en = crate::i18n::nvls_tree_chunking(Lang::En, 1 << 30, 8, &unfitted);
     assert!(en.contains("understates NCCL's"), "{en}");
 }
+
+/// The workers take the size shown first, and its points are found as soon as they arrive,
+/// ahead of their turn to be drawn: the results' figures of the tuner's pick need not wait for
+/// the chart to fill up to that size.
+#[test]
+fn the_size_shown_goes_first_and_its_points_are_found_before_their_turn() {
+    let scenario = Scenario { nodes: 2, nvls: true, ..page_demo() };
+    let curve = Curve::of(&scenario, 0);
+    let first: Vec<PointKey> = curve.open_from(1 << 30).take(3).collect();
+    assert_eq!(
+        first,
+        vec![
+            (1 << 30, Some(Algorithm::Ring)),
+            (1 << 30, Some(Algorithm::Tree)),
+            (1 << 30, Some(Algorithm::NvlsTree))
+        ]
+    );
+    assert_eq!(curve.open_from(1 << 30).count(), curve.open().count(), "every point still goes");
+    let valid = scenario.validate().unwrap();
+    let template = fabricscope::sweep_size(&valid, 1 << 20, false).unwrap();
+    let tree = PointOutcome::Point(Box::new(fabricscope::SweepPoint {
+        size_bytes: 1 << 30,
+        algorithm: Algorithm::NvlsTree,
+        busbw_gbyte_per_s: 123.0,
+        ..template
+    }));
+    let (curve, _) = curve.with(0, (1 << 30, Some(Algorithm::NvlsTree)), tree).unwrap();
+    assert!(curve.points.is_empty(), "not drawn before the sizes ahead of it");
+    assert_eq!(curve.point_at(1 << 30, Algorithm::NvlsTree).map(|p| p.busbw_gbyte_per_s), Some(123.0));
+    assert!(curve.point_at(1 << 30, Algorithm::Ring).is_none());
+    assert!(!curve.open().any(|key| key == (1 << 30, Some(Algorithm::NvlsTree))), "not taken again");
+}
