@@ -236,11 +236,11 @@ pub fn tuner_pick_figures(
     let method = method_name(lang, point.method);
     match lang {
         Lang::En => format!(
-            "NCCL's pick here, {pick}: {time} · algbw {:.1} GB/s · busbw {:.1} GB/s — {method}, simulated for the chart; NCCL's model: {model}. The figures above and the animation are {shown}'s, the best ring row, which the page can draw at this scale.",
+            "NCCL's pick here, {pick}: {time} · algbw {:.1} GB/s · busbw {:.1} GB/s — {method}, simulated for the chart; NCCL's model: {model}. The figures above and the animation are {shown}'s, which the page can draw at this scale.",
             point.algbw_gbyte_per_s, point.busbw_gbyte_per_s
         ),
         Lang::Zh => format!(
-            "NCCL 在此选择 {pick}：{time} · algbw {:.1} GB/s · busbw {:.1} GB/s——{method}，为图表模拟；NCCL 模型预测：{model}。上方数字与动画属于 {shown}，即页面在此规模下能绘制的最佳环形方案。",
+            "NCCL 在此选择 {pick}：{time} · algbw {:.1} GB/s · busbw {:.1} GB/s——{method}，为图表模拟；NCCL 模型预测：{model}。上方数字与动画属于页面在此规模下能绘制的 {shown}。",
             point.algbw_gbyte_per_s, point.busbw_gbyte_per_s
         ),
     }
