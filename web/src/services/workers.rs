@@ -56,6 +56,9 @@ pub struct Pool<T: Clone + 'static> {
     /// Slots stopped from inside one of their own handlers, dropped at the next change.
     retired: Vec<Slot<T>>,
     size: usize,
+    /// The machine's cores and the most workers the caller asked for: what `size` follows.
+    cores: usize,
+    most: usize,
     /// Tasks a worker holds at most: the one it runs and those queued behind it.
     depth: usize,
     module: Option<String>,
@@ -69,8 +72,8 @@ pub struct Pool<T: Clone + 'static> {
 impl<T: Clone + 'static> Pool<T> {
     /// A pool of up to `most` workers, and never more than a worker per core but one (the
     /// page's own thread and its compositor keep a core: on two cores, two busy workers made
-    /// frames wait 100 ms), none started yet, that tells the page what came of its tasks
-    /// through `report`.
+    /// frames wait 100 ms) unless the page is idle (`set_idle`), none started yet, that tells
+    /// the page what came of its tasks through `report`.
     pub fn new(most: usize, report: impl Fn(Report<T>) + 'static) -> Rc<RefCell<Pool<T>>> {
         let window = web_sys::window();
         let cores = window.as_ref().map_or(1.0, |w| w.navigator().hardware_concurrency());
@@ -83,7 +86,9 @@ impl<T: Clone + 'static> Pool<T> {
             RefCell::new(Pool {
                 slots: Vec::new(),
                 retired: Vec::new(),
-                size: (cores as usize).saturating_sub(1).clamp(1, most.clamp(1, MOST_WORKERS)),
+                size: workers_for(cores as usize, most, false),
+                cores: cores as usize,
+                most,
                 depth: 1,
                 module,
                 next_id: 0,
@@ -93,6 +98,20 @@ impl<T: Clone + 'static> Pool<T> {
                 this: this.clone(),
             })
         })
+    }
+
+    /// Whether the page is idle: nothing of its own to simulate, no animation playing, its
+    /// thread taking no tasks of the pool's. Then a worker per core (the page's thread has no
+    /// frames to keep: a link to 1,024 GPUs filled its busbw chart in 4.9 s rather than 8.7 on
+    /// two cores); else a core is left to it again, and the workers beyond are stopped (what
+    /// they held is started again by the caller, as after `stop_where`).
+    pub fn set_idle(&mut self, idle: bool) {
+        self.size = workers_for(self.cores, self.most, idle);
+        while self.slots.len() > self.size {
+            if let Some(slot) = self.slots.pop() {
+                slot.stop();
+            }
+        }
     }
 
     /// How many tasks the workers may hold at once with `open` left to run (those they hold
@@ -247,6 +266,13 @@ impl<T: Clone + 'static> Pool<T> {
         self.broken = true;
         why
     }
+}
+
+/// Workers for `cores` cores: one per core but one, or one per core while the page is `idle`;
+/// at least 1, at most `most` and `MOST_WORKERS`.
+fn workers_for(cores: usize, most: usize, idle: bool) -> usize {
+    let free = if idle { cores } else { cores.saturating_sub(1) };
+    free.clamp(1, most.clamp(1, MOST_WORKERS))
 }
 
 impl<T: Clone + 'static> Drop for Pool<T> {

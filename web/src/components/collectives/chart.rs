@@ -44,6 +44,9 @@ pub fn chart(props: &Props) -> Html {
     let pool = use_mut_ref(|| None::<Rc<RefCell<Pool<PointTask>>>>);
     let small = state.curve.transfers <= MAIN_THREAD_POINT_TRANSFERS;
     let main_helping = !state.playing && state.pending.is_none() && (small || !*workers_run);
+    // Nothing for the page's thread to do (paused, nothing pending, taking no points): the
+    // workers may have its core too (`Pool::set_idle`).
+    let idle = !state.playing && state.pending.is_none() && !main_helping;
     let workers_wanted = state.pending.as_ref().is_none_or(|p| p.opening);
     {
         let (s, workers_run, pool) = (state.clone(), workers_run.clone(), pool.clone());
@@ -55,9 +58,9 @@ pub fn chart(props: &Props) -> Html {
             curve.main_point(),
             (workers_wanted, main_helping),
             *workers_run,
-            state.scenario.size_bytes,
+            (state.scenario.size_bytes, idle),
         );
-        use_effect_with(deps, move |&(_, _, _, _, (wanted, main_helping), run, _)| {
+        use_effect_with(deps, move |&(_, _, _, _, (wanted, main_helping), run, (_, idle))| {
             if run {
                 let pool = pool
                     .borrow_mut()
@@ -80,6 +83,7 @@ pub fn chart(props: &Props) -> Html {
                         pool
                     })
                     .clone();
+                pool.borrow_mut().set_idle(idle);
                 let broken = feed_curve(
                     &mut pool.borrow_mut(),
                     (&s.curve, s.scenario.size_bytes),
