@@ -158,28 +158,7 @@ impl Figure {
     /// One line for a caption, in the figure's language: the collective, its size and GPUs,
     /// its time and busbw, and how they were obtained.
     pub fn caption(&self) -> String {
-        let s = &self.sim.summary;
-        let (collective, size) = (
-            self.sim.scenario.scenario().collective.nccl_name(),
-            fabricscope::units::format_bytes(s.size_bytes),
-        );
-        let (network, algorithm) =
-            (self.sim.topology.technology.spec().name, self.sim.schedule.algorithm.nccl_name());
-        let time = fabricscope::units::format_duration_ns(s.time.as_ns() as f64);
-        match self.lang {
-            Lang::En => format!(
-                "{collective} of {size} on {} GPUs · {network} · {algorithm}: {time} · busbw {:.1} GB/s · {}",
-                s.n_ranks,
-                s.busbw_gbyte_per_s,
-                s.method.name()
-            ),
-            Lang::Zh => format!(
-                "{} 块 GPU 上 {size} 的 {collective} · {network} · {algorithm}：{time} · busbw {:.1} GB/s · {}",
-                s.n_ranks,
-                s.busbw_gbyte_per_s,
-                crate::i18n::method_name(Lang::Zh, s.method)
-            ),
-        }
+        caption_of(&self.sim, self.lang)
     }
 
     /// Draws the cluster at `t_ns` (clamped to the run).
@@ -221,4 +200,70 @@ fn context<C: JsCast>(got: Result<Option<js_sys::Object>, JsValue>) -> Result<C,
         .flatten()
         .and_then(|ctx| ctx.dyn_into::<C>().ok())
         .ok_or_else(|| JsError::new("the canvas has no 2D context"))
+}
+
+/// `Figure::caption` of `sim` in `lang`: where the tuner's pick is beyond what the figure draws,
+/// it says so, with NCCL's model's time for it (never a simulated figure).
+fn caption_of(sim: &fabricscope::Simulation, lang: Lang) -> String {
+    let s = &sim.summary;
+    let (collective, size) =
+        (sim.scenario.scenario().collective.nccl_name(), fabricscope::units::format_bytes(s.size_bytes));
+    let (network, algorithm) = (sim.topology.technology.spec().name, sim.schedule.algorithm.nccl_name());
+    let time = fabricscope::units::format_duration_ns(s.time.as_ns() as f64);
+    let pick = match (sim.tuner_pick_not_run().zip(sim.tuner_pick_predicted_ns()), lang) {
+        (None, _) => String::new(),
+        (Some((pick, ns)), Lang::En) => format!(
+            " · NCCL's tuner picks {} here (its model: {}), beyond what the figure draws",
+            pick.nccl_name(),
+            fabricscope::units::format_duration_ns(ns)
+        ),
+        (Some((pick, ns)), Lang::Zh) => format!(
+            " · NCCL 调优器在此选择 {}（其模型预测：{}），超出本图可绘制的范围",
+            pick.nccl_name(),
+            fabricscope::units::format_duration_ns(ns)
+        ),
+    };
+    let method = crate::i18n::method_name(lang, s.method);
+    match lang {
+        Lang::En => format!(
+            "{collective} of {size} on {} GPUs · {network} · {algorithm}: {time} · busbw {:.1} GB/s · {method}{pick}",
+            s.n_ranks, s.busbw_gbyte_per_s
+        ),
+        Lang::Zh => format!(
+            "{} 块 GPU 上 {size} 的 {collective} · {network} · {algorithm}：{time} · busbw {:.1} GB/s · {method}{pick}",
+            s.n_ranks, s.busbw_gbyte_per_s
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{caption_of, Lang};
+    use fabricscope::Scenario;
+
+    /// At 1,024 H100 GPUs and 1 GiB the figure draws the best ring row (NVLSTree's trace is
+    /// beyond the page): its caption names NCCL's pick with the model's time for it. Where the
+    /// pick ran, it says nothing more.
+    #[test]
+    fn a_caption_names_the_tuners_pick_the_figure_could_not_draw() {
+        let big = Scenario { nodes: 128, size_bytes: 1 << 30, ..Scenario::default_demo() };
+        let sim = crate::state::page_job::simulate_in_page(&big.validate().unwrap()).unwrap();
+        let en = caption_of(&sim, Lang::En);
+        assert!(en.starts_with("AllReduce of 1 GiB on 1024 GPUs · InfiniBand · Ring: "), "{en}");
+        assert!(
+            en.ends_with(
+                " · NCCL's tuner picks NVLSTree here (its model: 5.910 ms), beyond what the figure draws"
+            ),
+            "{en}"
+        );
+        let zh = caption_of(&sim, Lang::Zh);
+        assert!(
+            zh.contains("外推稳态（±3%） · NCCL 调优器在此选择 NVLSTree（其模型预测：5.910 ms）"),
+            "{zh}"
+        );
+        let small = Scenario { nodes: 2, size_bytes: 1 << 30, ..Scenario::default_demo() };
+        let sim = crate::state::page_job::simulate_in_page(&small.validate().unwrap()).unwrap();
+        let en = caption_of(&sim, Lang::En);
+        assert!(en.contains("· NVLSTree: ") && !en.contains("tuner picks"), "{en}");
+    }
 }
