@@ -102,16 +102,13 @@ impl<T: Clone + 'static> Pool<T> {
 
     /// Whether the page is idle: nothing of its own to simulate, no animation playing, its
     /// thread taking no tasks of the pool's. Then a worker per core (the page's thread has no
-    /// frames to keep: a link to 1,024 GPUs filled its busbw chart in 4.9 s rather than 8.7 on
-    /// two cores); else a core is left to it again, and the workers beyond are stopped (what
-    /// they held is started again by the caller, as after `stop_where`).
+    /// frames to keep: a link to 1,024 GPUs filled its busbw chart in 5.2 s rather than 8.6 on
+    /// two cores, `cargo xtask bench`); else a core is left to it again, and the workers beyond
+    /// are stopped (what they held is started again by the caller, as after `stop_where`).
     pub fn set_idle(&mut self, idle: bool) {
         self.size = workers_for(self.cores, self.most, idle);
-        while self.slots.len() > self.size {
-            if let Some(slot) = self.slots.pop() {
-                slot.stop();
-            }
-        }
+        let keep = self.size.min(self.slots.len());
+        self.slots.drain(keep..).for_each(|slot| slot.stop());
     }
 
     /// How many tasks the workers may hold at once with `open` left to run (those they hold

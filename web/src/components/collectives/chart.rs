@@ -43,10 +43,11 @@ pub fn chart(props: &Props) -> Html {
     let workers_run = use_state(|| true);
     let pool = use_mut_ref(|| None::<Rc<RefCell<Pool<PointTask>>>>);
     let small = state.curve.transfers <= MAIN_THREAD_POINT_TRANSFERS;
-    let main_helping = !state.playing && state.pending.is_none() && (small || !*workers_run);
+    let quiet = !state.playing && state.pending.is_none();
+    let main_helping = quiet && (small || !*workers_run);
     // Nothing for the page's thread to do (paused, nothing pending, taking no points): the
     // workers may have its core too (`Pool::set_idle`).
-    let idle = !state.playing && state.pending.is_none() && !main_helping;
+    let idle = quiet && !main_helping;
     let workers_wanted = state.pending.as_ref().is_none_or(|p| p.opening);
     {
         let (s, workers_run, pool) = (state.clone(), workers_run.clone(), pool.clone());
