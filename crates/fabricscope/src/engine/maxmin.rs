@@ -3,8 +3,10 @@
 //! Repeatedly take the link whose remaining capacity divided by its unfixed flows is smallest
 //! (ties: lowest link id), give each of those flows that share, and remove them and their
 //! share from every link they cross. Every flow gets a rate; no link is over capacity.
-//! The smallest share is found with a heap of lower bounds, so that fixing a flow pushes nothing
-//! in the common case: O((links + stale pops) × log links) per solve (see `solve`).
+//! The smallest share is found among lower bounds, so that fixing a flow pushes nothing in the
+//! common case: the links' first shares sorted once, the few raised later in a heap beside them,
+//! O((links + stale pops) × log links) per solve (see `solve`). A share is keyed by its bits in
+//! f64's total order, so that every comparison is of integers.
 
 use crate::collective::Transfer;
 use crate::trace::FlowRecord;
@@ -21,27 +23,33 @@ pub struct Solver {
     on_link: Vec<Vec<u32>>,
     used: Vec<usize>,
     load: Vec<f64>,
+    /// The links' first entries, sorted, and the next one to take.
+    first: Vec<Share>,
+    next_first: usize,
+    /// The last solve's rates.
+    rates: Vec<f64>,
+    /// Entries pushed during the solve.
     heap: BinaryHeap<Reverse<Share>>,
-    /// The smallest key a link may still have in the heap (an upper bound on it).
+    /// The smallest key a link may still have among the entries (an upper bound on it).
     lowest: Vec<f64>,
 }
 
-/// A link's fair share, ordered by share then link id (total order on finite f64).
-#[derive(Clone, Copy, PartialEq)]
-struct Share(f64, usize);
+/// A link's fair share, ordered by share then link id: the share's bits in f64's total order
+/// (`f64::total_cmp`), then the link.
+type Share = (u64, u32);
 
-impl Eq for Share {}
-
-impl PartialOrd for Share {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
+/// `share`'s key: `a.total_cmp(&b)` is `key(a).cmp(&key(b))`.
+fn key(share: f64) -> u64 {
+    let bits = share.to_bits();
+    // total_cmp's own transform (flip the magnitude of negatives), then the sign bit, so that
+    // the signed order becomes the unsigned one.
+    (bits ^ (((bits as i64 >> 63) as u64) >> 1)) ^ (1 << 63)
 }
 
-impl Ord for Share {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
-    }
+/// The share a key stands for.
+fn share_of(key: u64) -> f64 {
+    let bits = key ^ (1 << 63);
+    f64::from_bits(bits ^ (((bits as i64 >> 63) as u64) >> 1))
 }
 
 impl Solver {
@@ -55,6 +63,9 @@ impl Solver {
             on_link: vec![Vec::new(); n_links],
             used: Vec::new(),
             load: vec![0.0; n_links],
+            first: Vec::new(),
+            rates: Vec::new(),
+            next_first: 0,
             heap: BinaryHeap::new(),
             lowest: vec![0.0; n_links],
         }
@@ -65,15 +76,20 @@ impl Solver {
         self.load[l]
     }
 
+    /// The links the last `solve`'s flows cross.
+    pub fn used(&self) -> &[usize] {
+        &self.used
+    }
+
     /// Rates of `moving` (flow indices into `flows`), in the same order.
-    pub fn solve(
-        &mut self,
+    pub fn solve<'a>(
+        &'a mut self,
         moving: &[u32],
         flows: &[FlowRecord],
         capacity: &[f64],
         network: &[bool],
         transfers: &[Transfer],
-    ) -> Vec<f64> {
+    ) -> &'a [f64] {
         for &l in &self.used {
             self.on_link[l].clear();
             self.unfixed[l] = 0;
@@ -96,14 +112,14 @@ impl Solver {
                 self.unfixed[l] += 1;
             }
         }
-        // `used` is in first-use order: nothing below depends on it (the heap orders its
-        // entries by share and link id alone).
+        // `used` is in first-use order: nothing below depends on it (the entries are ordered by
+        // share and link id alone).
         for &l in &self.used {
             if self.shared[l] && network[l] {
                 self.spare[l] = capacity[l] * self.congested_efficiency;
             }
         }
-        // Every live link keeps an entry in the heap no larger than its fair share `spare /
+        // Every live link keeps an entry no larger than its fair share `spare /
         // unfixed` (ties by link id). Popping the smallest entry then finds the link of the
         // smallest current share, as a heap holding every link's current share would: if the
         // entry is the link's current share, every other link's share is at least its own entry,
@@ -111,23 +127,29 @@ impl Solver {
         // as flows are fixed at the smallest) goes back in at the current share. A share that
         // falls below its link's lowest entry, which rounding alone can do, is pushed at once.
         // The bottlenecks, their order and every sum are those of pushing each change.
-        let mut entries = std::mem::take(&mut self.heap).into_vec();
-        entries.clear();
+        // The entries are the links' first shares (sorted once) and those pushed since (a heap);
+        // the smallest of both is taken, as from one heap holding them all.
+        self.first.clear();
+        self.heap.clear();
         for &l in &self.used {
             let share = self.spare[l] / self.unfixed[l] as f64;
             self.lowest[l] = share;
-            entries.push(Reverse(Share(share, l)));
+            self.first.push((key(share), l as u32));
         }
-        self.heap = BinaryHeap::from(entries);
-        let mut rates = vec![f64::NAN; moving.len()];
-        while let Some(Reverse(Share(share, bottleneck))) = self.heap.pop() {
+        self.first.sort_unstable();
+        self.next_first = 0;
+        let mut rates = std::mem::take(&mut self.rates);
+        rates.clear();
+        rates.resize(moving.len(), f64::NAN);
+        while let Some((share_key, link)) = self.take_smallest() {
+            let (share, bottleneck) = (share_of(share_key), link as usize);
             if self.unfixed[bottleneck] == 0 {
                 continue; // Every flow on it already has its rate.
             }
             let current = self.spare[bottleneck] / self.unfixed[bottleneck] as f64;
             if share != current {
                 self.lowest[bottleneck] = current;
-                self.heap.push(Reverse(Share(current, bottleneck)));
+                self.heap.push(Reverse((key(current), link)));
                 continue;
             }
             let share = share.max(0.0);
@@ -146,13 +168,58 @@ impl Solver {
                         let now = self.spare[l] / self.unfixed[l] as f64;
                         if now.total_cmp(&self.lowest[l]).is_lt() {
                             self.lowest[l] = now;
-                            self.heap.push(Reverse(Share(now, l)));
+                            self.heap.push(Reverse((key(now), l as u32)));
                         }
                     }
                 }
             }
         }
         debug_assert!(rates.iter().all(|r| !r.is_nan()), "every flow crosses a link and gets a rate");
-        rates
+        self.rates = rates;
+        &self.rates
+    }
+
+    /// The smallest entry left, first shares and pushed ones alike, taken out.
+    fn take_smallest(&mut self) -> Option<Share> {
+        let first = self.first.get(self.next_first).copied();
+        let pushed = self.heap.peek().map(|&Reverse(entry)| entry);
+        match (first, pushed) {
+            (Some(f), Some(p)) if p < f => self.heap.pop().map(|Reverse(entry)| entry),
+            (Some(f), _) => {
+                self.next_first += 1;
+                Some(f)
+            }
+            (None, _) => self.heap.pop().map(|Reverse(entry)| entry),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{key, share_of};
+
+    #[test]
+    fn keys_order_shares_as_total_cmp_does_and_give_them_back() {
+        let shares = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -1e-310,
+            -0.0,
+            0.0,
+            1e-310,
+            1e-9,
+            0.1,
+            0.1 + 1e-17,
+            2.5,
+            1e300,
+            f64::INFINITY,
+        ];
+        for &a in &shares {
+            assert_eq!(share_of(key(a)).to_bits(), a.to_bits(), "{a}");
+            for &b in &shares {
+                assert_eq!(key(a).cmp(&key(b)), a.total_cmp(&b), "{a} vs {b}");
+            }
+        }
     }
 }

@@ -380,7 +380,7 @@ impl Run {
             // with a flow that started or finished: max-min shares decompose over such components.
             let affected = component.collect(touched, &sim.on_link, flows);
             let rates = solver.solve(affected, flows, capacity, network, transfers);
-            for (&f, rate) in affected.iter().zip(rates) {
+            for (&f, &rate) in affected.iter().zip(rates) {
                 let fi = f as usize;
                 if rate == sim.rate[fi] {
                     continue;
@@ -394,11 +394,9 @@ impl Run {
                 sim.version[fi] += 1;
                 sim.finishes.push(Reverse((finish_at, f, sim.version[fi])));
             }
-            for &f in affected {
-                for &link in &flows[f as usize].path {
-                    let l = link.index();
-                    sim.link_peak[l] = sim.link_peak[l].max(solver.load(l));
-                }
+            // The links the affected flows cross: the solve's.
+            for &l in solver.used() {
+                sim.link_peak[l] = sim.link_peak[l].max(solver.load(l));
             }
             if let Some(detector) = detector.as_mut() {
                 let probe = detector.probe;
