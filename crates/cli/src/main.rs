@@ -7,7 +7,10 @@ use fabricscope::{sweep_sizes, Collective, Scenario, ScenarioError, SweepPoint, 
 use serde::Serialize;
 use std::process::ExitCode;
 
+use choice::choice;
+
 mod calibrate;
+mod choice;
 mod compare;
 mod import;
 mod table;
@@ -257,12 +260,6 @@ fn parse_fault(text: &str) -> Result<fabricscope::scenario::Fault, String> {
         ),
     }
     Ok(fault)
-}
-
-/// A value of one of the scenario's enums from its name, or an error naming the flag.
-fn choice<T: serde::de::DeserializeOwned>(flag: &str, field: &str, value: &str) -> Result<T, ScenarioError> {
-    serde_json::from_value(serde_json::Value::String(value.to_string()))
-        .map_err(|error| ScenarioError { field: field.into(), problem: format!("{flag} {value}: {error}") })
 }
 
 fn read_file(path: &str) -> Result<String, Vec<ScenarioError>> {
