@@ -138,7 +138,8 @@ fn a_point_job_gives_the_lean_jobs_figures() {
     }
     // A forced tree's channels that run for all built alone (`tree_point`), its bound from their
     // bytes spread over the channels' images: the tuner's figures too, to the bit, at sizes of
-    // many chunks, of a few, and of one (where it builds the whole), each protocol.
+    // many chunks, of a few, and of one per channel (where the one-chunk proof is on the whole),
+    // each protocol, and on 1,024 GPUs at the chart's smallest sizes.
     use fabricscope::collective::Protocol;
     for (nodes, algorithm, size_bytes, protocol) in [
         (8, Algorithm::NvlsTree, 1 << 30, None),
@@ -147,6 +148,8 @@ fn a_point_job_gives_the_lean_jobs_figures() {
         (4, Algorithm::NvlsTree, 512 << 10, None),
         (8, Algorithm::Tree, 512 << 10, Some(Protocol::Ll)),
         (8, Algorithm::Tree, 64 << 20, None),
+        (128, Algorithm::NvlsTree, 1 << 10, None),
+        (128, Algorithm::Tree, 64 << 10, None),
     ] {
         let algorithm = Some(algorithm);
         let s = Scenario { nodes, size_bytes, algorithm, protocol, ..Scenario::default_demo() };

@@ -249,7 +249,9 @@ fn whole_tree_symmetry(
 
 /// A tree's channel symmetry proved on its one-chunk schedule (kept, for
 /// `Symmetry::first_channels` to carry the proof to every chunk): Tree or NVLSTree AllReduce
-/// whose channels have equal lengths and more than one chunk each; `None` otherwise.
+/// whose channels have equal lengths; `None` otherwise. Where the collective is one chunk per
+/// channel, that schedule is the whole, and the proof is on it (a chart's point then builds and
+/// runs only the channels that stand for all, `tree_channels::tree_point`).
 pub(super) fn one_chunk_proof(
     scenario: &ValidScenario,
     topology: &Topology,
@@ -259,10 +261,7 @@ pub(super) fn one_chunk_proof(
     let channels = scenario.channels();
     let small = super::weigh::one_chunk_count(scenario);
     let tree = matches!(algorithm, Algorithm::Tree | Algorithm::NvlsTree);
-    if !tree
-        || s.collective != Collective::AllReduce
-        || s.count() % channels as u64 != 0
-        || s.count() <= small
+    if !tree || s.collective != Collective::AllReduce || s.count() % channels as u64 != 0 || s.count() < small
     {
         return None;
     }

@@ -108,7 +108,7 @@ pub(super) fn may_fit(scenario: &ValidScenario, algorithm: Algorithm, limit: u64
 /// run `exact::whole_stage` makes of the whole without building or routing the other channels
 /// (an 8-node NVLSTree's 153,600 transfers built and routed were half its point's time). The
 /// figures are the lean job's to the bit (`tests/sweep.rs`); `None` where it does not apply
-/// (one chunk per channel, channels of unequal length or that do not fold).
+/// (channels of unequal length or that do not fold).
 pub(super) fn tree_point(
     scenario: &ValidScenario,
     topology: &Topology,
@@ -215,17 +215,15 @@ mod tests {
     use crate::scenario::{FabricConfig, Scenario};
 
     /// `tree_point` builds the two channels that stand for NCCL's eight (a quarter of the whole;
-    /// of NVLSTree's, part 0 of each, a 32nd),
-    /// and declines what it cannot prove (adaptive routing; one chunk per channel).
+    /// of NVLSTree's, part 0 of each, a 32nd), at many chunks per channel and at one, and
+    /// declines what it cannot prove (adaptive routing).
     #[test]
     fn a_forced_trees_chart_point_builds_only_the_channels_that_run() {
-        for algorithm in [Algorithm::Tree, Algorithm::NvlsTree] {
-            let s = Scenario {
-                nodes: 8,
-                size_bytes: 1 << 30,
-                algorithm: Some(algorithm),
-                ..Scenario::default_demo()
-            };
+        for (algorithm, size_bytes) in [Algorithm::Tree, Algorithm::NvlsTree]
+            .into_iter()
+            .flat_map(|algorithm| [(algorithm, 1 << 30), (algorithm, 64 << 10)])
+        {
+            let s = Scenario { nodes: 8, size_bytes, algorithm: Some(algorithm), ..Scenario::default_demo() };
             let valid = s.validate().unwrap();
             let topology = valid.topology();
             let (symmetry, built, _) =
@@ -238,14 +236,12 @@ mod tests {
             assert_eq!(
                 (symmetry.stride(), symmetry.share(), share * built.transfers.len()),
                 (2, share as u64, whole.transfers.len()),
-                "{algorithm:?}"
+                "{algorithm:?}, {size_bytes} B"
             );
             let adaptive =
                 FabricConfig { routing: Some(crate::catalog::Routing::Adaptive), ..s.fabric.clone() };
             let valid = Scenario { fabric: adaptive, ..s.clone() }.validate().unwrap();
             assert!(super::tree_point(&valid, &valid.topology()).is_none(), "adaptive routes are not proved");
-            let valid = Scenario { size_bytes: 64 << 10, ..s }.validate().unwrap();
-            assert!(super::tree_point(&valid, &valid.topology()).is_none(), "one chunk per channel");
         }
     }
 }
