@@ -124,3 +124,32 @@ fn nvlstree_at_nccls_chunks_within_the_cap_is_not_fitted() {
     let every = nvls_tree_time(&valid, Protocol::Simple, u64::MAX, true).unwrap();
     assert_eq!(row.time_us, every.as_us());
 }
+
+/// A job run in one go (`Job::run`: natively, its finer run on a thread of its own, started
+/// beside the model's run) gives what the same job polled a slice at a time gives (the finer
+/// run after the model's, in the same thread): the fit, its figures and the trace's hash. The
+/// tuner's own pick (8 nodes at 1 GiB) and NVLSTree forced at Exact mode (the runs not folded).
+#[test]
+fn a_job_run_in_one_go_fits_as_the_job_polled_in_slices() {
+    use fabricscope::{Job, Mode};
+    let tuner = Scenario { nodes: 8, size_bytes: 1 << 30, ..Scenario::default_demo() };
+    let forced =
+        Scenario { nodes: 4, size_bytes: 256 << 20, algorithm: Some(Algorithm::NvlsTree), ..tuner.clone() };
+    for (scenario, mode) in [(tuner, Mode::Auto), (forced, Mode::Exact)] {
+        let valid = scenario.validate().unwrap();
+        let whole = Job::new(&valid, mode).run().unwrap();
+        let mut job = Job::new(&valid, mode);
+        let sliced = loop {
+            if let Some(result) = job.poll(64) {
+                break result.unwrap();
+            }
+        };
+        let what = format!("{} nodes {:?}", scenario.nodes, mode);
+        let fit = whole.chunk_fit.unwrap_or_else(|| panic!("{what}: a fit"));
+        assert!(fit.fine_ns.is_some(), "{what}: the finer run ran");
+        assert_eq!(whole.summary.method, Method::ChunkFit, "{what}");
+        assert_eq!(whole.chunk_fit, sliced.chunk_fit, "{what}");
+        assert_eq!(whole.summary.time, sliced.summary.time, "{what}");
+        assert_eq!(whole.hash_hex(), sliced.hash_hex(), "{what}");
+    }
+}

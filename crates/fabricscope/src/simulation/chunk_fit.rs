@@ -74,20 +74,14 @@ pub(super) struct Fit {
     fit: ChunkFit,
 }
 
-/// The fit `sim` needs: NVLSTree AllReduce whose parts NCCL cuts into more chunks than the model
-/// did; `None` otherwise (or once fitted).
-fn needed(sim: &Simulation) -> Option<ChunkFit> {
-    let s = sim.scenario.scenario();
-    let schedule = &sim.schedule;
-    if schedule.algorithm != Algorithm::NvlsTree
-        || s.collective != Collective::AllReduce
-        || s.nodes < 2
-        || sim.chunk_fit.is_some()
-        || sim.steady.is_some()
-    {
+/// The fit a run of `schedule` needs: NVLSTree AllReduce whose parts NCCL cuts into more chunks
+/// than the model did, its `runs` and `run_ns` left for the run to fill in; `None` otherwise.
+fn wanted(scenario: &ValidScenario, schedule: &Schedule) -> Option<ChunkFit> {
+    let s = scenario.scenario();
+    if schedule.algorithm != Algorithm::NvlsTree || s.collective != Collective::AllReduce || s.nodes < 2 {
         return None;
     }
-    let (g, channels, count) = (sim.scenario.preset().rings[0].len() as u32, schedule.n_channels, s.count());
+    let (g, channels, count) = (scenario.preset().rings[0].len() as u32, schedule.n_channels, s.count());
     let (chunk_bytes, chunks) = nvls_tree::part_chunking(s.nodes, count, g, channels);
     let (fine_chunk_bytes, fine_chunks) =
         nvls_tree::part_chunking_at(s.nodes, count, g, channels, FINE_CHUNKS);
@@ -99,25 +93,88 @@ fn needed(sim: &Simulation) -> Option<ChunkFit> {
         fine_chunk_bytes,
         nccl_chunks,
         nccl_chunk_bytes,
-        runs: sim.summary.method,
-        run_ns: sim.summary.time.0,
+        runs: Method::Exact,
+        run_ns: 0,
         fine_ns: None,
     })
 }
 
+/// The fit `sim` needs (`wanted`); `None` otherwise, or once fitted.
+fn needed(sim: &Simulation) -> Option<ChunkFit> {
+    if sim.chunk_fit.is_some() || sim.steady.is_some() {
+        return None;
+    }
+    let fit = wanted(&sim.scenario, &sim.schedule)?;
+    Some(ChunkFit { runs: sim.summary.method, run_ns: sim.summary.time.0, ..fit })
+}
+
 /// The finer run of `sim` where it needs one (`needed`) and the run fits `limit` transfers; else
-/// `sim` itself, saying where the fit could not run.
-pub(super) fn start(mut sim: Box<Simulation>, mode: Mode, limit: u64) -> Result<Box<Fit>, Box<Simulation>> {
+/// `sim` itself, saying where the fit could not run. A run started `ahead` for the same protocol
+/// and channels is that run; its thread's result is awaited.
+pub(super) fn start(
+    mut sim: Box<Simulation>,
+    mode: Mode,
+    limit: u64,
+    ahead: Option<Ahead>,
+) -> Result<Box<Fit>, Box<Simulation>> {
     let Some(fit) = needed(&sim) else {
         return Err(sim);
     };
     let fold = mode != Mode::Exact;
-    match nvls_tree_run(&sim.scenario, &sim.topology, sim.schedule.protocol, FINE_CHUNKS, (fold, limit)) {
+    let here = |sim: &Simulation| {
+        nvls_tree_run(&sim.scenario, &sim.topology, sim.schedule.protocol, FINE_CHUNKS, (fold, limit))
+    };
+    let key = (sim.schedule.protocol, sim.schedule.n_channels, fold, limit);
+    let ran = match ahead.filter(|ahead| ahead.key == key) {
+        // A thread that failed leaves the run to be done here.
+        Some(ahead) => ahead.done.recv().unwrap_or_else(|_| here(&sim)),
+        None => here(&sim),
+    };
+    match ran {
         Some((schedule, run)) => Ok(Box::new(Fit { sim, schedule, run, fit })),
         None => {
             sim.chunk_fit = Some(fit);
             Err(sim)
         }
+    }
+}
+
+/// The finer run started ahead, natively, on a thread of its own beside the model's run
+/// (`Job::run`): the run `start` would make, run to its end, for the protocol, channels, fold
+/// and limit it was started with. The page polls its jobs and never starts one.
+pub(super) struct Ahead {
+    key: (Protocol, u32, bool, u64),
+    done: std::sync::mpsc::Receiver<Option<(Schedule, engine::Run)>>,
+}
+
+impl Ahead {
+    /// The finer run of `schedule`'s NVLSTree, the model's run about to be, where its fit will
+    /// need one (`wanted`): on a thread of its own, on `topology` (the run's).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn spawn(
+        scenario: &ValidScenario,
+        topology: &Topology,
+        schedule: &Schedule,
+        (mode, limit): (Mode, u64),
+    ) -> Option<Ahead> {
+        wanted(scenario, schedule)?;
+        let fold = mode != Mode::Exact;
+        let (scenario, topology, protocol) = (scenario.clone(), topology.clone(), schedule.protocol);
+        let (send, done) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("nvlstree-finer-run".into())
+            .spawn(move || {
+                let ran = nvls_tree_run(&scenario, &topology, protocol, FINE_CHUNKS, (fold, limit)).map(
+                    |(schedule, mut run)| {
+                        while !run.advance(&topology, &schedule, u64::MAX) {}
+                        (schedule, run)
+                    },
+                );
+                // The job may be gone (dropped, cancelled): nobody to tell.
+                let _ = send.send(ran);
+            })
+            .ok()?;
+        Some(Ahead { key: (protocol, schedule.n_channels, fold, limit), done })
     }
 }
 

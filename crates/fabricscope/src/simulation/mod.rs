@@ -3,7 +3,7 @@
 //! sweeps over sizes and exports.
 //!
 //! ```text
-//!   ValidScenario ──▶ Job (job.rs): tuner's table → schedule → engine::Run (or a steady prefix)
+//!   ValidScenario ──▶ Job (job/): tuner's table → schedule → engine::Run (or a steady prefix)
 //!                                         │
 //!                                         ▼
 //!                    Simulation (here): topology, schedule, trace, summary (summary.rs)

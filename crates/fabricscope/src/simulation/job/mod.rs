@@ -20,6 +20,8 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::topology::Topology;
 use crate::trace::Trace;
 
+mod run;
+
 /// A simulation done a slice at a time: `poll` handles up to a number of the engine's event
 /// batches and returns the result once there is one, so a caller that must stay responsive
 /// (the page) can run a long simulation between frames, show `progress` and drop the job to
@@ -37,8 +39,10 @@ pub struct Job {
     /// expanded to the whole trace, and the result never leaves the `PointJob`.
     point: bool,
     stage: Stage,
-    /// NVLSTree's finer run, once the stages gave a result that needs it (`chunk_fit`).
+    /// NVLSTree's finer run, once the stages gave a result that needs it (`chunk_fit`), and
+    /// natively, started ahead beside the model's run (`run`).
     fit: Option<Box<super::chunk_fit::Fit>>,
+    ahead: Option<super::chunk_fit::Ahead>,
 }
 
 /// Flows a hashed job's poll hashes (about 6 ms natively, 8 ms in the page).
@@ -113,6 +117,7 @@ impl Job {
             point: false,
             stage: Stage::Start,
             fit: None,
+            ahead: None,
         }
     }
 
@@ -130,15 +135,6 @@ impl Job {
     /// forced algorithm's rows only, and the trace is not hashed ahead (`hashed` is off).
     pub fn lean(self) -> Job {
         Job { lean: true, hashed: false, ..self }
-    }
-
-    /// Polls the job to its end: its result.
-    pub fn run(mut self) -> Result<Simulation, ScenarioError> {
-        loop {
-            if let Some(result) = self.poll(u64::MAX) {
-                return result;
-            }
-        }
     }
 
     /// The `lean` job as a sweep's point: its figures only (`PointJob`), the same as the lean
@@ -222,13 +218,15 @@ impl Job {
             return fit.advance(batches).then(|| self.fit.take().map(|fit| Ok(fit.finish()))).flatten();
         }
         match self.poll_stages(batches)? {
-            Ok(sim) => match super::chunk_fit::start(Box::new(sim), self.mode, self.tree_limit) {
-                Ok(fit) => {
-                    self.fit = Some(fit);
-                    None
+            Ok(sim) => {
+                match super::chunk_fit::start(Box::new(sim), self.mode, self.tree_limit, self.ahead.take()) {
+                    Ok(fit) => {
+                        self.fit = Some(fit);
+                        None
+                    }
+                    Err(sim) => Some(Ok(*sim)),
                 }
-                Err(sim) => Some(Ok(*sim)),
-            },
+            }
             error => Some(error),
         }
     }

@@ -1,0 +1,52 @@
+//! A job polled to its end in one go (`Job::run`): natively, NVLSTree's finer run beside the
+//! model's (`chunk_fit::Ahead`).
+
+use super::{Job, Stage};
+use crate::scenario::ScenarioError;
+use crate::simulation::Simulation;
+
+/// Event batches `run` polls at a time until the model's run is set up (`start_ahead`).
+const AHEAD_WATCH_BATCHES: u64 = 4096;
+
+impl Job {
+    /// Polls the job to its end: its result. Natively, on a machine of more than one core,
+    /// NVLSTree's finer run (`chunk_fit`) starts on a thread of its own once the model's run is
+    /// set up, and runs beside it: the same runs, the same result (`tests/chunk_fit.rs`).
+    pub fn run(mut self) -> Result<Simulation, ScenarioError> {
+        let mut watch = cfg!(not(target_arch = "wasm32"))
+            && std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1);
+        loop {
+            if watch {
+                watch = self.start_ahead();
+            }
+            if let Some(result) = self.poll(if watch { AHEAD_WATCH_BATCHES } else { u64::MAX }) {
+                return result;
+            }
+        }
+    }
+
+    /// Starts NVLSTree's finer run ahead where the model's NVLSTree run is set up and its fit
+    /// will need one (`chunk_fit::Ahead`); whether to keep watching (not yet at that run).
+    fn start_ahead(&mut self) -> bool {
+        match &self.stage {
+            Stage::Running { topology, schedule, .. }
+                if schedule.algorithm == crate::collective::Algorithm::NvlsTree =>
+            {
+                #[cfg(not(target_arch = "wasm32"))]
+                {
+                    let limits = (self.mode, self.tree_limit);
+                    self.ahead = crate::simulation::chunk_fit::Ahead::spawn(
+                        &self.scenario,
+                        topology,
+                        schedule,
+                        limits,
+                    );
+                }
+                let _ = topology;
+                false
+            }
+            Stage::Done(_) => false,
+            _ => true,
+        }
+    }
+}
