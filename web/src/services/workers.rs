@@ -164,15 +164,13 @@ impl<T: Clone + 'static> Pool<T> {
         if self.broken {
             return Ok(false);
         }
-        let least = (0..self.slots.len()).min_by_key(|&i| self.slots[i].tasks.len());
-        let slot = match least {
-            Some(idle) if self.slots[idle].tasks.is_empty() => idle,
-            _ if self.slots.len() < self.size => match self.spawn() {
+        let slot = match self.next_slot() {
+            Some(slot) if slot == self.slots.len() => match self.spawn() {
                 Ok(slot) => slot,
                 Err(why) => return Err(self.break_down(why)),
             },
-            Some(queue) if self.slots[queue].tasks.len() < self.depth => queue,
-            _ => return Ok(false),
+            Some(slot) => slot,
+            None => return Ok(false),
         };
         let id = self.next_id;
         self.next_id += 1;
@@ -186,6 +184,19 @@ impl<T: Clone + 'static> Pool<T> {
         }
         self.slots[slot].tasks.push_back((id, tag));
         Ok(true)
+    }
+
+    /// The worker `start` gives its next task to: an idle one, else a new one (`slots.len()`)
+    /// while the pool may grow, else the least busy one with room in its queue; `None` if every
+    /// queue is full.
+    pub fn next_slot(&self) -> Option<usize> {
+        let least = (0..self.slots.len()).min_by_key(|&i| self.slots[i].tasks.len());
+        match least {
+            Some(idle) if self.slots[idle].tasks.is_empty() => Some(idle),
+            _ if self.slots.len() < self.size => Some(self.slots.len()),
+            Some(queue) if self.slots[queue].tasks.len() < self.depth => Some(queue),
+            _ => None,
+        }
     }
 
     /// Starts one more worker on the page's module; its index in `slots`.
@@ -281,8 +292,9 @@ impl<T: Clone + 'static> Drop for Pool<T> {
 /// A busbw chart point's task: its curve's generation and its point.
 pub type PointTask = (u64, PointKey);
 
-/// Keeps `pool`'s workers busy with `curve`'s open points, front first (all but the one the
-/// main thread works on while it is `main_helping`): stops a worker on a point of an earlier
+/// Keeps `pool`'s workers busy with `curve`'s open points, the size shown first, then the first
+/// worker from the front of the chart and the second from its back (all but the one the main
+/// thread works on while it is `main_helping`): stops a worker on a point of an earlier
 /// curve, and every worker once the curve is complete or unless `wanted` (the main thread
 /// simulates a change the reader made: it gets the cores, and a point stopped half-way is
 /// simulated again later if the curve still needs it). Returns why, once, where workers cannot
@@ -305,10 +317,12 @@ pub fn feed_curve(
     let main = curve.main_point().filter(|_| main_helping);
     let mut running = busy.len();
     let capacity = pool.capacity(curve.open().filter(|key| Some(*key) != main).count());
-    for key in curve.open_from(size).filter(|key| !busy.contains(key) && Some(*key) != main) {
-        if running >= capacity {
-            break;
-        }
+    let mut taken: Vec<PointKey> = busy.into_iter().chain(main).collect();
+    while running < capacity {
+        // Every second worker takes the chart from its back (`Curve::next_open`).
+        let Some(slot) = pool.next_slot() else { break };
+        let Some(key) = curve.next_open(size, &taken, slot % 2 == 1) else { break };
+        taken.push(key);
         let json = serde_json::to_string(&point_scenario(&curve.scenario, key)).unwrap_or_default();
         match pool.start((curve.generation, key), "chart", json) {
             Ok(true) => running += 1,

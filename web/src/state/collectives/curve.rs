@@ -128,6 +128,19 @@ impl Curve {
         self.open().filter(move |key| key.0 == size).chain(self.open().filter(move |key| key.0 != size))
     }
 
+    /// The next open point for a thread to take, not among `taken` (those others run): at
+    /// `size` first (`open_from`), then the front of the chart, or its back for a thread that
+    /// works `from_back`. One thread from each end, the curve still grows from the left while
+    /// the largest points (NVLSTree's and Tree's at the top sizes, the costliest by far) run
+    /// beside it rather than last and alone.
+    pub fn next_open(&self, size: u64, taken: &[PointKey], from_back: bool) -> Option<PointKey> {
+        let mut left = self.open_from(size).filter(|key| !taken.contains(key));
+        match left.next()? {
+            first if first.0 == size || !from_back => Some(first),
+            first => left.last().or(Some(first)),
+        }
+    }
+
     /// The point of `algorithm` at `size` bytes, shown or arrived ahead of its turn.
     pub fn point_at(&self, size: u64, algorithm: Algorithm) -> Option<&SweepPoint> {
         let early = self.early.iter().filter_map(|(_, outcome)| match outcome {

@@ -390,6 +390,23 @@ fn the_size_shown_goes_first_and_its_points_are_found_before_their_turn() {
         ]
     );
     assert_eq!(curve.open_from(1 << 30).count(), curve.open().count(), "every point still goes");
+    // Threads take the size shown first whichever end they work from, then one from the front
+    // and one from the back of the chart, until every point is taken once.
+    let mut taken: Vec<PointKey> = Vec::new();
+    for from_back in [false, true, false] {
+        taken.push(curve.next_open(1 << 30, &taken, from_back).unwrap());
+    }
+    assert_eq!(taken, first, "the size shown first, from either end");
+    let sizes = fabricscope::sweep_sizes(1 << 10, 4 << 30, 2);
+    let front = curve.next_open(1 << 30, &taken, false).unwrap();
+    let back = curve.next_open(1 << 30, &taken, true).unwrap();
+    assert_eq!((front.0, back.0), (sizes[0], *sizes.last().unwrap()), "{front:?} {back:?}");
+    let mut ends = taken.clone();
+    while let Some(key) = curve.next_open(1 << 30, &ends, ends.len() % 2 == 0) {
+        assert!(!ends.contains(&key), "{key:?} taken twice");
+        ends.push(key);
+    }
+    assert_eq!(ends.len(), curve.open().count(), "every point taken once");
     let valid = scenario.validate().unwrap();
     let template = fabricscope::sweep_size(&valid, 1 << 20, false).unwrap();
     let tree = PointOutcome::Point(Box::new(fabricscope::SweepPoint {
