@@ -234,13 +234,16 @@ fn whole_ring_symmetry(
 /// A tree run whole (Tree, NVLSTree) whose channels have equal lengths: its channel symmetry
 /// proved on its one-chunk schedule and carried to every chunk (`Symmetry::first_channels`, as a
 /// tree built from its first channels is), rather than by routing every transfer of the whole
-/// (`find_strided` on 129,024 transfers was a sixth of an 8-node Tree point's time).
+/// (`find_strided` on 129,024 transfers was a sixth of an 8-node Tree point's time). A whole of
+/// one chunk per channel is its own one-chunk schedule: `None`, so that `whole_stage` proves it
+/// on the schedule at hand rather than building it again.
 fn whole_tree_symmetry(
     scenario: &ValidScenario,
     topology: &Topology,
     schedule: &Schedule,
 ) -> Option<Symmetry> {
-    if schedule.n_channels != scenario.channels() {
+    let one_chunk = scenario.scenario().count() <= super::weigh::one_chunk_count(scenario);
+    if schedule.n_channels != scenario.channels() || one_chunk {
         return None;
     }
     let (small, proof) = one_chunk_proof(scenario, topology, schedule.algorithm)?;
