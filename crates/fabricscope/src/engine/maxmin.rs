@@ -25,6 +25,7 @@ pub struct Solver {
     load: Vec<f64>,
     /// The links' first entries, sorted, and the next one to take.
     first: Vec<Share>,
+    order: FirstOrder,
     next_first: usize,
     /// The last solve's rates.
     rates: Vec<f64>,
@@ -64,6 +65,7 @@ impl Solver {
             used: Vec::new(),
             load: vec![0.0; n_links],
             first: Vec::new(),
+            order: FirstOrder::new(n_links),
             rates: Vec::new(),
             next_first: 0,
             heap: BinaryHeap::new(),
@@ -136,7 +138,7 @@ impl Solver {
             self.lowest[l] = share;
             self.first.push((key(share), l as u32));
         }
-        self.first.sort_unstable();
+        self.order.sort(&mut self.first);
         self.next_first = 0;
         let mut rates = std::mem::take(&mut self.rates);
         rates.clear();
@@ -194,9 +196,125 @@ impl Solver {
     }
 }
 
+/// At most this many distinct first shares are sorted by counting (a large component's links
+/// take a few: 792 links, 6 to 8 shares, at 1,024 GPUs); beyond, the entries are sorted as pairs.
+const FEW_SHARES: usize = 16;
+
+/// Sorts a solve's first entries by (share, link) where they take few distinct shares, in
+/// linear time: the links walked in id order through a bitmap, each placed after the links of
+/// smaller shares. The same order as `sort_unstable` (the entries are distinct: one per link).
+struct FirstOrder {
+    /// One bit per link; clear between sorts.
+    bits: Vec<u64>,
+    /// Each link's share's place among `keys`.
+    share_of_link: Vec<u8>,
+    keys: Vec<u64>,
+    counts: Vec<usize>,
+    out: Vec<Share>,
+}
+
+impl FirstOrder {
+    fn new(n_links: usize) -> FirstOrder {
+        FirstOrder {
+            bits: vec![0; n_links.div_ceil(64)],
+            share_of_link: vec![0; n_links],
+            keys: Vec::new(),
+            counts: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    fn sort(&mut self, first: &mut Vec<Share>) {
+        if first.len() < 64 || !self.few_shares(first) {
+            first.sort_unstable();
+            return;
+        }
+        // Each share's first place in the output: the counts of the smaller shares before it.
+        let mut by_key: Vec<(u64, usize)> = self.keys.iter().copied().zip(0..).collect();
+        by_key.sort_unstable();
+        let mut place = [0usize; FEW_SHARES];
+        let mut at = 0;
+        for &(_, j) in &by_key {
+            place[j] = at;
+            at += self.counts[j];
+        }
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        for &(_, link) in first.iter() {
+            let w = link as usize / 64;
+            self.bits[w] |= 1 << (link % 64);
+            (lo, hi) = (lo.min(w), hi.max(w));
+        }
+        self.out.clear();
+        self.out.resize(first.len(), (0, 0));
+        for w in lo..=hi {
+            let mut word = std::mem::take(&mut self.bits[w]);
+            while word != 0 {
+                let link = (w * 64) as u32 + word.trailing_zeros();
+                word &= word - 1;
+                let j = self.share_of_link[link as usize] as usize;
+                self.out[place[j]] = (self.keys[j], link);
+                place[j] += 1;
+            }
+        }
+        std::mem::swap(first, &mut self.out);
+    }
+
+    /// Whether `first` takes at most `FEW_SHARES` distinct shares, each link's noted.
+    fn few_shares(&mut self, first: &[Share]) -> bool {
+        self.keys.clear();
+        self.counts.clear();
+        for &(key, link) in first {
+            let j = match self.keys.iter().position(|&k| k == key) {
+                Some(j) => j,
+                None if self.keys.len() == FEW_SHARES => return false,
+                None => {
+                    self.keys.push(key);
+                    self.counts.push(0);
+                    self.keys.len() - 1
+                }
+            };
+            self.counts[j] += 1;
+            self.share_of_link[link as usize] = j as u8;
+        }
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{key, share_of};
+    use super::{key, share_of, FirstOrder, Share};
+
+    /// Counting by share gives `sort_unstable`'s order: few shares and many, links in any order.
+    #[test]
+    fn first_entries_are_ordered_as_sorted_pairs() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let n_links = 5_000;
+        let mut order = FirstOrder::new(n_links);
+        for round in 0..200 {
+            let distinct = [1, 3, 8, 16, 17, 40][round % 6];
+            let shares: Vec<f64> = (0..distinct).map(|_| (next() % 1000) as f64 / 7.0).collect();
+            let mut links: Vec<u32> = (0..n_links as u32).collect();
+            for i in (1..links.len()).rev() {
+                links.swap(i, (next() % (i as u64 + 1)) as usize);
+            }
+            let count = 64 + (next() % 900) as usize;
+            let mut first: Vec<Share> = links[..count]
+                .iter()
+                .map(|&l| (key(shares[(next() % distinct as u64) as usize]), l))
+                .collect();
+            let mut want = first.clone();
+            want.sort_unstable();
+            order.sort(&mut first);
+            assert_eq!(first, want, "round {round}");
+        }
+        assert!(order.bits.iter().all(|&w| w == 0), "the bitmap is left clear");
+    }
 
     #[test]
     fn keys_order_shares_as_total_cmp_does_and_give_them_back() {
