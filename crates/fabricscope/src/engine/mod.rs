@@ -42,6 +42,8 @@
 //! the others keep rate, queued finish and progress (brought up to date when a rate changes). A
 //! batch: O(c × p × r) for c flows on paths of p links, r bottleneck rounds, O(log F) per event.
 
+mod component;
+mod finishes;
 pub mod fluid;
 pub mod groups;
 mod lanes;
@@ -52,7 +54,7 @@ pub mod rotation;
 pub mod symmetry;
 
 use crate::catalog::Routing;
-use crate::collective::{Algorithm, Protocol, Schedule};
+use crate::collective::{Algorithm, Hop, Protocol, Schedule, Transfer};
 use crate::routing::{Policy, Router, RouterState};
 use crate::topology::{LinkId, LinkKind, Topology};
 use crate::trace::{FlowRecord, Trace};
@@ -125,6 +127,7 @@ pub struct Run {
     deps_left: Vec<u32>,
     router: RouterState,
     load: Vec<u32>,
+    routes: Option<Routes>,
     sim: State,
     probe: Option<period::Probe>,
     detector: Option<period::Detector>,
@@ -132,7 +135,7 @@ pub struct Run {
     highest_touched: usize,
     frontier_crossed: bool,
     solver: maxmin::Solver,
-    component: Component,
+    component: component::Component,
     done: Vec<u32>,
     touched: Vec<LinkId>,
     released: Vec<u32>,
@@ -200,13 +203,12 @@ impl Run {
         let mut sim = State {
             now: 0,
             starts: BinaryHeap::new(),
-            finishes: BinaryHeap::new(),
+            finishes: finishes::Finishes::new(n_flows),
             seq: 0,
             on_link: vec![Vec::new(); n_links],
             remaining: vec![0.0; n_flows],
             rate: vec![0.0; n_flows],
             updated: vec![0; n_flows],
-            version: vec![0; n_flows],
             link_peak: vec![0.0; n_links],
             batches: 0,
             moved: vec![false; n_flows],
@@ -227,10 +229,18 @@ impl Run {
         // Every flow issued later is touched first by a dependency finishing.
         let highest_touched = released.iter().copied().max().unwrap_or(0) as usize;
         let mut router = Router::for_transfers(topology, policy, &schedule.transfers);
-        let mut issuer =
-            Issuer { router: &mut router, schedule, topology, load: vec![0; n_links], rep: rep.as_deref() };
+        // Only adaptive routing reads the load: other routes are kept.
+        let routes = (policy.routing != Routing::Adaptive).then(Routes::default);
+        let mut issuer = Issuer {
+            router: &mut router,
+            schedule,
+            topology,
+            load: vec![0; n_links],
+            rep: rep.as_deref(),
+            routes,
+        };
         sim.issue_all(&mut flows, &mut issuer, &mut released);
-        let load = issuer.load;
+        let (load, routes) = (issuer.load, issuer.routes);
         Run {
             capacity,
             network,
@@ -239,6 +249,7 @@ impl Run {
             deps_left,
             router: router.into_state(),
             load,
+            routes,
             sim,
             probe,
             detector,
@@ -246,7 +257,7 @@ impl Run {
             highest_touched,
             frontier_crossed: false,
             solver: maxmin::Solver::new(n_links, topology.congested_efficiency),
-            component: Component::new(n_flows, n_links),
+            component: component::Component::new(n_flows, n_links),
             done: Vec::new(),
             touched: Vec::new(),
             released,
@@ -270,6 +281,7 @@ impl Run {
             topology,
             load: std::mem::take(&mut self.load),
             rep: self.rep.as_deref(),
+            routes: self.routes.take(),
         };
         let Run {
             capacity,
@@ -293,15 +305,8 @@ impl Run {
         let mut budget = batches;
         while budget > 0 {
             budget -= 1;
-            // Drop finish entries made stale by a later rate change.
-            while let Some(&Reverse((_, f, version))) = sim.finishes.peek() {
-                if version == sim.version[f as usize] {
-                    break;
-                }
-                sim.finishes.pop();
-            }
             let next_start = sim.starts.peek().map(|Reverse((at, _, _))| *at);
-            let next_finish = sim.finishes.peek().map(|Reverse((at, _, _))| *at);
+            let next_finish = sim.finishes.peek().map(|(at, _)| at);
             let Some(t) = [next_start, next_finish].into_iter().flatten().min() else {
                 over = true;
                 break;
@@ -313,14 +318,12 @@ impl Run {
             touched.clear();
 
             // Finishes at t.
-            while let Some(&Reverse((at, f, version))) = sim.finishes.peek() {
+            while let Some((at, f)) = sim.finishes.peek() {
                 if at != t {
                     break;
                 }
                 sim.finishes.pop();
-                if version == sim.version[f as usize] {
-                    done.push(f);
-                }
+                done.push(f);
             }
             for &f in done.iter() {
                 let fi = f as usize;
@@ -391,8 +394,7 @@ impl Run {
                 sim.rate[fi] = rate;
                 flows[fi].set_rate(SimTime(t), rate);
                 let finish_at = t + crate::units::ceil_ns((sim.remaining[fi] / rate).max(0.0));
-                sim.version[fi] += 1;
-                sim.finishes.push(Reverse((finish_at, f, sim.version[fi])));
+                sim.finishes.set(f, finish_at);
             }
             // The links the affected flows cross: the solve's.
             for &l in solver.used() {
@@ -425,6 +427,7 @@ impl Run {
         self.finished_flows += finished;
         self.over = over;
         self.load = issuer.load;
+        self.routes = issuer.routes;
         self.router = router.into_state();
         over
     }
@@ -449,58 +452,6 @@ impl Run {
     }
 }
 
-/// Finds the moving flows connected to a set of links through shared links.
-struct Component {
-    flow_mark: Vec<u32>,
-    link_mark: Vec<u32>,
-    generation: u32,
-    flows: Vec<u32>,
-    queue: Vec<LinkId>,
-}
-
-impl Component {
-    fn new(n_flows: usize, n_links: usize) -> Component {
-        Component {
-            flow_mark: vec![0; n_flows],
-            link_mark: vec![0; n_links],
-            generation: 0,
-            flows: Vec::new(),
-            queue: Vec::new(),
-        }
-    }
-
-    /// The moving flows reachable from `links`, in flow order.
-    fn collect(&mut self, links: &[LinkId], on_link: &[Vec<u32>], flows: &[FlowRecord]) -> &[u32] {
-        self.generation += 1;
-        let g = self.generation;
-        self.flows.clear();
-        self.queue.clear();
-        for &link in links {
-            if self.link_mark[link.index()] != g {
-                self.link_mark[link.index()] = g;
-                self.queue.push(link);
-            }
-        }
-        while let Some(link) = self.queue.pop() {
-            for &f in &on_link[link.index()] {
-                if self.flow_mark[f as usize] == g {
-                    continue;
-                }
-                self.flow_mark[f as usize] = g;
-                self.flows.push(f);
-                for &next in &flows[f as usize].path {
-                    if self.link_mark[next.index()] != g {
-                        self.link_mark[next.index()] = g;
-                        self.queue.push(next);
-                    }
-                }
-            }
-        }
-        self.flows.sort_unstable();
-        &self.flows
-    }
-}
-
 /// What issuing a flow needs: the router and the flows in flight per link.
 struct Issuer<'a, 't> {
     router: &'a mut Router<'t>,
@@ -509,14 +460,53 @@ struct Issuer<'a, 't> {
     load: Vec<u32>,
     /// A folded run's link representatives.
     rep: Option<&'a [LinkId]>,
+    /// The routes issued so far, as the flows take them (folded) with their latency, where they
+    /// do not depend on the load.
+    routes: Option<Routes>,
+}
+
+/// (src, dst, channel, hop) → a flow's links (its representatives, folded) and latency [ns]: a
+/// route that ignores the load depends on these alone (`Router::route_transfer`). NVLSTree at
+/// 1,024 GPUs routes each connection once rather than once per chunk, 16 or 32 times.
+type Routes = std::collections::HashMap<(u32, u32, u32, Hop), (Vec<LinkId>, u64), crate::hash::FixedState>;
+
+/// Most routes a run keeps: emptied when full, so that a schedule of distinct connections
+/// (an AllToAll) costs no memory, as `plan::Bound` does.
+const KEPT_ROUTES: usize = 65_536;
+
+impl Issuer<'_, '_> {
+    /// The path a transfer takes, as the flow records it, and its latency.
+    fn route(&mut self, transfer: &Transfer) -> (Vec<LinkId>, u64) {
+        let (router, topology, schedule, rep, load) =
+            (&mut *self.router, self.topology, self.schedule, self.rep, &self.load);
+        let mut fresh = || {
+            let path = router.route_transfer(transfer, load);
+            let latency = schedule_flow_latency_ns(topology, &path, schedule);
+            let path = match rep {
+                Some(rep) => path.iter().map(|link| rep[link.index()]).collect(),
+                None => path,
+            };
+            (path, latency)
+        };
+        let Some(routes) = &mut self.routes else {
+            return fresh();
+        };
+        if routes.len() >= KEPT_ROUTES {
+            routes.clear();
+        }
+        routes
+            .entry((transfer.src, transfer.dst, transfer.channel, transfer.hop))
+            .or_insert_with(fresh)
+            .clone()
+    }
 }
 
 struct State {
     now: u64,
     /// Flows paying their latency, by (start time, issue sequence).
     starts: BinaryHeap<Reverse<(u64, u64, u32)>>,
-    /// Projected finishes, by (time, flow, version); an entry whose version is old is stale.
-    finishes: BinaryHeap<Reverse<(u64, u32, u32)>>,
+    /// Projected finishes of the moving flows, by (time, flow).
+    finishes: finishes::Finishes,
     seq: u64,
     /// Moving flows on each link.
     on_link: Vec<Vec<u32>>,
@@ -525,7 +515,6 @@ struct State {
     rate: Vec<f64>,
     /// When `remaining` was last brought up to date (at the last rate change).
     updated: Vec<u64>,
-    version: Vec<u32>,
     link_peak: Vec<f64>,
     batches: u64,
     /// Flows whose data has all moved.
@@ -583,14 +572,9 @@ impl State {
 
     fn issue(&mut self, flows: &mut [FlowRecord], issuer: &mut Issuer, f: u32) {
         let transfer = &issuer.schedule.transfers[f as usize];
-        let path = issuer.router.route_transfer(transfer, &issuer.load);
-        let schedule = issuer.schedule;
-        let latency = schedule_flow_latency_ns(issuer.topology, &path, schedule);
+        let (path, latency) = issuer.route(transfer);
         let flow = &mut flows[f as usize];
-        flow.path = match issuer.rep {
-            Some(rep) => path.iter().map(|link| rep[link.index()]).collect(),
-            None => path,
-        };
+        flow.path = path;
         for &link in &flow.path {
             issuer.load[link.index()] += 1;
         }
