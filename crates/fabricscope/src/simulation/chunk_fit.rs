@@ -24,6 +24,7 @@ use super::{Method, Mode, Simulation};
 use crate::collective::nvls_tree::{self, NvlsTreeBuilder, MAX_CHUNKS};
 use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::engine;
+use crate::engine::symmetry::Symmetry;
 use crate::plan::ValidScenario;
 use crate::scenario::Collective;
 use crate::topology::Topology;
@@ -74,14 +75,15 @@ pub(super) struct Fit {
     fit: ChunkFit,
 }
 
-/// The fit a run of `schedule` needs: NVLSTree AllReduce whose parts NCCL cuts into more chunks
-/// than the model did, its `runs` and `run_ns` left for the run to fill in; `None` otherwise.
-fn wanted(scenario: &ValidScenario, schedule: &Schedule) -> Option<ChunkFit> {
+/// The fit a run of `algorithm` over `channels` needs: NVLSTree AllReduce whose parts NCCL cuts
+/// into more chunks than the model did, its `runs` and `run_ns` left for the run to fill in;
+/// `None` otherwise.
+fn wanted(scenario: &ValidScenario, algorithm: Algorithm, channels: u32) -> Option<ChunkFit> {
     let s = scenario.scenario();
-    if schedule.algorithm != Algorithm::NvlsTree || s.collective != Collective::AllReduce || s.nodes < 2 {
+    if algorithm != Algorithm::NvlsTree || s.collective != Collective::AllReduce || s.nodes < 2 {
         return None;
     }
-    let (g, channels, count) = (scenario.preset().rings[0].len() as u32, schedule.n_channels, s.count());
+    let (g, count) = (scenario.preset().rings[0].len() as u32, s.count());
     let (chunk_bytes, chunks) = nvls_tree::part_chunking(s.nodes, count, g, channels);
     let (fine_chunk_bytes, fine_chunks) =
         nvls_tree::part_chunking_at(s.nodes, count, g, channels, FINE_CHUNKS);
@@ -104,7 +106,7 @@ fn needed(sim: &Simulation) -> Option<ChunkFit> {
     if sim.chunk_fit.is_some() || sim.steady.is_some() {
         return None;
     }
-    let fit = wanted(&sim.scenario, &sim.schedule)?;
+    let fit = wanted(&sim.scenario, sim.schedule.algorithm, sim.schedule.n_channels)?;
     Some(ChunkFit { runs: sim.summary.method, run_ns: sim.summary.time.0, ..fit })
 }
 
@@ -122,7 +124,7 @@ pub(super) fn start(
     };
     let fold = mode != Mode::Exact;
     let here = |sim: &Simulation| {
-        nvls_tree_run(&sim.scenario, &sim.topology, sim.schedule.protocol, FINE_CHUNKS, (fold, limit))
+        nvls_tree_run(&sim.scenario, &sim.topology, sim.schedule.protocol, FINE_CHUNKS, (fold, limit), None)
     };
     let key = (sim.schedule.protocol, sim.schedule.n_channels, fold, limit);
     let ran = match ahead.filter(|ahead| ahead.key == key) {
@@ -148,33 +150,38 @@ pub(super) struct Ahead {
 }
 
 impl Ahead {
-    /// The finer run of `schedule`'s NVLSTree, the model's run about to be, where its fit will
-    /// need one (`wanted`): on a thread of its own, on `topology` (the run's).
+    /// The finer run of the model's NVLSTree run about to be, at `protocol` over `channels`, where
+    /// its fit will need one (`wanted`): on a thread of its own, on `topology` (the run's), from
+    /// the channel symmetry `proved` on the one-chunk schedule where the model's run has it.
     #[cfg(not(target_arch = "wasm32"))]
     pub(super) fn spawn(
         scenario: &ValidScenario,
         topology: &Topology,
-        schedule: &Schedule,
+        (protocol, channels): (Protocol, u32),
         (mode, limit): (Mode, u64),
+        proved: impl FnOnce() -> Option<(Schedule, Symmetry)>,
     ) -> Option<Ahead> {
-        wanted(scenario, schedule)?;
-        let fold = mode != Mode::Exact;
-        let (scenario, topology, protocol) = (scenario.clone(), topology.clone(), schedule.protocol);
+        wanted(scenario, Algorithm::NvlsTree, channels)?;
+        // Not even part 0 of channels 0 and 1 fits: nothing to start (`nvls_tree_run`).
+        if least_run(scenario, channels) > limit {
+            return None;
+        }
+        let (fold, proved) = (mode != Mode::Exact, proved());
+        let (scenario, topology) = (scenario.clone(), topology.clone());
         let (send, done) = std::sync::mpsc::channel();
         std::thread::Builder::new()
             .name("nvlstree-finer-run".into())
             .spawn(move || {
-                let ran = nvls_tree_run(&scenario, &topology, protocol, FINE_CHUNKS, (fold, limit)).map(
-                    |(schedule, mut run)| {
+                let ran = nvls_tree_run(&scenario, &topology, protocol, FINE_CHUNKS, (fold, limit), proved)
+                    .map(|(schedule, mut run)| {
                         while !run.advance(&topology, &schedule, u64::MAX) {}
                         (schedule, run)
-                    },
-                );
+                    });
                 // The job may be gone (dropped, cancelled): nobody to tell.
                 let _ = send.send(ran);
             })
             .ok()?;
-        Some(Ahead { key: (protocol, schedule.n_channels, fold, limit), done })
+        Some(Ahead { key: (protocol, channels, fold, limit), done })
     }
 }
 
@@ -207,13 +214,15 @@ impl Fit {
 /// NVLSTree AllReduce of `scenario` at most `cap` chunks per part, set up to run at `protocol`:
 /// part 0 of the channels that stand for all on the folded links where `fold` and the channels'
 /// symmetry is proved (`tree_channels::tree_point`'s run), else every transfer; `None` where the
-/// run is beyond `limit` transfers.
-pub fn nvls_tree_run(
+/// run is beyond `limit` transfers. `proved`: the symmetry on the one-chunk schedule, where the
+/// model's run proved it (else proved here, `tree_channels::folded_first_channels`).
+pub(super) fn nvls_tree_run(
     scenario: &ValidScenario,
     topology: &Topology,
     protocol: Protocol,
     cap: u64,
     (fold, limit): (bool, u64),
+    proved: Option<(Schedule, Symmetry)>,
 ) -> Option<(Schedule, engine::Run)> {
     let s = scenario.scenario();
     let (g, channels, policy) =
@@ -230,7 +239,8 @@ pub fn nvls_tree_run(
     };
     let folded = fold
         .then(|| {
-            super::tree_channels::folded_first_channels(scenario, topology, Algorithm::NvlsTree, (cap, limit))
+            let algorithm = Algorithm::NvlsTree;
+            super::tree_channels::folded_first_channels(scenario, topology, algorithm, (cap, limit), proved)
         })
         .flatten();
     if let Some((symmetry, built)) = folded {
@@ -246,11 +256,20 @@ pub fn nvls_tree_run(
     Some((schedule, run))
 }
 
+/// The fewest transfers NVLSTree's finer run can take over `channels` (part 0 of channels 0 and
+/// 1, where they fold): `nvls_tree_run` declines it beyond its limit.
+#[cfg(not(target_arch = "wasm32"))]
+fn least_run(scenario: &ValidScenario, channels: u32) -> u64 {
+    let (s, g) = (scenario.scenario(), scenario.preset().rings[0].len() as u32);
+    let whole = nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, FINE_CHUNKS);
+    crate::plan::tree_least_run(whole, channels, g)
+}
+
 /// NVLSTree's time [ns] at most `cap` chunks per part (`u64::MAX`: every chunk NCCL's), by the
 /// run `nvls_tree_run` sets up with no limit: what `tests/chunk_fit.rs` holds the fit to.
 pub fn nvls_tree_time(scenario: &ValidScenario, protocol: Protocol, cap: u64, fold: bool) -> Option<SimTime> {
     let topology = scenario.topology();
-    let (schedule, mut run) = nvls_tree_run(scenario, &topology, protocol, cap, (fold, u64::MAX))?;
+    let (schedule, mut run) = nvls_tree_run(scenario, &topology, protocol, cap, (fold, u64::MAX), None)?;
     while !run.advance(&topology, &schedule, u64::MAX) {}
     Some(run.finish(&topology).0.end)
 }

@@ -64,6 +64,20 @@ pub(super) fn start(
     Some(TreeChannels { proof, small, builder, plan, protocol, ring: (ring_transfers, ring_protocol) })
 }
 
+#[cfg(not(target_arch = "wasm32"))]
+impl TreeChannels {
+    /// The algorithm and protocol of the run to be.
+    pub(super) fn algorithm(&self) -> (Algorithm, Protocol) {
+        (self.small.algorithm, self.protocol)
+    }
+
+    /// Its one-chunk schedule with the channel symmetry proved on it: what a finer run of the
+    /// same tree starts from (`chunk_fit::Ahead`).
+    pub(super) fn proved(&self) -> (Schedule, Symmetry) {
+        (self.small.clone(), self.proof.clone())
+    }
+}
+
 /// One more channel of `tree` built; once the channels that run are, its run (`Stage::Running`,
 /// its unfold with no whole schedule: never expanded), or the best ring row (`big::ring_row`) if
 /// the built channels are not what the proof on the one-chunk schedule covers (or that row's
@@ -121,7 +135,8 @@ pub(super) fn tree_point(
     if !provable {
         return None;
     }
-    let (symmetry, mut built) = folded_first_channels(scenario, topology, algorithm, (MAX_CHUNKS, u64::MAX))?;
+    let (symmetry, mut built) =
+        folded_first_channels(scenario, topology, algorithm, (MAX_CHUNKS, u64::MAX), None)?;
     // The whole's bound: each link's bytes over every channel, as `plan::Bound` routing the
     // whole would add them up (the same routes: a static policy's, which the proof required).
     let paths = symmetry.channel_zero_paths();
@@ -137,15 +152,21 @@ pub(super) fn tree_point(
 /// most `cap` chunks per NVLSTree part, and the symmetry proved on its one-chunk schedule carried
 /// to them (`Symmetry::first_channels`): `tree_point`'s run, and NVLSTree's finer one
 /// (`chunk_fit`). `None` where the proof fails or they are beyond `limit` transfers (checked before
-/// they are built, from the whole's count over the proof's share).
+/// they are built, from the whole's count over the proof's share). `proved`: the one-chunk
+/// schedule and the proof on it where a run of the same tree has them (`TreeChannels::proved`);
+/// else both are made here (`exact::one_chunk_proof`).
 pub(super) fn folded_first_channels(
     scenario: &ValidScenario,
     topology: &Topology,
     algorithm: Algorithm,
     (cap, limit): (u64, u64),
+    proved: Option<(Schedule, Symmetry)>,
 ) -> Option<(Symmetry, Schedule)> {
     let s = scenario.scenario();
-    let (small, proof) = super::exact::one_chunk_proof(scenario, topology, algorithm)?;
+    let (small, proof) = match proved {
+        Some(proved) => proved,
+        None => super::exact::one_chunk_proof(scenario, topology, algorithm)?,
+    };
     if algorithm == Algorithm::NvlsTree {
         let (g, channels) = (scenario.preset().rings[0].len() as u32, scenario.channels());
         let whole = crate::collective::nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, cap);

@@ -1,7 +1,7 @@
 //! A job polled to its end in one go (`Job::run`): natively, NVLSTree's finer run beside the
 //! model's (`chunk_fit::Ahead`).
 
-use super::{Job, Stage};
+use super::Job;
 use crate::scenario::ScenarioError;
 use crate::simulation::Simulation;
 
@@ -25,28 +25,33 @@ impl Job {
         }
     }
 
-    /// Starts NVLSTree's finer run ahead where the model's NVLSTree run is set up and its fit
-    /// will need one (`chunk_fit::Ahead`); whether to keep watching (not yet at that run).
+    /// Starts NVLSTree's finer run ahead where the model's NVLSTree run is being set up and its
+    /// fit will need one (`chunk_fit::Ahead`): from its channels that stand for all, as soon as
+    /// they are to be built (with the symmetry the plan proved), else once the run is set up;
+    /// whether to keep watching (not yet at that run).
     fn start_ahead(&mut self) -> bool {
-        match &self.stage {
-            Stage::Running { topology, schedule, .. }
-                if schedule.algorithm == crate::collective::Algorithm::NvlsTree =>
-            {
-                #[cfg(not(target_arch = "wasm32"))]
-                {
-                    let limits = (self.mode, self.tree_limit);
-                    self.ahead = crate::simulation::chunk_fit::Ahead::spawn(
-                        &self.scenario,
-                        topology,
-                        schedule,
-                        limits,
-                    );
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            use super::Stage;
+            use crate::collective::Algorithm::NvlsTree;
+            let limits = (self.mode, self.tree_limit);
+            let (topology, run, proved) = match &self.stage {
+                Stage::TreeChannels { topology, tree } => match tree.algorithm() {
+                    (NvlsTree, protocol) => (topology, (protocol, self.scenario.channels()), Some(tree)),
+                    _ => return true,
+                },
+                Stage::Running { topology, schedule, .. } if schedule.algorithm == NvlsTree => {
+                    (topology, (schedule.protocol, schedule.n_channels), None)
                 }
-                let _ = topology;
-                false
-            }
-            Stage::Done(_) => false,
-            _ => true,
+                Stage::Done(_) => return false,
+                _ => return true,
+            };
+            let proved = || proved.map(|tree| tree.proved());
+            self.ahead =
+                crate::simulation::chunk_fit::Ahead::spawn(&self.scenario, topology, run, limits, proved);
+            false
         }
+        #[cfg(target_arch = "wasm32")]
+        false
     }
 }
