@@ -437,6 +437,12 @@ impl Run {
         (self.finished_flows, self.flows.len())
     }
 
+    /// When the last flow finished, the trace's `end`, without building the trace: for a run whose
+    /// time alone is wanted (NVLSTree's finer run; `finish` checks the trace in debug builds).
+    pub fn end(&self) -> SimTime {
+        self.flows.iter().map(|flow| flow.finished).max().unwrap_or(SimTime::ZERO)
+    }
+
     /// The trace, and the steady state found if any. A run stopped at its period by the probe
     /// gives a trace of no use (flows left unfinished).
     pub fn finish(self, topology: &Topology) -> (Trace, Option<period::Period>) {

@@ -70,9 +70,14 @@ impl ChunkFit {
 /// The finer run under way.
 pub(super) struct Fit {
     sim: Box<Simulation>,
-    schedule: Schedule,
-    run: engine::Run,
+    finer: Finer,
     fit: ChunkFit,
+}
+
+/// The finer run: here, a slice at a time, or run to its end on a thread of its own (`Ahead`).
+enum Finer {
+    Running(Schedule, Box<engine::Run>),
+    Ended(SimTime),
 }
 
 /// The fit a run of `algorithm` over `channels` needs: NVLSTree AllReduce whose parts NCCL cuts
@@ -127,13 +132,14 @@ pub(super) fn start(
         nvls_tree_run(&sim.scenario, &sim.topology, sim.schedule.protocol, FINE_CHUNKS, (fold, limit), None)
     };
     let key = (sim.schedule.protocol, sim.schedule.n_channels, fold, limit);
-    let ran = match ahead.filter(|ahead| ahead.key == key) {
+    let running = |sim: &Simulation| here(sim).map(|(schedule, run)| Finer::Running(schedule, Box::new(run)));
+    let finer = match ahead.filter(|ahead| ahead.key == key) {
         // A thread that failed leaves the run to be done here.
-        Some(ahead) => ahead.done.recv().unwrap_or_else(|_| here(&sim)),
-        None => here(&sim),
+        Some(ahead) => ahead.done.recv().map_or_else(|_| running(&sim), |end| end.map(Finer::Ended)),
+        None => running(&sim),
     };
-    match ran {
-        Some((schedule, run)) => Ok(Box::new(Fit { sim, schedule, run, fit })),
+    match finer {
+        Some(finer) => Ok(Box::new(Fit { sim, finer, fit })),
         None => {
             sim.chunk_fit = Some(fit);
             Err(sim)
@@ -146,7 +152,8 @@ pub(super) fn start(
 /// and limit it was started with. The page polls its jobs and never starts one.
 pub(super) struct Ahead {
     key: (Protocol, u32, bool, u64),
-    done: std::sync::mpsc::Receiver<Option<(Schedule, engine::Run)>>,
+    /// The run's end, or `None` where it is beyond the limit.
+    done: std::sync::mpsc::Receiver<Option<SimTime>>,
 }
 
 impl Ahead {
@@ -172,13 +179,19 @@ impl Ahead {
         std::thread::Builder::new()
             .name("nvlstree-finer-run".into())
             .spawn(move || {
-                let ran = nvls_tree_run(&scenario, &topology, protocol, FINE_CHUNKS, (fold, limit), proved)
-                    .map(|(schedule, mut run)| {
-                        while !run.advance(&topology, &schedule, u64::MAX) {}
-                        (schedule, run)
-                    });
-                // The job may be gone (dropped, cancelled): nobody to tell.
-                let _ = send.send(ran);
+                let ran = nvls_tree_run(&scenario, &topology, protocol, FINE_CHUNKS, (fold, limit), proved);
+                let Some((schedule, mut run)) = ran else {
+                    // The job may be gone (dropped, cancelled): nobody to tell.
+                    let _ = send.send(None);
+                    return;
+                };
+                while !run.advance(&topology, &schedule, u64::MAX) {}
+                let _ = send.send(Some(run.end()));
+                // Its end alone goes back: the run is checked (debug builds) and freed here,
+                // beside the job's own work.
+                if cfg!(debug_assertions) {
+                    let _ = run.finish(&topology);
+                }
             })
             .ok()?;
         Some(Ahead { key: (protocol, channels, fold, limit), done })
@@ -188,21 +201,33 @@ impl Ahead {
 impl Fit {
     /// Runs up to `batches` event batches of the finer run; true once it is over.
     pub fn advance(&mut self, batches: u64) -> bool {
-        self.run.advance(&self.sim.topology, &self.schedule, batches)
+        match &mut self.finer {
+            Finer::Running(schedule, run) => run.advance(&self.sim.topology, schedule, batches),
+            Finer::Ended(_) => true,
+        }
     }
 
     /// The share of the finer run's flows finished, in [0, 1].
     pub fn progress(&self) -> f64 {
-        let (done, all) = self.run.progress();
-        done as f64 / all.max(1) as f64
+        match &self.finer {
+            Finer::Running(_, run) => {
+                let (done, all) = run.progress();
+                done as f64 / all.max(1) as f64
+            }
+            Finer::Ended(_) => 1.0,
+        }
     }
 
     /// The simulation with its time fitted to NCCL's chunks.
     pub fn finish(self) -> Simulation {
-        let Fit { sim, run, mut fit, .. } = self;
+        let Fit { sim, finer, mut fit } = self;
         let mut sim = *sim;
-        let (trace, _) = run.finish(&sim.topology);
-        fit.fine_ns = Some(trace.end.0);
+        let end = match finer {
+            Finer::Running(_, run) if cfg!(debug_assertions) => run.finish(&sim.topology).0.end,
+            Finer::Running(_, run) => run.end(),
+            Finer::Ended(end) => end,
+        };
+        fit.fine_ns = Some(end.0);
         if let Some(ns) = fit.fitted_ns() {
             super::summary::refit(&mut sim, SimTime(ns), Method::ChunkFit);
         }
