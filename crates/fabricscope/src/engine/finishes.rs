@@ -100,6 +100,17 @@ impl Finishes {
     }
 }
 
+/// A xorshift64 stream from a fixed seed (`state`, never 0), for the engine's unit tests.
+#[cfg(test)]
+pub(super) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Finishes;
@@ -111,13 +122,7 @@ mod tests {
     #[test]
     fn pops_what_a_versioned_heap_pops() {
         let n = 64usize;
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = super::xorshift(0x2545_f491_4f6c_dd1d);
         let mut ours = Finishes::new(n);
         let mut theirs: BinaryHeap<Reverse<(u64, u32, u32)>> = BinaryHeap::new();
         let mut version = vec![0u32; n];

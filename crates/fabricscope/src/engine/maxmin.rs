@@ -287,13 +287,7 @@ mod tests {
     /// Counting by share gives `sort_unstable`'s order: few shares and many, links in any order.
     #[test]
     fn first_entries_are_ordered_as_sorted_pairs() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = super::super::finishes::xorshift(0x9e37_79b9_7f4a_7c15);
         let n_links = 5_000;
         let mut order = FirstOrder::new(n_links);
         for round in 0..200 {

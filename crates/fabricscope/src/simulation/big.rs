@@ -131,7 +131,8 @@ pub(super) fn decide(
         let whole = tree_transfers(scenario, pick.algorithm);
         let limit = tree_limit.min(MAX_TRANSFERS);
         if let Some(small) = small.into_iter().find(|small| small.algorithm == pick.algorithm) {
-            let plan = Plan { tuning: plan.tuning.clone(), bounds: plan.bounds.clone(), ..plan };
+            let plan =
+                Plan { tuning: plan.tuning.clone(), bounds: plan.bounds.clone(), proved: None, ..plan };
             let sizes = (whole, limit, total_transfers, ring_protocol);
             if let Some(tree) = super::tree_channels::start(scenario, &topology, picked, small, sizes, plan) {
                 return Ok(Stage::TreeChannels { topology, tree: Box::new(tree) });

@@ -120,16 +120,17 @@ fn needed(sim: &Simulation) -> Option<ChunkFit> {
 /// and channels is that run; its thread's result is awaited.
 pub(super) fn start(
     mut sim: Box<Simulation>,
-    mode: Mode,
-    limit: u64,
+    (mode, limit): (Mode, u64),
     ahead: Option<Ahead>,
+    proved: Option<Box<(Schedule, Symmetry)>>,
 ) -> Result<Box<Fit>, Box<Simulation>> {
     let Some(fit) = needed(&sim) else {
         return Err(sim);
     };
     let fold = mode != Mode::Exact;
-    let here = |sim: &Simulation| {
-        nvls_tree_run(&sim.scenario, &sim.topology, sim.schedule.protocol, FINE_CHUNKS, (fold, limit), None)
+    let here = move |sim: &Simulation| {
+        let (s, protocol) = (&sim.scenario, sim.schedule.protocol);
+        nvls_tree_run(s, &sim.topology, protocol, FINE_CHUNKS, (fold, limit), proved.map(|p| *p))
     };
     let key = (sim.schedule.protocol, sim.schedule.n_channels, fold, limit);
     let running = |sim: &Simulation| here(sim).map(|(schedule, run)| Finer::Running(schedule, Box::new(run)));
@@ -166,14 +167,14 @@ impl Ahead {
         topology: &Topology,
         (protocol, channels): (Protocol, u32),
         (mode, limit): (Mode, u64),
-        proved: impl FnOnce() -> Option<(Schedule, Symmetry)>,
+        proved: Option<(Schedule, Symmetry)>,
     ) -> Option<Ahead> {
         wanted(scenario, Algorithm::NvlsTree, channels)?;
         // Not even part 0 of channels 0 and 1 fits: nothing to start (`nvls_tree_run`).
         if least_run(scenario, channels) > limit {
             return None;
         }
-        let (fold, proved) = (mode != Mode::Exact, proved());
+        let fold = mode != Mode::Exact;
         let (scenario, topology) = (scenario.clone(), topology.clone());
         let (send, done) = std::sync::mpsc::channel();
         std::thread::Builder::new()
@@ -268,7 +269,7 @@ pub(super) fn nvls_tree_run(
             super::tree_channels::folded_first_channels(scenario, topology, algorithm, (cap, limit), proved)
         })
         .flatten();
-    if let Some((symmetry, built)) = folded {
+    if let Some((symmetry, built, _)) = folded {
         let built = settle(built);
         let run = engine::Run::new_folded(topology, &built, policy, symmetry.fold(topology));
         return Some((built, run));
@@ -281,9 +282,15 @@ pub(super) fn nvls_tree_run(
     Some((schedule, run))
 }
 
+/// Whether NVLSTree's finer run may follow a run of `algorithm` within `limit` transfers: its
+/// fit is wanted (NVLSTree AllReduce that NCCL cuts finer) and its least run fits (`least_run`).
+pub(super) fn finer_may_run(scenario: &ValidScenario, algorithm: Algorithm, limit: u64) -> bool {
+    let channels = scenario.channels();
+    wanted(scenario, algorithm, channels).is_some() && least_run(scenario, channels) <= limit
+}
+
 /// The fewest transfers NVLSTree's finer run can take over `channels` (part 0 of channels 0 and
 /// 1, where they fold): `nvls_tree_run` declines it beyond its limit.
-#[cfg(not(target_arch = "wasm32"))]
 fn least_run(scenario: &ValidScenario, channels: u32) -> u64 {
     let (s, g) = (scenario.scenario(), scenario.preset().rings[0].len() as u32);
     let whole = nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, FINE_CHUNKS);

@@ -9,6 +9,7 @@ use super::weigh::Weigh;
 use super::Simulation;
 use crate::collective::{Algorithm, Schedule};
 use crate::engine;
+use crate::engine::symmetry::Symmetry;
 use crate::plan::{TunerRow, Tuning};
 use crate::scenario::ScenarioError;
 use crate::topology::{LinkKind, Topology};
@@ -29,6 +30,10 @@ pub(super) struct Plan {
     pub stride: u32,
     /// Where each channel's parts fold too: how many part 0 ran for (`Symmetry::parts`), else 1.
     pub parts: u32,
+    /// A tree run from its channels that stand for all: its one-chunk schedule and the channel
+    /// symmetry proved on it, kept where NVLSTree's finer run will start from them
+    /// (`chunk_fit`), which then proves nothing again.
+    pub proved: Option<Box<(Schedule, Symmetry)>>,
 }
 
 impl Plan {
@@ -50,6 +55,7 @@ impl Plan {
                 rotated: None,
                 stride: 1,
                 parts: 1,
+                proved: None,
             },
             pick,
         )

@@ -79,7 +79,7 @@ pub(super) fn finish(
     steady: Option<(Steady, Vec<f64>)>,
     plan: Plan,
 ) -> Simulation {
-    let Plan { tuning, bounds, intra, folded, extrapolated, rotated, stride, parts } = plan;
+    let Plan { tuning, bounds, intra, folded, extrapolated, rotated, stride, parts, .. } = plan;
     let (steady, link_bytes) = match steady {
         Some((steady, bytes)) => (Some(steady), bytes),
         None => (None, trace.link_bytes.clone()),

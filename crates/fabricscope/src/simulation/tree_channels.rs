@@ -33,6 +33,9 @@ pub(super) struct TreeChannels {
     /// The ring's transfers and the best ring row's protocol, for the ring row should the built
     /// channels not be what the proof covers.
     ring: (u64, Protocol),
+    /// Whether NVLSTree's finer run may follow within the limit (`chunk_fit::finer_may_run`):
+    /// then the plan keeps the proof for it (`Plan::proved`).
+    keep: bool,
 }
 
 /// The run of `algorithm` from its first channels (the tuner's pick, a tree too big to build whole), from `small`,
@@ -61,7 +64,8 @@ pub(super) fn start(
     let rings = &scenario.preset().rings;
     let shape = (channels, proof.parts() > 1);
     let builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), shape)?;
-    Some(TreeChannels { proof, small, builder, plan, protocol, ring: (ring_transfers, ring_protocol) })
+    let keep = super::chunk_fit::finer_may_run(scenario, algorithm, limit);
+    Some(TreeChannels { proof, small, builder, plan, protocol, ring: (ring_transfers, ring_protocol), keep })
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -71,10 +75,11 @@ impl TreeChannels {
         (self.small.algorithm, self.protocol)
     }
 
-    /// Its one-chunk schedule with the channel symmetry proved on it: what a finer run of the
-    /// same tree starts from (`chunk_fit::Ahead`).
-    pub(super) fn proved(&self) -> (Schedule, Symmetry) {
-        (self.small.clone(), self.proof.clone())
+    /// Its one-chunk schedule with the channel symmetry proved on it, where a finer run may
+    /// follow (`keep`): for the finer run started ahead (`chunk_fit::Ahead`), so the plan need
+    /// not keep them for one run here.
+    pub(super) fn hand_proof_on(&mut self) -> Option<(Schedule, Symmetry)> {
+        std::mem::take(&mut self.keep).then(|| (self.small.clone(), self.proof.clone()))
     }
 }
 
@@ -90,7 +95,7 @@ pub(super) fn advance(
     if !tree.builder.advance_to(tree.proof.stride()) {
         return Ok(Stage::TreeChannels { topology, tree });
     }
-    let TreeChannels { proof, small, builder, plan, protocol, ring } = *tree;
+    let TreeChannels { proof, small, builder, mut plan, protocol, ring, keep } = *tree;
     let mut schedule = builder.finish();
     schedule.protocol = protocol;
     run_settings(&mut schedule, scenario);
@@ -98,7 +103,7 @@ pub(super) fn advance(
         let kept = topology.clone();
         return super::big::ring_row(scenario, topology, plan, ring).map_err(|error| Box::new((error, kept)));
     };
-    drop(small);
+    plan.proved = keep.then(|| Box::new((small, proof)));
     Ok(super::exact::folded_stage(scenario, topology, (symmetry, schedule, None), plan))
 }
 
@@ -126,6 +131,7 @@ pub(super) fn may_fit(scenario: &ValidScenario, algorithm: Algorithm, limit: u64
 pub(super) fn tree_point(
     scenario: &ValidScenario,
     topology: &Topology,
+    limit: u64,
 ) -> Option<(Symmetry, Schedule, Plan)> {
     let s = scenario.scenario();
     let algorithm = s.algorithm?;
@@ -135,14 +141,15 @@ pub(super) fn tree_point(
     if !provable {
         return None;
     }
-    let (symmetry, mut built) =
+    let (symmetry, mut built, proved) =
         folded_first_channels(scenario, topology, algorithm, (MAX_CHUNKS, u64::MAX), None)?;
     // The whole's bound: each link's bytes over every channel, as `plan::Bound` routing the
     // whole would add them up (the same routes: a static policy's, which the proof required).
     let paths = symmetry.channel_zero_paths();
     let bound =
         crate::plan::Bound::of_paths(topology, &built, paths, |bytes| symmetry.whole_link_bytes(bytes));
-    let (plan, pick) = Plan::tuned(scenario, vec![(algorithm, bound.ns(topology))]);
+    let (mut plan, pick) = Plan::tuned(scenario, vec![(algorithm, bound.ns(topology))]);
+    plan.proved = super::chunk_fit::finer_may_run(scenario, algorithm, limit).then(|| Box::new(proved));
     built.protocol = s.protocol.unwrap_or(pick.protocol);
     run_settings(&mut built, scenario);
     Some((symmetry, built, plan))
@@ -151,17 +158,18 @@ pub(super) fn tree_point(
 /// The channels of `algorithm`'s AllReduce (Tree, NVLSTree) that stand for all, built alone at
 /// most `cap` chunks per NVLSTree part, and the symmetry proved on its one-chunk schedule carried
 /// to them (`Symmetry::first_channels`): `tree_point`'s run, and NVLSTree's finer one
-/// (`chunk_fit`). `None` where the proof fails or they are beyond `limit` transfers (checked before
-/// they are built, from the whole's count over the proof's share). `proved`: the one-chunk
-/// schedule and the proof on it where a run of the same tree has them (`TreeChannels::proved`);
-/// else both are made here (`exact::one_chunk_proof`).
+/// (`chunk_fit`), with the one-chunk schedule and the proof on it. `None` where the proof fails
+/// or they are beyond `limit` transfers (checked before they are built, from the whole's count
+/// over the proof's share). `proved`: that schedule and proof where a run of the same tree has
+/// them (`TreeChannels::proved`, `Plan::proved`); else both are made here
+/// (`exact::one_chunk_proof`).
 pub(super) fn folded_first_channels(
     scenario: &ValidScenario,
     topology: &Topology,
     algorithm: Algorithm,
     (cap, limit): (u64, u64),
     proved: Option<(Schedule, Symmetry)>,
-) -> Option<(Symmetry, Schedule)> {
+) -> Option<(Symmetry, Schedule, (Schedule, Symmetry))> {
     let s = scenario.scenario();
     let (small, proof) = match proved {
         Some(proved) => proved,
@@ -181,7 +189,7 @@ pub(super) fn folded_first_channels(
     while !builder.advance_to(proof.stride()) {}
     let built = builder.finish();
     let symmetry = proof.first_channels(&small, &built)?;
-    Some((symmetry, built))
+    Some((symmetry, built, (small, proof)))
 }
 
 /// A forced tree (Tree, NVLSTree) too big to build whole within `limit` (validation admitted
@@ -222,7 +230,7 @@ pub(super) fn forced_beyond(
             "even the channels that stand for all are beyond it: use fewer nodes or channels".into(),
         ));
     }
-    Some(match tree_point(scenario, topology) {
+    Some(match tree_point(scenario, topology, limit) {
         Some((symmetry, built, plan)) => super::exact::folded_stage(scenario, topology.clone(), (symmetry, built, None), plan),
         None => refused(
             "its channels do not stand for one another here (a setting breaks their symmetry: fewer NICs in use, a link's own rate, leaf groups of different sizes, a lossy fabric, a fault): use fewer nodes or channels".into(),
@@ -248,7 +256,7 @@ mod tests {
             let valid = s.validate().unwrap();
             let topology = valid.topology();
             let (symmetry, built, _) =
-                super::tree_point(&valid, &topology).expect("a point from its channels");
+                super::tree_point(&valid, &topology, u64::MAX).expect("a point from its channels");
             let rings = &valid.preset().rings;
             let whole =
                 crate::collective::schedule_with(s.collective, algorithm, 8, rings, s.count(), 8, s.root);
@@ -262,7 +270,8 @@ mod tests {
             let adaptive =
                 FabricConfig { routing: Some(crate::catalog::Routing::Adaptive), ..s.fabric.clone() };
             let valid = Scenario { fabric: adaptive, ..s.clone() }.validate().unwrap();
-            assert!(super::tree_point(&valid, &valid.topology()).is_none(), "adaptive routes are not proved");
+            let adaptive_point = super::tree_point(&valid, &valid.topology(), u64::MAX);
+            assert!(adaptive_point.is_none(), "adaptive routes are not proved");
         }
     }
 }

@@ -43,32 +43,12 @@ pub struct Job {
     /// natively, started ahead beside the model's run (`run`).
     fit: Option<Box<super::chunk_fit::Fit>>,
     ahead: Option<super::chunk_fit::Ahead>,
+    /// The run's one-chunk schedule and symmetry, for the finer run (`Plan::proved`).
+    proved: Option<Box<(Schedule, crate::engine::symmetry::Symmetry)>>,
 }
 
 /// Flows a hashed job's poll hashes (about 6 ms natively, 8 ms in the page).
 const HASH_FLOWS_PER_POLL: usize = 32_768;
-
-impl std::fmt::Debug for Job {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let stage = match &self.stage {
-            Stage::Start => "start",
-            Stage::Weighing { .. } => "weighing",
-            Stage::Planning { .. } => "planning",
-            Stage::Search { .. } => "search",
-            Stage::TreeChannels { .. } => "tree-channels",
-            Stage::BuildingTree { .. } => "building-tree",
-            Stage::Running { .. } => "running",
-            Stage::Expanding { .. } => "expanding",
-            Stage::ToMeasure { .. } => "to-measure",
-            Stage::Measuring { .. } => "measuring",
-            Stage::Measured { .. } => "measured",
-            Stage::Hashing { .. } => "hashing",
-            Stage::Done(_) if self.fit.is_some() => "fitting to NCCL's chunks",
-            Stage::Done(_) => "done",
-        };
-        write!(f, "Job({:?}, {stage}, {:.0}% of the current run)", self.mode, 100.0 * self.progress())
-    }
-}
 
 impl Job {
     /// A simulation of `scenario`, not yet planned: the first `poll` plans it (topology, the
@@ -118,6 +98,7 @@ impl Job {
             stage: Stage::Start,
             fit: None,
             ahead: None,
+            proved: None,
         }
     }
 
@@ -177,18 +158,18 @@ impl Job {
         {
             Some(Ok(stage)) => stage,
             Some(Err(error)) => Job::not_steady(scenario, mode, lean, error, topology),
-            None => Job::exact(scenario, topology, lean, light(point, hashed, mode)),
+            None => Job::exact(scenario, topology, (lean, tree_limit), light(point, hashed, mode)),
         }
     }
 
     /// The exact plan (`start_exact`); for a chart's point (`light`: a point unhashed, `Auto`)
     /// of a forced ring or tree, only the channels that run for all built where the channels
     /// fold (`ring_point`, `tree_channels::tree_point`).
-    fn exact(scenario: &ValidScenario, topology: Topology, lean: bool, light: bool) -> Stage {
+    fn exact(scenario: &ValidScenario, topology: Topology, (lean, limit): (bool, u64), light: bool) -> Stage {
         if !light {
             return start_exact(scenario, topology, lean);
         }
-        match super::tree_channels::tree_point(scenario, &topology) {
+        match super::tree_channels::tree_point(scenario, &topology, limit) {
             Some((symmetry, run, plan)) => folded_stage(scenario, topology, (symmetry, run, None), plan),
             None => ring_point(scenario, topology, lean),
         }
@@ -219,7 +200,8 @@ impl Job {
         }
         match self.poll_stages(batches)? {
             Ok(sim) => {
-                match super::chunk_fit::start(Box::new(sim), self.mode, self.tree_limit, self.ahead.take()) {
+                let (ahead, proved) = (self.ahead.take(), self.proved.take());
+                match super::chunk_fit::start(Box::new(sim), (self.mode, self.tree_limit), ahead, proved) {
                     Ok(fit) => {
                         self.fit = Some(fit);
                         None
@@ -388,11 +370,12 @@ impl Job {
         if !over {
             return None;
         }
-        let Stage::Running { topology, schedule, run, plan, then, unfold } =
+        let Stage::Running { topology, schedule, run, mut plan, then, unfold } =
             std::mem::replace(&mut self.stage, Stage::Done(None))
         else {
             return None;
         };
+        self.proved = plan.proved.take();
         let (trace, period) = run.finish(&topology);
         let Some(unfold) = unfold else {
             return self.after_run(topology, (schedule, trace, period), plan, then, None);
@@ -576,7 +559,7 @@ impl Job {
     fn unsettled(&self, steady: SteadyPlan, topology: Topology) -> Stage {
         if matches!(self.mode, Mode::Auto | Mode::Fluid) && steady.total_transfers <= MAX_TRANSFERS {
             let light = light(self.point, self.hashed, self.mode);
-            return Job::exact(&self.scenario, topology, self.lean, light);
+            return Job::exact(&self.scenario, topology, (self.lean, self.tree_limit), light);
         }
         Stage::Done(Some(Err(too_big(self.scenario.scenario(), steady.total_transfers, &format!(
             "this one did not within {STEADY_SEARCH_STEPS} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"

@@ -1,5 +1,5 @@
 //! A job polled to its end in one go (`Job::run`): natively, NVLSTree's finer run beside the
-//! model's (`chunk_fit::Ahead`).
+//! model's (`chunk_fit::Ahead`); and what a job says of itself (`Debug`).
 
 use super::Job;
 use crate::scenario::ScenarioError;
@@ -35,23 +35,48 @@ impl Job {
             use super::Stage;
             use crate::collective::Algorithm::NvlsTree;
             let limits = (self.mode, self.tree_limit);
-            let (topology, run, proved) = match &self.stage {
+            let (topology, run, proved) = match &mut self.stage {
                 Stage::TreeChannels { topology, tree } => match tree.algorithm() {
-                    (NvlsTree, protocol) => (topology, (protocol, self.scenario.channels()), Some(tree)),
+                    (NvlsTree, protocol) => {
+                        (&*topology, (protocol, self.scenario.channels()), tree.hand_proof_on())
+                    }
                     _ => return true,
                 },
-                Stage::Running { topology, schedule, .. } if schedule.algorithm == NvlsTree => {
-                    (topology, (schedule.protocol, schedule.n_channels), None)
+                // A run set up from the channels that stand for all (a forced tree's row) hands
+                // its proof on: the thread uses it, and the job needs it no more.
+                Stage::Running { topology, schedule, plan, .. } if schedule.algorithm == NvlsTree => {
+                    (&*topology, (schedule.protocol, schedule.n_channels), plan.proved.take().map(|p| *p))
                 }
                 Stage::Done(_) => return false,
                 _ => return true,
             };
-            let proved = || proved.map(|tree| tree.proved());
             self.ahead =
                 crate::simulation::chunk_fit::Ahead::spawn(&self.scenario, topology, run, limits, proved);
             false
         }
         #[cfg(target_arch = "wasm32")]
         false
+    }
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let stage = match &self.stage {
+            super::Stage::Start => "start",
+            super::Stage::Weighing { .. } => "weighing",
+            super::Stage::Planning { .. } => "planning",
+            super::Stage::Search { .. } => "search",
+            super::Stage::TreeChannels { .. } => "tree-channels",
+            super::Stage::BuildingTree { .. } => "building-tree",
+            super::Stage::Running { .. } => "running",
+            super::Stage::Expanding { .. } => "expanding",
+            super::Stage::ToMeasure { .. } => "to-measure",
+            super::Stage::Measuring { .. } => "measuring",
+            super::Stage::Measured { .. } => "measured",
+            super::Stage::Hashing { .. } => "hashing",
+            super::Stage::Done(_) if self.fit.is_some() => "fitting to NCCL's chunks",
+            super::Stage::Done(_) => "done",
+        };
+        write!(f, "Job({:?}, {stage}, {:.0}% of the current run)", self.mode, 100.0 * self.progress())
     }
 }
