@@ -161,7 +161,7 @@ pub(super) fn tree_point(
 /// (`chunk_fit`), with the one-chunk schedule and the proof on it. `None` where the proof fails
 /// or they are beyond `limit` transfers (checked before they are built, from the whole's count
 /// over the proof's share). `proved`: that schedule and proof where a run of the same tree has
-/// them (`TreeChannels::proved`, `Plan::proved`); else both are made here
+/// them (`TreeChannels::hand_proof_on`, `Plan::proved`); else both are made here
 /// (`exact::one_chunk_proof`).
 pub(super) fn folded_first_channels(
     scenario: &ValidScenario,
