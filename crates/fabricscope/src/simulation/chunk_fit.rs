@@ -187,12 +187,14 @@ impl Ahead {
                     return;
                 };
                 while !run.advance(&topology, &schedule, u64::MAX) {}
-                let _ = send.send(Some(run.end()));
-                // Its end alone goes back: the run is checked (debug builds) and freed here,
-                // beside the job's own work.
+                // Debug builds check the trace first: a run that breaks the engine's invariants
+                // panics here, sends nothing, and the job runs it again itself (and panics).
                 if cfg!(debug_assertions) {
-                    let _ = run.finish(&topology);
+                    let _ = send.send(Some(run.finish(&topology).0.end));
+                    return;
                 }
+                // Its end alone goes back, and the run is freed here, beside the job's work.
+                let _ = send.send(Some(run.end()));
             })
             .ok()?;
         Some(Ahead { key: (protocol, channels, fold, limit), done })
