@@ -230,11 +230,15 @@ impl FirstOrder {
             return;
         }
         // Each share's first place in the output: the counts of the smaller shares before it.
-        let mut by_key: Vec<(u64, usize)> = self.keys.iter().copied().zip(0..).collect();
+        let mut by_key = [(0u64, 0usize); FEW_SHARES];
+        let by_key = &mut by_key[..self.keys.len()];
+        for (j, entry) in by_key.iter_mut().enumerate() {
+            *entry = (self.keys[j], j);
+        }
         by_key.sort_unstable();
         let mut place = [0usize; FEW_SHARES];
         let mut at = 0;
-        for &(_, j) in &by_key {
+        for &(_, j) in by_key.iter() {
             place[j] = at;
             at += self.counts[j];
         }

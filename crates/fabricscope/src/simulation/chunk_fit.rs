@@ -171,7 +171,7 @@ impl Ahead {
     ) -> Option<Ahead> {
         wanted(scenario, Algorithm::NvlsTree, channels)?;
         // Not even part 0 of channels 0 and 1 fits: nothing to start (`nvls_tree_run`).
-        if least_run(scenario, channels) > limit {
+        if transfers_at(scenario, channels, FINE_CHUNKS).1 > limit {
             return None;
         }
         let fold = mode != Mode::Exact;
@@ -255,9 +255,9 @@ pub(super) fn nvls_tree_run(
     let s = scenario.scenario();
     let (g, channels, policy) =
         (scenario.preset().rings[0].len() as u32, scenario.channels(), scenario.policy());
-    let whole = nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, cap);
+    let (whole, least) = transfers_at(scenario, channels, cap);
     // Not even part 0 of channels 0 and 1 fits: nothing to prove or build.
-    if crate::plan::tree_least_run(whole, channels, g) > limit {
+    if least > limit {
         return None;
     }
     let settle = |mut schedule: Schedule| {
@@ -285,18 +285,20 @@ pub(super) fn nvls_tree_run(
 }
 
 /// Whether NVLSTree's finer run may follow a run of `algorithm` within `limit` transfers: its
-/// fit is wanted (NVLSTree AllReduce that NCCL cuts finer) and its least run fits (`least_run`).
+/// fit is wanted (NVLSTree AllReduce that NCCL cuts finer) and its least run fits (`transfers_at`).
 pub(super) fn finer_may_run(scenario: &ValidScenario, algorithm: Algorithm, limit: u64) -> bool {
     let channels = scenario.channels();
-    wanted(scenario, algorithm, channels).is_some() && least_run(scenario, channels) <= limit
+    wanted(scenario, algorithm, channels).is_some()
+        && transfers_at(scenario, channels, FINE_CHUNKS).1 <= limit
 }
 
-/// The fewest transfers NVLSTree's finer run can take over `channels` (part 0 of channels 0 and
-/// 1, where they fold): `nvls_tree_run` declines it beyond its limit.
-fn least_run(scenario: &ValidScenario, channels: u32) -> u64 {
+/// NVLSTree's transfers over `channels` at most `cap` chunks per part: the whole's, and the
+/// fewest a run can take (part 0 of channels 0 and 1, where they fold), beyond which
+/// `nvls_tree_run` declines it.
+fn transfers_at(scenario: &ValidScenario, channels: u32, cap: u64) -> (u64, u64) {
     let (s, g) = (scenario.scenario(), scenario.preset().rings[0].len() as u32);
-    let whole = nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, FINE_CHUNKS);
-    crate::plan::tree_least_run(whole, channels, g)
+    let whole = nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, cap);
+    (whole, crate::plan::tree_least_run(whole, channels, g))
 }
 
 /// NVLSTree's time [ns] at most `cap` chunks per part (`u64::MAX`: every chunk NCCL's), by the
