@@ -87,18 +87,15 @@ impl Members {
         (0..self.per()).map(move |i| self.index(k, i))
     }
 
-    /// `visit(index, k, i)` for every transfer, in schedule order (lane k's i-th is `index`).
-    pub fn in_schedule_order(&self, mut visit: impl FnMut(u32, usize, usize)) {
+    /// Each transfer's lane and place in it, by its index in the schedule.
+    pub fn owners(&self) -> Owners {
         let per = self.per();
         if let Members::Blocks { starts, .. } = self {
             let mut order: Vec<usize> = (0..starts.len()).collect();
             order.sort_unstable_by_key(|&k| starts[k]);
-            // Blocks that tile the schedule: walk them, no list of owners needed.
+            // Blocks that tile the schedule: the block an index falls in, no list of owners.
             if order.iter().enumerate().all(|(b, &k)| starts[k] as usize == b * per) {
-                for k in order {
-                    (0..per).for_each(|i| visit(starts[k] + i as u32, k, i));
-                }
-                return;
+                return Owners::Tiled { per, lane: order };
             }
         }
         let mut owner = vec![(0u32, 0u32); self.total()];
@@ -107,8 +104,26 @@ impl Members {
                 owner[index as usize] = (k as u32, i as u32);
             }
         }
-        for (index, (k, i)) in owner.into_iter().enumerate() {
-            visit(index as u32, k as usize, i as usize);
+        Owners::Listed(owner)
+    }
+}
+
+/// Each transfer's lane and place in it (`Members::owners`).
+pub(super) enum Owners {
+    /// Lanes in blocks of `per` that tile the schedule: block b is lane `lane[b]`.
+    Tiled {
+        per: usize,
+        lane: Vec<usize>,
+    },
+    Listed(Vec<(u32, u32)>),
+}
+
+impl Owners {
+    /// Lane k and place i of the schedule's transfer `index`.
+    pub fn of(&self, index: usize) -> (usize, usize) {
+        match self {
+            Owners::Tiled { per, lane } => (lane[index / per], index % per),
+            Owners::Listed(owner) => (owner[index].0 as usize, owner[index].1 as usize),
         }
     }
 }

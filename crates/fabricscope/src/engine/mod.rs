@@ -46,6 +46,7 @@ mod component;
 mod finishes;
 pub mod fluid;
 pub mod groups;
+mod images;
 mod lanes;
 mod linkmap;
 mod maxmin;

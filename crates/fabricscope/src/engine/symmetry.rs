@@ -39,6 +39,7 @@ use crate::topology::{LinkId, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
 
+pub use super::images::ExpandedHasher;
 pub use super::lanes::Lanes;
 use super::lanes::Members;
 pub(super) use super::linkmap::{alike, alike_kind, orbits, LinkMap};
@@ -47,25 +48,25 @@ pub(super) use super::linkmap::{alike, alike_kind, orbits, LinkMap};
 #[derive(Clone, Debug)]
 pub struct Symmetry {
     /// How many lanes: the schedule's channels, or channels × parts (`Lanes`).
-    n_lanes: u32,
-    lanes: Lanes,
+    pub(super) n_lanes: u32,
+    pub(super) lanes: Lanes,
     /// σ carries lane k onto lane k + `stride` (1, or 2 where the channels alternate two
     /// shapes, as NCCL's two trees do); lanes below it run for all.
-    stride: u32,
+    pub(super) stride: u32,
     /// Where lane k's i-th transfer is in the schedule.
-    members: Members,
+    pub(super) members: Members,
     /// The transfers that run (lanes below `stride`), in schedule order, and where lane
     /// k's i-th is among them (`zero_pos[k][i]`, k below `stride`).
-    zero: Vec<u32>,
-    zero_pos: Vec<Vec<u32>>,
+    pub(super) zero: Vec<u32>,
+    pub(super) zero_pos: Vec<Vec<u32>>,
     /// σ on links (a link no flow uses maps to itself).
-    sigma: Vec<LinkId>,
+    pub(super) sigma: Vec<LinkId>,
     /// The routed paths of the transfers that run, in `zero`'s order (channel 0's, position
     /// for position, where the stride is 1).
-    paths: Vec<Vec<LinkId>>,
+    pub(super) paths: Vec<Vec<LinkId>>,
     /// Each link's orbit: its representative (the lowest id) and its size.
-    rep: Vec<LinkId>,
-    orbit: Vec<u32>,
+    pub(super) rep: Vec<LinkId>,
+    pub(super) orbit: Vec<u32>,
 }
 
 /// The links folded into their orbits, for the engine (`Run::new_folded`).
@@ -237,7 +238,7 @@ impl Symmetry {
     }
 
     /// σ's order: how many lanes each lane that runs stands for.
-    fn order(&self) -> f64 {
+    pub(super) fn order(&self) -> f64 {
         self.share() as f64
     }
 
@@ -331,55 +332,6 @@ impl Symmetry {
             paths,
             ..self.clone()
         })
-    }
-
-    /// `expand(folded, ..).hash()` without the expanded trace: the whole run's flows made and
-    /// hashed one at a time, in schedule order (a channel k flow's path is σ applied k / stride
-    /// times to its counterpart's that ran), so a caller that needs only the hash (a sweep's
-    /// row) never holds every channel's flows.
-    pub fn expanded_hash(&self, folded: &Trace) -> u64 {
-        let n = self.members.total();
-        let mut h = crate::hash::Fnv::default();
-        h.word_rotated(n as u64);
-        // σ^j for every j below σ's order, a lookup per link rather than j of them.
-        let mut powers: Vec<Vec<LinkId>> = vec![(0..self.sigma.len() as u32).map(LinkId).collect()];
-        for _ in 1..self.order() as usize {
-            let last = powers.last().expect("σ^0");
-            powers.push(last.iter().map(|l| self.sigma[l.index()]).collect());
-        }
-        // The images of a flow share its record: hashed once per flow that ran.
-        let records: Vec<u64> = folded.flows.iter().map(crate::trace::record_hash).collect();
-        let end = folded.flows.iter().map(|f| f.finished).max().unwrap_or(SimTime::ZERO);
-        self.members.in_schedule_order(|index, k, i| {
-            let z = self.zero_pos[k % self.stride as usize][i] as usize;
-            let power = &powers[k / self.stride as usize];
-            let path = self.paths[z].iter().map(|l| power[l.index()]);
-            crate::trace::hash_flow(&mut h, index, path, records[z]);
-        });
-        // Each link's bytes: every flow that ran, on its path's image under each power of σ
-        // (lane k's i-th flow is its run counterpart's image under σ^(k / stride)), so a sum
-        // over the links that ran, not over every flow of the whole.
-        let mut ran = vec![0u64; self.sigma.len()];
-        for (flow, path) in folded.flows.iter().zip(&self.paths) {
-            for link in path {
-                ran[link.index()] += flow.bytes;
-            }
-        }
-        let mut link_bytes = vec![0u64; self.rep.len()];
-        for power in &powers {
-            for (link, &bytes) in ran.iter().enumerate().filter(|(_, &b)| b > 0) {
-                link_bytes[power[link].index()] += bytes;
-            }
-        }
-        let link_peak = self.link_peak(folded);
-        crate::trace::hash_tail(h, end, link_bytes.into_iter().map(|b| b as f64), &link_peak, folded.batches)
-    }
-
-    /// Each link's peak in the whole run: its orbit's folded peak × channels / orbit size.
-    fn link_peak(&self, folded: &Trace) -> Vec<f64> {
-        (0..self.rep.len())
-            .map(|l| folded.link_peak[self.rep[l].index()] * self.order() / self.orbit[l] as f64)
-            .collect()
     }
 
     /// Channel 0's routed paths, position for position (`channel_zero`'s numbering): for a ring

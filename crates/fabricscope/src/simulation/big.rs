@@ -28,7 +28,7 @@ pub(super) fn start_steady(
     scenario: &ValidScenario,
     topology: Topology,
     total_transfers: u64,
-    (tree_limit, lean, point): (u64, bool, bool),
+    (tree_limit, lean, keep_small): (u64, bool, bool),
 ) -> Result<Stage, ScenarioError> {
     let s = scenario.scenario();
     let count = s.count();
@@ -63,7 +63,7 @@ pub(super) fn start_steady(
         todo: trees.iter().rev().copied().collect(),
         trees,
         current: None,
-        keep_small: point,
+        keep_small,
         small: Vec::new(),
     };
     Ok(Stage::Weighing { topology, weighing: Box::new(weighing) })
@@ -79,7 +79,8 @@ pub(super) struct Weighing {
     trees: Vec<Algorithm>,
     todo: Vec<Algorithm>,
     current: Option<Box<Weigh>>,
-    /// Keep each tree's one-chunk schedule (`small`) for a run from its first channels (`tree_channels`): a sweep's point.
+    /// Keep each tree's one-chunk schedule (`small`) for a run from its first channels
+    /// (`tree_channels`): a sweep's point, or a job showing one (`Job::showing_images`).
     keep_small: bool,
     small: Vec<Schedule>,
 }

@@ -20,6 +20,7 @@
 //! model's, at `MAX_CHUNKS`; the link bytes are the same at any chunking.
 
 use super::job::run_settings;
+use super::tree_channels::FirstChannelsBuild;
 use super::{Method, Mode, Simulation};
 use crate::collective::nvls_tree::{self, NvlsTreeBuilder, MAX_CHUNKS};
 use crate::collective::{Algorithm, Protocol, Schedule};
@@ -72,12 +73,27 @@ pub(super) struct Fit {
     sim: Box<Simulation>,
     finer: Finer,
     fit: ChunkFit,
+    /// Most transfers the finer run may have.
+    limit: u64,
 }
 
 /// The finer run: here, a slice at a time, or run to its end on a thread of its own (`Ahead`).
 enum Finer {
+    /// The channels that run for all being built, a channel per poll (`done` once they are).
+    Building {
+        build: Box<FirstChannelsBuild>,
+        done: bool,
+        protocol: Protocol,
+    },
+    /// Built, the symmetry carried to them (`FirstChannelsBuild::finish`): set up next.
+    Carried {
+        symmetry: Box<Symmetry>,
+        built: Schedule,
+    },
     Running(Schedule, Box<engine::Run>),
     Ended(SimTime),
+    /// Beyond the engine after all: no fit.
+    None,
 }
 
 /// The fit a run of `algorithm` over `channels` needs: NVLSTree AllReduce whose parts NCCL cuts
@@ -128,23 +144,53 @@ pub(super) fn start(
         return Err(sim);
     };
     let fold = mode != Mode::Exact;
-    let here = move |sim: &Simulation| {
-        let (s, protocol) = (&sim.scenario, sim.schedule.protocol);
-        nvls_tree_run(s, &sim.topology, protocol, FINE_CHUNKS, (fold, limit), proved.map(|p| *p))
-    };
     let key = (sim.schedule.protocol, sim.schedule.n_channels, fold, limit);
-    let running = |sim: &Simulation| here(sim).map(|(schedule, run)| Finer::Running(schedule, Box::new(run)));
     let finer = match ahead.filter(|ahead| ahead.key == key) {
         // A thread that failed leaves the run to be done here.
-        Some(ahead) => ahead.done.recv().map_or_else(|_| running(&sim), |end| end.map(Finer::Ended)),
-        None => running(&sim),
+        Some(ahead) => match ahead.done.recv() {
+            Ok(end) => end.map_or(Finer::None, Finer::Ended),
+            Err(_) => finer_here(&sim, (fold, limit), proved),
+        },
+        None => finer_here(&sim, (fold, limit), proved),
     };
     match finer {
-        Some(finer) => Ok(Box::new(Fit { sim, finer, fit })),
-        None => {
+        Finer::None => {
             sim.chunk_fit = Some(fit);
             Err(sim)
         }
+        finer => Ok(Box::new(Fit { sim, finer, fit, limit })),
+    }
+}
+
+/// `sim`'s finer run to be run here: its channels that stand for all to be built a channel per
+/// poll where they fold, else `nvls_tree_run`'s (every transfer), set up at once.
+fn finer_here(
+    sim: &Simulation,
+    (fold, limit): (bool, u64),
+    proved: Option<Box<(Schedule, Symmetry)>>,
+) -> Finer {
+    let (scenario, topology, protocol) = (&sim.scenario, &sim.topology, sim.schedule.protocol);
+    if transfers_at(scenario, scenario.channels(), FINE_CHUNKS).1 > limit {
+        return Finer::None;
+    }
+    let algorithm = Algorithm::NvlsTree;
+    let build = fold
+        .then(|| {
+            FirstChannelsBuild::start(scenario, topology, algorithm, (FINE_CHUNKS, limit), proved.map(|p| *p))
+        })
+        .flatten();
+    match build {
+        Some(build) => Finer::Building { build: Box::new(build), done: false, protocol },
+        None => whole_here(sim, limit),
+    }
+}
+
+/// `sim`'s finer run of every transfer (`nvls_tree_run` unfolded), set up.
+fn whole_here(sim: &Simulation, limit: u64) -> Finer {
+    let (scenario, protocol) = (&sim.scenario, sim.schedule.protocol);
+    match nvls_tree_run(scenario, &sim.topology, protocol, FINE_CHUNKS, (false, limit), None) {
+        Some((schedule, run)) => Finer::Running(schedule, Box::new(run)),
+        None => Finer::None,
     }
 }
 
@@ -205,32 +251,69 @@ impl Fit {
     /// Runs up to `batches` event batches of the finer run; true once it is over.
     pub fn advance(&mut self, batches: u64) -> bool {
         match &mut self.finer {
+            // A channel per poll, then the symmetry carried to them, then the run set up: each
+            // a poll of its own (together 48 ms natively at 1,024 GPUs).
+            Finer::Building { build, done: false, .. } => {
+                if build.advance() {
+                    if let Finer::Building { done, .. } = &mut self.finer {
+                        *done = true;
+                    }
+                }
+                false
+            }
+            Finer::Building { done: true, .. } => {
+                let Finer::Building { build, protocol, .. } = std::mem::replace(&mut self.finer, Finer::None)
+                else {
+                    return false;
+                };
+                self.finer = match build.finish() {
+                    Some((symmetry, built, _)) => Finer::Carried {
+                        symmetry: Box::new(symmetry),
+                        built: settled(built, &self.sim.scenario, protocol),
+                    },
+                    None => whole_here(&self.sim, self.limit),
+                };
+                false
+            }
+            Finer::Carried { .. } => {
+                let Finer::Carried { symmetry, built } = std::mem::replace(&mut self.finer, Finer::None)
+                else {
+                    return false;
+                };
+                let (scenario, topology) = (&self.sim.scenario, &self.sim.topology);
+                let run =
+                    engine::Run::new_folded(topology, &built, scenario.policy(), symmetry.fold(topology));
+                self.finer = Finer::Running(built, Box::new(run));
+                false
+            }
             Finer::Running(schedule, run) => run.advance(&self.sim.topology, schedule, batches),
-            Finer::Ended(_) => true,
+            Finer::Ended(_) | Finer::None => true,
         }
     }
 
     /// The share of the finer run's flows finished, in [0, 1].
     pub fn progress(&self) -> f64 {
         match &self.finer {
+            Finer::Building { .. } | Finer::Carried { .. } => 0.0,
             Finer::Running(_, run) => {
                 let (done, all) = run.progress();
                 done as f64 / all.max(1) as f64
             }
-            Finer::Ended(_) => 1.0,
+            Finer::Ended(_) | Finer::None => 1.0,
         }
     }
 
     /// The simulation with its time fitted to NCCL's chunks.
     pub fn finish(self) -> Simulation {
-        let Fit { sim, finer, mut fit } = self;
+        let Fit { sim, finer, mut fit, .. } = self;
         let mut sim = *sim;
         let end = match finer {
-            Finer::Running(_, run) if cfg!(debug_assertions) => run.finish(&sim.topology).0.end,
-            Finer::Running(_, run) => run.end(),
-            Finer::Ended(end) => end,
+            Finer::Running(_, run) if cfg!(debug_assertions) => Some(run.finish(&sim.topology).0.end),
+            Finer::Running(_, run) => Some(run.end()),
+            Finer::Ended(end) => Some(end),
+            Finer::Building { .. } | Finer::Carried { .. } | Finer::None => None,
         };
-        fit.fine_ns = Some(end.0);
+        fit.fine_ns = end.map(|end| end.0);
         if let Some(ns) = fit.fitted_ns() {
             super::summary::refit(&mut sim, SimTime(ns), Method::ChunkFit);
         }
@@ -260,11 +343,7 @@ pub(super) fn nvls_tree_run(
     if least > limit {
         return None;
     }
-    let settle = |mut schedule: Schedule| {
-        schedule.protocol = protocol;
-        run_settings(&mut schedule, scenario);
-        schedule
-    };
+    let settle = |schedule: Schedule| settled(schedule, scenario, protocol);
     let folded = fold
         .then(|| {
             let algorithm = Algorithm::NvlsTree;
@@ -282,6 +361,13 @@ pub(super) fn nvls_tree_run(
     let schedule = settle(NvlsTreeBuilder::new(s.nodes, g, s.count(), channels).with_cap(cap).finish());
     let run = engine::Run::new(topology, &schedule, policy, None);
     Some((schedule, run))
+}
+
+/// `schedule` set to run at `protocol` with `scenario`'s latencies.
+fn settled(mut schedule: Schedule, scenario: &ValidScenario, protocol: Protocol) -> Schedule {
+    schedule.protocol = protocol;
+    run_settings(&mut schedule, scenario);
+    schedule
 }
 
 /// Whether NVLSTree's finer run may follow a run of `algorithm` within `limit` transfers: its

@@ -84,6 +84,11 @@ pub struct Simulation {
     /// Where each channel's parts fold too (NVLSTree's, one per local GPU: `Lanes::Parts`): how
     /// many parts part 0 ran for; 1 otherwise.
     pub parts: u32,
+    /// Where the run shown is the lanes that stand for all, never expanded (a tree too big to
+    /// build whole, shown from its first channels: `Job::showing_images`): the proof whose
+    /// images are the rest. `schedule` and `trace` then hold those lanes' transfers, on their
+    /// own links; `sample` spreads their rates over σ's images (`Symmetry::whole_rates`).
+    pub images: Option<Box<crate::engine::symmetry::Symmetry>>,
     /// Bytes each link carried over the whole collective.
     pub link_bytes: Vec<f64>,
     /// The trace's hash, once worked out (`hash_hex`; a hashed `Job` works it out in slices).
@@ -147,7 +152,11 @@ impl Simulation {
 
     /// Transfers of the whole collective.
     pub fn n_transfers(&self) -> u64 {
-        self.steady.map_or(self.schedule.transfers.len() as u64, |s| s.total_transfers)
+        match (&self.steady, &self.images) {
+            (Some(steady), _) => steady.total_transfers,
+            (None, Some(images)) => images.total(),
+            (None, None) => self.schedule.transfers.len() as u64,
+        }
     }
 
     /// Event batches of the whole collective (counted, for a steady state, as the prefix's
@@ -157,12 +166,34 @@ impl Simulation {
     }
 
     /// The cluster at time `t` of the whole collective: for a steady state, the prefix's frame
-    /// that looks the same (`Steady::fold`).
+    /// that looks the same (`Steady::fold`); for a run by symmetry shown as its lanes that ran
+    /// (`images`), their chunks in flight and every link's rate in the whole.
     pub fn sample(&self, t: SimTime) -> crate::trace::Frame {
         let (prefix_t, _) = self.fold(t);
         let mut frame = self.trace.sample(prefix_t);
         frame.t = t;
+        if let Some(images) = &self.images {
+            frame.link_rate = images.whole_rates(&frame.link_rate);
+        }
         frame
+    }
+
+    /// How many flows move data over `link` in `frame` (`sample`'s): for a run shown by
+    /// symmetry (`images`), its images' too: the crossings of `link`'s orbit by the lanes that
+    /// ran, × σ's order / the orbit's size.
+    pub fn moving_on(&self, frame: &crate::trace::Frame, link: crate::topology::LinkId) -> u64 {
+        let orbit = self.images.as_ref().map(|images| (images, images.orbit_of(link)));
+        let crosses = |l: crate::topology::LinkId| match orbit {
+            Some((images, (rep, _))) => images.orbit_of(l).0 == rep,
+            None => l == link,
+        };
+        let moving = frame.in_flight.iter().filter(|c| c.moving);
+        let crossings: u64 = moving
+            .map(|c| {
+                self.trace.flows[c.transfer as usize].path.iter().filter(|&&l| crosses(l)).count() as u64
+            })
+            .sum();
+        orbit.map_or(crossings, |(images, (_, size))| crossings * images.share() / size.max(1) as u64)
     }
 
     /// `t` as the prefix's time and the steps the whole collective is ahead then.

@@ -176,7 +176,7 @@ pub(super) enum Stage {
     /// The result, its trace's hash worked out a slice of flows at a time (`Job::hashed`).
     Hashing {
         sim: Box<Simulation>,
-        hasher: crate::trace::TraceHasher,
+        hasher: super::export::SimHasher,
     },
     Done(Option<Result<Simulation, ScenarioError>>),
 }

@@ -98,6 +98,8 @@ impl Simulation {
                 in_step.clone().find(|(_, t)| t.src == focus_rank).or_else(|| in_step.clone().next())?.0;
             (in_step.count() as u32, index)
         };
+        // Shown by symmetry (`images`), each transfer that ran stands for its images, in its step.
+        let transfers = transfers * self.images.as_ref().map_or(1, |images| images.share() as u32);
         let example = &self.schedule.transfers[index];
         Some(StepInfo {
             step,

@@ -128,6 +128,7 @@ pub(super) fn finish(
         rotated,
         stride,
         parts,
+        images: None,
         link_bytes,
         step_index,
         trace_hash: std::sync::OnceLock::new(),

@@ -20,6 +20,7 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::topology::Topology;
 use crate::trace::Trace;
 
+mod build;
 mod run;
 
 /// A simulation done a slice at a time: `poll` handles up to a number of the engine's event
@@ -38,6 +39,9 @@ pub struct Job {
     /// For a sweep's point only (`point`): a run of fewer transfers standing for all is not
     /// expanded to the whole trace, and the result never leaves the `PointJob`.
     point: bool,
+    /// A tree too big to build whole is shown from its first channels, never expanded
+    /// (`showing_images`).
+    images: bool,
     stage: Stage,
     /// NVLSTree's finer run, once the stages gave a result that needs it (`chunk_fit`), and
     /// natively, started ahead beside the model's run (`run`).
@@ -51,86 +55,6 @@ pub struct Job {
 const HASH_FLOWS_PER_POLL: usize = 32_768;
 
 impl Job {
-    /// A simulation of `scenario`, not yet planned: the first `poll` plans it (topology, the
-    /// tuner's table, the schedule), so a caller that must stay responsive never plans in one
-    /// go outside its slices.
-    pub fn new(scenario: &ValidScenario, mode: Mode) -> Job {
-        Job::within(scenario, mode, crate::plan::ENGINE_BUDGET)
-    }
-
-    /// The job that runs `scenario` as `budget` admits it (`ValidScenario::admit`): whole, or
-    /// as a steady state; else the collective's transfer count, refused.
-    pub fn admitted(scenario: &ValidScenario, budget: crate::plan::Budget) -> Result<Job, u64> {
-        match scenario.admit(budget) {
-            crate::plan::Admission::Whole => Ok(Job::within(scenario, Mode::Auto, budget)),
-            crate::plan::Admission::Steady => Ok(Job::within(scenario, Mode::Steady, budget)),
-            // A run from the channels that stand for all is a sweep's point, never one to show.
-            crate::plan::Admission::Channels { transfers }
-            | crate::plan::Admission::Refused { transfers } => Err(transfers),
-        }
-    }
-
-    /// `admitted` for a sweep's point (`point`): a forced tree whose channels that stand for all
-    /// fit `budget` (`Admission::Channels`) runs from those alone too, as a point needs no
-    /// trace; else the collective's transfer count, refused.
-    pub fn admitted_point(
-        scenario: &ValidScenario,
-        budget: crate::plan::Budget,
-    ) -> Result<super::sweep::PointJob, u64> {
-        match scenario.admit(budget) {
-            crate::plan::Admission::Channels { .. } => Ok(Job::within(scenario, Mode::Auto, budget).point()),
-            _ => Job::admitted(scenario, budget).map(Job::point),
-        }
-    }
-
-    /// `new` for a caller with a smaller budget (the page's): a tree the big plan picks beyond
-    /// `budget.transfers` gives way to the best ring row, which says so; a forced tree beyond it
-    /// runs from its channels that stand for all as a sweep's point, and is refused by name
-    /// otherwise (`tree_channels::forced_beyond`), never swapped for the ring.
-    pub fn within(scenario: &ValidScenario, mode: Mode, budget: crate::plan::Budget) -> Job {
-        Job {
-            scenario: scenario.clone(),
-            mode,
-            tree_limit: budget.transfers,
-            lean: false,
-            hashed: false,
-            point: false,
-            stage: Stage::Start,
-            fit: None,
-            ahead: None,
-            proved: None,
-        }
-    }
-
-    /// The same job working its result's trace hash out (`Simulation::hash_hex`) in polls of
-    /// `HASH_FLOWS_PER_POLL` flows before it gives the result: a page that shows the hash then
-    /// never hashes a large trace (262,144 flows at 1,024 GPUs: 46 ms natively) in one go.
-    pub fn hashed(self) -> Job {
-        Job { hashed: true, ..self }
-    }
-
-    /// The same job weighing only the algorithm NCCL_ALGO forces, where one is forced, for the
-    /// tuner's table: what a sweep's point needs (its time and bus bandwidth, the tuner's time
-    /// of what ran), without building and routing every other algorithm's schedule for its
-    /// bound. The run and those figures are the same (`tests/sweep.rs`); the table holds the
-    /// forced algorithm's rows only, and the trace is not hashed ahead (`hashed` is off).
-    pub fn lean(self) -> Job {
-        Job { lean: true, hashed: false, ..self }
-    }
-
-    /// The `lean` job as a sweep's point: its figures only (`PointJob`), the same as the lean
-    /// job's simulation gives (`tests/sweep.rs`), without expanding a run of fewer transfers
-    /// standing for all (channel 0 by symmetry, a few nodes by rotation) to the whole trace.
-    pub fn point(self) -> super::sweep::PointJob {
-        super::sweep::PointJob::of(Job { lean: true, hashed: false, point: true, ..self })
-    }
-
-    /// `point`, with the whole trace's hash (`Simulation::hash_hex`), streamed where only the
-    /// channels fold (`Symmetry::expanded_hash`), else from the expanded trace: a sweep's row.
-    pub fn point_hashed(self) -> super::sweep::PointJob {
-        super::sweep::PointJob::hashed(Job { lean: true, hashed: true, point: true, ..self })
-    }
-
     /// The first stage: a forced tree beyond `tree_limit` whole from its first channels
     /// (`tree_channels::forced_beyond`), the big plan (`start_steady`) where the collective is too
     /// big to plan as every algorithm's whole schedule, else the exact plan.
@@ -138,7 +62,7 @@ impl Job {
         scenario: &ValidScenario,
         mode: Mode,
         tree_limit: u64,
-        (lean, point, hashed): (bool, bool, bool),
+        (lean, point, hashed, images): (bool, bool, bool, bool),
     ) -> Stage {
         let s = scenario.scenario();
         let count = s.count();
@@ -154,7 +78,7 @@ impl Job {
             return stage;
         }
         match steady_total
-            .map(|total| start_steady(scenario, topology.clone(), total, (tree_limit, lean, point)))
+            .map(|total| start_steady(scenario, topology.clone(), total, (tree_limit, lean, point || images)))
         {
             Some(Ok(stage)) => stage,
             Some(Err(error)) => Job::not_steady(scenario, mode, lean, error, topology),
@@ -215,20 +139,23 @@ impl Job {
 
     /// `poll` up to the stages' result, before NVLSTree's finer run (`chunk_fit`).
     fn poll_stages(&mut self, batches: u64) -> Option<Result<Simulation, ScenarioError>> {
+        // The flows a hash takes in: the trace's, or the whole's a run by symmetry stands for.
+        let flows =
+            |sim: &Simulation| sim.images.as_ref().map_or(sim.trace.flows.len() as u64, |i| i.total());
         let unhashed =
-            |sim: &Simulation| sim.trace.flows.len() > HASH_FLOWS_PER_POLL && sim.trace_hash.get().is_none();
+            |sim: &Simulation| flows(sim) > HASH_FLOWS_PER_POLL as u64 && sim.trace_hash.get().is_none();
         if self.hashed && matches!(&self.stage, Stage::Done(Some(Ok(sim))) if unhashed(sim)) {
             let Stage::Done(Some(Ok(sim))) = std::mem::replace(&mut self.stage, Stage::Done(None)) else {
                 return None;
             };
-            let hasher = crate::trace::TraceHasher::new(&sim.trace);
+            let hasher = sim.hasher();
             self.stage = Stage::Hashing { sim: Box::new(sim), hasher };
             return None;
         }
         let over = match &mut self.stage {
             Stage::Done(result) => return result.take(),
             Stage::Hashing { sim, hasher } => {
-                let hash = hasher.feed(&sim.trace, HASH_FLOWS_PER_POLL)?;
+                let hash = hasher.feed(sim, HASH_FLOWS_PER_POLL)?;
                 let Stage::Hashing { sim, .. } = std::mem::replace(&mut self.stage, Stage::Done(None)) else {
                     return None;
                 };
@@ -240,7 +167,7 @@ impl Job {
                     &self.scenario,
                     self.mode,
                     self.tree_limit,
-                    (self.lean, self.point, self.hashed),
+                    (self.lean, self.point, self.hashed, self.images),
                 );
                 // The plan is this poll's work; a refusal is its result.
                 return match self.stage {
@@ -407,6 +334,15 @@ impl Job {
                 return Some(Ok(sim));
             }
             return self.after_run(topology, (schedule, trace, period), plan, then, fold);
+        }
+        // A tree from its first channels, shown as they ran.
+        if let (true, None, None, Some(_)) = (self.images, &unfold.whole, &unfold.rotation, &unfold.symmetry)
+        {
+            let symmetry = unfold.symmetry.expect("matched");
+            let sim =
+                super::tree_channels::shown(&self.scenario, topology, (schedule, trace), symmetry, plan);
+            self.stage = Stage::Done(Some(Ok(sim)));
+            return self.poll(0);
         }
         // The trace is expanded to the whole schedule's a piece per poll from the next one.
         let Some(unfolding) = unfold.start(trace) else {
@@ -588,7 +524,7 @@ impl Job {
                 let (done, all) = run.progress();
                 done as f64 / all.max(1) as f64
             }
-            Stage::Hashing { sim, hasher } => hasher.done() as f64 / sim.trace.flows.len().max(1) as f64,
+            Stage::Hashing { sim, hasher } => hasher.progress(sim),
             Stage::Expanding { .. } => 1.0,
         }
     }
