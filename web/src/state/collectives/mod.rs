@@ -266,9 +266,11 @@ impl AppState {
         self.pending.as_ref().map_or(&self.scenario, |pending| &pending.scenario)
     }
 
-    /// Where the playhead is: in the launch latency, in a step, or past the end.
+    /// Where the playhead is: in the launch latency, in a step, or past the end of the run
+    /// shown (`Simulation::shown_end`: a run whose time is fitted to NCCL's chunks ends later
+    /// than that time, and is not done before).
     pub fn stage(&self) -> Stage {
-        if self.playhead >= self.sim.summary.time {
+        if self.playhead >= self.sim.shown_end() {
             Stage::Done
         } else {
             self.step_of(&self.sim).map(Stage::Step).unwrap_or(Stage::Launch)

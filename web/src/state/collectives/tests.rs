@@ -421,3 +421,24 @@ fn the_size_shown_goes_first_and_its_points_are_found_before_their_turn() {
     assert!(curve.point_at(1 << 30, Algorithm::Ring).is_none());
     assert!(!curve.open().any(|key| key == (1 << 30, Some(Algorithm::NvlsTree))), "not taken again");
 }
+
+#[test]
+fn a_run_fitted_to_nccls_chunks_is_done_when_its_animation_ends() {
+    // 2 DGX H100 at 1 GiB: NVLSTree, whose run shown (16 chunks per part) ends after the time
+    // fitted to NCCL's 128: the step text follows the run to its end, not "done" before it.
+    let scenario = Scenario {
+        nodes: 2,
+        size_bytes: 1 << 30,
+        nvls: true,
+        algorithm: Some(Algorithm::NvlsTree),
+        ..page_demo()
+    };
+    let sim = simulate_in_page(&scenario.validate().unwrap()).unwrap();
+    assert!(sim.chunk_fit.is_some() && sim.shown_end() > sim.summary.time);
+    let mut s = (*state()).clone();
+    s.sim = Rc::new(sim);
+    s.playhead = SimTime(s.sim.summary.time.0 + 1);
+    assert!(matches!(s.stage(), Stage::Step(_)), "{:?}", s.stage());
+    s.playhead = s.sim.shown_end();
+    assert_eq!(s.stage(), Stage::Done);
+}
