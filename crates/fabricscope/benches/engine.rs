@@ -174,16 +174,20 @@ fn main() {
     }
     // The page's own jobs, natively: the browser rows' twins (`Job::admitted` under the page's
     // budget, the trace hashed before the result as the page does).
-    for (name, nodes, channels) in [
-        ("page-ring-1GiB-64-gpus", 8, None),
-        ("page-ring-1GiB-1024-gpus-1-channel", 128, Some(1)),
-        ("page-ring-1GiB-1024-gpus", 128, None),
+    // And the tuner's choice at 1,024 GPUs: NVLSTree shown from its first channels.
+    let tuners = Scenario { algorithm: None, protocol: None, ..ring(128, None) };
+    for (name, scenario) in [
+        ("page-ring-1GiB-64-gpus", ring(8, None)),
+        ("page-ring-1GiB-1024-gpus-1-channel", ring(128, Some(1))),
+        ("page-ring-1GiB-1024-gpus", ring(128, None)),
+        ("page-nvlstree-1GiB-1024-gpus", tuners),
     ] {
-        let Ok(valid) = ring(nodes, channels).validate() else {
+        let Ok(valid) = scenario.validate() else {
             report(name, None, "does not validate");
             continue;
         };
-        let (seconds, sim) = time(3, || Job::admitted(&valid, PAGE_BUDGET).map(|job| job.hashed().run()));
+        let job = |valid| Job::admitted(valid, PAGE_BUDGET).map(|job| job.showing_images().hashed().run());
+        let (seconds, sim) = time(3, || job(&valid));
         match sim {
             Ok(Ok(sim)) => report(name, Some(seconds), &format!("trace hash {}", sim.hash_hex())),
             Ok(Err(error)) => report(name, None, &error.to_string().replace('"', "'")),

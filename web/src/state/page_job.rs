@@ -27,13 +27,15 @@ pub fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
 }
 
 /// The job that simulates a scenario in the page: the core's admission rule under the page's
-/// budget (`PAGE_BUDGET`): whole, as a ring that settles at any size, else a named refusal.
+/// budget (`PAGE_BUDGET`): whole, as a ring that settles at any size, else a named refusal. A
+/// tree the tuner picks, too big to build whole, is shown from the channels that stand for all
+/// where they fit (`Job::showing_images`: NVLSTree on 1,024 H100 GPUs), else the best ring row.
 pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
     let s = valid.scenario();
     let (n, channels) = (valid.n_ranks(), valid.channels());
     // The page shows the trace hash: a large trace's is worked out in the job's slices.
     let total = match Job::admitted(valid, PAGE_BUDGET) {
-        Ok(job) => return Ok(job.hashed()),
+        Ok(job) => return Ok(job.showing_images().hashed()),
         Err(transfers) => transfers,
     };
     Err(format!(

@@ -40,6 +40,8 @@ pub fn link_table(props: &LinkTableProps) -> Html {
         })
     };
     let mut busy: Vec<(LinkId, f64, f64)> = Vec::new();
+    // How many links carry data then, of all the fabric's.
+    let mut carrying = 0;
     // When nothing moves at the playhead (a step's start, while its latency runs), the middle
     // of the step it is in, and the table says so.
     let mut at_middle = false;
@@ -55,10 +57,11 @@ pub fn link_table(props: &LinkTableProps) -> Html {
                 })
                 .collect();
             busy.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.index().cmp(&b.0.index())));
+            let carrying = busy.len();
             busy.truncate(ROWS);
-            busy
+            (busy, carrying)
         };
-        busy = loads(state.playhead);
+        (busy, carrying) = loads(state.playhead);
         if busy.is_empty() {
             if let Some(k) = state.step_of(sim) {
                 let start = sim.step_starts[k as usize];
@@ -68,7 +71,7 @@ pub fn link_table(props: &LinkTableProps) -> Html {
                     .copied()
                     .find(|&t| t > start)
                     .unwrap_or(sim.shown_end());
-                busy = loads(fabricscope::units::SimTime((start.0 + end.0) / 2));
+                (busy, carrying) = loads(fabricscope::units::SimTime((start.0 + end.0) / 2));
                 at_middle = !busy.is_empty();
             }
         }
@@ -111,6 +114,10 @@ pub fn link_table(props: &LinkTableProps) -> Html {
             if busy.is_empty() {
                 <p class="hint">{ match lang { Lang::En => "Nothing moves at this moment.", Lang::Zh => "此刻没有数据在传输。" } }</p>
             } else {
+                <p class="hint" id="link-table-count" data-links={carrying.to_string()}>{ match lang {
+                    Lang::En => format!("{carrying} of the fabric's {} links carry data; the busiest:", sim.topology.n_links()),
+                    Lang::Zh => format!("网络中 {} 条链路里有 {carrying} 条正在传输数据；最忙的几条：", sim.topology.n_links()),
+                } }</p>
                 <div class="table-scroll">
                     <table class="compare">
                         <thead><tr><th>{ ux(lang, Ux::Link) }</th><th>{ "GB/s" }</th><th>{ ux(lang, Ux::Load) }</th></tr></thead>

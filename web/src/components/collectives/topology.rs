@@ -236,11 +236,7 @@ fn link_info(state: &AppState, sim: &fabricscope::Simulation, id: LinkId) -> Str
     let link = sim.topology.link(id);
     let frame = sim.sample(state.playhead);
     let rate = frame.link_rate[id.index()];
-    let flows = frame
-        .in_flight
-        .iter()
-        .filter(|c| c.moving && sim.trace.flows[c.transfer as usize].path.contains(&id))
-        .count();
+    let flows = sim.moving_on(&frame, id);
     let capacity = link.capacity().gbyte_per_s();
     let mean = sim.mean_utilisation()[id.index()];
     let name = format!(
