@@ -1,6 +1,7 @@
 //! What the page's workers run (`public/fabricscope-worker.js` loads this same WebAssembly
-//! module in a Web Worker): a busbw chart point (scenario JSON in, `PointOutcome` JSON out) and
-//! a training view's comparison (`ExtraTask` JSON in, `ExtraResult` JSON out). Only strings
+//! module in a Web Worker): a busbw chart point (scenario JSON in, `PointOutcome` JSON out), a
+//! training view's comparison (`ExtraTask` JSON in, `ExtraResult` JSON out) and the shown
+//! simulation's NVLSTree finer run (`FinerTask` JSON in, its end out). Only strings
 //! cross: the page never copies a trace between threads.
 
 use crate::state::collectives::PointOutcome;
@@ -33,6 +34,21 @@ pub fn train_extra(task: &str) -> String {
     });
     let reply = match result {
         Ok(result) => serde_json::json!({ "ok": result }),
+        Err(why) => serde_json::json!({ "error": why }),
+    };
+    reply.to_string()
+}
+
+/// Runs NVLSTree's finer run (`fabricscope::FinerTask` JSON, from `Job::finer_task`) to its
+/// end beside the page's own job, and returns `{"end": ns or null}` or `{"error": why}`
+/// (`services::workers::finer_end` reads it).
+#[wasm_bindgen(js_name = finerRun)]
+pub fn finer_run(task: &str) -> String {
+    let result = serde_json::from_str::<fabricscope::FinerTask>(task)
+        .map_err(|e| e.to_string())
+        .and_then(|task| task.run());
+    let reply = match result {
+        Ok(end) => serde_json::json!({ "end": end }),
         Err(why) => serde_json::json!({ "error": why }),
     };
     reply.to_string()
@@ -115,5 +131,37 @@ mod tests {
         }
         let reply: serde_json::Value = serde_json::from_str(&super::train_extra("{}")).unwrap();
         assert!(reply["error"].as_str().is_some_and(|e| !e.is_empty()), "{reply}");
+    }
+
+    /// The shown simulation's finer run, through JSON to a worker and back, is the page's job's
+    /// own: given back (`Job::finer_done`), the result is the job's alone; a task that does not
+    /// read says why.
+    #[test]
+    fn a_workers_finer_run_is_the_jobs_own() {
+        use crate::services::workers::finer_end;
+        use fabricscope::{Job, Scenario};
+        let scenario = Scenario { nodes: 8, size_bytes: 1 << 30, ..Scenario::default_demo() };
+        let valid = scenario.validate().unwrap();
+        let job = || crate::state::page_job::page_job(&valid).unwrap();
+        let alone = job().run().unwrap();
+        let mut polled: Job = job();
+        let mut given = false;
+        let sim = loop {
+            if let Some(result) = polled.poll(64) {
+                break result.unwrap();
+            }
+            if let Some(task) = polled.finer_task() {
+                let reply = super::finer_run(&serde_json::to_string(&task).unwrap());
+                let end = finer_end(&reply).unwrap();
+                assert!(end.is_some(), "{reply}");
+                polled.finer_done(&task, end);
+                given = true;
+            }
+        };
+        assert!(given, "the finer run is given out");
+        assert_eq!(sim.schedule.algorithm, fabricscope::collective::Algorithm::NvlsTree);
+        assert!(sim.chunk_fit.is_some_and(|fit| fit.fine_ns.is_some()));
+        assert_eq!((sim.summary, sim.chunk_fit), (alone.summary, alone.chunk_fit));
+        assert!(finer_end(&super::finer_run("{}")).is_err_and(|why| !why.is_empty()));
     }
 }

@@ -83,3 +83,42 @@ fn the_page_shows_nvlstree_on_1024_gpus_as_the_command_lines_row_runs_it() {
     let ring = Job::within(&valid, Mode::Auto, PAGE_BUDGET).run().unwrap();
     assert_eq!(ring.tuner_pick_not_run(), Some(Algorithm::NvlsTree));
 }
+
+#[test]
+fn the_finer_run_given_out_as_a_task_gives_the_same_fit() {
+    // The page gives NVLSTree's finer run to a Web Worker (`Job::finer_task`) and hands its end
+    // back (`Job::finer_done`): before the job reaches its fit, or once it has begun the run
+    // itself. Either way the result is the job's alone, to the bit.
+    let s = Scenario { nodes: 128, size_bytes: 1 << 30, ..Scenario::default_demo() };
+    let valid = s.validate().unwrap();
+    let job = || Job::admitted(&valid, PAGE_BUDGET).unwrap().showing_images().hashed();
+    let alone = job().run().unwrap();
+    for late in [false, true] {
+        let mut polled = job();
+        let (mut task, mut given) = (None, false);
+        let sim = loop {
+            if let Some(result) = polled.poll(64) {
+                break result.unwrap();
+            }
+            if let Some(t) = polled.finer_task() {
+                assert!(task.is_none(), "given out once");
+                task = Some(t);
+            }
+            let fitting = format!("{polled:?}").contains("fitting");
+            if let (Some(t), false) = (&task, given) {
+                if !late || fitting {
+                    polled.finer_done(t, t.run().unwrap());
+                    given = true;
+                }
+            }
+        };
+        assert!(given, "late: {late}");
+        assert_eq!(task.as_ref().map(|t| (t.channels, t.limit)), Some((8, PAGE_BUDGET.transfers)));
+        assert_eq!(
+            (sim.summary.clone(), sim.chunk_fit),
+            (alone.summary.clone(), alone.chunk_fit),
+            "late: {late}"
+        );
+        assert_eq!(sim.hash_hex(), alone.hash_hex());
+    }
+}

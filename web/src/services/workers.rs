@@ -10,7 +10,7 @@
 //! that fails to start), the pool says so once (`Report::Broken`) and the page simulates on its
 //! main thread in slices instead.
 
-use crate::state::collectives::{Curve, PointKey, PointOutcome};
+use crate::state::collectives::{Action, AppState, Curve, PointKey, PointOutcome};
 use crate::state::slices::point_scenario;
 use js_sys::{Object, Reflect};
 use std::cell::RefCell;
@@ -18,6 +18,7 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Event, HtmlLinkElement, MessageEvent, Worker, WorkerOptions, WorkerType};
+use yew::UseReducerHandle;
 
 /// The worker's script, beside the page.
 const WORKER_SCRIPT: &str = "fabricscope-worker.js";
@@ -344,6 +345,54 @@ pub fn point_outcome(key: PointKey, result: Result<String, String>) -> PointOutc
         Ok(json) => serde_json::from_str(&json)
             .unwrap_or_else(|e| PointOutcome::Stopped(format!("a worker's answer did not read: {e}"))),
         Err(why) => PointOutcome::Stopped(format!("the busbw chart's point of {} B failed: {why}", key.0)),
+    }
+}
+
+/// A finer run given to a worker: the pending simulation's id and the task.
+pub type FinerTag = (u64, Box<fabricscope::FinerTask>);
+
+/// Gives the pending simulation's NVLSTree finer run, once its job gives it out
+/// (`Job::finer_task`), to a worker of `pool` (made on first use), which runs it while the main
+/// thread's slices run the model's run; its end comes back as `Action::FinerEnded`, and a worker
+/// still on an earlier one is stopped. Where workers cannot run, or one fails, the job runs it
+/// in its slices, as it would have.
+pub fn give_finer(pool: &RefCell<Option<Rc<RefCell<Pool<FinerTag>>>>>, state: &UseReducerHandle<AppState>) {
+    let Some(pending) = state.pending.as_ref() else { return };
+    let Some(task) = pending.job.borrow_mut().finer_task() else { return };
+    let Ok(input) = serde_json::to_string(&task) else { return };
+    let pool = pool
+        .borrow_mut()
+        .get_or_insert_with(|| {
+            let dispatch = state.dispatcher();
+            Pool::new(1, move |report| match report {
+                Report::Done { tag: (id, task), result } => {
+                    match result.and_then(|reply| finer_end(&reply)) {
+                        Ok(end) => dispatch.dispatch(Action::FinerEnded { id, task, end }),
+                        Err(why) => gloo::console::warn!(format!(
+                            "NVLSTree's finer run: {why}; simulating it on the main thread"
+                        )),
+                    }
+                }
+                Report::Broken(why) => warn_no_workers("NVLSTree's finer run", &why),
+            })
+        })
+        .clone();
+    let mut pool = pool.borrow_mut();
+    pool.stop_all();
+    if let Err(why) = pool.start((pending.id, Box::new(task)), "finer", input) {
+        warn_no_workers("NVLSTree's finer run", &why);
+    }
+}
+
+/// What a worker's finer run (`crate::worker::finer_run`'s reply) came to: its end [ns], `None`
+/// beyond the limit, or why there is none.
+pub fn finer_end(reply: &str) -> Result<Option<u64>, String> {
+    let value: serde_json::Value = serde_json::from_str(reply).map_err(|e| e.to_string())?;
+    match (value.get("end"), value.get("error")) {
+        (Some(end), _) if end.is_null() => Ok(None),
+        (Some(end), _) => end.as_u64().map(Some).ok_or_else(|| format!("not an end: {end}")),
+        (None, Some(why)) => Err(why.as_str().unwrap_or("the worker failed").to_string()),
+        (None, None) => Err(format!("not a reply: {reply}")),
     }
 }
 

@@ -194,6 +194,48 @@ fn whole_here(sim: &Simulation, limit: u64) -> Finer {
     }
 }
 
+/// NVLSTree's finer run as a task for another thread: what `Ahead` runs natively, and what the
+/// page gives a Web Worker (`Job::finer_task`), its end handed back (`Job::finer_done`). The
+/// same run, so the same end: the fit is the same wherever it ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FinerTask {
+    pub scenario: crate::scenario::Scenario,
+    pub protocol: Protocol,
+    pub channels: u32,
+    /// Part 0 of the channels that stand for all where they fold (`Mode::Exact` runs every transfer).
+    pub fold: bool,
+    /// Most transfers the run may have.
+    pub limit: u64,
+}
+
+impl FinerTask {
+    /// Runs it to its end: the end [ns], `None` where it is beyond `limit`, or why the
+    /// scenario is not one.
+    pub fn run(&self) -> Result<Option<u64>, String> {
+        let valid = self
+            .scenario
+            .validate()
+            .map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+        if valid.channels() != self.channels {
+            return Err(format!(
+                "channels: the task says {}, the scenario {}",
+                self.channels,
+                valid.channels()
+            ));
+        }
+        let topology = valid.topology();
+        let run = nvls_tree_run(&valid, &topology, self.protocol, FINE_CHUNKS, (self.fold, self.limit), None);
+        Ok(run.map(|(schedule, mut run)| {
+            while !run.advance(&topology, &schedule, u64::MAX) {}
+            run.end().0
+        }))
+    }
+
+    fn key(&self) -> (Protocol, u32, bool, u64) {
+        (self.protocol, self.channels, self.fold, self.limit)
+    }
+}
+
 /// The finer run started ahead, natively, on a thread of its own beside the model's run
 /// (`Job::run`): the run `start` would make, run to its end, for the protocol, channels, fold
 /// and limit it was started with. The page polls its jobs and never starts one.
@@ -204,6 +246,27 @@ pub(super) struct Ahead {
 }
 
 impl Ahead {
+    /// The finer run `task` describes, run elsewhere to `end` (`Job::finer_done`).
+    pub(super) fn given(task: &FinerTask, end: Option<u64>) -> Ahead {
+        let (send, done) = std::sync::mpsc::channel();
+        let _ = send.send(end.map(SimTime));
+        Ahead { key: task.key(), done }
+    }
+
+    /// The task of the finer run `spawn` would start (the same checks), for another thread.
+    pub(super) fn task(
+        scenario: &ValidScenario,
+        (protocol, channels): (Protocol, u32),
+        (mode, limit): (Mode, u64),
+    ) -> Option<FinerTask> {
+        wanted(scenario, Algorithm::NvlsTree, channels)?;
+        if transfers_at(scenario, channels, FINE_CHUNKS).1 > limit {
+            return None;
+        }
+        let scenario = scenario.scenario().clone();
+        Some(FinerTask { scenario, protocol, channels, fold: mode != Mode::Exact, limit })
+    }
+
     /// The finer run of the model's NVLSTree run about to be, at `protocol` over `channels`, where
     /// its fit will need one (`wanted`): on a thread of its own, on `topology` (the run's), from
     /// the channel symmetry `proved` on the one-chunk schedule where the model's run has it.
@@ -248,6 +311,19 @@ impl Ahead {
 }
 
 impl Fit {
+    /// The finer run's end from elsewhere (`Job::finer_done`): where it is this run (`key`),
+    /// it replaces the run here, which is dropped.
+    pub fn take_given(&mut self, task: &FinerTask, end: Option<u64>, key: (Protocol, u32, bool, u64)) {
+        if task.key() == key && !matches!(self.finer, Finer::Ended(_)) {
+            self.finer = end.map_or(Finer::None, |end| Finer::Ended(SimTime(end)));
+        }
+    }
+
+    /// This fit's key: the run's protocol and channels, the fold and the limit.
+    pub fn key(&self, mode: Mode) -> (Protocol, u32, bool, u64) {
+        (self.sim.schedule.protocol, self.sim.schedule.n_channels, mode != Mode::Exact, self.limit)
+    }
+
     /// Runs up to `batches` event batches of the finer run; true once it is over.
     pub fn advance(&mut self, batches: u64) -> bool {
         match &mut self.finer {

@@ -68,13 +68,15 @@ pub(super) fn start(
     Some(TreeChannels { proof, small, builder, plan, protocol, ring: (ring_transfers, ring_protocol), keep })
 }
 
-#[cfg(not(target_arch = "wasm32"))]
 impl TreeChannels {
     /// The algorithm and protocol of the run to be.
     pub(super) fn algorithm(&self) -> (Algorithm, Protocol) {
         (self.small.algorithm, self.protocol)
     }
+}
 
+#[cfg(not(target_arch = "wasm32"))]
+impl TreeChannels {
     /// Its one-chunk schedule with the channel symmetry proved on it, where a finer run may
     /// follow (`keep`): for the finer run started ahead (`chunk_fit::Ahead`), so the plan need
     /// not keep them for one run here.

@@ -30,6 +30,7 @@ use crate::i18n::{t, Lang, Text};
 use crate::lessons::{Figures as LessonFigures, LessonAt, Step};
 use crate::route;
 use crate::services::url;
+use crate::services::workers::give_finer;
 use crate::state::collectives::{Action, AppState};
 use crate::state::page_job::now_ms;
 use crate::state::slices::pending_slice;
@@ -107,6 +108,8 @@ fn lab(props: &LabProps) -> Html {
     }
     // A pending simulation runs a slice per timeout, so frames, clicks and the cancel button
     // get their turn between slices.
+    // Its job's NVLSTree finer run, once given out, goes to a worker (`give_finer`).
+    let finer = use_mut_ref(|| None);
     {
         let s = state.clone();
         let pending = state.pending.as_ref().map(Shared::of);
@@ -116,6 +119,7 @@ fn lab(props: &LabProps) -> Html {
             if let Some(report) = pending_slice(&s, now_ms) {
                 s.dispatch(report);
             }
+            give_finer(&finer, &s);
         });
     }
     // A lesson step's texts take their numbers from this run, when it is the step's scenario.

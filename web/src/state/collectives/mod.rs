@@ -135,6 +135,13 @@ pub enum Action {
         ms: f64,
         result: Option<Result<Rc<Simulation>, String>>,
     },
+    /// NVLSTree's finer run of pending simulation `id`, given to a worker (`Job::finer_task`),
+    /// came to `end`: the job takes it rather than running it on the main thread.
+    FinerEnded {
+        id: u64,
+        task: Box<fabricscope::FinerTask>,
+        end: Option<u64>,
+    },
     /// Show pending simulation `id`'s result (a slice after the one that finished it).
     ShowReady {
         id: u64,
@@ -388,6 +395,12 @@ impl AppState {
                 next.work_tick += 1;
                 next.pending_ms += ms;
                 next.ready = result;
+            }
+            Action::FinerEnded { id, task, end } => {
+                if let Some(pending) = self.pending.as_ref().filter(|p| p.id == id) {
+                    pending.job.borrow_mut().finer_done(&task, end);
+                }
+                return self;
             }
             Action::ShowReady { id } => {
                 let Some(pending) = self.pending.as_ref().filter(|p| p.id == id) else { return self };

@@ -54,6 +54,7 @@ impl Job {
             stage: Stage::Start,
             fit: None,
             ahead: None,
+            offered: false,
             proved: None,
         }
     }

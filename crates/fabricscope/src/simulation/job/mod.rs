@@ -47,6 +47,8 @@ pub struct Job {
     /// natively, started ahead beside the model's run (`run`).
     fit: Option<Box<super::chunk_fit::Fit>>,
     ahead: Option<super::chunk_fit::Ahead>,
+    /// The finer run was given out as a task (`finer_task`).
+    offered: bool,
     /// The run's one-chunk schedule and symmetry, for the finer run (`Plan::proved`).
     proved: Option<Box<(Schedule, crate::engine::symmetry::Symmetry)>>,
 }

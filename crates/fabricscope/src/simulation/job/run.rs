@@ -3,6 +3,7 @@
 
 use super::Job;
 use crate::scenario::ScenarioError;
+use crate::simulation::chunk_fit::{Ahead, FinerTask};
 use crate::simulation::Simulation;
 
 /// Event batches `run` polls at a time until the model's run is set up (`start_ahead`).
@@ -56,6 +57,43 @@ impl Job {
         }
         #[cfg(target_arch = "wasm32")]
         false
+    }
+}
+
+impl Job {
+    /// NVLSTree's finer run as a task for another thread, once, where `start_ahead` would start
+    /// it natively: the page gives it a Web Worker while the job runs on, and hands its end back
+    /// (`finer_done`); until then, or without one, the job runs it here. `None` otherwise.
+    pub fn finer_task(&mut self) -> Option<FinerTask> {
+        use crate::collective::Algorithm::NvlsTree;
+        if self.offered || self.ahead.is_some() || self.fit.is_some() {
+            return None;
+        }
+        let run = match &self.stage {
+            super::Stage::TreeChannels { tree, .. } => match tree.algorithm() {
+                (NvlsTree, protocol) => (protocol, self.scenario.channels()),
+                _ => return None,
+            },
+            super::Stage::Running { schedule, .. } if schedule.algorithm == NvlsTree => {
+                (schedule.protocol, schedule.n_channels)
+            }
+            _ => return None,
+        };
+        let task = Ahead::task(&self.scenario, run, (self.mode, self.tree_limit))?;
+        self.offered = true;
+        Some(task)
+    }
+
+    /// The end of the finer run `task` (`FinerTask::run`'s, where it ran elsewhere): the job's
+    /// fit takes it where it is the job's finer run, and drops the run it may have begun here.
+    pub fn finer_done(&mut self, task: &FinerTask, end: Option<u64>) {
+        match &mut self.fit {
+            Some(fit) => {
+                let key = fit.key(self.mode);
+                fit.take_given(task, end, key);
+            }
+            None => self.ahead = Some(Ahead::given(task, end)),
+        }
     }
 }
 
