@@ -355,9 +355,11 @@ pub type FinerTag = (u64, Box<fabricscope::FinerTask>);
 /// (`Job::finer_task`), to a worker of `pool` (made on first use), which runs it while the main
 /// thread's slices run the model's run; its end comes back as `Action::FinerEnded`, and a worker
 /// still on an earlier one is stopped. Where workers cannot run, or one fails, the job runs it
-/// in its slices, as it would have.
+/// in its slices, as it would have. Not for the run a link opens on: the busbw chart's workers
+/// then have the cores beside it (a worker more made a link's 1,024-GPU chart 4.6 -> 5.2 s), and
+/// the chart's point at the size shown is the same NVLSTree.
 pub fn give_finer(pool: &RefCell<Option<Rc<RefCell<Pool<FinerTag>>>>>, state: &UseReducerHandle<AppState>) {
-    let Some(pending) = state.pending.as_ref() else { return };
+    let Some(pending) = state.pending.as_ref().filter(|pending| !pending.opening) else { return };
     let Some(task) = pending.job.borrow_mut().finer_task() else { return };
     let Ok(input) = serde_json::to_string(&task) else { return };
     let pool = pool
