@@ -298,12 +298,12 @@ pub type PointTask = (u64, PointKey);
 /// thread works on while it is `main_helping`): stops a worker on a point of an earlier
 /// curve, and every worker once the curve is complete or unless `wanted` (the main thread
 /// simulates a change the reader made: it gets the cores, and a point stopped half-way is
-/// simulated again later if the curve still needs it). Returns why, once, where workers cannot
-/// start.
+/// simulated again later if the curve still needs it); none takes `left`, the point the link's
+/// own run will give. Returns why, once, where workers cannot start.
 pub fn feed_curve(
     pool: &mut Pool<PointTask>,
     (curve, size): (&Curve, u64),
-    wanted: bool,
+    (wanted, left): (bool, Option<PointKey>),
     main_helping: bool,
 ) -> Option<String> {
     if pool.is_broken() {
@@ -318,7 +318,8 @@ pub fn feed_curve(
     let main = curve.main_point().filter(|_| main_helping);
     let mut running = busy.len();
     let capacity = pool.capacity(curve.open().filter(|key| Some(*key) != main).count());
-    let mut taken: Vec<PointKey> = busy.into_iter().chain(main).collect();
+    // `left`: the point the link's own run will give (`AppState::share_point`).
+    let mut taken: Vec<PointKey> = busy.into_iter().chain(main).chain(left).collect();
     while running < capacity {
         // Every second worker takes the chart from its back (`Curve::next_open`).
         let Some(slot) = pool.next_slot() else { break };

@@ -173,6 +173,13 @@ pub(super) enum Stage {
         steady: SteadyPlan,
         measured: (f64, Option<u32>),
     },
+    /// A tree's run from its first channels, over, to be shown as it ran in the next poll
+    /// (`tree_channels::shown`; with the run's end, one poll of 60-70 ms in the page).
+    Showing {
+        topology: Topology,
+        run: Box<(Schedule, Trace, Symmetry)>,
+        plan: Plan,
+    },
     /// The result, its trace's hash worked out a slice of flows at a time (`Job::hashed`).
     Hashing {
         sim: Box<Simulation>,

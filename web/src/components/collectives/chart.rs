@@ -49,6 +49,13 @@ pub fn chart(props: &Props) -> Html {
     // workers may have its core too (`Pool::set_idle`).
     let idle = quiet && !main_helping;
     let workers_wanted = state.pending.as_ref().is_none_or(|p| p.opening);
+    // The link's own run, the tuner's choice, gives NVLSTree's point at its size (the likely
+    // pick, and the costliest point at 1,024 GPUs) when it is shown: the workers leave it.
+    let left = state
+        .pending
+        .as_ref()
+        .filter(|p| p.opening && p.scenario.algorithm.is_none())
+        .map(|p| (p.scenario.size_bytes, Some(fabricscope::collective::Algorithm::NvlsTree)));
     {
         let (s, workers_run, pool) = (state.clone(), workers_run.clone(), pool.clone());
         let curve = &state.curve;
@@ -57,11 +64,11 @@ pub fn chart(props: &Props) -> Html {
             Shared::of(&curve.todo),
             Shared::of(&curve.early),
             curve.main_point(),
-            (workers_wanted, main_helping),
+            (workers_wanted, main_helping, left),
             *workers_run,
             (state.scenario.size_bytes, idle),
         );
-        use_effect_with(deps, move |&(_, _, _, _, (wanted, main_helping), run, (_, idle))| {
+        use_effect_with(deps, move |&(_, _, _, _, (wanted, main_helping, left), run, (_, idle))| {
             if run {
                 let pool = pool
                     .borrow_mut()
@@ -88,7 +95,7 @@ pub fn chart(props: &Props) -> Html {
                 let broken = feed_curve(
                     &mut pool.borrow_mut(),
                     (&s.curve, s.scenario.size_bytes),
-                    wanted,
+                    (wanted, left),
                     main_helping,
                 );
                 if let Some(why) = broken {

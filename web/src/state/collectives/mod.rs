@@ -14,6 +14,7 @@ pub use curve::{Curve, CurveOutcome, PointKey, PointOutcome};
 
 use super::page_job::{finish_job, now_ms, page_job, simulate_in_page, transfers_of, SYNC_TRANSFERS};
 use crate::i18n::Lang;
+use fabricscope::collective::Algorithm;
 use fabricscope::units::SimTime;
 use fabricscope::{Job, Scenario, Simulation};
 use std::cell::RefCell;
@@ -264,6 +265,27 @@ impl AppState {
         self.playhead = SimTime::ZERO;
         self.step_pin = None;
         self.last_frame_ms = None;
+        self.share_point();
+    }
+
+    /// The shown run as the busbw curve's point of its tree at its size, where it is that
+    /// point's run: the tuner's pick (Tree or NVLSTree, which ran), unforced, on the curve's
+    /// hardware, the point forcing it (the same run, the same figures: `tests.rs`). The chart's
+    /// workers then need not simulate the link's own run again (`feed_curve` leaves NVLSTree at
+    /// the size shown to the link's run): NVLSTree on 1,024 GPUs is the chart's costliest point.
+    fn share_point(&mut self) {
+        let algorithm = self.sim.schedule.algorithm;
+        let tree = matches!(algorithm, Algorithm::Tree | Algorithm::NvlsTree);
+        let key = (self.scenario.size_bytes, Some(algorithm));
+        let forced = Scenario { algorithm: key.1, ..self.scenario.clone() };
+        let same = super::slices::point_scenario(&self.curve.scenario, key) == forced;
+        if !tree || self.scenario.algorithm.is_some() || self.sim.tuner_pick_not_run().is_some() || !same {
+            return;
+        }
+        let point = PointOutcome::Point(Box::new(fabricscope::sweep_point(&self.sim, false)));
+        if let Some((curve, _)) = self.curve.with(self.curve.generation, key, point) {
+            self.curve = curve;
+        }
     }
 
     /// The scenario the reader last asked for: the pending one while it simulates, else the

@@ -442,3 +442,34 @@ fn a_run_fitted_to_nccls_chunks_is_done_when_its_animation_ends() {
     s.playhead = s.sim.shown_end();
     assert_eq!(s.stage(), Stage::Done);
 }
+
+#[test]
+fn the_shown_tree_is_the_curves_point_the_workers_left_to_it() {
+    // The link's own run, NVLSTree at 1 GiB (whole on 8 DGX H100, from its first channels on
+    // 128), is the chart's point of NVLSTree forced at that size, to the bit: shown, it fills
+    // that point (`AppState::share_point`), which the workers left (`feed_curve`).
+    for nodes in [8, 128] {
+        let scenario = Scenario { nodes, size_bytes: 1 << 30, ..Scenario::default_demo() };
+        let sim = simulate_in_page(&scenario.validate().unwrap()).unwrap();
+        assert_eq!(sim.schedule.algorithm, Algorithm::NvlsTree);
+        let key = (1 << 30, Some(Algorithm::NvlsTree));
+        let job =
+            crate::state::slices::point_job(&crate::state::slices::point_scenario(&scenario, key)).unwrap();
+        let worker = crate::state::slices::point_of(job.run());
+        assert_eq!(
+            PointOutcome::Point(Box::new(fabricscope::sweep_point(&sim, false))),
+            worker,
+            "{nodes} nodes"
+        );
+        let mut s = (*state()).clone();
+        s.curve = Curve::of(&scenario, 7);
+        s.show(scenario.clone(), Rc::new(sim), 0.0);
+        assert!(s.curve.point_at(1 << 30, Algorithm::NvlsTree).is_some(), "{nodes} nodes");
+        // A forced run is not the tuner's pick: it gives the curve nothing.
+        let forced = Scenario { algorithm: Some(Algorithm::NvlsTree), ..scenario.clone() };
+        let mut s = (*state()).clone();
+        s.curve = Curve::of(&scenario, 7);
+        s.show(forced, s.sim.clone(), 0.0);
+        assert!(s.curve.point_at(1 << 30, Algorithm::NvlsTree).is_none());
+    }
+}

@@ -156,6 +156,18 @@ impl Job {
         }
         let over = match &mut self.stage {
             Stage::Done(result) => return result.take(),
+            Stage::Showing { .. } => {
+                let Stage::Showing { topology, run, plan } =
+                    std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                let (schedule, trace, symmetry) = *run;
+                let sim =
+                    super::tree_channels::shown(&self.scenario, topology, (schedule, trace), symmetry, plan);
+                self.stage = Stage::Done(Some(Ok(sim)));
+                return self.poll(0);
+            }
             Stage::Hashing { sim, hasher } => {
                 let hash = hasher.feed(sim, HASH_FLOWS_PER_POLL)?;
                 let Stage::Hashing { sim, .. } = std::mem::replace(&mut self.stage, Stage::Done(None)) else {
@@ -341,10 +353,8 @@ impl Job {
         if let (true, None, None, Some(_)) = (self.images, &unfold.whole, &unfold.rotation, &unfold.symmetry)
         {
             let symmetry = unfold.symmetry.expect("matched");
-            let sim =
-                super::tree_channels::shown(&self.scenario, topology, (schedule, trace), symmetry, plan);
-            self.stage = Stage::Done(Some(Ok(sim)));
-            return self.poll(0);
+            self.stage = Stage::Showing { topology, run: Box::new((schedule, trace, symmetry)), plan };
+            return None;
         }
         // The trace is expanded to the whole schedule's a piece per poll from the next one.
         let Some(unfolding) = unfold.start(trace) else {
@@ -522,6 +532,7 @@ impl Job {
             | Stage::ToMeasure { .. }
             | Stage::Measuring { .. }
             | Stage::Measured { .. } => 0.0,
+            Stage::Showing { .. } => 1.0,
             Stage::Running { run, .. } => {
                 let (done, all) = run.progress();
                 done as f64 / all.max(1) as f64

@@ -111,6 +111,7 @@ impl std::fmt::Debug for Job {
             super::Stage::ToMeasure { .. } => "to-measure",
             super::Stage::Measuring { .. } => "measuring",
             super::Stage::Measured { .. } => "measured",
+            super::Stage::Showing { .. } => "showing",
             super::Stage::Hashing { .. } => "hashing",
             super::Stage::Done(_) if self.fit.is_some() => "fitting to NCCL's chunks",
             super::Stage::Done(_) => "done",
