@@ -73,8 +73,8 @@ pub(super) struct Fit {
     sim: Box<Simulation>,
     finer: Finer,
     fit: ChunkFit,
-    /// Most transfers the finer run may have.
-    limit: u64,
+    /// The finer run's protocol and channels, fold and most transfers (`FinerTask::key`).
+    key: (Protocol, u32, bool, u64),
 }
 
 /// The finer run: here, a slice at a time, or run to its end on a thread of its own (`Ahead`).
@@ -158,7 +158,7 @@ pub(super) fn start(
             sim.chunk_fit = Some(fit);
             Err(sim)
         }
-        finer => Ok(Box::new(Fit { sim, finer, fit, limit })),
+        finer => Ok(Box::new(Fit { sim, finer, fit, key })),
     }
 }
 
@@ -278,12 +278,9 @@ impl Ahead {
         (mode, limit): (Mode, u64),
         proved: Option<(Schedule, Symmetry)>,
     ) -> Option<Ahead> {
-        wanted(scenario, Algorithm::NvlsTree, channels)?;
-        // Not even part 0 of channels 0 and 1 fits: nothing to start (`nvls_tree_run`).
-        if transfers_at(scenario, channels, FINE_CHUNKS).1 > limit {
-            return None;
-        }
-        let fold = mode != Mode::Exact;
+        // Not wanted, or not even part 0 of channels 0 and 1 fits: nothing to start.
+        let key = Ahead::task(scenario, (protocol, channels), (mode, limit))?.key();
+        let fold = key.2;
         let (scenario, topology) = (scenario.clone(), topology.clone());
         let (send, done) = std::sync::mpsc::channel();
         std::thread::Builder::new()
@@ -306,22 +303,17 @@ impl Ahead {
                 let _ = send.send(Some(run.end()));
             })
             .ok()?;
-        Some(Ahead { key: (protocol, channels, fold, limit), done })
+        Some(Ahead { key, done })
     }
 }
 
 impl Fit {
-    /// The finer run's end from elsewhere (`Job::finer_done`): where it is this run (`key`),
-    /// it replaces the run here, which is dropped.
-    pub fn take_given(&mut self, task: &FinerTask, end: Option<u64>, key: (Protocol, u32, bool, u64)) {
-        if task.key() == key && !matches!(self.finer, Finer::Ended(_)) {
+    /// The finer run's end from elsewhere (`Job::finer_done`): where it is this run, it
+    /// replaces the run here, which is dropped.
+    pub fn take_given(&mut self, task: &FinerTask, end: Option<u64>) {
+        if task.key() == self.key && !matches!(self.finer, Finer::Ended(_)) {
             self.finer = end.map_or(Finer::None, |end| Finer::Ended(SimTime(end)));
         }
-    }
-
-    /// This fit's key: the run's protocol and channels, the fold and the limit.
-    pub fn key(&self, mode: Mode) -> (Protocol, u32, bool, u64) {
-        (self.sim.schedule.protocol, self.sim.schedule.n_channels, mode != Mode::Exact, self.limit)
     }
 
     /// Runs up to `batches` event batches of the finer run; true once it is over.
@@ -329,15 +321,11 @@ impl Fit {
         match &mut self.finer {
             // A channel per poll, then the symmetry carried to them, then the run set up: each
             // a poll of its own (together 48 ms natively at 1,024 GPUs).
-            Finer::Building { build, done: false, .. } => {
-                if build.advance() {
-                    if let Finer::Building { done, .. } = &mut self.finer {
-                        *done = true;
-                    }
-                }
+            Finer::Building { build, done, .. } if !*done => {
+                *done = build.advance();
                 false
             }
-            Finer::Building { done: true, .. } => {
+            Finer::Building { .. } => {
                 let Finer::Building { build, protocol, .. } = std::mem::replace(&mut self.finer, Finer::None)
                 else {
                     return false;
@@ -347,7 +335,7 @@ impl Fit {
                         symmetry: Box::new(symmetry),
                         built: settled(built, &self.sim.scenario, protocol),
                     },
-                    None => whole_here(&self.sim, self.limit),
+                    None => whole_here(&self.sim, self.key.3),
                 };
                 false
             }

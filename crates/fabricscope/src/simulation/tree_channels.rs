@@ -288,12 +288,8 @@ pub(super) fn shown(
     plan: Plan,
 ) -> super::Simulation {
     let trace = symmetry.shown(folded);
-    let mut ran = vec![0u64; trace.link_bytes.len()];
-    for flow in &trace.flows {
-        for link in &flow.path {
-            ran[link.index()] += flow.bytes;
-        }
-    }
+    // The lanes' bytes on each link, summed as integers by `Trace::of_flows` (exact below 2^53).
+    let ran: Vec<u64> = trace.link_bytes.iter().map(|&bytes| bytes as u64).collect();
     let mut sim = super::summary::finish(scenario, topology, schedule, trace, None, plan);
     sim.link_bytes = symmetry.whole_link_bytes(&ran).into_iter().map(|bytes| bytes as f64).collect();
     let (end, method) = (sim.summary.time, sim.summary.method);

@@ -88,10 +88,7 @@ impl Job {
     /// fit takes it where it is the job's finer run, and drops the run it may have begun here.
     pub fn finer_done(&mut self, task: &FinerTask, end: Option<u64>) {
         match &mut self.fit {
-            Some(fit) => {
-                let key = fit.key(self.mode);
-                fit.take_given(task, end, key);
-            }
+            Some(fit) => fit.take_given(task, end),
             None => self.ahead = Some(Ahead::given(task, end)),
         }
     }
