@@ -557,6 +557,32 @@ await test('1,024 GPUs: a ring that settles runs as a steady state, drawn as til
   // And says how its NVLSTree point at the size shown was fitted to NCCL's chunks.
   const chunks = await text('#chart-nvlstree-chunks');
   expect(chunks.includes('256 chunks of 64 KiB') && chunks.includes('runs 16 of 1 MiB and 32 per part'), chunks);
+  // The chart complete, a smaller message runs NVLSTree again, its finer run in a worker of its
+  // own; cancelled, the page stops that worker at once rather than let it run on to an end
+  // nobody reads (and an idle one goes too: none is left once the chart is complete).
+  expect(page.workers().length === 0, `${page.workers().length} workers once the chart is complete`);
+  await page.evaluate(() => {
+    window.stopped = [];
+    const terminate = Worker.prototype.terminate;
+    Worker.prototype.terminate = function () {
+      window.stopped.push(performance.now());
+      return terminate.call(this);
+    };
+  });
+  const finerWorker = page.waitForEvent('worker', { timeout: 20000 });
+  await page.locator('#size').fill('29');
+  const worker = await finerWorker;
+  const closed = new Promise((resolve) => worker.once('close', resolve));
+  await page.evaluate(() => {
+    const cancel = document.querySelector('#cancel');
+    window.cancelledAt = performance.now();
+    cancel.click();
+  });
+  await Promise.race([closed, page.waitForTimeout(5000).then(() => { throw new Error('the finer worker still runs 5 s after the cancel'); })]);
+  const [cancelledAt, stopped] = await page.evaluate(() => [window.cancelledAt, window.stopped]);
+  expect(stopped.length === 1 && stopped[0] - cancelledAt < 100, `the worker stopped ${stopped.map((t) => t - cancelledAt)} ms after the cancel`);
+  console.log(`     the cancelled run's finer worker was stopped ${Math.round(stopped[0] - cancelledAt)} ms after the cancel`);
+  expect((await text('#busbw')) === pickBusbw, 'the cancel keeps the 1 GiB result');
   await page.selectOption('#nodes', '1');
   await page.selectOption('#algorithm', 'auto');
   await page.selectOption('#protocol', 'auto');

@@ -387,6 +387,18 @@ pub fn give_finer(pool: &RefCell<Option<Rc<RefCell<Pool<FinerTag>>>>>, state: &U
     }
 }
 
+/// Stops the finer runs' worker (`give_finer`) unless it runs pending simulation `pending`'s:
+/// idle, its memory goes with it; on a simulation shown, cancelled or replaced, it would run on
+/// to an end nobody reads.
+pub fn stop_finer_not_of(pool: &RefCell<Option<Rc<RefCell<Pool<FinerTag>>>>>, pending: Option<u64>) {
+    if let Some(pool) = pool.borrow().as_ref() {
+        let mut pool = pool.borrow_mut();
+        if !pool.running().iter().any(|(id, _)| Some(*id) == pending) {
+            pool.stop_all();
+        }
+    }
+}
+
 /// What a worker's finer run (`crate::worker::finer_run`'s reply) came to: its end [ns], `None`
 /// beyond the limit, or why there is none.
 pub fn finer_end(reply: &str) -> Result<Option<u64>, String> {

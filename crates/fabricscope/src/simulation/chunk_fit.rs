@@ -224,11 +224,8 @@ impl FinerTask {
             ));
         }
         let topology = valid.topology();
-        let run = nvls_tree_run(&valid, &topology, self.protocol, FINE_CHUNKS, (self.fold, self.limit), None);
-        Ok(run.map(|(schedule, mut run)| {
-            while !run.advance(&topology, &schedule, u64::MAX) {}
-            run.end().0
-        }))
+        let fold = (self.fold, self.limit);
+        Ok(nvls_tree_end(&valid, &topology, self.protocol, FINE_CHUNKS, fold, None).map(|end| end.0))
     }
 
     fn key(&self) -> (Protocol, u32, bool, u64) {
@@ -286,21 +283,12 @@ impl Ahead {
         std::thread::Builder::new()
             .name("nvlstree-finer-run".into())
             .spawn(move || {
-                let ran = nvls_tree_run(&scenario, &topology, protocol, FINE_CHUNKS, (fold, limit), proved);
-                let Some((schedule, mut run)) = ran else {
-                    // The job may be gone (dropped, cancelled): nobody to tell.
-                    let _ = send.send(None);
-                    return;
-                };
-                while !run.advance(&topology, &schedule, u64::MAX) {}
-                // Debug builds check the trace first: a run that breaks the engine's invariants
-                // panics here, sends nothing, and the job runs it again itself (and panics).
-                if cfg!(debug_assertions) {
-                    let _ = send.send(Some(run.finish(&topology).0.end));
-                    return;
-                }
-                // Its end alone goes back, and the run is freed here, beside the job's work.
-                let _ = send.send(Some(run.end()));
+                // Its end alone goes back, and the run is freed here, beside the job's work. A run
+                // that breaks the engine's invariants (debug builds, `nvls_tree_end`) panics here,
+                // sends nothing, and the job runs it again itself (and panics). The job may be
+                // gone (dropped, cancelled): then nobody hears.
+                let end = nvls_tree_end(&scenario, &topology, protocol, FINE_CHUNKS, (fold, limit), proved);
+                let _ = send.send(end);
             })
             .ok()?;
         Some(Ahead { key, done })
@@ -372,8 +360,7 @@ impl Fit {
         let Fit { sim, finer, mut fit, .. } = self;
         let mut sim = *sim;
         let end = match finer {
-            Finer::Running(_, run) if cfg!(debug_assertions) => Some(run.finish(&sim.topology).0.end),
-            Finer::Running(_, run) => Some(run.end()),
+            Finer::Running(_, run) => Some(run_end(*run, &sim.topology)),
             Finer::Ended(end) => Some(end),
             Finer::Building { .. } | Finer::Carried { .. } | Finer::None => None,
         };
@@ -454,8 +441,28 @@ fn transfers_at(scenario: &ValidScenario, channels: u32, cap: u64) -> (u64, u64)
 /// NVLSTree's time [ns] at most `cap` chunks per part (`u64::MAX`: every chunk NCCL's), by the
 /// run `nvls_tree_run` sets up with no limit: what `tests/chunk_fit.rs` holds the fit to.
 pub fn nvls_tree_time(scenario: &ValidScenario, protocol: Protocol, cap: u64, fold: bool) -> Option<SimTime> {
-    let topology = scenario.topology();
-    let (schedule, mut run) = nvls_tree_run(scenario, &topology, protocol, cap, (fold, u64::MAX), None)?;
-    while !run.advance(&topology, &schedule, u64::MAX) {}
-    Some(run.finish(&topology).0.end)
+    nvls_tree_end(scenario, &scenario.topology(), protocol, cap, (fold, u64::MAX), None)
+}
+
+/// `nvls_tree_run`'s run, run to its end: its end, `None` where it is beyond `limit`.
+fn nvls_tree_end(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    protocol: Protocol,
+    cap: u64,
+    limits: (bool, u64),
+    proved: Option<(Schedule, Symmetry)>,
+) -> Option<SimTime> {
+    let (schedule, mut run) = nvls_tree_run(scenario, topology, protocol, cap, limits, proved)?;
+    while !run.advance(topology, &schedule, u64::MAX) {}
+    Some(run_end(run, topology))
+}
+
+/// A run's end, once it is over. Debug builds make its trace first, which checks the engine's
+/// invariants (a run that breaks them panics); release builds read the end alone.
+fn run_end(run: engine::Run, topology: &Topology) -> SimTime {
+    if cfg!(debug_assertions) {
+        return run.finish(topology).0.end;
+    }
+    run.end()
 }

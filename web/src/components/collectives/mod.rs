@@ -30,7 +30,7 @@ use crate::i18n::{t, Lang, Text};
 use crate::lessons::{Figures as LessonFigures, LessonAt, Step};
 use crate::route;
 use crate::services::url;
-use crate::services::workers::give_finer;
+use crate::services::workers::{give_finer, stop_finer_not_of};
 use crate::state::collectives::{Action, AppState};
 use crate::state::page_job::now_ms;
 use crate::state::slices::pending_slice;
@@ -110,6 +110,7 @@ fn lab(props: &LabProps) -> Html {
     // get their turn between slices.
     // Its job's NVLSTree finer run, once given out, goes to a worker (`give_finer`).
     let finer = use_mut_ref(|| None);
+    let finer_pool = finer.clone();
     {
         let s = state.clone();
         let pending = state.pending.as_ref().map(Shared::of);
@@ -121,6 +122,12 @@ fn lab(props: &LabProps) -> Html {
             }
             give_finer(&finer, &s);
         });
+    }
+    // A finer run whose simulation is no longer pending (shown, cancelled, replaced) is not
+    // wanted: its worker stops rather than run on to an end nobody reads.
+    {
+        let pending_id = state.pending.as_ref().map(|pending| pending.id);
+        use_effect_with(pending_id, move |&pending_id| stop_finer_not_of(&finer_pool, pending_id));
     }
     // A lesson step's texts take their numbers from this run, when it is the step's scenario.
     {
