@@ -421,7 +421,7 @@ pub fn controls(props: &ControlsProps) -> Html {
 /// Node counts the page offers (the CLI takes any the fabric holds). Up to 8 nodes every node is
 /// drawn in full; beyond, the cluster is drawn compact. What the page simulates is bounded by
 /// `state::page_job::PAGE_MAX_TRANSFERS` (rings that settle run as a steady state at any of these sizes).
-const PAGE_NODES: [u32; 11] = [1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256];
+pub(crate) const PAGE_NODES: [u32; 11] = [1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256];
 
 /// The tuner's algorithms, each once, in its table's order.
 fn algorithms_of(tuning: &fabricscope::plan::Tuning) -> Vec<fabricscope::collective::Algorithm> {
