@@ -153,6 +153,14 @@ await test('changing the message size changes the time and busbw', async () => {
 await test("two nodes draw 16 GPUs and the ring's bottleneck moves to InfiniBand", async () => {
   await page.selectOption('#nodes', '2');
   await waitFor('16 GPUs', async () => (await gpuCount()) === '16');
+  // NVLS is off as the page opened; across nodes the results say NCCL has it on, and offer it.
+  const off = await text('#nvls-off');
+  expect(off.includes('NCCL_NVLS_ENABLE=0') && off.includes('NVLSTree'), off);
+  await page.click('#nvls-turn-on');
+  await waitFor('NVLS on', async () => (await page.locator('#nvls').isChecked()) && (await page.locator('#nvls-off').count()) === 0);
+  await waitFor('the tuner\'s NVLSTree', async () => (await text('p.algo')).includes('NVLSTree'), 60000);
+  await page.locator('#nvls').uncheck();
+  await waitFor('NVLS off again', async () => !(await text('p.algo')).includes('NVLSTree') && (await page.locator('#nvls-off').count()) === 1, 60000);
   await page.selectOption('#algorithm', 'Ring');
   await waitFor('Ring forced', async () => (await text('.algo')).includes('NCCL_ALGO=Ring'));
   const bottleneck = await text('#bottleneck');

@@ -5,6 +5,7 @@ use super::heat_map::HeatMap;
 use super::tuner_table::TunerTable;
 use super::{network_name, Props};
 use crate::i18n::{self, t, Lang, Text};
+use crate::state::collectives::Action;
 use crate::state::Shared;
 use fabricscope::units::format_duration_ns;
 use yew::prelude::*;
@@ -85,6 +86,15 @@ pub fn results(props: &Props) -> Html {
                 Lang::En => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3} (n = {} GPUs): comparable to the slowest link's bandwidth whatever the algorithm (nccl-tests).", summary.algbw_gbyte_per_s, summary.n_ranks),
                 Lang::Zh => format!("busbw = algbw × {factor_formula} = {:.1} × {factor:.3}（n = {} 块 GPU）：与算法无关，可直接和最慢链路的带宽比较（nccl-tests 定义）。", summary.algbw_gbyte_per_s, summary.n_ranks),
             } }</p>
+            if nvls_left_off(sim) {
+                <p id="nvls-off" class="pick">{ nvls_off_text(lang) }{ " " }
+                    <button id="nvls-turn-on" onclick={ let s = state.clone(); move |_| {
+                        let mut scenario = s.scenario.clone();
+                        scenario.nvls = true;
+                        s.dispatch(Action::SetScenario(Box::new(scenario)));
+                    } }>{ match lang { Lang::En => "Turn NVLS on", Lang::Zh => "打开 NVLS" } }</button>
+                </p>
+            }
             if let Some(point) = pick_point {
                 <p id="tuner-pick" class="pick">{ i18n::tuner_pick_figures(lang, sim, point) }</p>
             }
@@ -167,6 +177,21 @@ fn steady_words(lang: Lang, s: &fabricscope::Steady, method: fabricscope::Method
             "稳态：引擎只模拟了 {} 步中的前 {} 步（{} 个传输中的 {} 个）。到第 {} 步时，整个集群的状态（每条流的进度、速率与路径）与{every_zh}之前完全一致（逐位相同），只是时间推后 {period}；因此其余部分就是这一周期再重复 {} 次，最后与模拟的结尾相同。时间、链路负载和动画都由此得出。",
             s.total_steps, s.simulated_steps, s.total_transfers, s.simulated_transfers, s.step_at_to + 1, s.repeats
         ),
+    }
+}
+
+/// Whether NVLS is off where NCCL would have it on and could pick it: the tuner's choice across
+/// nodes whose NVSwitch reduces (NVLSTree). The page opens with NVLS off so that its first ring
+/// plays (`page_demo`); a reader who grows that cluster would otherwise not see NCCL's defaults.
+fn nvls_left_off(sim: &fabricscope::Simulation) -> bool {
+    let s = sim.scenario.scenario();
+    !s.nvls && s.algorithm.is_none() && sim.scenario.nvls_tree_supported()
+}
+
+fn nvls_off_text(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "NVLS is off here (NCCL_NVLS_ENABLE=0), as the page opened so that its first ring plays. NCCL has it on by default on these nodes, and its tuner may then pick NVLSTree across them: to see NCCL's defaults, turn it on.",
+        Lang::Zh => "此处 NVLS 是关闭的（NCCL_NVLS_ENABLE=0）：页面打开时这样设置，是为了先播放环。NCCL 在这类节点上默认开启 NVLS，调优器随后可能跨节点选择 NVLSTree：要看 NCCL 的默认行为，请把它打开。",
     }
 }
 
