@@ -170,3 +170,42 @@ fn what_cannot_be_proved_is_refused() {
         assert!(!agree(&s));
     }
 }
+
+/// The search a few routes at a time (`SymmetrySearch`, the page's job proving a tree's
+/// channels over several polls) gives the proof of the search in one go, field for field, on
+/// schedules that fold by parts (NVLSTree), by channels two by two (Tree) and one by one (Ring),
+/// and refuses what it refuses (ECMP).
+#[test]
+fn the_search_in_pieces_is_the_search_in_one_go() {
+    use fabricscope::engine::symmetry::SymmetrySearch;
+    let mut ecmp = scenario("dgx-h100", 4, Collective::AllReduce, Some(Algorithm::Ring), 1 << 20);
+    ecmp.fabric.routing = Some(Routing::Ecmp);
+    let cases = [
+        scenario("dgx-h100", 4, Collective::AllReduce, Some(Algorithm::NvlsTree), 1 << 20),
+        scenario("dgx-h100", 4, Collective::AllReduce, Some(Algorithm::Tree), 1 << 20),
+        scenario("dgx-h100", 2, Collective::AllReduce, Some(Algorithm::Ring), 1 << 20),
+        ecmp,
+    ];
+    let mut proved = 0;
+    for s in cases {
+        let valid = s.validate().unwrap();
+        let sim = simulate_as(&valid, Mode::Exact).unwrap();
+        let (topology, schedule, policy) = (&sim.topology, &sim.schedule, valid.policy());
+        let whole = Symmetry::find_strided(topology, schedule, policy);
+        let mut search = SymmetrySearch::strided(schedule);
+        let mut polls = 0;
+        let pieces = loop {
+            polls += 1;
+            if let Some(found) = search.advance(topology, schedule, policy, 97) {
+                break found;
+            }
+        };
+        let what = format!("{} {} nodes", schedule.algorithm.nccl_name(), s.nodes);
+        assert_eq!(format!("{whole:?}"), format!("{pieces:?}"), "{what}");
+        if whole.is_some() {
+            assert!(polls as usize > schedule.transfers.len() / 97 / 2, "{what}: {polls} polls");
+            proved += 1;
+        }
+    }
+    assert_eq!(proved, 3);
+}

@@ -52,6 +52,7 @@ mod linkmap;
 mod maxmin;
 pub mod period;
 pub mod rotation;
+mod search;
 pub mod symmetry;
 
 use crate::catalog::Routing;

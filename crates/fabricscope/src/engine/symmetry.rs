@@ -32,9 +32,8 @@
 //! order flows are issued in) and fabrics whose shared links lose efficiency (RoCE, TCP: the
 //! loss depends on how many sources share a cluster link, which the fold does not see).
 
-use crate::catalog::Routing;
 use crate::collective::Schedule;
-use crate::routing::{Policy, Router};
+use crate::routing::Policy;
 use crate::topology::{LinkId, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
@@ -43,6 +42,8 @@ pub use super::images::ExpandedHasher;
 pub use super::lanes::Lanes;
 use super::lanes::Members;
 pub(super) use super::linkmap::{alike, alike_kind, orbits, LinkMap};
+use super::search::Attempt;
+pub use super::search::SymmetrySearch;
 
 /// A schedule's proved channel symmetry.
 #[derive(Clone, Debug)]
@@ -82,141 +83,20 @@ impl Symmetry {
     /// The proof for `schedule` on `topology` under `policy`, if its channels are images of one
     /// another (see the module's documentation); `None` otherwise.
     pub fn find(topology: &Topology, schedule: &Schedule, policy: Policy) -> Option<Symmetry> {
-        Symmetry::find_with(topology, schedule, policy, 1, Lanes::Channels)
+        let mut attempt = Attempt::start(topology, schedule, policy, 1, Lanes::Channels)?;
+        let mut budget = usize::MAX;
+        match attempt.route(topology, schedule, &mut budget) {
+            Some(true) => attempt.finish(schedule),
+            _ => None,
+        }
     }
 
     /// `find`, or else the proof that every other channel is an image of the one two before
     /// (NCCL's trees alternate two shapes between channels: channels 0 and 1 then run for all).
     /// An NVLSTree's parts are tried as lanes first (`Lanes::Parts`: an eighth of the channels'
-    /// transfers run on DGX H100).
+    /// transfers run on DGX H100). `SymmetrySearch` does it a number of routes at a time.
     pub fn find_strided(topology: &Topology, schedule: &Schedule, policy: Policy) -> Option<Symmetry> {
-        let c = schedule.n_channels;
-        let parts = match schedule.algorithm {
-            crate::collective::Algorithm::NvlsTree => schedule.transfers.iter().map(|t| t.chunk + 1).max(),
-            _ => None,
-        };
-        let mut tries = Vec::with_capacity(4);
-        if let Some(parts) = parts.filter(|&p| p >= 2) {
-            tries.extend([(1, Lanes::Parts { parts }), (2, Lanes::Parts { parts })]);
-        }
-        tries.extend([(1, Lanes::Channels), (2, Lanes::Channels)]);
-        tries.into_iter().find_map(|(stride, lanes)| {
-            let strided = stride == 1 || (c >= 4 && c % 2 == 0);
-            strided.then(|| Symmetry::find_with(topology, schedule, policy, stride, lanes)).flatten()
-        })
-    }
-
-    fn find_with(
-        topology: &Topology,
-        schedule: &Schedule,
-        policy: Policy,
-        stride: usize,
-        lanes: Lanes,
-    ) -> Option<Symmetry> {
-        let c = (schedule.n_channels * lanes.per_channel()) as usize;
-        if c < 2 || policy.routing != Routing::Static || topology.congested_efficiency != 1.0 {
-            return None;
-        }
-        // σ's order: the images of a transfer that runs.
-        let order = c / stride;
-        if stride == 0 || c % stride != 0 || order < 2 {
-            return None;
-        }
-        let transfers = &schedule.transfers;
-        let lane: Vec<u32> = match lanes {
-            Lanes::Channels => transfers.iter().map(|t| t.channel).collect(),
-            Lanes::Parts { parts } => {
-                if transfers.iter().any(|t| t.chunk >= parts) {
-                    return None;
-                }
-                transfers.iter().map(|t| lanes.of(t.channel, t.chunk, stride as u32)).collect()
-            }
-        };
-        let mut members: Vec<Vec<u32>> = vec![Vec::new(); c];
-        let mut position = vec![0u32; transfers.len()];
-        for (index, &k) in lane.iter().enumerate() {
-            let k = k as usize;
-            let list = members.get_mut(k)?;
-            position[index] = list.len() as u32;
-            list.push(index as u32);
-        }
-        let per = members[0].len();
-        if per == 0 || members.iter().any(|m| m.len() != per) {
-            return None;
-        }
-        let members = Members::list(members);
-        // The schedule first (cheap): position for position, the same step, bytes, operation,
-        // hop and dependencies.
-        for k in 0..c {
-            let next = (k + stride) % c;
-            for (a, b) in members.lane(k).zip(members.lane(next)) {
-                let (t, u) = (&transfers[a as usize], &transfers[b as usize]);
-                let twin = |d: u32, e: u32| {
-                    lane[d as usize] as usize == k
-                        && lane[e as usize] as usize == next
-                        && position[d as usize] == position[e as usize]
-                };
-                let same = t.step == u.step
-                    && t.bytes() == u.bytes()
-                    && t.op == u.op
-                    && t.hop == u.hop
-                    && t.deps.len() == u.deps.len()
-                    && t.deps.iter().zip(&u.deps).all(|(&d, &e)| twin(d, e))
-                    && match (t.after, u.after) {
-                        (None, None) => true,
-                        (Some(d), Some(e)) => twin(d, e),
-                        _ => false,
-                    };
-                if !same {
-                    return None;
-                }
-            }
-        }
-        // Then the routes, channel pair by channel pair, so that a σ that does not exist is
-        // found out after routing few of them.
-        let mut router = Router::for_transfers(topology, policy, transfers);
-        let load = vec![0u32; topology.n_links()];
-        let mut paths: Vec<Option<Vec<LinkId>>> = vec![None; transfers.len()];
-        let n_links = topology.n_links();
-        let mut sigma = LinkMap::new(n_links);
-        for k in 0..c {
-            let next = (k + stride) % c;
-            for (a, b) in members.lane(k).zip(members.lane(next)) {
-                let (a, b) = (a as usize, b as usize);
-                for i in [a, b] {
-                    if paths[i].is_none() {
-                        paths[i] = Some(router.route_transfer(&transfers[i], &load));
-                    }
-                }
-                let (pa, pb) = (paths[a].as_deref().unwrap_or(&[]), paths[b].as_deref().unwrap_or(&[]));
-                if !sigma.carry(pa, pb, |from, to| alike(topology.link(from), topology.link(to))) {
-                    return None;
-                }
-            }
-        }
-        let sigma = sigma.permutation()?;
-        let (rep, orbit) = orbits(&sigma, order)?;
-        // The transfers that run: the lanes below the stride, in schedule order.
-        let zero: Vec<u32> =
-            (0..transfers.len() as u32).filter(|&i| (lane[i as usize] as usize) < stride).collect();
-        let mut zero_pos: Vec<Vec<u32>> = vec![Vec::new(); stride];
-        for (z, &index) in zero.iter().enumerate() {
-            zero_pos[lane[index as usize] as usize].push(z as u32);
-        }
-        let paths: Vec<Vec<LinkId>> =
-            zero.iter().map(|&i| paths[i as usize].take().unwrap_or_default()).collect();
-        Some(Symmetry {
-            n_lanes: c as u32,
-            lanes,
-            stride: stride as u32,
-            members,
-            zero,
-            zero_pos,
-            sigma,
-            paths,
-            rep,
-            orbit,
-        })
+        SymmetrySearch::strided(schedule).run(topology, schedule, policy)
     }
 
     /// Channels the engine runs for all: 1 (channel 0), or 2 (channels 0 and 1) for a schedule

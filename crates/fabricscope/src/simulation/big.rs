@@ -135,7 +135,7 @@ pub(super) fn decide(
             let plan =
                 Plan { tuning: plan.tuning.clone(), bounds: plan.bounds.clone(), proved: None, ..plan };
             let sizes = (whole, limit, total_transfers, ring_protocol);
-            if let Some(tree) = super::tree_channels::start(scenario, &topology, picked, small, sizes, plan) {
+            if let Some(tree) = super::tree_channels::start(scenario, picked, small, sizes, plan) {
                 return Ok(Stage::TreeChannels { topology, tree: Box::new(tree) });
             }
         }

@@ -18,33 +18,49 @@ use super::job::run_settings;
 use super::stage::{Plan, Stage};
 use crate::collective::nvls_tree::MAX_CHUNKS;
 use crate::collective::{Algorithm, FirstChannels, Protocol, Schedule, ScheduleBuilder};
-use crate::engine::symmetry::Symmetry;
+use crate::engine::symmetry::{Symmetry, SymmetrySearch};
 use crate::plan::ValidScenario;
 use crate::scenario::ScenarioError;
 use crate::topology::Topology;
 
-/// A tree run from its first channels, being built (`start`, then `advance` a channel per poll).
+/// A tree run from its first channels, being proved and built (`start`, then `advance`: the
+/// proof `PROOF_ROUTES` routes per poll, then a channel per poll).
 pub(super) struct TreeChannels {
-    proof: Symmetry,
+    proof: Proof,
     small: Schedule,
-    builder: FirstChannels,
     plan: Plan,
     protocol: Protocol,
-    /// The ring's transfers and the best ring row's protocol, for the ring row should the built
-    /// channels not be what the proof covers.
+    /// The ring's transfers and the best ring row's protocol, for the ring row should the proof
+    /// fail or the built channels not be what it covers.
     ring: (u64, Protocol),
+    /// The whole's transfers and the most the channels that run may have.
+    sizes: (u64, u64),
     /// Whether NVLSTree's finer run may follow within the limit (`chunk_fit::finer_may_run`):
     /// then the plan keeps the proof for it (`Plan::proved`).
     keep: bool,
 }
 
-/// The run of `algorithm` from its first channels (the tuner's pick, a tree too big to build whole), from `small`,
-/// its one-chunk schedule the weighing built: `None` unless the channels of the whole all have
-/// the same length, the symmetry is proved on `small`, and the channels that run have at most
-/// `limit` transfers of the whole's `whole`.
+/// The channel symmetry on the one-chunk schedule: being searched, or proved, with the channels
+/// that run being built (its parts say which), then carried to them (their run set up next:
+/// at 2,048 GPUs, 10 and 27 ms natively, one poll of 45 ms together).
+enum Proof {
+    Searching(Box<SymmetrySearch>),
+    Proved(Box<(Symmetry, FirstChannels)>),
+    Carried(Box<(Symmetry, Symmetry, Schedule)>),
+}
+
+/// Routes the proof takes per poll: NVLSTree's one-chunk schedule on 2,048 GPUs routes 311,168
+/// transfers, one poll of 59 ms natively in one go.
+const PROOF_ROUTES: usize = 32_768;
+
+/// The run of `algorithm` from its first channels (the tuner's pick, a tree too big to build
+/// whole), from `small`, its one-chunk schedule the weighing built: `None` unless the channels of
+/// the whole all have the same length and even channels 0 and 1 fit `limit`. The symmetry is
+/// then proved on `small` a piece per poll (`advance`), and the run falls back to the best ring
+/// row where it does not hold or the channels that run have more than `limit` of the whole's
+/// `whole` transfers.
 pub(super) fn start(
     scenario: &ValidScenario,
-    topology: &Topology,
     (algorithm, protocol): (Algorithm, Protocol),
     small: Schedule,
     (whole, limit, ring_transfers, ring_protocol): (u64, u64, u64, Protocol),
@@ -57,15 +73,10 @@ pub(super) fn start(
     if !equal || small.algorithm != algorithm || super::big::tree_least(scenario, algorithm) > limit {
         return None;
     }
-    let proof = Symmetry::find_strided(topology, &small, scenario.policy())?;
-    if whole / proof.share() > limit {
-        return None;
-    }
-    let rings = &scenario.preset().rings;
-    let shape = (channels, proof.parts() > 1);
-    let builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), shape)?;
+    let proof = Proof::Searching(Box::new(SymmetrySearch::strided(&small)));
     let keep = super::chunk_fit::finer_may_run(scenario, algorithm, limit);
-    Some(TreeChannels { proof, small, builder, plan, protocol, ring: (ring_transfers, ring_protocol), keep })
+    let ring = (ring_transfers, ring_protocol);
+    Some(TreeChannels { proof, small, plan, protocol, ring, sizes: (whole, limit), keep })
 }
 
 impl TreeChannels {
@@ -77,11 +88,21 @@ impl TreeChannels {
 
 #[cfg(not(target_arch = "wasm32"))]
 impl TreeChannels {
+    /// Whether the symmetry is proved (the channels that run are being built, or built).
+    pub(super) fn proved(&self) -> bool {
+        !matches!(self.proof, Proof::Searching(_))
+    }
+
     /// Its one-chunk schedule with the channel symmetry proved on it, where a finer run may
-    /// follow (`keep`): for the finer run started ahead (`chunk_fit::Ahead`), so the plan need
-    /// not keep them for one run here.
+    /// follow (`keep`) and the proof is in: for the finer run started ahead (`chunk_fit::Ahead`),
+    /// so the plan need not keep them for one run here.
     pub(super) fn hand_proof_on(&mut self) -> Option<(Schedule, Symmetry)> {
-        std::mem::take(&mut self.keep).then(|| (self.small.clone(), self.proof.clone()))
+        let proof = match &self.proof {
+            Proof::Searching(_) => return None,
+            Proof::Proved(proved) => &proved.0,
+            Proof::Carried(carried) => &carried.0,
+        };
+        std::mem::take(&mut self.keep).then(|| (self.small.clone(), proof.clone()))
     }
 }
 
@@ -94,19 +115,55 @@ pub(super) fn advance(
     topology: Topology,
     mut tree: Box<TreeChannels>,
 ) -> Result<Stage, Box<(ScenarioError, Topology)>> {
-    if !tree.builder.advance_to(tree.proof.stride()) {
+    let ring_row = |topology: Topology, plan: Plan, ring| {
+        let kept = topology.clone();
+        super::big::ring_row(scenario, topology, plan, ring).map_err(|error| Box::new((error, kept)))
+    };
+    let (proof, builder) = match &mut tree.proof {
+        Proof::Searching(search) => {
+            let Some(found) = search.advance(&topology, &tree.small, scenario.policy(), PROOF_ROUTES) else {
+                return Ok(Stage::TreeChannels { topology, tree });
+            };
+            let s = scenario.scenario();
+            let (whole, limit) = tree.sizes;
+            let (algorithm, rings) = (tree.small.algorithm, &scenario.preset().rings);
+            let built = found.filter(|proof| whole / proof.share() <= limit).and_then(|proof| {
+                let shape = (scenario.channels(), proof.parts() > 1);
+                let builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), shape)?;
+                Some((proof, builder))
+            });
+            let Some(proved) = built else {
+                let TreeChannels { plan, ring, .. } = *tree;
+                return ring_row(topology, plan, ring);
+            };
+            tree.proof = Proof::Proved(Box::new(proved));
+            return Ok(Stage::TreeChannels { topology, tree });
+        }
+        Proof::Proved(proved) => &mut **proved,
+        Proof::Carried(_) => {
+            let TreeChannels { proof, small, mut plan, ring, keep, .. } = *tree;
+            // Not reached otherwise: the best ring row, as where a proof fails.
+            let Proof::Carried(carried) = proof else { return ring_row(topology, plan, ring) };
+            let (proof, symmetry, schedule) = *carried;
+            plan.proved = keep.then(|| Box::new((small, proof)));
+            return Ok(super::exact::folded_stage(scenario, topology, (symmetry, schedule, None), plan));
+        }
+    };
+    if !builder.advance_to(proof.stride()) {
         return Ok(Stage::TreeChannels { topology, tree });
     }
-    let TreeChannels { proof, small, builder, mut plan, protocol, ring, keep } = *tree;
+    let TreeChannels { proof, small, plan, protocol, ring, sizes, keep } = *tree;
+    let Proof::Proved(proved) = proof else { return ring_row(topology, plan, ring) };
+    let (proof, builder) = *proved;
     let mut schedule = builder.finish();
     schedule.protocol = protocol;
     run_settings(&mut schedule, scenario);
     let Some(symmetry) = proof.first_channels(&small, &schedule) else {
-        let kept = topology.clone();
-        return super::big::ring_row(scenario, topology, plan, ring).map_err(|error| Box::new((error, kept)));
+        return ring_row(topology, plan, ring);
     };
-    plan.proved = keep.then(|| Box::new((small, proof)));
-    Ok(super::exact::folded_stage(scenario, topology, (symmetry, schedule, None), plan))
+    let proof = Proof::Carried(Box::new((proof, symmetry, schedule)));
+    let tree = Box::new(TreeChannels { proof, small, plan, protocol, ring, sizes, keep });
+    Ok(Stage::TreeChannels { topology, tree })
 }
 
 /// Whether `algorithm` (Tree, NVLSTree) may run within `limit` in a sweep's row: whole, or from

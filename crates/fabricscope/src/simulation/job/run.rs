@@ -37,6 +37,8 @@ impl Job {
             use crate::collective::Algorithm::NvlsTree;
             let limits = (self.mode, self.tree_limit);
             let (topology, run, proved) = match &mut self.stage {
+                // The symmetry still being proved: the thread waits for it rather than prove it too.
+                Stage::TreeChannels { tree, .. } if !tree.proved() => return true,
                 Stage::TreeChannels { topology, tree } => match tree.algorithm() {
                     (NvlsTree, protocol) => {
                         (&*topology, (protocol, self.scenario.channels()), tree.hand_proof_on())
