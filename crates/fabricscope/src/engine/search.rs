@@ -38,6 +38,11 @@ impl SymmetrySearch {
         SymmetrySearch { tries, current: None }
     }
 
+    /// `find`'s search: whole channels, each the image of the one before.
+    pub fn channels() -> SymmetrySearch {
+        SymmetrySearch { tries: vec![(1, Lanes::Channels)], current: None }
+    }
+
     /// Routes up to about `budget` more transfers (a candidate's schedule checks are not
     /// counted); the search's end once it has one: the proof, or `None` if no candidate holds.
     pub fn advance(
@@ -45,9 +50,8 @@ impl SymmetrySearch {
         topology: &Topology,
         schedule: &Schedule,
         policy: Policy,
-        budget: usize,
+        mut budget: usize,
     ) -> Option<Option<Symmetry>> {
-        let mut budget = budget;
         loop {
             let Some(attempt) = self.current.as_mut() else {
                 let Some((stride, lanes)) = self.tries.pop() else { return Some(None) };
@@ -79,7 +83,7 @@ impl SymmetrySearch {
 
 /// One candidate σ (lane k onto lane k + `stride`): its schedule checked, its routes being built
 /// lane pair by lane pair.
-pub(super) struct Attempt {
+struct Attempt {
     stride: usize,
     lanes: Lanes,
     order: usize,
@@ -89,6 +93,8 @@ pub(super) struct Attempt {
     /// The router between pieces (`None` only while one routes).
     router: Option<RouterState>,
     paths: Vec<Option<Vec<LinkId>>>,
+    /// No load: static routes do not read it.
+    load: Vec<u32>,
     sigma: LinkMap,
     /// The lane pair being routed, and how many of its pairs of transfers are.
     k: usize,
@@ -98,7 +104,7 @@ pub(super) struct Attempt {
 impl Attempt {
     /// The candidate, its schedule checked (cheap): position for position, lane k + `stride`'s
     /// transfers have lane k's step, bytes, operation, hop and dependencies. `None` if not.
-    pub(super) fn start(
+    fn start(
         topology: &Topology,
         schedule: &Schedule,
         policy: Policy,
@@ -162,21 +168,16 @@ impl Attempt {
             }
         }
         let router = Some(Router::for_transfers(topology, policy, transfers).into_state());
-        let (paths, sigma) = (vec![None; transfers.len()], LinkMap::new(topology.n_links()));
-        Some(Attempt { stride, lanes, order, c, lane, members, router, paths, sigma, k: 0, at: 0 })
+        let (paths, load) = (vec![None; transfers.len()], vec![0u32; topology.n_links()]);
+        let sigma = LinkMap::new(topology.n_links());
+        Some(Attempt { stride, lanes, order, c, lane, members, router, paths, load, sigma, k: 0, at: 0 })
     }
 
     /// Routes lane pair by lane pair (so that a σ that does not exist is found out after routing
     /// few of them) until `budget` routes are spent: `None` while routes are left, else whether
     /// σ carried every path onto its image.
-    pub(super) fn route(
-        &mut self,
-        topology: &Topology,
-        schedule: &Schedule,
-        budget: &mut usize,
-    ) -> Option<bool> {
+    fn route(&mut self, topology: &Topology, schedule: &Schedule, budget: &mut usize) -> Option<bool> {
         let transfers = &schedule.transfers;
-        let load = vec![0u32; topology.n_links()];
         let mut router = Router::resume(topology, self.router.take().expect("the router between pieces"));
         let mut outcome = Some(true);
         'lanes: while self.k < self.c {
@@ -190,7 +191,7 @@ impl Attempt {
                 let (a, b) = (a as usize, b as usize);
                 for i in [a, b] {
                     if self.paths[i].is_none() {
-                        self.paths[i] = Some(router.route_transfer(&transfers[i], &load));
+                        self.paths[i] = Some(router.route_transfer(&transfers[i], &self.load));
                         *budget = budget.saturating_sub(1);
                     }
                 }
@@ -211,7 +212,7 @@ impl Attempt {
 
     /// The proof, once every path is routed and carried: σ one permutation with orbits of σ's
     /// order dividing into them, or `None`.
-    pub(super) fn finish(self, schedule: &Schedule) -> Option<Symmetry> {
+    fn finish(self, schedule: &Schedule) -> Option<Symmetry> {
         let Attempt { stride, lanes, order, c, lane, members, mut paths, sigma, .. } = self;
         let sigma = sigma.permutation()?;
         let (rep, orbit) = orbits(&sigma, order)?;

@@ -42,7 +42,6 @@ pub use super::images::ExpandedHasher;
 pub use super::lanes::Lanes;
 use super::lanes::Members;
 pub(super) use super::linkmap::{alike, alike_kind, orbits, LinkMap};
-use super::search::Attempt;
 pub use super::search::SymmetrySearch;
 
 /// A schedule's proved channel symmetry.
@@ -83,12 +82,7 @@ impl Symmetry {
     /// The proof for `schedule` on `topology` under `policy`, if its channels are images of one
     /// another (see the module's documentation); `None` otherwise.
     pub fn find(topology: &Topology, schedule: &Schedule, policy: Policy) -> Option<Symmetry> {
-        let mut attempt = Attempt::start(topology, schedule, policy, 1, Lanes::Channels)?;
-        let mut budget = usize::MAX;
-        match attempt.route(topology, schedule, &mut budget) {
-            Some(true) => attempt.finish(schedule),
-            _ => None,
-        }
+        SymmetrySearch::channels().run(topology, schedule, policy)
     }
 
     /// `find`, or else the proof that every other channel is an image of the one two before

@@ -106,62 +106,66 @@ impl TreeChannels {
     }
 }
 
-/// One more channel of `tree` built; once the channels that run are, its run (`Stage::Running`,
-/// its unfold with no whole schedule: never expanded), or the best ring row (`big::ring_row`) if
-/// the built channels are not what the proof on the one-chunk schedule covers (or that row's
+/// One more piece of `tree`: of the proof, then a channel built, then the proof carried to the
+/// channels built; then its run (`Stage::Running`, its unfold with no whole schedule: never
+/// expanded), or the best ring row (`big::ring_row`) if the proof fails, the channels that run
+/// are too many, or they are not what the proof on the one-chunk schedule covers (or that row's
 /// error, with the topology, where its steps differ).
 pub(super) fn advance(
     scenario: &ValidScenario,
     topology: Topology,
-    mut tree: Box<TreeChannels>,
+    tree: TreeChannels,
 ) -> Result<Stage, Box<(ScenarioError, Topology)>> {
     let ring_row = |topology: Topology, plan: Plan, ring| {
         let kept = topology.clone();
         super::big::ring_row(scenario, topology, plan, ring).map_err(|error| Box::new((error, kept)))
     };
-    let (proof, builder) = match &mut tree.proof {
-        Proof::Searching(search) => {
-            let Some(found) = search.advance(&topology, &tree.small, scenario.policy(), PROOF_ROUTES) else {
-                return Ok(Stage::TreeChannels { topology, tree });
-            };
-            let s = scenario.scenario();
-            let (whole, limit) = tree.sizes;
-            let (algorithm, rings) = (tree.small.algorithm, &scenario.preset().rings);
-            let built = found.filter(|proof| whole / proof.share() <= limit).and_then(|proof| {
-                let shape = (scenario.channels(), proof.parts() > 1);
-                let builder = ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), shape)?;
-                Some((proof, builder))
-            });
-            let Some(proved) = built else {
-                let TreeChannels { plan, ring, .. } = *tree;
-                return ring_row(topology, plan, ring);
-            };
-            tree.proof = Proof::Proved(Box::new(proved));
-            return Ok(Stage::TreeChannels { topology, tree });
+    let TreeChannels { proof, small, mut plan, protocol, ring, sizes, keep } = tree;
+    let proof = match proof {
+        Proof::Searching(mut search) => {
+            match search.advance(&topology, &small, scenario.policy(), PROOF_ROUTES) {
+                None => Proof::Searching(search),
+                Some(found) => {
+                    let s = scenario.scenario();
+                    let (whole, limit) = sizes;
+                    let rings = &scenario.preset().rings;
+                    let built = found.filter(|proof| whole / proof.share() <= limit).and_then(|proof| {
+                        let shape = (scenario.channels(), proof.parts() > 1);
+                        let builder = ScheduleBuilder::first_channels(
+                            small.algorithm,
+                            s.nodes,
+                            rings,
+                            s.count(),
+                            shape,
+                        )?;
+                        Some((proof, builder))
+                    });
+                    let Some(proved) = built else { return ring_row(topology, plan, ring) };
+                    Proof::Proved(Box::new(proved))
+                }
+            }
         }
-        Proof::Proved(proved) => &mut **proved,
-        Proof::Carried(_) => {
-            let TreeChannels { proof, small, mut plan, ring, keep, .. } = *tree;
-            // Not reached otherwise: the best ring row, as where a proof fails.
-            let Proof::Carried(carried) = proof else { return ring_row(topology, plan, ring) };
+        Proof::Proved(mut proved) => {
+            let (proof, builder) = &mut *proved;
+            if !builder.advance_to(proof.stride()) {
+                Proof::Proved(proved)
+            } else {
+                let (proof, builder) = *proved;
+                let mut schedule = builder.finish();
+                schedule.protocol = protocol;
+                run_settings(&mut schedule, scenario);
+                let Some(symmetry) = proof.first_channels(&small, &schedule) else {
+                    return ring_row(topology, plan, ring);
+                };
+                Proof::Carried(Box::new((proof, symmetry, schedule)))
+            }
+        }
+        Proof::Carried(carried) => {
             let (proof, symmetry, schedule) = *carried;
             plan.proved = keep.then(|| Box::new((small, proof)));
             return Ok(super::exact::folded_stage(scenario, topology, (symmetry, schedule, None), plan));
         }
     };
-    if !builder.advance_to(proof.stride()) {
-        return Ok(Stage::TreeChannels { topology, tree });
-    }
-    let TreeChannels { proof, small, plan, protocol, ring, sizes, keep } = *tree;
-    let Proof::Proved(proved) = proof else { return ring_row(topology, plan, ring) };
-    let (proof, builder) = *proved;
-    let mut schedule = builder.finish();
-    schedule.protocol = protocol;
-    run_settings(&mut schedule, scenario);
-    let Some(symmetry) = proof.first_channels(&small, &schedule) else {
-        return ring_row(topology, plan, ring);
-    };
-    let proof = Proof::Carried(Box::new((proof, symmetry, schedule)));
     let tree = Box::new(TreeChannels { proof, small, plan, protocol, ring, sizes, keep });
     Ok(Stage::TreeChannels { topology, tree })
 }

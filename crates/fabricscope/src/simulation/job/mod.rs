@@ -239,7 +239,7 @@ impl Job {
                 else {
                     return None;
                 };
-                self.stage = match super::tree_channels::advance(&self.scenario, topology, tree) {
+                self.stage = match super::tree_channels::advance(&self.scenario, topology, *tree) {
                     Ok(stage) => stage,
                     Err(failed) => {
                         let (error, topology) = *failed;
