@@ -471,6 +471,10 @@ pub(crate) struct Row {
     /// NVLSTree cut into fewer chunks than NCCL cuts: both runs and the fit to NCCL's chunks.
     #[serde(skip_serializing_if = "Option::is_none")]
     chunk_fit: Option<fabricscope::ChunkFit>,
+    /// A ring too big to run every transfer whose chunks differ by an element: the elements it
+    /// ran, rounded down to a multiple of ranks × channels (its time within `rounding_bound`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rounded_count: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -540,6 +544,7 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             trace_hash: point.trace_hash.clone(),
             method: point.method.name(),
             chunk_fit: point.chunk_fit,
+            rounded_count: point.rounded_count,
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,

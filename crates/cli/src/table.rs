@@ -72,6 +72,9 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
             _ => String::new(),
         };
         let chunks = row.chunk_fit.map(chunk_words).unwrap_or_default();
+        let rounded =
+            row.rounded_count.map(|r| rounded_words(r, row.count, (report.n_ranks, report.channels)));
+        let chunks = chunks + &rounded.unwrap_or_default();
         out.push_str(&format!(
             "# fabricscope size {:>12} B: {} {}{instead}, {}{chunks}, tuner {:.2} us, trace {}\n",
             row.size_bytes, row.algorithm, row.protocol, row.method, row.tuner_time_us, row.trace_hash
@@ -92,6 +95,15 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
         }
     }
     out
+}
+
+/// ", run at 268434432 of its 268435456 elements (…)": a ring run at fewer elements, whose steps
+/// are alike (`fabricscope::Rounding`), and the bound on its time.
+fn rounded_words(rounded: u64, asked: u64, (n_ranks, channels): (u32, u32)) -> String {
+    format!(
+        ", run at {rounded} of its {asked} elements (rounded down to a multiple of {n_ranks} ranks × {channels} channels: chunks that differ by an element never repeat; within {:.0}% of the asked ring where both run)",
+        100.0 * fabricscope::ROUNDING_BOUND
+    )
 }
 
 /// ", from 16 and 32 chunks per part, both exact by symmetry (6575.78 and 6132.44 us), to NCCL's

@@ -398,3 +398,36 @@ fn a_tree_beyond_the_engine_is_named_with_nccls_model_time_for_it() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nodes:") && err.contains("more than the engine's limit"), "{err}");
 }
+
+/// Clusters whose GPU count does not divide the size (48 DGX A100, 129 DGX H100 at 1 GiB) run
+/// rather than being refused: the ring as the ring of a size rounded to steps alike, which the
+/// row names with its bound; NVLSTree from its channels that stand for all, as at 128 nodes.
+#[test]
+fn a_cluster_whose_gpus_do_not_divide_the_size_runs_and_says_how() {
+    let (code, out, err) =
+        fabricscope(&["allreduce", "--preset", "dgx-a100", "--nodes", "48", "-b", "1G", "-e", "1G"]);
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().find(|l| l.starts_with("# fabricscope size")).unwrap();
+    assert!(row.contains("Ring") && row.contains("run at 268434432 of its 268435456 elements"), "{row}");
+    assert!(row.contains("384 ranks × 8 channels") && row.contains("within 3%"), "{row}");
+    let (code, json, err) = fabricscope(&[
+        "allreduce",
+        "--preset",
+        "dgx-a100",
+        "--nodes",
+        "48",
+        "-b",
+        "1G",
+        "-e",
+        "1G",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["rows"][0]["rounded_count"], 268_434_432u64);
+    assert_eq!(report["rows"][0]["size_bytes"], 1u64 << 30);
+    let (code, out, err) = fabricscope(&["allreduce", "--nodes", "129", "-b", "1G", "-e", "1G"]);
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().find(|l| l.starts_with("# fabricscope size")).unwrap();
+    assert!(row.contains("NVLSTree Simple, fitted to NCCL's chunks") && !row.contains("run at"), "{row}");
+}

@@ -1,9 +1,25 @@
-//! NVLSTree's chunks against NCCL's, in words: the method line's sentence on a time fitted to
-//! NCCL's chunks (`fabricscope::ChunkFit`), and the chart's note under an NVLSTree curve.
+//! Chunks in words: the method line's sentence on a time fitted to NCCL's NVLSTree chunks
+//! (`fabricscope::ChunkFit`), the chart's note under an NVLSTree curve, and the sentence on a
+//! ring run at a size rounded so that its chunks are equal (`fabricscope::Rounding`).
 
 use super::Lang;
 use fabricscope::units::{format_bytes, format_duration_ns};
 use fabricscope::ChunkFit;
+
+/// Where a ring ran at fewer elements than asked (`fabricscope::Rounding`): how many, why, and
+/// how far its time may be from the asked ring's.
+pub fn rounding_sentence(lang: Lang, r: &fabricscope::Rounding) -> String {
+    let bound = 100.0 * fabricscope::ROUNDING_BOUND;
+    let (rounded, asked, unit) = (r.rounded, r.asked, r.unit);
+    match lang {
+        Lang::En => format!(
+            "The ring ran at {rounded} of its {asked} elements, rounded down to a multiple of ranks × channels ({unit}): the asked size cuts into chunks that differ by an element, so its steps never repeat and it is too big to run every transfer. Where both run, the two rings' times are within {bound:.0}% (tests/rounded.rs); the bandwidths are the asked size's over the time shown."
+        ),
+        Lang::Zh => format!(
+            "环以 {rounded} 个元素运行（所请求的 {asked} 个向下取整到秩数 × 通道数 {unit} 的倍数）：所请求的大小切成相差一个元素的块，其步骤永不重复，又大到无法逐个模拟每次传输。两者都能运行时，两个环的时间相差不超过 {bound:.0}%（tests/rounded.rs）；带宽按所请求的大小除以所示时间计算。"
+        ),
+    }
+}
 
 /// How a run's time was fitted to NCCL's chunks (`Method::ChunkFit`), or, where the finer run
 /// was beyond the engine, that it was not: `g` parts per channel, one per GPU of a node.

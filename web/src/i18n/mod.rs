@@ -10,7 +10,7 @@ mod links;
 mod text;
 mod ux;
 
-pub use chunks::{chunk_fit_sentence, nvls_tree_chunking};
+pub use chunks::{chunk_fit_sentence, nvls_tree_chunking, rounding_sentence};
 pub use links::{shared, Shared};
 pub use text::{t, Text};
 pub use ux::{ux, Ux};
@@ -255,6 +255,9 @@ pub fn method_line(lang: Lang, sim: &fabricscope::Simulation, pick_point: bool) 
     if let Some(fit) = &sim.chunk_fit {
         let g = sim.schedule.n_ranks / sim.scenario.scenario().nodes.max(1);
         line = format!("{line} {}", chunk_fit_sentence(lang, fit, g));
+    }
+    if let Some(rounding) = sim.rounding() {
+        line = format!("{line} {}", rounding_sentence(lang, &rounding));
     }
     let size = sim.scenario.scenario().size_bytes;
     let command = format!("fabricscope {} --scenario FILE -b {size} -e {size}", sweep_command(sim));

@@ -87,6 +87,25 @@ pub fn ring_steady_steps(collective: Collective, n: u32, count: u64, n_channels:
     (equal && n >= 2).then_some(total)
 }
 
+/// Fewest elements of each chunk of a ring rounded to steps alike (`ring_rounded_count`), the
+/// smallest `tests/rounded.rs` validates.
+pub const LEAST_ROUNDED_CHUNK: u64 = 1024;
+
+/// Where a ring's steps differ only because `count` is not a multiple of `n` ranks ×
+/// `n_channels` (its chunks differ by one element), the count rounded down to that multiple,
+/// whose steps are all alike: `None` where they are alike already, or where a chunk would keep
+/// fewer than `LEAST_ROUNDED_CHUNK` elements. Each chunk of the ring of `count` elements has the
+/// rounded ring's p elements or one more; but chunks that differ finish apart, and the channels
+/// sharing a link drift out of step, so the two rings' times differ by more than 1/p: by -0.9% to
+/// +2.5% where both run (`tests/rounded.rs`, `simulation::ROUNDING_BOUND`).
+pub fn ring_rounded_count(collective: Collective, n: u32, count: u64, n_channels: u32) -> Option<u64> {
+    ring_steady_steps(collective, n, count, n_channels).is_none().then_some(())?;
+    let unit = n as u64 * n_channels.max(1) as u64;
+    let rounded = count / unit * unit;
+    let alike = ring_steady_steps(collective, n, rounded, n_channels).is_some();
+    (alike && rounded / unit >= LEAST_ROUNDED_CHUNK).then_some(rounded)
+}
+
 /// A ring collective cut short for the steady-state run (`simulation::Steady`): its first
 /// `steps` steps, the whole collective's step count, and where the engine may look for a steady
 /// state. `None` unless its steps are all alike (`ring_steady_steps`) and `steps` is at least

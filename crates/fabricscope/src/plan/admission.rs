@@ -9,7 +9,8 @@
 //!     (`ring_prefixes_fit`: the search's, or a short one shown and channel 0's measured, or
 //!      a short one shown and measured on a few nodes where the ring turns, `engine::rotation`)
 //!                                                          (a proved period, or extrapolated)
-//!     or an AllReduce the tuner may run as a Tree within budget.transfers
+//!     or an AllReduce the tuner may run as a Tree within budget.transfers, whole or from
+//!     its channels 0 and 1 standing for all (`tree_fits`)
 //!                                                          → Steady  (`simulation`'s big plan)
 //!   a forced Tree or NVLSTree whose channels 0 and 1 stand for all and fit budget.transfers
 //!                                                          → Channels (a sweep's point only)
@@ -17,7 +18,9 @@
 //! ```
 
 use crate::catalog::Routing;
-use crate::collective::{ring_steady_steps, transfer_count, transfer_count_with, NCCL_STEPS};
+use crate::collective::{
+    ring_rounded_count, ring_steady_steps, transfer_count, transfer_count_with, NCCL_STEPS,
+};
 use crate::limits::{MAX_MEASURED_TRANSFERS, MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::scenario::{Algorithm, Collective, Scenario};
 
@@ -77,8 +80,15 @@ pub enum Admission {
     Refused { transfers: u64 },
 }
 
-/// How `scenario`'s collective on `n_ranks` ranks over `channels` channels fits `budget`.
-pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -> Admission {
+/// How `scenario`'s collective on `n_ranks` ranks over `channels` channels fits `budget`, on
+/// nodes whose NVSwitch reduces (`switch_reduces`: the tuner may pick NVLSTree) or not.
+pub fn admit(
+    scenario: &Scenario,
+    n_ranks: u32,
+    channels: u32,
+    budget: Budget,
+    switch_reduces: bool,
+) -> Admission {
     let count = scenario.count();
     let g = n_ranks / scenario.nodes.max(1);
     let transfers =
@@ -88,8 +98,8 @@ pub fn admit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -
     }
     let ring = runs_steady(scenario, n_ranks, channels, count).is_some()
         && ring_prefixes_fit(n_ranks, channels, budget);
-    let tree = runs_big(scenario, n_ranks, channels, count).is_some()
-        && tree_transfers(scenario, n_ranks, channels, count).is_some_and(|t| t <= budget.transfers);
+    let tree = runs_big(scenario, n_ranks, channels, count, switch_reduces).is_some()
+        && tree_fits(scenario, n_ranks, channels, budget.transfers, switch_reduces);
     if ring || tree {
         Admission::Steady
     } else if let Some(tree) = forced_tree_beyond(scenario, n_ranks, channels, budget) {
@@ -211,13 +221,46 @@ pub fn tree_transfers(scenario: &Scenario, n_ranks: u32, channels: u32, count: u
     may.then(|| crate::collective::tree_transfer_count(n_ranks, count, channels))
 }
 
+/// Whether the tuner may run `scenario`'s AllReduce as a Tree (`tree_transfers`), or as NVLSTree
+/// where the NVSwitch reduces and NVLS is on, within `limit` transfers: whole, or, the tuner's
+/// choice, from its channels 0 and 1 standing for all (of NVLSTree, part 0 of each:
+/// `tree_channels_provable`, `tree_least_run`), as the big plan runs a tree it picks beyond its
+/// limit (`simulation::tree_channels`). So a size that is not a multiple of ranks × channels elements,
+/// whose ring runs as no steady state, still runs at cluster scale where the tuner picks a tree;
+/// where it picks the ring after all, the run says why it cannot (`simulation::big::ring_row`).
+fn tree_fits(scenario: &Scenario, n_ranks: u32, channels: u32, limit: u64, switch_reduces: bool) -> bool {
+    // A forced tree beyond the limit whole runs as a sweep's point only (`forced_tree_beyond`).
+    let tuned = scenario.algorithm.is_none();
+    let fits = |algorithm: Algorithm, whole: u64| {
+        let parts = tree_parts(scenario, n_ranks, channels, algorithm);
+        whole <= limit
+            || (tuned
+                && tree_least_run(whole, channels, parts) <= limit
+                && tree_channels_provable(scenario, channels))
+    };
+    let tree = tree_transfers(scenario, n_ranks, channels, scenario.count())
+        .is_some_and(|whole| fits(Algorithm::Tree, whole));
+    let nvls_tree = switch_reduces
+        && scenario.nvls
+        && tuned
+        && tree_algorithm_transfers(scenario, n_ranks, channels, Algorithm::NvlsTree)
+            .is_some_and(|whole| fits(Algorithm::NvlsTree, whole));
+    (tree || nvls_tree) && scenario.collective == Collective::AllReduce && scenario.nodes > 1
+}
+
 /// Whether `scenario` runs by `simulation`'s plan for collectives too big to simulate as a
 /// ring (more than `STEADY_ABOVE` transfers that way, no CollNet to weigh): a ring whose steps
 /// look alike as a steady state (`runs_steady`), or an AllReduce the tuner may run as a Tree
-/// (`tree_transfers`), its ring weighed from one step. Returns the ring's transfer count.
-pub fn runs_big(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
+/// (`tree_fits`), its ring weighed from one step. Returns the ring's transfer count.
+pub fn runs_big(
+    scenario: &Scenario,
+    n_ranks: u32,
+    channels: u32,
+    count: u64,
+    switch_reduces: bool,
+) -> Option<u64> {
     let transfers = ring_transfers(scenario.collective, n_ranks, count, channels);
-    let tree = tree_transfers(scenario, n_ranks, channels, count).is_some_and(|t| t <= MAX_TRANSFERS);
+    let tree = tree_fits(scenario, n_ranks, channels, MAX_TRANSFERS, switch_reduces);
     let big = transfers > STEADY_ABOVE && !scenario.collnet;
     (big && (tree || runs_steady(scenario, n_ranks, channels, count).is_some())).then_some(transfers)
 }
@@ -229,7 +272,10 @@ pub fn runs_big(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64) ->
 pub fn runs_steady(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
     let ring = scenario.collective != Collective::AllReduce
         || scenario.algorithm.is_none_or(|a| a == Algorithm::Ring);
-    let alike = ring_steady_steps(scenario.collective, n_ranks, count, channels).is_some();
+    // Steps that differ by an element per chunk run as the ring of a count rounded to steps
+    // alike (`ring_rounded_count`), which says so.
+    let alike = ring_steady_steps(scenario.collective, n_ranks, count, channels).is_some()
+        || ring_rounded_count(scenario.collective, n_ranks, count, channels).is_some();
     let transfers = ring_transfers(scenario.collective, n_ranks, count, channels);
     let adaptive = scenario.fabric.routing == Some(Routing::Adaptive);
     // In-network reduction (NVLS, CollNet) may win the tuner's choice: weighed only exactly.

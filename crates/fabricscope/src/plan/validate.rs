@@ -79,7 +79,13 @@ impl ValidScenario {
 
     /// How this scenario's collective fits `budget` (`admission`).
     pub fn admit(&self, budget: Budget) -> Admission {
-        admit(&self.scenario, self.n_ranks(), self.channels, budget)
+        admit(
+            &self.scenario,
+            self.n_ranks(),
+            self.channels,
+            budget,
+            self.preset.gpu_fabric.reduces_in_switch(),
+        )
     }
 
     /// Whether NVLS can run the scenario: an AllReduce inside one node whose NVSwitch reduces
@@ -124,6 +130,14 @@ impl ValidScenario {
     /// The same scenario with another message size (sizes are checked again).
     pub fn with_size(&self, size_bytes: u64) -> Result<ValidScenario, Vec<ScenarioError>> {
         Scenario { size_bytes, ..self.scenario.clone() }.validate()
+    }
+
+    /// The same scenario of `count` elements, at most its own (`simulation`'s rounded ring):
+    /// fewer elements stay within every limit this one was checked against.
+    pub(crate) fn with_fewer_elements(&self, count: u64) -> ValidScenario {
+        debug_assert!(count <= self.scenario.count());
+        let size_bytes = count.min(self.scenario.count()) * crate::units::ELEM_BYTES;
+        ValidScenario { scenario: Scenario { size_bytes, ..self.scenario.clone() }, ..self.clone() }
     }
 }
 
@@ -404,7 +418,9 @@ impl Scenario {
             let n = self.nodes * preset.gpus_per_node;
             // A ring too big to simulate transfer by transfer may run as a steady state, whose
             // first prefix is within `MAX_STEADY_PREFIX` (`simulation::Steady`).
-            if let Admission::Refused { transfers } = admit(self, n, channels, ENGINE_BUDGET) {
+            if let Admission::Refused { transfers } =
+                admit(self, n, channels, ENGINE_BUDGET, preset.gpu_fabric.reduces_in_switch())
+            {
                 // A ring that could run as a steady state but whose simulated prefix is too big
                 // says how many GPUs its channels allow.
                 let hint = match super::runs_steady(self, n, channels, self.count()) {

@@ -139,7 +139,7 @@ pub(super) fn decide(
                 return Ok(Stage::TreeChannels { topology, tree: Box::new(tree) });
             }
         }
-        return ring_row(scenario, topology, plan, (total_transfers, ring_protocol));
+        return ring_row(scenario, topology, plan, (total_transfers, ring_protocol, limit));
     }
     let protocol = s.protocol.unwrap_or(pick.protocol);
     if trees.contains(&pick.algorithm) {
@@ -167,7 +167,7 @@ pub(super) fn decide(
         run_settings(&mut tree, scenario);
         return Ok(whole_stage(scenario, topology, tree, plan, true));
     }
-    ring_row(scenario, topology, plan, (total_transfers, protocol))
+    ring_row(scenario, topology, plan, (total_transfers, protocol, tree_limit.min(MAX_TRANSFERS)))
 }
 
 /// The ring's steady-state search (`Stage::Search`) at `protocol`, where the big plan runs the
@@ -175,13 +175,22 @@ pub(super) fn decide(
 pub(super) fn ring_row(
     scenario: &ValidScenario,
     topology: Topology,
-    plan: Plan,
-    (total_transfers, protocol): (u64, crate::collective::Protocol),
+    mut plan: Plan,
+    (total_transfers, protocol, whole_limit): (u64, crate::collective::Protocol, u64),
 ) -> Result<Stage, ScenarioError> {
     let s = scenario.scenario();
-    let (n, count, channels) = (scenario.n_ranks(), s.count(), scenario.channels());
+    let (n, mut count, channels) = (scenario.n_ranks(), s.count(), scenario.channels());
+    // A ring whose chunks differ by an element (a size not a multiple of ranks × channels
+    // elements) runs every transfer where it may (`Job::not_steady`), else as the ring of the
+    // size rounded down to that multiple, whose steps are alike: the job runs that scenario from
+    // here (`Job::round`) and says so.
+    if total_transfers > whole_limit {
+        if let Some(rounded) = crate::collective::ring_rounded_count(s.collective, n, count, channels) {
+            (count, plan.rounded) = (rounded, Some(rounded));
+        }
+    }
     // A ring whose steps all look alike may run as a steady state; one whose chunks differ by
-    // an element (a size not a multiple of ranks × channels elements) is only weighed.
+    // an element is only weighed.
     let alike = crate::collective::ring_steady_steps(s.collective, n, count, channels)
         .filter(|&total| total > STEADY_FIRST_STEPS);
     let Some(total_steps) = alike else {
@@ -192,6 +201,10 @@ pub(super) fn ring_row(
         ));
     };
     let unit = n as u64 * channels as u64;
+    let total_transfers = match plan.rounded {
+        Some(rounded) => crate::plan::ring_transfers(s.collective, n, rounded, channels),
+        None => total_transfers,
+    };
     let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
     Ok(Stage::Search { topology, plan, steady, built: Vec::new() })
 }

@@ -89,6 +89,12 @@ pub struct Simulation {
     /// images are the rest. `schedule` and `trace` then hold those lanes' transfers, on their
     /// own links; `sample` spreads their rates over σ's images (`Symmetry::whole_rates`).
     pub images: Option<Box<crate::engine::symmetry::Symmetry>>,
+    /// Where a ring's steps differ by an element per chunk (a size not a multiple of ranks ×
+    /// channels elements) and it is too big to run every transfer: the elements of the ring
+    /// that ran, the size rounded down to that multiple, whose steps are alike. The summary's
+    /// time and link bytes are that ring's, its bandwidths the asked size's over that time:
+    /// within `ROUNDING_BOUND` of the asked ring's (`collective::ring_rounded_count`).
+    pub rounded: Option<u64>,
     /// Bytes each link carried over the whole collective.
     pub link_bytes: Vec<f64>,
     /// The trace's hash, once worked out (`hash_hex`; a hashed `Job` works it out in slices).
@@ -125,6 +131,22 @@ pub enum Mode {
 pub fn simulate_as(scenario: &ValidScenario, mode: Mode) -> Result<Simulation, ScenarioError> {
     Job::new(scenario, mode).run()
 }
+
+/// A ring run at fewer elements than asked (`Simulation::rounding`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rounding {
+    /// Elements of the ring that ran.
+    pub rounded: u64,
+    /// Elements asked for.
+    pub asked: u64,
+    /// Ranks × channels: `rounded` is a multiple of it, `asked` is not.
+    pub unit: u64,
+}
+
+/// How far the asked ring's time may be from its rounded ring's (`Simulation::rounded`), as a
+/// share: `tests/rounded.rs` finds -0.9% to +2.5% over collectives, protocols, presets and chunks
+/// of 1,024 to 300,007 elements where both run whole.
+pub const ROUNDING_BOUND: f64 = 0.03;
 
 impl Simulation {
     /// When the whole collective ends.
@@ -226,6 +248,14 @@ impl Simulation {
             self.tuning_intra,
             s.latency,
         )
+    }
+
+    /// Where a ring ran at fewer elements (`rounded`): how many, of how many, the multiple they
+    /// are of, and the bound on the time.
+    pub fn rounding(&self) -> Option<Rounding> {
+        let rounded = self.rounded?;
+        let (n, channels) = (self.scenario.n_ranks(), self.scenario.channels());
+        Some(Rounding { rounded, asked: self.scenario.scenario().count(), unit: n as u64 * channels as u64 })
     }
 
     /// The algorithm the tuner picked where another ran without being forced: a pick beyond the

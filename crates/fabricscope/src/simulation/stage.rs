@@ -34,6 +34,9 @@ pub(super) struct Plan {
     /// symmetry proved on it, kept where NVLSTree's finer run will start from them
     /// (`chunk_fit`), which then proves nothing again.
     pub proved: Option<Box<(Schedule, Symmetry)>>,
+    /// A ring whose steps differ by an element per chunk, run as the ring of this many
+    /// elements, whose steps are alike (`collective::ring_rounded_count`; `Job::round`).
+    pub rounded: Option<u64>,
 }
 
 impl Plan {
@@ -56,6 +59,7 @@ impl Plan {
                 stride: 1,
                 parts: 1,
                 proved: None,
+                rounded: None,
             },
             pick,
         )

@@ -125,6 +125,7 @@ pub(super) fn finish(
     Simulation {
         steady,
         chunk_fit: None,
+        rounded: None,
         rotated,
         stride,
         parts,

@@ -33,6 +33,9 @@ pub struct SweepPoint {
     /// NVLSTree cut into fewer chunks than NCCL cuts: the fit to NCCL's (`Simulation::chunk_fit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chunk_fit: Option<super::ChunkFit>,
+    /// A ring run at fewer elements, whose steps are alike (`Simulation::rounded`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounded_count: Option<u64>,
 }
 
 /// A sweep's point simulated a slice at a time (`Job::point`): `poll` as `Job::poll`, giving
@@ -144,5 +147,6 @@ pub fn sweep_point(sim: &Simulation, hash: bool) -> SweepPoint {
         tuner_pick_not_run: sim.tuner_pick_not_run(),
         tuner_pick_time_us: sim.tuner_pick_predicted_ns().map(|ns| ns / 1e3),
         chunk_fit: sim.chunk_fit,
+        rounded_count: sim.rounded,
     }
 }

@@ -32,7 +32,7 @@ pub(super) struct TreeChannels {
     protocol: Protocol,
     /// The ring's transfers and the best ring row's protocol, for the ring row should the proof
     /// fail or the built channels not be what it covers.
-    ring: (u64, Protocol),
+    ring: (u64, Protocol, u64),
     /// The whole's transfers and the most the channels that run may have.
     sizes: (u64, u64),
     /// Whether NVLSTree's finer run may follow within the limit (`chunk_fit::finer_may_run`):
@@ -75,7 +75,7 @@ pub(super) fn start(
     }
     let proof = Proof::Searching(Box::new(SymmetrySearch::strided(&small)));
     let keep = super::chunk_fit::finer_may_run(scenario, algorithm, limit);
-    let ring = (ring_transfers, ring_protocol);
+    let ring = (ring_transfers, ring_protocol, limit);
     Some(TreeChannels { proof, small, plan, protocol, ring, sizes: (whole, limit), keep })
 }
 

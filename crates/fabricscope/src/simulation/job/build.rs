@@ -56,6 +56,7 @@ impl Job {
             ahead: None,
             offered: false,
             proved: None,
+            asked: None,
         }
     }
 

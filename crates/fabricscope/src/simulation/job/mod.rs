@@ -51,6 +51,8 @@ pub struct Job {
     offered: bool,
     /// The run's one-chunk schedule and symmetry, for the finer run (`Plan::proved`).
     proved: Option<Box<(Schedule, crate::engine::symmetry::Symmetry)>>,
+    /// The scenario asked for, where the job runs a ring of fewer elements (`round`).
+    asked: Option<Box<ValidScenario>>,
 }
 
 /// Flows a hashed job's poll hashes (about 6 ms natively, 8 ms in the page).
@@ -71,7 +73,7 @@ impl Job {
         let (n, channels) = (scenario.n_ranks(), scenario.channels());
         let ring_transfers = ring_transfers(s.collective, n, count, channels);
         let steady_total = match mode {
-            Mode::Auto => runs_big(s, n, channels, count),
+            Mode::Auto => runs_big(s, n, channels, count, scenario.preset().gpu_fabric.reduces_in_switch()),
             Mode::Exact | Mode::Symmetric => None,
             Mode::Steady | Mode::Fluid => Some(ring_transfers),
         };
@@ -118,6 +120,17 @@ impl Job {
         Stage::Done(Some(Err(error)))
     }
 
+    /// Where the big plan runs a ring of fewer elements (`big::ring_row`, `Plan::rounded`):
+    /// every later stage runs that scenario, and the result is given as the one asked for.
+    fn round(&mut self) {
+        if let (Stage::Search { plan: Plan { rounded: Some(count), .. }, .. }, None) =
+            (&self.stage, &self.asked)
+        {
+            let rounded = self.scenario.with_fewer_elements(*count);
+            self.asked = Some(Box::new(std::mem::replace(&mut self.scenario, rounded)));
+        }
+    }
+
     /// Runs up to `batches` event batches; the result once the simulation is done (once: a
     /// later poll gives `None` again).
     pub fn poll(&mut self, batches: u64) -> Option<Result<Simulation, ScenarioError>> {
@@ -125,7 +138,15 @@ impl Job {
             return fit.advance(batches).then(|| self.fit.take().map(|fit| Ok(fit.finish()))).flatten();
         }
         match self.poll_stages(batches)? {
-            Ok(sim) => {
+            Ok(mut sim) => {
+                // A rounded ring's figures, given as the asked scenario's (`Simulation::rounded`).
+                if let Some(asked) = self.asked.take() {
+                    sim.rounded = Some(sim.scenario.scenario().count());
+                    self.scenario = (*asked).clone();
+                    sim.scenario = *asked;
+                    let (time, method) = (sim.summary.time, sim.summary.method);
+                    super::summary::refit(&mut sim, time, method);
+                }
                 let (ahead, proved) = (self.ahead.take(), self.proved.take());
                 match super::chunk_fit::start(Box::new(sim), (self.mode, self.tree_limit), ahead, proved) {
                     Ok(fit) => {
@@ -211,6 +232,7 @@ impl Job {
                     Ok(stage) => stage,
                     Err(error) => Job::not_steady(&self.scenario, self.mode, self.lean, error, topology),
                 };
+                self.round();
                 return match self.stage {
                     Stage::Done(_) => self.poll(0),
                     _ => None,
@@ -246,6 +268,7 @@ impl Job {
                         Job::not_steady(&self.scenario, self.mode, self.lean, error, topology)
                     }
                 };
+                self.round();
                 return None;
             }
             Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
