@@ -13,10 +13,10 @@ pub fn rounding_sentence(lang: Lang, r: &fabricscope::Rounding) -> String {
     let (rounded, asked, unit) = (r.rounded, r.asked, r.unit);
     match lang {
         Lang::En => format!(
-            "The ring ran at {rounded} of its {asked} elements, rounded down to a multiple of ranks × channels ({unit}): the asked size cuts into chunks that differ by an element, so its steps never repeat and it is too big to run every transfer. Where both run, the two rings' times are within {bound:.0}% (tests/rounded.rs); the bandwidths are the asked size's over the time shown."
+            "The ring ran at {rounded} of its {asked} elements, rounded down to a multiple of ranks × channels ({unit}): the asked size cuts into chunks that differ by an element, so its steps never repeat and it is too big to run every transfer. Where both run, the two rings' times are within {bound:.0}% (tests/rounded.rs); the time and link bytes shown are the rounded ring's, the bandwidths the asked size's over that time."
         ),
         Lang::Zh => format!(
-            "环以 {rounded} 个元素运行（所请求的 {asked} 个向下取整到秩数 × 通道数 {unit} 的倍数）：所请求的大小切成相差一个元素的块，其步骤永不重复，又大到无法逐个模拟每次传输。两者都能运行时，两个环的时间相差不超过 {bound:.0}%（tests/rounded.rs）；带宽按所请求的大小除以所示时间计算。"
+            "环以 {rounded} 个元素运行（所请求的 {asked} 个向下取整到秩数 × 通道数 {unit} 的倍数）：所请求的大小切成相差一个元素的块，其步骤永不重复，又大到无法逐个模拟每次传输。两者都能运行时，两个环的时间相差不超过 {bound:.0}%（tests/rounded.rs）；所示时间和链路字节数属于取整后的环，带宽按所请求的大小除以该时间计算。"
         ),
     }
 }
