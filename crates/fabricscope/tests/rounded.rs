@@ -7,8 +7,9 @@
 //! apart, and channels that share a link drift out of step); and a ring beyond the engine runs
 //! as its rounded ring, says so, and gives that ring's time and trace.
 
+use fabricscope::catalog::Technology;
 use fabricscope::collective::{ring_rounded_count, Algorithm, Protocol, LEAST_ROUNDED_CHUNK};
-use fabricscope::scenario::{FabricConfig, FabricTopology};
+use fabricscope::scenario::{FabricConfig, FabricTopology, Wiring};
 use fabricscope::{simulate, simulate_as, Collective, Method, Mode, Scenario, ROUNDING_BOUND};
 
 fn scenario(preset: &str, nodes: u32, collective: Collective, count: u64, protocol: Protocol) -> Scenario {
@@ -66,6 +67,47 @@ fn the_asked_ring_is_within_the_bound_of_its_rounded_ring() {
     }
     println!("{rows} rows; worst {:+.3}%: {}", 100.0 * worst.0, worst.1);
     assert!(rows >= 200);
+}
+
+/// The same bound on other fabrics: RoCE (ECMP hashing, shared links below line rate), 2:1
+/// oversubscription and all of a node's NICs on one leaf.
+#[test]
+fn the_bound_holds_on_other_fabrics() {
+    let leaf_spine = FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() };
+    let fabrics = [
+        ("RoCE ECMP", FabricConfig { technology: Technology::Roce, ..leaf_spine.clone() }),
+        ("IB 2:1", FabricConfig { oversubscription: 2.0, radix: Some(16), ..leaf_spine.clone() }),
+        ("IB node wiring", FabricConfig { wiring: Wiring::Node, ..leaf_spine }),
+    ];
+    let mut worst = (0.0f64, String::new());
+    for (name, fabric) in fabrics {
+        for collective in [Collective::AllReduce, Collective::AllGather] {
+            for protocol in [Protocol::Simple, Protocol::Ll128] {
+                for chunk in [LEAST_ROUNDED_CHUNK + 371, 40_009] {
+                    let with = |count: u64| Scenario {
+                        fabric: fabric.clone(),
+                        ..scenario("dgx-h100", 4, collective, count, protocol)
+                    };
+                    let probe = with(1 << 20).validate().unwrap();
+                    let unit = probe.n_ranks() as u64 * probe.channels() as u64;
+                    let (asked, rounded) = (
+                        with(chunk * unit + unit / 2).validate().unwrap(),
+                        with(chunk * unit).validate().unwrap(),
+                    );
+                    let t_asked = simulate_as(&asked, Mode::Exact).unwrap().summary.time.0 as f64;
+                    let t_rounded = simulate_as(&rounded, Mode::Exact).unwrap().summary.time.0 as f64;
+                    let what = format!("{name} {collective:?} {protocol:?} chunks of {chunk}");
+                    let error = (t_asked - t_rounded) / t_rounded;
+                    println!("{what}: {:+.3}%", 100.0 * error);
+                    assert!(error.abs() <= ROUNDING_BOUND, "{what}: {:+.3}%", 100.0 * error);
+                    if error.abs() > worst.0.abs() {
+                        worst = (error, what);
+                    }
+                }
+            }
+        }
+    }
+    println!("worst {:+.3}%: {}", 100.0 * worst.0, worst.1);
 }
 
 /// Chunks of fewer than `LEAST_ROUNDED_CHUNK` elements, or steps alike already: no rounding.
