@@ -472,7 +472,7 @@ pub(crate) struct Row {
     #[serde(skip_serializing_if = "Option::is_none")]
     chunk_fit: Option<fabricscope::ChunkFit>,
     /// A ring too big to run every transfer whose chunks differ by an element: the elements it
-    /// ran, rounded down to a multiple of ranks × channels (its time within `rounding_bound`).
+    /// ran, rounded down to a multiple of ranks × channels (its time within `fabricscope::ROUNDING_BOUND`).
     #[serde(skip_serializing_if = "Option::is_none")]
     rounded_count: Option<u64>,
 }

@@ -71,12 +71,11 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
             ),
             _ => String::new(),
         };
-        let chunks = row.chunk_fit.map(chunk_words).unwrap_or_default();
         let rounded =
             row.rounded_count.map(|r| rounded_words(r, row.count, (report.n_ranks, report.channels)));
-        let chunks = chunks + &rounded.unwrap_or_default();
+        let notes = row.chunk_fit.map(chunk_words).unwrap_or_default() + &rounded.unwrap_or_default();
         out.push_str(&format!(
-            "# fabricscope size {:>12} B: {} {}{instead}, {}{chunks}, tuner {:.2} us, trace {}\n",
+            "# fabricscope size {:>12} B: {} {}{instead}, {}{notes}, tuner {:.2} us, trace {}\n",
             row.size_bytes, row.algorithm, row.protocol, row.method, row.tuner_time_us, row.trace_hash
         ));
     }

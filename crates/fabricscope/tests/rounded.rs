@@ -10,7 +10,7 @@
 use fabricscope::catalog::Technology;
 use fabricscope::collective::{ring_rounded_count, Algorithm, Protocol, LEAST_ROUNDED_CHUNK};
 use fabricscope::scenario::{FabricConfig, FabricTopology, Wiring};
-use fabricscope::{simulate, simulate_as, Collective, Method, Mode, Scenario, ROUNDING_BOUND};
+use fabricscope::{simulate, simulate_as, Collective, Method, Mode, Scenario, ValidScenario, ROUNDING_BOUND};
 
 fn scenario(preset: &str, nodes: u32, collective: Collective, count: u64, protocol: Protocol) -> Scenario {
     Scenario {
@@ -23,6 +23,19 @@ fn scenario(preset: &str, nodes: u32, collective: Collective, count: u64, protoc
         nvls: false,
         fabric: FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() },
         ..Scenario::default_demo()
+    }
+}
+
+/// Both rings run whole: the asked ring's time within `ROUNDING_BOUND` of the rounded ring's;
+/// `worst` keeps the largest error seen and what it was of.
+fn within_bound(what: String, (asked, rounded): (&ValidScenario, &ValidScenario), worst: &mut (f64, String)) {
+    let t_asked = simulate_as(asked, Mode::Exact).unwrap().summary.time.0 as f64;
+    let t_rounded = simulate_as(rounded, Mode::Exact).unwrap().summary.time.0 as f64;
+    let error = (t_asked - t_rounded) / t_rounded;
+    println!("{what}: asked {t_asked} ns, rounded {t_rounded} ns: {:+.3}%", 100.0 * error);
+    assert!(error.abs() <= ROUNDING_BOUND, "{what}: {:+.3}%", 100.0 * error);
+    if error.abs() > worst.0.abs() {
+        *worst = (error, what);
     }
 }
 
@@ -52,15 +65,8 @@ fn the_asked_ring_is_within_the_bound_of_its_rounded_ring() {
                         .unwrap_or_else(|| panic!("{preset} x{nodes} {collective:?} {count}: rounds"));
                     assert_eq!(rounded, chunk * unit);
                     let smaller = asked.with_size(rounded * 4).unwrap();
-                    let t_asked = simulate_as(&asked, Mode::Exact).unwrap().summary.time.0 as f64;
-                    let t_rounded = simulate_as(&smaller, Mode::Exact).unwrap().summary.time.0 as f64;
                     let what = format!("{preset} x{nodes} {collective:?} {protocol:?} {count} elements");
-                    let error = (t_asked - t_rounded) / t_rounded;
-                    println!("{what}: asked {t_asked} ns, rounded {t_rounded} ns: {:+.3}%", 100.0 * error);
-                    assert!(error.abs() <= ROUNDING_BOUND, "{what}: {:+.3}%", 100.0 * error);
-                    if error.abs() > worst.0.abs() {
-                        worst = (error, what);
-                    }
+                    within_bound(what, (&asked, &smaller), &mut worst);
                     rows += 1;
                 }
             }
@@ -95,15 +101,8 @@ fn the_bound_holds_on_other_fabrics() {
                         with(chunk * unit + unit / 2).validate().unwrap(),
                         with(chunk * unit).validate().unwrap(),
                     );
-                    let t_asked = simulate_as(&asked, Mode::Exact).unwrap().summary.time.0 as f64;
-                    let t_rounded = simulate_as(&rounded, Mode::Exact).unwrap().summary.time.0 as f64;
                     let what = format!("{name} {collective:?} {protocol:?} chunks of {chunk}");
-                    let error = (t_asked - t_rounded) / t_rounded;
-                    println!("{what}: {:+.3}%", 100.0 * error);
-                    assert!(error.abs() <= ROUNDING_BOUND, "{what}: {:+.3}%", 100.0 * error);
-                    if error.abs() > worst.0.abs() {
-                        worst = (error, what);
-                    }
+                    within_bound(what, (&asked, &rounded), &mut worst);
                 }
             }
         }

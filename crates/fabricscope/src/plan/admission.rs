@@ -116,9 +116,22 @@ fn forced_tree_beyond(scenario: &Scenario, n_ranks: u32, channels: u32, budget: 
     let across = scenario.collective == Collective::AllReduce && scenario.nodes > 1;
     let algorithm = scenario.algorithm?;
     let whole = tree_algorithm_transfers(scenario, n_ranks, channels, algorithm).filter(|_| across)?;
+    let first = first_channels_fit(scenario, n_ranks, channels, (algorithm, whole), budget.transfers);
+    (whole > budget.transfers && first).then_some(whole)
+}
+
+/// Whether `algorithm`'s tree of `whole` transfers may run from its channels 0 and 1 standing
+/// for all (of NVLSTree, part 0 of each) within `limit` transfers: they fit (`tree_least_run`)
+/// and the channels fold (`tree_channels_provable`).
+fn first_channels_fit(
+    scenario: &Scenario,
+    n_ranks: u32,
+    channels: u32,
+    (algorithm, whole): (Algorithm, u64),
+    limit: u64,
+) -> bool {
     let parts = tree_parts(scenario, n_ranks, channels, algorithm);
-    let fits = whole > budget.transfers && tree_least_run(whole, channels, parts) <= budget.transfers;
-    (fits && tree_channels_provable(scenario, channels)).then_some(whole)
+    tree_least_run(whole, channels, parts) <= limit && tree_channels_provable(scenario, channels)
 }
 
 /// Transfers of `algorithm`'s whole tree AllReduce: Tree's where the tuner may run it
@@ -232,20 +245,20 @@ fn tree_fits(scenario: &Scenario, n_ranks: u32, channels: u32, limit: u64, switc
     // A forced tree beyond the limit whole runs as a sweep's point only (`forced_tree_beyond`).
     let tuned = scenario.algorithm.is_none();
     let fits = |algorithm: Algorithm, whole: u64| {
-        let parts = tree_parts(scenario, n_ranks, channels, algorithm);
         whole <= limit
-            || (tuned
-                && tree_least_run(whole, channels, parts) <= limit
-                && tree_channels_provable(scenario, channels))
+            || (tuned && first_channels_fit(scenario, n_ranks, channels, (algorithm, whole), limit))
     };
+    // `tree_transfers` is `None` but for an AllReduce across nodes the tuner may run as a Tree.
     let tree = tree_transfers(scenario, n_ranks, channels, scenario.count())
         .is_some_and(|whole| fits(Algorithm::Tree, whole));
-    let nvls_tree = switch_reduces
+    let across = scenario.collective == Collective::AllReduce && scenario.nodes > 1;
+    let nvls_tree = across
+        && switch_reduces
         && scenario.nvls
         && tuned
         && tree_algorithm_transfers(scenario, n_ranks, channels, Algorithm::NvlsTree)
             .is_some_and(|whole| fits(Algorithm::NvlsTree, whole));
-    (tree || nvls_tree) && scenario.collective == Collective::AllReduce && scenario.nodes > 1
+    tree || nvls_tree
 }
 
 /// Whether `scenario` runs by `simulation`'s plan for collectives too big to simulate as a

@@ -180,6 +180,7 @@ pub(super) fn ring_row(
 ) -> Result<Stage, ScenarioError> {
     let s = scenario.scenario();
     let (n, mut count, channels) = (scenario.n_ranks(), s.count(), scenario.channels());
+    let mut total_transfers = total_transfers;
     // A ring whose chunks differ by an element (a size not a multiple of ranks × channels
     // elements) runs every transfer where it may (`Job::not_steady`), else as the ring of the
     // size rounded down to that multiple, whose steps are alike: the job runs that scenario from
@@ -187,6 +188,7 @@ pub(super) fn ring_row(
     if total_transfers > whole_limit {
         if let Some(rounded) = crate::collective::ring_rounded_count(s.collective, n, count, channels) {
             (count, plan.rounded) = (rounded, Some(rounded));
+            total_transfers = crate::plan::ring_transfers(s.collective, n, rounded, channels);
         }
     }
     // A ring whose steps all look alike may run as a steady state; one whose chunks differ by
@@ -201,10 +203,6 @@ pub(super) fn ring_row(
         ));
     };
     let unit = n as u64 * channels as u64;
-    let total_transfers = match plan.rounded {
-        Some(rounded) => crate::plan::ring_transfers(s.collective, n, rounded, channels),
-        None => total_transfers,
-    };
     let steady = SteadyPlan { total_steps, total_transfers, unit, protocol };
     Ok(Stage::Search { topology, plan, steady, built: Vec::new() })
 }
