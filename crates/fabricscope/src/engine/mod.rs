@@ -47,6 +47,7 @@ mod finishes;
 pub mod fluid;
 pub mod groups;
 mod images;
+mod issuer;
 mod lanes;
 mod linkmap;
 mod maxmin;
@@ -56,11 +57,12 @@ mod search;
 pub mod symmetry;
 
 use crate::catalog::Routing;
-use crate::collective::{Algorithm, Hop, Protocol, Schedule, Transfer};
+use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::routing::{Policy, Router, RouterState};
 use crate::topology::{LinkId, LinkKind, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
+use issuer::{Issuer, Routes};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -145,6 +147,9 @@ pub struct Run {
     over: bool,
     /// A folded run's link representatives (`symmetry::Fold`): paths are carried onto them.
     rep: Option<Vec<LinkId>>,
+    /// Whether each flow's rate segments are recorded (`untraced`: not, for a run whose times
+    /// alone are wanted).
+    traced: bool,
 }
 
 impl Run {
@@ -264,6 +269,7 @@ impl Run {
             touched: Vec::new(),
             released,
             finished_flows: 0,
+            traced: true,
             over: n_flows == 0,
             rep,
         }
@@ -298,6 +304,7 @@ impl Run {
             done,
             touched,
             released,
+            traced,
             ..
         } = self;
         let (mut lowest_unfinished, mut highest_touched, mut frontier_crossed) =
@@ -366,7 +373,9 @@ impl Run {
             for &f in done.iter() {
                 let flow = &mut flows[f as usize];
                 flow.finished = SimTime(t);
-                flow.set_rate(SimTime(t), 0.0);
+                if *traced {
+                    flow.set_rate(SimTime(t), 0.0);
+                }
                 for &link in &flow.path {
                     issuer.load[link.index()] -= 1;
                 }
@@ -394,7 +403,9 @@ impl Run {
                 sim.remaining[fi] -= moved;
                 sim.updated[fi] = t;
                 sim.rate[fi] = rate;
-                flows[fi].set_rate(SimTime(t), rate);
+                if *traced {
+                    flows[fi].set_rate(SimTime(t), rate);
+                }
                 let finish_at = t + crate::units::ceil_ns((sim.remaining[fi] / rate).max(0.0));
                 sim.finishes.set(f, finish_at);
             }
@@ -434,6 +445,20 @@ impl Run {
         over
     }
 
+    /// The same run recording no rate segments, in release builds: for a run whose flows' times
+    /// alone are wanted (NVLSTree's finer run, a ring's measuring run), which then reads `end` or
+    /// `finishes`, never `finish`. Debug builds record them, so that `finish` can check the
+    /// engine's invariants. Segments are records only: the times are the same bit for bit.
+    pub fn untraced(mut self) -> Run {
+        self.traced = cfg!(debug_assertions);
+        self
+    }
+
+    /// Each flow's finish, in schedule order (`SimTime::ZERO` for a flow not finished).
+    pub fn finishes(&self) -> impl Iterator<Item = SimTime> + '_ {
+        self.flows.iter().map(|flow| flow.finished)
+    }
+
     /// Flows finished so far, of how many.
     pub fn progress(&self) -> (usize, usize) {
         (self.finished_flows, self.flows.len())
@@ -457,55 +482,6 @@ impl Run {
             trace.check(topology)
         );
         (trace, found)
-    }
-}
-
-/// What issuing a flow needs: the router and the flows in flight per link.
-struct Issuer<'a, 't> {
-    router: &'a mut Router<'t>,
-    schedule: &'a Schedule,
-    topology: &'a Topology,
-    load: Vec<u32>,
-    /// A folded run's link representatives.
-    rep: Option<&'a [LinkId]>,
-    /// The routes issued so far, as the flows take them (folded) with their latency, where they
-    /// do not depend on the load.
-    routes: Option<Routes>,
-}
-
-/// (src, dst, channel, hop) → a flow's links (its representatives, folded) and latency [ns]: a
-/// route that ignores the load depends on these alone (`Router::route_transfer`). NVLSTree at
-/// 1,024 GPUs routes each connection once rather than once per chunk, 16 or 32 times.
-type Routes = std::collections::HashMap<(u32, u32, u32, Hop), (Vec<LinkId>, u64), crate::hash::FixedState>;
-
-/// Most routes a run keeps: emptied when full, so that a schedule of distinct connections
-/// (an AllToAll) costs no memory, as `plan::Bound` does.
-const KEPT_ROUTES: usize = 65_536;
-
-impl Issuer<'_, '_> {
-    /// The path a transfer takes, as the flow records it, and its latency.
-    fn route(&mut self, transfer: &Transfer) -> (Vec<LinkId>, u64) {
-        let (router, topology, schedule, rep, load) =
-            (&mut *self.router, self.topology, self.schedule, self.rep, &self.load);
-        let mut fresh = || {
-            let path = router.route_transfer(transfer, load);
-            let latency = schedule_flow_latency_ns(topology, &path, schedule);
-            let path = match rep {
-                Some(rep) => path.iter().map(|link| rep[link.index()]).collect(),
-                None => path,
-            };
-            (path, latency)
-        };
-        let Some(routes) = &mut self.routes else {
-            return fresh();
-        };
-        if routes.len() >= KEPT_ROUTES {
-            routes.clear();
-        }
-        routes
-            .entry((transfer.src, transfer.dst, transfer.channel, transfer.hop))
-            .or_insert_with(fresh)
-            .clone()
     }
 }
 

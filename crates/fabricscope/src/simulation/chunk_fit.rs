@@ -334,7 +334,8 @@ impl Fit {
                 };
                 let (scenario, topology) = (&self.sim.scenario, &self.sim.topology);
                 let run =
-                    engine::Run::new_folded(topology, &built, scenario.policy(), symmetry.fold(topology));
+                    engine::Run::new_folded(topology, &built, scenario.policy(), symmetry.fold(topology))
+                        .untraced();
                 self.finer = Finer::Running(built, Box::new(run));
                 false
             }
@@ -403,14 +404,14 @@ pub(super) fn nvls_tree_run(
         .flatten();
     if let Some((symmetry, built, _)) = folded {
         let built = settle(built);
-        let run = engine::Run::new_folded(topology, &built, policy, symmetry.fold(topology));
+        let run = engine::Run::new_folded(topology, &built, policy, symmetry.fold(topology)).untraced();
         return Some((built, run));
     }
     if whole > limit {
         return None;
     }
     let schedule = settle(NvlsTreeBuilder::new(s.nodes, g, s.count(), channels).with_cap(cap).finish());
-    let run = engine::Run::new(topology, &schedule, policy, None);
+    let run = engine::Run::new(topology, &schedule, policy, None).untraced();
     Some((schedule, run))
 }
 
