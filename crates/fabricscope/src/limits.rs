@@ -14,7 +14,7 @@
 //! | oversubscription | 1 ..= `MAX_OVERSUBSCRIPTION` (16) | |
 //! | link bandwidth | > 0, ≤ `MAX_BANDWIDTH_GBYTE_PER_S` (100,000 GB/s) | |
 //! | link latency | ≤ `MAX_LATENCY_NS` (10 s) | |
-//! | transfers of one collective | ≤ `MAX_TRANSFERS` (2,000,000), or a steady state whose prefix is ≤ `MAX_STEADY_PREFIX` (600,000) (or, where its channels fold and the ring turns by whole nodes, whose two shown steps expand to ≤ `MAX_SHOWN_EXPANDED`, 2,097,152 flows), extrapolated from a measuring run of ≤ `MAX_MEASURED_TRANSFERS` (1,000,000); for a sweep's row, a tree whose channels fold, whose channels that run for all (of an NVLSTree whose parts fold, part 0 of each) are ≤ `MAX_TRANSFERS` (`simulation::tree_channels`) | engine time and memory (about 1.5 s and 600 MB natively) |
+//! | transfers of one collective | ≤ `MAX_TRANSFERS` (2,000,000), or a steady state whose prefix is ≤ `MAX_STEADY_PREFIX` (600,000) (or, where its channels fold and the ring turns by whole nodes, whose two shown steps expand to ≤ `MAX_SHOWN_EXPANDED`, 2,097,152 flows), extrapolated from a measuring run of ≤ `MAX_TRANSFERS` (on the page `MAX_MEASURED_TRANSFERS`, 1,000,000: `plan::Budget::measured`); for a sweep's row, a tree whose channels fold, whose channels that run for all (of an NVLSTree whose parts fold, part 0 of each) are ≤ `MAX_TRANSFERS` (`simulation::tree_channels`) | engine time and memory (about 1.5 s and 600 MB natively) |
 //! | simulated time | ≤ `HORIZON_NS` (2^61 ns, 73 years), bounded up front from the slowest link | no time sum can overflow |
 //! | elements `verify` executes | ≤ `MAX_VERIFY_ELEMENTS` (2^22) | 32 MiB of i64s |
 //! | custom model | layers ≤ 1,024, hidden ≤ 131,072, sequence ≤ 2^20, vocabulary ≤ 2^21, routed experts ≤ `MAX_EXPERTS` (4,096) | |
@@ -52,9 +52,10 @@ pub const MAX_TRANSFERS: u64 = 2_000_000;
 /// steps the engine looks for a repeat in (`plan::STEADY_SEARCH_STEPS`). It bounds the search's
 /// time and memory (about 1.5 s and 600 MB natively).
 pub const MAX_STEADY_PREFIX: u64 = 600_000;
-/// Most transfers the run that measures an extrapolated ring's per-step time simulates
-/// (`simulation::fluid`): channel 0's where the channels fold, of it a few nodes' where the ring
-/// turns by whole nodes (`engine::rotation`); its trace is dropped once measured.
+/// Most transfers the page's run that measures an extrapolated ring's per-step time simulates
+/// (`simulation::fluid`; natively `MAX_TRANSFERS`, `plan::Budget::measured`): channel 0's where
+/// the channels fold, of it a few nodes' where the ring turns by whole nodes
+/// (`engine::rotation`); it records no trace (`engine::Run::untraced`), its finishes alone read.
 pub const MAX_MEASURED_TRANSFERS: u64 = MAX_TRANSFERS / 2;
 /// Most flows of an extrapolated ring's shown prefix expanded from a run folded by its channels
 /// and a rotation by whole nodes, where its steps are beyond `MAX_STEADY_PREFIX`: two steps of

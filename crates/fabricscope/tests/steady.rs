@@ -286,3 +286,41 @@ fn sixteen_thousand_gpus_at_eight_channels_run_extrapolated_from_a_short_prefix(
     let error = simulate(&roce.validate().unwrap()).map(|_| ()).unwrap_err();
     assert!(error.problem.contains("not images of one another"), "{}", error.problem);
 }
+
+#[test]
+fn five_thousand_nodes_whose_leaf_groups_differ_measure_channel_zero_whole() {
+    // 5,000 DGX H100 (40,000 GPUs) on a 3-tier fat-tree of radix 64: the last leaf group is cut
+    // short, so no turn by whole nodes keeps the ring's routes. Two steps of 320,000 transfers
+    // are shown, folded by the channels, and channel 0 alone measures the per-step time over 50
+    // more steps (2,000,000 transfers, the engine's own limit). The size is a multiple of ranks
+    // × channels elements, so that the steps are alike.
+    let scenario = Scenario {
+        nodes: 5000,
+        size_bytes: 4 * 320_000 * 838,
+        algorithm: Some(fabricscope::collective::Algorithm::Ring),
+        protocol: Some(fabricscope::collective::Protocol::Simple),
+        ..Scenario::default_demo()
+    };
+    let sim = simulate(&scenario.validate().unwrap()).unwrap();
+    assert_eq!(sim.summary.method, fabricscope::Method::Extrapolated);
+    let steady = sim.steady.unwrap();
+    assert_eq!((steady.total_steps, steady.simulated_steps), (79_998, 2));
+    assert_eq!(steady.measured_nodes, None, "no rotation: channel 0's every position measured");
+    for (prefix, total) in sim.trace.link_bytes.iter().zip(&sim.link_bytes) {
+        assert_eq!(prefix * 79_998.0 / 2.0, *total);
+    }
+    assert!(
+        sim.summary.busbw_gbyte_per_s > 0.0 && sim.summary.busbw_gbyte_per_s < 400.0,
+        "{:?}",
+        sim.summary
+    );
+    // 6,000 nodes: measuring 48 steps of channel 0 would take 2,304,000 transfers. Refused by
+    // name.
+    let more = Scenario { nodes: 6000, size_bytes: 4 * 384_000 * 700, ..scenario };
+    let error = simulate(&more.validate().unwrap()).map(|_| ()).unwrap_err();
+    assert!(
+        error.problem.contains("turning the ring by whole nodes does not keep its routes"),
+        "{}",
+        error.problem
+    );
+}

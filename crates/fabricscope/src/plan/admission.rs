@@ -47,11 +47,19 @@ pub struct Budget {
     /// Most flows of a shown prefix expanded from a run folded by its channels and a rotation
     /// by whole nodes (`engine::rotation`), beyond `steady_prefix` (0: none).
     pub shown_expanded: u64,
+    /// Most transfers of the run that measures an extrapolated ring's per-step time
+    /// (`simulation::fluid`): channel 0's `LEAST_MEASURED_STEPS` steps at least, where the ring
+    /// does not turn by whole nodes (a leaf group or pod cut short).
+    pub measured: u64,
 }
 
 /// The engine's own limits, which `validate` enforces.
-pub const ENGINE_BUDGET: Budget =
-    Budget { transfers: MAX_TRANSFERS, steady_prefix: MAX_STEADY_PREFIX, shown_expanded: MAX_SHOWN_EXPANDED };
+pub const ENGINE_BUDGET: Budget = Budget {
+    transfers: MAX_TRANSFERS,
+    steady_prefix: MAX_STEADY_PREFIX,
+    shown_expanded: MAX_SHOWN_EXPANDED,
+    measured: MAX_TRANSFERS,
+};
 
 /// Most transfers the page simulates one by one (about 2 s in WebAssembly here), enough for a
 /// GB200 NVL72 rack at NCCL's 32 channels (a 327,168-transfer ring); a ring that settles into
@@ -59,10 +67,15 @@ pub const ENGINE_BUDGET: Budget =
 pub const PAGE_MAX_TRANSFERS: u64 = 400_000;
 
 /// What the page lets one collective cost: `PAGE_MAX_TRANSFERS` one by one, or a steady state's
-/// search prefix of as many, and no shown prefix expanded beyond it. Here, not in the page, so
+/// search prefix of as many, no shown prefix expanded beyond it, and a measuring run of
+/// `MAX_MEASURED_TRANSFERS`. Here, not in the page, so
 /// that the benchmarks time the page's own job natively beside it.
-pub const PAGE_BUDGET: Budget =
-    Budget { transfers: PAGE_MAX_TRANSFERS, steady_prefix: PAGE_MAX_TRANSFERS, shown_expanded: 0 };
+pub const PAGE_BUDGET: Budget = Budget {
+    transfers: PAGE_MAX_TRANSFERS,
+    steady_prefix: PAGE_MAX_TRANSFERS,
+    shown_expanded: 0,
+    measured: MAX_MEASURED_TRANSFERS,
+};
 
 /// How a collective fits a budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,14 +217,15 @@ pub const LEAST_SHOWN_STEPS: u32 = 2;
 /// Whether a ring of `n` ranks over `channels` channels fits `budget` as a steady state: the
 /// search's prefix of `STEADY_SEARCH_STEPS` steps within `steady_prefix`; or, if its channels
 /// fold (which the run finds out, and refuses by name if not), a shown prefix of
-/// `LEAST_SHOWN_STEPS` within it and channel 0's `LEAST_MEASURED_STEPS` within
-/// `MAX_MEASURED_TRANSFERS`; or, if they fold and the ring turns by whole nodes (likewise found
-/// out), a shown prefix of `LEAST_SHOWN_STEPS` whose expanded flows are within `shown_expanded`.
+/// `LEAST_SHOWN_STEPS` within it and channel 0's `LEAST_MEASURED_STEPS` within the budget's
+/// `measured`; or, if they fold and the ring turns by whole nodes or channel 0's steps fit
+/// `measured` (likewise found out), a shown prefix of `LEAST_SHOWN_STEPS` whose expanded flows
+/// are within `shown_expanded`.
 pub fn ring_prefixes_fit(n: u32, channels: u32, budget: Budget) -> bool {
     let step = n as u64 * channels as u64;
     STEADY_SEARCH_STEPS as u64 * step <= budget.steady_prefix
         || (LEAST_SHOWN_STEPS as u64 * step <= budget.steady_prefix
-            && LEAST_MEASURED_STEPS as u64 * n as u64 <= MAX_MEASURED_TRANSFERS)
+            && LEAST_MEASURED_STEPS as u64 * n as u64 <= budget.measured)
         || LEAST_SHOWN_STEPS as u64 * step <= budget.shown_expanded
 }
 
@@ -220,7 +234,7 @@ pub fn most_ring_ranks(channels: u32, budget: Budget) -> u64 {
     let c = channels.max(1) as u64;
     let search = budget.steady_prefix / (STEADY_SEARCH_STEPS as u64 * c);
     let shown = (budget.steady_prefix / (LEAST_SHOWN_STEPS as u64 * c))
-        .min(MAX_MEASURED_TRANSFERS / LEAST_MEASURED_STEPS as u64);
+        .min(budget.measured / LEAST_MEASURED_STEPS as u64);
     let turned = budget.shown_expanded / (LEAST_SHOWN_STEPS as u64 * c);
     search.max(shown).max(turned)
 }

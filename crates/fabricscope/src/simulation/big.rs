@@ -11,8 +11,8 @@ use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::limits::{MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
-    bandwidth_bound_ns, pick as pick_row, ValidScenario, LEAST_SHOWN_STEPS, STEADY_FIRST_STEPS,
-    STEADY_SEARCH_STEPS,
+    bandwidth_bound_ns, pick as pick_row, ValidScenario, LEAST_MEASURED_STEPS, LEAST_SHOWN_STEPS,
+    STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
 };
 use crate::routing::Router;
 use crate::scenario::{Collective, ScenarioError};
@@ -243,7 +243,7 @@ pub(super) fn start_search(
     topology: Topology,
     plan: Plan,
     steady: SteadyPlan,
-    built: Vec<Transfer>,
+    (built, measured): (Vec<Transfer>, u64),
 ) -> Stage {
     let s = scenario.scenario();
     let search = STEADY_SEARCH_STEPS.min(steady.total_steps - 1);
@@ -253,10 +253,12 @@ pub(super) fn start_search(
         || Stage::Done(Some(Err(too_big(s, steady.total_transfers, "its steps differ or are too few"))));
     if search as u64 * steady.unit > MAX_STEADY_PREFIX {
         let fits = (MAX_STEADY_PREFIX / steady.unit.max(1)).min(search as u64) as u32;
-        // Beyond even that: two steps, run as a few nodes' of channel 0 for all and expanded.
-        let must_turn =
+        // Beyond even that: two steps of channel 0 for all, expanded; run as a few nodes' where
+        // channel 0's measuring run is beyond `measured` (`fluid::Measure`).
+        let expanded =
             fits < LEAST_SHOWN_STEPS && LEAST_SHOWN_STEPS as u64 * steady.unit <= MAX_SHOWN_EXPANDED;
-        let shown = if must_turn { LEAST_SHOWN_STEPS } else { fits };
+        let must_turn = expanded && LEAST_MEASURED_STEPS as u64 * scenario.n_ranks() as u64 > measured;
+        let shown = if expanded { LEAST_SHOWN_STEPS } else { fits };
         return match crate::collective::ring_shown_prefix(
             s.collective,
             s.nodes,

@@ -34,7 +34,6 @@ use crate::collective::{Schedule, NCCL_STEPS};
 use crate::engine;
 use crate::engine::fluid::RingFloor;
 use crate::engine::symmetry::Fold;
-use crate::limits::MAX_MEASURED_TRANSFERS;
 use crate::plan::ValidScenario;
 use crate::plan::LEAST_MEASURED_STEPS;
 use crate::topology::Topology;
@@ -65,14 +64,14 @@ pub(super) struct Measure {
 pub(super) type ChannelFold = (Fold, Vec<Vec<crate::topology::LinkId>>);
 
 impl Measure {
-    /// Sets the measuring prefix up: as many steps as `MEASURED_STEPS` and `MAX_MEASURED_TRANSFERS`
-    /// allow, or `None` below `LEAST_MEASURED_STEPS`.
+    /// Sets the measuring prefix up: as many steps as `MEASURED_STEPS` and `cap` transfers (the
+    /// caller's `Budget::measured`) allow, or `None` below `LEAST_MEASURED_STEPS`.
     pub fn start(
         scenario: &ValidScenario,
         topology: &Topology,
         protocol: crate::collective::Protocol,
         total_steps: u32,
-        channel_fold: Option<ChannelFold>,
+        (channel_fold, cap): (Option<ChannelFold>, u64),
     ) -> Option<Measure> {
         let s = scenario.scenario();
         let (n, channels) = (scenario.n_ranks() as u64, scenario.channels());
@@ -85,7 +84,7 @@ impl Measure {
             (None, Some(_)) => n,
             (None, None) => n * channels as u64,
         };
-        let k = steps.min((MAX_MEASURED_TRANSFERS / per_step.max(1)) as u32);
+        let k = steps.min((cap / per_step.max(1)) as u32);
         if k < LEAST_MEASURED_STEPS {
             return None;
         }

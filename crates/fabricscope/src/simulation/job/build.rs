@@ -47,6 +47,7 @@ impl Job {
             scenario: scenario.clone(),
             mode,
             tree_limit: budget.transfers,
+            measured: budget.measured,
             lean: false,
             hashed: false,
             point: false,

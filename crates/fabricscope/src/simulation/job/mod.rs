@@ -15,7 +15,9 @@ use crate::collective::Schedule;
 use crate::engine;
 use crate::engine::fluid::ring_floor;
 use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
-use crate::plan::{ring_transfers, runs_big, ValidScenario, STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS};
+use crate::plan::{
+    ring_transfers, runs_big, ValidScenario, LEAST_MEASURED_STEPS, STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
+};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::topology::Topology;
 use crate::trace::Trace;
@@ -32,6 +34,8 @@ pub struct Job {
     mode: Mode,
     /// Most transfers a tree the big plan picks may have to run (`Budget::transfers`).
     tree_limit: u64,
+    /// Most transfers of a ring's measuring run (`Budget::measured`).
+    measured: u64,
     /// Weigh only the forced algorithm for the tuner's table (`lean`).
     lean: bool,
     /// Work a large trace's hash out in slices before the result (`hashed`).
@@ -293,7 +297,7 @@ impl Job {
                 else {
                     return None;
                 };
-                self.stage = start_search(&self.scenario, topology, plan, steady, built);
+                self.stage = start_search(&self.scenario, topology, plan, steady, (built, self.measured));
                 return self.poll(0);
             }
             Stage::ToMeasure { .. } => {
@@ -460,7 +464,7 @@ impl Job {
                                     Then::Fitted(steady),
                                 )
                             }
-                            None => self.unsettled(steady, topology),
+                            None => self.unsettled(steady, topology, &not_settled()),
                         }
                     }
                     // No proved period: extrapolated where the ring is too big to run whole (or
@@ -471,7 +475,7 @@ impl Job {
                     {
                         Stage::ToMeasure { topology, shown: Box::new((schedule, trace)), fold, plan, steady }
                     }
-                    _ => self.unsettled(steady, topology),
+                    _ => self.unsettled(steady, topology, &not_settled()),
                 }
             }
         };
@@ -492,9 +496,17 @@ impl Job {
         steady: SteadyPlan,
         plan: Plan,
     ) -> Stage {
-        match Measure::start(&self.scenario, &topology, steady.protocol, steady.total_steps, fold) {
+        let (protocol, steps) = (steady.protocol, steady.total_steps);
+        match Measure::start(&self.scenario, &topology, protocol, steps, (fold, self.measured)) {
             Some(measure) => Stage::Measuring { topology, shown: Box::new(shown), plan, steady, measure },
-            None => self.unsettled(steady, topology),
+            None => {
+                let least = LEAST_MEASURED_STEPS as u64 * self.scenario.n_ranks() as u64;
+                let why = format!(
+                    "its steps differ, and measuring their time would take {least} transfers ({LEAST_MEASURED_STEPS} steps of channel 0), more than {}, where turning the ring by whole nodes does not keep its routes (leaf groups or pods of different sizes, a fault)",
+                    self.measured
+                );
+                self.unsettled(steady, topology, &why)
+            }
         }
     }
 
@@ -527,14 +539,12 @@ impl Job {
     }
 
     /// No steady state: the whole ring where the engine can run it (`Mode::Auto`), else the error.
-    fn unsettled(&self, steady: SteadyPlan, topology: Topology) -> Stage {
+    fn unsettled(&self, steady: SteadyPlan, topology: Topology, why: &str) -> Stage {
         if matches!(self.mode, Mode::Auto | Mode::Fluid) && steady.total_transfers <= MAX_TRANSFERS {
             let light = light(self.point, self.hashed, self.mode);
             return Job::exact(&self.scenario, topology, (self.lean, self.tree_limit), light);
         }
-        Stage::Done(Some(Err(too_big(self.scenario.scenario(), steady.total_transfers, &format!(
-            "this one did not within {STEADY_SEARCH_STEPS} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"
-        )))))
+        Stage::Done(Some(Err(too_big(self.scenario.scenario(), steady.total_transfers, why))))
     }
 
     /// The share of the current engine run's flows finished, in [0, 1] (a steady state may take
@@ -564,6 +574,13 @@ impl Job {
             Stage::Expanding { .. } => 1.0,
         }
     }
+}
+
+/// Why a ring whose steady-state search found no period is refused.
+fn not_settled() -> String {
+    format!(
+        "this one did not within {STEADY_SEARCH_STEPS} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"
+    )
 }
 
 /// What the scenario says about the schedule's latencies: the latency model, and whether each
