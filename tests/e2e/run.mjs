@@ -1217,6 +1217,7 @@ await test('MoE traffic shares links: the EP lesson across boxes lists the pairs
 await test('48 DGX A100 at 1 GiB: a ring whose chunks differ by an element, refused before, runs at the size rounded to steps alike and says so in both languages', async () => {
   const link = base + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-a100', nodes: 48, collective: 'all_reduce', size_bytes: 1 << 30 }));
   await reopen(link, '#topology[data-gpu-count="384"]');
+  expect((await page.locator('#nodes').inputValue()) === '48', 'the node list shows the link\'s 48');
   await waitFor('the rounded ring shown', async () => (await page.locator('#method').innerText()).includes('268434432 of its 268435456 elements'), 60000);
   const method = await page.locator('#method').innerText();
   expect(method.includes('rounded down to a multiple of ranks × channels (3072)') && method.includes('within 3%'), method);
@@ -1225,6 +1226,29 @@ await test('48 DGX A100 at 1 GiB: a ring whose chunks differ by an element, refu
   await page.click('#lang-zh');
   await waitFor('the sentence in Chinese', async () => (await page.locator('#method').innerText()).includes('向下取整到秩数 × 通道数 3072 的倍数'));
   await page.click('#lang-en');
+});
+
+await test("any node count: 'Other…' opens a field, 24 typed in runs 192 GPUs, 20,000 is named and 24 stays", async () => {
+  await reopen(base, '#topology[data-gpu-count="8"]');
+  await page.selectOption('#nodes', 'other');
+  await page.waitForSelector('#nodes-other');
+  await page.fill('#nodes-other', '24');
+  await page.press('#nodes-other', 'Enter');
+  await waitFor('192 GPUs drawn', async () => (await gpuCount()) === '192', 60000);
+  expect((await page.locator('#nodes').inputValue()) === '24', 'the list shows 24');
+  expect((await page.locator('#nodes-other').count()) === 0, 'the field closes');
+  await page.selectOption('#nodes', 'other');
+  await page.fill('#nodes-other', '20000');
+  await page.press('#nodes-other', 'Enter');
+  await waitFor('the error naming the nodes', async () => (await page.locator('.error').allInnerTexts()).join(' ').includes('nodes'), 10000);
+  expect((await gpuCount()) === '192', 'the last good cluster stays');
+  await page.click('#lang-zh');
+  await page.selectOption('#nodes', 'other');
+  await waitFor('the field in Chinese', async () => (await page.locator('label', { hasText: '输入节点数' }).count()) === 1);
+  await page.screenshot({ path: join(shots, 'node-count-zh.png') });
+  await page.click('#lang-en');
+  await page.selectOption('#nodes', '1');
+  await waitFor('8 GPUs drawn', async () => (await gpuCount()) === '8', 30000);
 });
 
 await test('no console errors', async () => {

@@ -11,6 +11,10 @@ pub enum Text {
     Tagline,
     Preset,
     Nodes,
+    /// The node list's last entry, which opens a field for any count.
+    OtherNodes,
+    /// That field's label.
+    NodeCount,
     MessageSize,
     Channels,
     Auto,
@@ -210,6 +214,10 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
         (Lang::Zh, Preset) => "节点型号",
         (Lang::En, Nodes) => "Nodes",
         (Lang::Zh, Nodes) => "节点数",
+        (Lang::En, OtherNodes) => "Other…",
+        (Lang::Zh, OtherNodes) => "其他…",
+        (Lang::En, NodeCount) => "Your node count (then Enter)",
+        (Lang::Zh, NodeCount) => "输入节点数（按回车确认）",
         (Lang::En, MessageSize) => "Message size",
         (Lang::Zh, MessageSize) => "消息大小",
         (Lang::En, Channels) => "Channels (rings)",

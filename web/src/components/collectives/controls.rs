@@ -4,6 +4,7 @@
 
 use super::custom::{default_custom, CustomControls};
 use super::faults::FaultControls;
+use super::nodes::NodeCount;
 use crate::components::{input_value, select_value};
 use crate::i18n::{self, t, Lang, Text};
 use crate::state::collectives::{Action, AppState};
@@ -111,16 +112,6 @@ pub fn controls(props: &ControlsProps) -> Html {
             })(s.scenario.clone());
         })
     };
-    let on_nodes = {
-        let s = state.clone();
-        Callback::from(move |e: Event| {
-            let text = select_value(&e);
-            match text.parse::<u32>() {
-                Ok(nodes) => edit(&s, move |sc| sc.nodes = nodes)(s.scenario.clone()),
-                Err(_) => s.dispatch(Action::Reject(format!("nodes: '{text}' is not a whole number"))),
-            }
-        })
-    };
     let on_size = {
         let s = state.clone();
         Callback::from(move |e: InputEvent| {
@@ -225,15 +216,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             if let Some(custom) = &scenario.custom {
                 <CustomControls ctx={state.clone()} custom={custom.clone()} />
             }
-            <label>{ t(lang, Text::Nodes) }
-                <select id="nodes" onchange={on_nodes}>
-                    { for PAGE_NODES.iter().copied().map(|n| html! {
-                        <option value={n.to_string()} selected={n == scenario.nodes}>
-                            { format!("{n} ({} GPUs)", n * preset.gpus_per_node) }
-                        </option>
-                    }) }
-                </select>
-            </label>
+            <NodeCount ctx={state.clone()} gpus_per_node={preset.gpus_per_node} />
             <label>{ t(lang, Text::NvlinkBandwidth) }
                 <input id="nvlink-bw" type="number" min="1" step="any" value={format!("{nvlink_value}")} onchange={on_nvlink} />
             </label>
@@ -418,9 +401,10 @@ pub fn controls(props: &ControlsProps) -> Html {
     }
 }
 
-/// Node counts the page offers (the CLI takes any the fabric holds). Up to 8 nodes every node is
-/// drawn in full; beyond, the cluster is drawn compact. What the page simulates is bounded by
-/// `state::page_job::PAGE_MAX_TRANSFERS` (rings that settle run as a steady state at any of these sizes).
+/// Node counts the page lists (`nodes::NodeCount`; any other is typed in, as the CLI takes any
+/// the fabric holds). Up to 8 nodes every node is drawn in full; beyond, the cluster is drawn
+/// compact. What the page simulates is bounded by `plan::PAGE_BUDGET` (rings that settle run as
+/// a steady state at any of these sizes).
 pub(crate) const PAGE_NODES: [u32; 11] = [1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256];
 
 /// The tuner's algorithms, each once, in its table's order.

@@ -9,6 +9,7 @@ pub mod custom;
 pub mod faults;
 pub mod heat_map;
 pub mod link_table;
+pub mod nodes;
 pub mod results;
 pub mod timeline;
 pub mod topology;
