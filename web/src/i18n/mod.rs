@@ -547,6 +547,29 @@ pub fn vertex_name(
     }
 }
 
+/// A fabric switch's name where its full one does not fit its box: "L12", "S3", "A3", "C2" /
+/// "叶12", "脊3", "汇聚3", "核心2" (the figure's rows say which tier).
+pub fn switch_short_name(
+    lang: Lang,
+    topology: &fabricscope::topology::Topology,
+    id: fabricscope::topology::VertexId,
+) -> String {
+    use fabricscope::topology::VertexKind;
+    let vertex = topology.vertex(id);
+    let three_tier = topology.fabric.mid_up.iter().any(|up| !up.is_empty());
+    let tier = match (lang, vertex.kind, three_tier) {
+        (Lang::En, VertexKind::Leaf, _) => "L",
+        (Lang::En, VertexKind::Spine, false) => "S",
+        (Lang::En, VertexKind::Spine, true) => "A",
+        (Lang::En, _, _) => "C",
+        (Lang::Zh, VertexKind::Leaf, _) => "叶",
+        (Lang::Zh, VertexKind::Spine, false) => "脊",
+        (Lang::Zh, VertexKind::Spine, true) => "汇聚",
+        (Lang::Zh, _, _) => "核心",
+    };
+    format!("{tier}{}", vertex.local)
+}
+
 /// How a technology keeps the network from dropping data, in words.
 pub fn flow_control(lang: Lang, technology: fabricscope::catalog::Technology) -> &'static str {
     use fabricscope::catalog::Technology::*;

@@ -1,6 +1,7 @@
 //! Pure painters: where things go (`layout`), what is drawn (`topology`, `training`) and what it
 //! is drawn on (`surface`: the page's canvas or an SVG document). No components, no state.
 
+mod labels;
 pub mod layout;
 pub mod palette;
 mod rack;

@@ -1,6 +1,7 @@
 //! Paints the topology and the chunks in flight: a pure function of the layout and a frame.
 
 use crate::i18n::{t, Lang, Text};
+use crate::render::labels::SwitchRows;
 use crate::render::layout::{Layout, Rect};
 use crate::render::palette::{Palette, LIGHT};
 use crate::render::surface::{Surface, Svg};
@@ -279,6 +280,7 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
     }
 
     // Vertices.
+    let switch_rows = SwitchRows::of(topology);
     let mut gpus = 0;
     let mut last_fill: Option<String> = None;
     ctx.set_text_align("center");
@@ -371,10 +373,14 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
             VertexKind::Gpu | VertexKind::Nic if short => short_label,
             _ => label,
         };
+        let (label, switch_fits) = match switch_rows.label(ctx, (scene.lang, topology), id, &rect, &label) {
+            Some(name) => (name, true),
+            None => (label, false),
+        };
         let show = match vertex.kind {
             VertexKind::NvSwitch => true,
             VertexKind::PcieSwitch | VertexKind::Cpu => rect.w >= 34.0,
-            kind if kind.is_fabric_switch() => rect.w >= 44.0,
+            kind if kind.is_fabric_switch() => switch_fits,
             _ => layout.labels || short,
         };
         if show {
