@@ -48,8 +48,9 @@ pub struct Budget {
     /// by whole nodes (`engine::rotation`), beyond `steady_prefix` (0: none).
     pub shown_expanded: u64,
     /// Most transfers of the run that measures an extrapolated ring's per-step time
-    /// (`simulation::fluid`): channel 0's `LEAST_MEASURED_STEPS` steps at least, where the ring
-    /// does not turn by whole nodes (a leaf group or pod cut short).
+    /// (`simulation::fluid`): a few nodes' positions of channel 0 where the ring turns by whole
+    /// nodes, else every position's, at least `LEAST_MEASURED_STEPS` steps of them (a leaf
+    /// group or pod cut short: what this bounds).
     pub measured: u64,
 }
 
