@@ -211,6 +211,13 @@ pub fn tree_channels_provable(scenario: &Scenario, channels: u32) -> bool {
 
 /// Steps of a ring's measuring run, at least (`simulation::fluid`): fewer measure too little.
 pub const LEAST_MEASURED_STEPS: u32 = 48;
+
+/// Transfers of the shortest run that measures a ring of `n` ranks with every position of
+/// channel 0 (`simulation::fluid`, where the ring does not turn by whole nodes): what
+/// `Budget::measured` must hold for it.
+pub fn least_measured_transfers(n: u64) -> u64 {
+    LEAST_MEASURED_STEPS as u64 * n
+}
 /// Steps of the shown prefix of a ring too big for the search's, at least (its middle step is
 /// the one the extrapolation repeats).
 pub const LEAST_SHOWN_STEPS: u32 = 2;
@@ -226,7 +233,7 @@ pub fn ring_prefixes_fit(n: u32, channels: u32, budget: Budget) -> bool {
     let step = n as u64 * channels as u64;
     STEADY_SEARCH_STEPS as u64 * step <= budget.steady_prefix
         || (LEAST_SHOWN_STEPS as u64 * step <= budget.steady_prefix
-            && LEAST_MEASURED_STEPS as u64 * n as u64 <= budget.measured)
+            && least_measured_transfers(n as u64) <= budget.measured)
         || LEAST_SHOWN_STEPS as u64 * step <= budget.shown_expanded
 }
 

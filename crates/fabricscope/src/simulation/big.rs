@@ -11,7 +11,7 @@ use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::limits::{MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
-    bandwidth_bound_ns, pick as pick_row, ValidScenario, LEAST_MEASURED_STEPS, LEAST_SHOWN_STEPS,
+    bandwidth_bound_ns, least_measured_transfers, pick as pick_row, ValidScenario, LEAST_SHOWN_STEPS,
     STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
 };
 use crate::routing::Router;
@@ -257,7 +257,7 @@ pub(super) fn start_search(
         // channel 0's measuring run is beyond `measured` (`fluid::Measure`).
         let expanded =
             fits < LEAST_SHOWN_STEPS && LEAST_SHOWN_STEPS as u64 * steady.unit <= MAX_SHOWN_EXPANDED;
-        let must_turn = expanded && LEAST_MEASURED_STEPS as u64 * scenario.n_ranks() as u64 > measured;
+        let must_turn = expanded && least_measured_transfers(scenario.n_ranks() as u64) > measured;
         let shown = if expanded { LEAST_SHOWN_STEPS } else { fits };
         return match crate::collective::ring_shown_prefix(
             s.collective,

@@ -16,7 +16,8 @@ use crate::engine;
 use crate::engine::fluid::ring_floor;
 use crate::limits::{MAX_STEADY_PREFIX, MAX_TRANSFERS};
 use crate::plan::{
-    ring_transfers, runs_big, ValidScenario, LEAST_MEASURED_STEPS, STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
+    least_measured_transfers, ring_transfers, runs_big, ValidScenario, LEAST_MEASURED_STEPS,
+    STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
 };
 use crate::scenario::{Scenario, ScenarioError};
 use crate::topology::Topology;
@@ -500,7 +501,7 @@ impl Job {
         match Measure::start(&self.scenario, &topology, protocol, steps, (fold, self.measured)) {
             Some(measure) => Stage::Measuring { topology, shown: Box::new(shown), plan, steady, measure },
             None => {
-                let least = LEAST_MEASURED_STEPS as u64 * self.scenario.n_ranks() as u64;
+                let least = least_measured_transfers(self.scenario.n_ranks() as u64);
                 let why = format!(
                     "its steps differ, and measuring their time would take {least} transfers ({LEAST_MEASURED_STEPS} steps of channel 0), more than {}, where turning the ring by whole nodes does not keep its routes (leaf groups or pods of different sizes, a fault)",
                     self.measured
