@@ -149,23 +149,31 @@ fn a_ring_too_big_that_does_not_settle_is_extrapolated_and_says_so() {
     // and its channels, sharing each GPU's NVLink, keep drifting against each other: no period.
     let scenario = ring(64, "dgx-h100", FabricConfig::default(), Collective::AllReduce, 1 << 30, Some(8));
     let sim = simulate(&scenario.validate().unwrap()).unwrap();
-    assert_eq!(sim.summary.method, fabricscope::Method::Extrapolated);
     assert_eq!(sim.n_transfers(), 4_186_112);
-    let steady = sim.steady.expect("a prefix and its extension");
-    assert_eq!((steady.total_steps, steady.simulated_steps, steady.period_steps), (1022, 32, 1));
-    // Every step moves the same bytes over the same links: each link's total is its bytes in
-    // the shown prefix, scaled to every step, exactly.
-    for (prefix, total) in sim.trace.link_bytes.iter().zip(&sim.link_bytes) {
-        assert_eq!(prefix * 1022.0 / 32.0, *total);
-    }
     // Each channel crosses a node boundary through its own 400 Gb/s NIC: 8 of them per node
     // give at most 8 × 50 GB/s × 2(n-1)/n of busbw; the NIC's efficiency and latency keep it
     // below that, the NVLink rings above half of it.
-    assert!(
-        sim.summary.busbw_gbyte_per_s > 200.0 && sim.summary.busbw_gbyte_per_s < 400.0,
-        "{:?}",
-        sim.summary
-    );
+    let steady = extrapolated(&sim, (1022, 32), (200.0, 400.0));
+    assert_eq!(steady.period_steps, 1);
+}
+
+/// Checks an extrapolated ring, `shown` of its `total` steps simulated: every step moves the same
+/// bytes over the same links, so each link's total is its bytes in the shown prefix scaled to
+/// every step, exactly; and its busbw lies strictly within `busbw` [GB/s]. Its steady state.
+fn extrapolated(
+    sim: &fabricscope::Simulation,
+    (total, shown): (u32, u32),
+    busbw: (f64, f64),
+) -> fabricscope::Steady {
+    assert_eq!(sim.summary.method, fabricscope::Method::Extrapolated);
+    let steady = sim.steady.expect("a prefix and its extension");
+    assert_eq!((steady.total_steps, steady.simulated_steps), (total, shown));
+    for (prefix, all) in sim.trace.link_bytes.iter().zip(&sim.link_bytes) {
+        assert_eq!(prefix * total as f64 / shown as f64, *all);
+    }
+    let b = sim.summary.busbw_gbyte_per_s;
+    assert!(b > busbw.0 && b < busbw.1, "{:?}", sim.summary);
+    steady
 }
 
 #[test]
@@ -264,20 +272,10 @@ fn sixteen_thousand_gpus_at_eight_channels_run_extrapolated_from_a_short_prefix(
         ..Scenario::default_demo()
     };
     let sim = simulate(&scenario.validate().unwrap()).unwrap();
-    assert_eq!(sim.summary.method, fabricscope::Method::Extrapolated);
     assert_eq!(sim.n_transfers(), 4_294_705_152);
-    let steady = sim.steady.unwrap();
-    assert_eq!((steady.total_steps, steady.simulated_steps), (32_766, 4));
-    for (prefix, total) in sim.trace.link_bytes.iter().zip(&sim.link_bytes) {
-        assert_eq!(prefix * 32_766.0 / 4.0, *total);
-    }
     // Each step takes at least its floor (engine::fluid) and the whole at least the bytes over
     // eight NICs' 50 GB/s: busbw below 400 GB/s.
-    assert!(
-        sim.summary.busbw_gbyte_per_s > 0.0 && sim.summary.busbw_gbyte_per_s < 400.0,
-        "{:?}",
-        sim.summary
-    );
+    extrapolated(&sim, (32_766, 4), (0.0, 400.0));
     // The same on RoCE, whose channels do not fold: refused by name, not run for hours.
     let roce = Scenario {
         fabric: FabricConfig { technology: Technology::Roce, ..FabricConfig::default() },
@@ -302,18 +300,8 @@ fn five_thousand_nodes_whose_leaf_groups_differ_measure_channel_zero_whole() {
         ..Scenario::default_demo()
     };
     let sim = simulate(&scenario.validate().unwrap()).unwrap();
-    assert_eq!(sim.summary.method, fabricscope::Method::Extrapolated);
-    let steady = sim.steady.unwrap();
-    assert_eq!((steady.total_steps, steady.simulated_steps), (79_998, 2));
+    let steady = extrapolated(&sim, (79_998, 2), (0.0, 400.0));
     assert_eq!(steady.measured_nodes, None, "no rotation: channel 0's every position measured");
-    for (prefix, total) in sim.trace.link_bytes.iter().zip(&sim.link_bytes) {
-        assert_eq!(prefix * 79_998.0 / 2.0, *total);
-    }
-    assert!(
-        sim.summary.busbw_gbyte_per_s > 0.0 && sim.summary.busbw_gbyte_per_s < 400.0,
-        "{:?}",
-        sim.summary
-    );
     // 6,000 nodes: measuring 48 steps of channel 0 would take 2,304,000 transfers. Refused by
     // name.
     let more = Scenario { nodes: 6000, size_bytes: 4 * 384_000 * 700, ..scenario };
