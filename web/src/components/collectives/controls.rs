@@ -62,7 +62,7 @@ impl Ctx {
 type State = Ctx;
 
 /// Applies `change` to a copy of the current scenario and submits it.
-fn edit(state: &State, change: impl Fn(&mut Scenario) + 'static) -> impl Fn(Scenario) {
+pub(super) fn edit(state: &State, change: impl Fn(&mut Scenario) + 'static) -> impl Fn(Scenario) {
     let s = state.clone();
     move |mut scenario: Scenario| {
         change(&mut scenario);

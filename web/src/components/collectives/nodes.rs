@@ -2,7 +2,7 @@
 //! 48), and any other typed in after "Other…", which validation checks as it checks every change
 //! (a count beyond `MAX_NODES` is named and the last good scenario stays).
 
-use super::controls::{Ctx, PAGE_NODES};
+use super::controls::{edit, Ctx, PAGE_NODES};
 use crate::components::{input_value, select_value};
 use crate::i18n::{t, Text};
 use crate::state::collectives::Action;
@@ -30,9 +30,7 @@ pub fn node_count(props: &NodeCountProps) -> Html {
         move |text: String| match text.trim().parse::<u32>() {
             Ok(nodes) => {
                 typing.set(false);
-                let mut scenario = ctx.scenario.clone();
-                scenario.nodes = nodes;
-                ctx.dispatch(Action::SetScenario(Box::new(scenario)));
+                edit(&ctx, move |sc| sc.nodes = nodes)(ctx.scenario.clone());
             }
             Err(_) => ctx.dispatch(Action::Reject(format!("nodes: '{}' is not a whole number", text.trim()))),
         }
