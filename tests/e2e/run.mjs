@@ -1243,6 +1243,7 @@ await test("any node count: 'Other…' opens a field, 24 typed in runs 192 GPUs,
   await waitFor('the error naming the nodes', async () => (await page.locator('.error').allInnerTexts()).join(' ').includes('nodes'), 10000);
   expect((await gpuCount()) === '192', 'the last good cluster stays');
   await page.click('#lang-zh');
+  await waitFor('the error in Chinese', async () => (await page.locator('#error').innerText()).includes('节点数（nodes）：20000 超出范围：可用 1 到 16384'), 10000);
   await page.selectOption('#nodes', 'other');
   await waitFor('the field in Chinese', async () => (await page.locator('label', { hasText: '输入节点数' }).count()) === 1);
   await page.screenshot({ path: join(shots, 'node-count-zh.png') });

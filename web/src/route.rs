@@ -2,7 +2,7 @@
 //! storage and the lesson step open, read once when the view mounts. Also the language and
 //! theme the page starts in, and whether it is embedded (`?embed`).
 
-use crate::i18n::{t, Lang, Text};
+use crate::i18n::{problem_text, t, Lang, Text};
 use crate::lessons::{self, LessonAt, Step};
 use crate::services::{location, storage, url};
 use crate::state::collectives::{page_demo, AppState, Focus};
@@ -143,19 +143,19 @@ pub fn initial_state() -> Result<AppState, String> {
         (Some(message), _) if embed => {
             state.link_problem = Some(match lang {
                 Lang::En => format!("This figure's scenario could not be used ({message}). Ask the page's author to copy the embed code again from Fabricscope."),
-                Lang::Zh => format!("此图的场景无法使用（{message}）。请让页面作者从 Fabricscope 重新复制嵌入代码。"),
+                Lang::Zh => format!("此图的场景无法使用（{}）。请让页面作者从 Fabricscope 重新复制嵌入代码。", problem_text(lang, &message)),
             })
         }
         (Some(message), false) => {
             state.link_problem = Some(match lang {
                 Lang::En => format!("The link's scenario could not be used ({message}); showing the default scenario."),
-                Lang::Zh => format!("链接中的场景无法使用（{message}），已显示默认场景。"),
+                Lang::Zh => format!("链接中的场景无法使用（{}），已显示默认场景。", problem_text(lang, &message)),
             })
         }
         (Some(message), true) => {
             state.link_problem = Some(match lang {
                 Lang::En => format!("The link's scenario could not be used ({message}); showing the last scenario you ran in this browser."),
-                Lang::Zh => format!("链接中的场景无法使用（{message}），已显示你在此浏览器中最近运行的场景。"),
+                Lang::Zh => format!("链接中的场景无法使用（{}），已显示你在此浏览器中最近运行的场景。", problem_text(lang, &message)),
             })
         }
         (None, true) if playhead.is_none() && hash.trim_start_matches('#').is_empty() => {
@@ -203,8 +203,8 @@ pub fn initial_train_state(lesson_job: Option<TrainScenario>, lang: Lang, dark: 
         state.link_problem = Some(match (lang, stored) {
             (Lang::En, true) => format!("The link's training job could not be used ({problem}); showing the last job you ran in this browser."),
             (Lang::En, false) => format!("The link's training job could not be used ({problem}); showing the default job."),
-            (Lang::Zh, true) => format!("链接中的训练作业无法使用（{problem}），已显示你在此浏览器中最近运行的作业。"),
-            (Lang::Zh, false) => format!("链接中的训练作业无法使用（{problem}），已显示默认作业。"),
+            (Lang::Zh, true) => format!("链接中的训练作业无法使用（{}），已显示你在此浏览器中最近运行的作业。", problem_text(lang, &problem)),
+            (Lang::Zh, false) => format!("链接中的训练作业无法使用（{}），已显示默认作业。", problem_text(lang, &problem)),
         });
     }
     state

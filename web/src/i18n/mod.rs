@@ -7,11 +7,13 @@
 mod chunks;
 pub mod cluster;
 mod links;
+mod problems;
 mod text;
 mod ux;
 
 pub use chunks::{chunk_fit_sentence, nvls_tree_chunking, rounding_sentence};
 pub use links::{shared, Shared};
+pub use problems::problem_text;
 pub use text::{t, Text};
 pub use ux::{ux, Ux};
 

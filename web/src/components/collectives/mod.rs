@@ -27,7 +27,7 @@ use crate::hooks::lesson_figures::use_lesson_figures;
 use crate::hooks::slices::use_next_slice;
 use crate::hooks::theme::use_theme;
 use crate::hooks::url_sync::{use_pasted_links, use_remembered_scenario, use_scenario_in_url};
-use crate::i18n::{t, Lang, Text};
+use crate::i18n::{problem_text, t, Lang, Text};
 use crate::lessons::{Figures as LessonFigures, LessonAt, Step};
 use crate::route;
 use crate::services::url;
@@ -178,7 +178,7 @@ fn lab(props: &LabProps) -> Html {
             { props.lesson_bar.clone() }
             { link_problem.unwrap_or_default() }
             if let Some(message) = &state.error {
-                <ErrorBanner message={message.clone()} hint={t(lang, Text::InvalidInput)} dismiss={t(lang, Text::DismissError)}
+                <ErrorBanner message={problem_text(lang, message)} hint={t(lang, Text::InvalidInput)} dismiss={t(lang, Text::DismissError)}
                     on_dismiss={ let s = state.clone(); move |_| s.dispatch(Action::DismissError) } />
             }
             if let Some(pending) = &state.pending {

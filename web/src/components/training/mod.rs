@@ -18,7 +18,7 @@ use crate::hooks::lesson_figures::use_lesson_figures;
 use crate::hooks::slices::use_next_slice;
 use crate::hooks::theme::use_theme;
 use crate::hooks::url_sync::use_job_in_url;
-use crate::i18n::{t, Lang, Text};
+use crate::i18n::{problem_text, t, Lang, Text};
 use crate::lessons::Figures as LessonFigures;
 use crate::route;
 use crate::services::url;
@@ -173,7 +173,7 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
                     dismiss={ let s = state.clone(); (t(lang, Text::DismissError), Callback::from(move |_| s.dispatch(TrainAction::DismissLinkProblem))) } />
             }
             if let Some(message) = &state.error {
-                <ErrorBanner message={message.clone()}
+                <ErrorBanner message={problem_text(lang, message)}
                     hint={t(lang, Text::ThatChangeWasNotApplied)}
                     dismiss={t(lang, Text::DismissError)}
                     on_dismiss={ let s = state.clone(); move |_| s.dispatch(TrainAction::DismissError) } />

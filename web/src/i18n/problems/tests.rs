@@ -1,0 +1,146 @@
+//! The core's real problems, made from broken scenarios and jobs, each read in Chinese by a
+//! template, its figures kept.
+
+use super::*;
+use fabricscope::train::TrainScenario;
+use fabricscope::Scenario;
+use serde_json::{json, Value};
+
+/// `base`'s JSON with `patch`'s fields laid over it (objects merged, anything else replaced).
+fn patched(base: Value, patch: &Value) -> Value {
+    match (base, patch) {
+        (Value::Object(mut base), Value::Object(patch)) => {
+            for (key, value) in patch {
+                let old = base.remove(key).unwrap_or(Value::Null);
+                base.insert(key.clone(), patched(old, value));
+            }
+            Value::Object(base)
+        }
+        (_, patch) => patch.clone(),
+    }
+}
+
+/// The core's problems with the collectives' scenario `patch` makes of the page's default.
+fn scenario_problems(patch: Value) -> Vec<String> {
+    let base = serde_json::to_value(Scenario::default_demo()).unwrap();
+    let text = patched(base, &patch).to_string();
+    match Scenario::from_json(&text) {
+        Err(error) => vec![error.to_string()],
+        Ok(scenario) => scenario.validate().err().unwrap_or_default().iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+/// The same of a training job.
+fn job_problems(patch: Value) -> Vec<String> {
+    let base = serde_json::to_value(TrainScenario::default_demo()).unwrap();
+    let text = patched(base, &patch).to_string();
+    match TrainScenario::from_json(&text) {
+        Err(error) => vec![error.to_string()],
+        Ok(job) => job.validate().err().unwrap_or_default().iter().map(|e| e.to_string()).collect(),
+    }
+}
+
+/// Every problem of `message` given in Chinese (some CJK character in its sentence, not only
+/// in the field's label), its figures kept.
+fn assert_chinese(message: &str) {
+    for problem in problems(message) {
+        let sentence =
+            problem.split_once(": ").filter(|(field, _)| is_field(field)).map_or(problem, |(_, s)| s);
+        let translated = sentence_zh(sentence);
+        assert_ne!(translated, sentence, "no template for {sentence:?}");
+        assert!(translated.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)), "{translated}");
+        let out = problem_zh(problem);
+        for figure in sentence.split(|c: char| !c.is_ascii_digit()).filter(|f| f.len() >= 2) {
+            assert!(out.contains(figure), "{figure} lost from {problem:?}: {out}");
+        }
+    }
+    assert!(problem_text(Lang::Zh, message).len() >= message.len() / 2);
+}
+
+#[test]
+fn the_collectives_problems_read_in_chinese() {
+    let cases = [
+        json!({"nodes": 20000}),
+        json!({"nodes": 0}),
+        json!({"size_bytes": 6}),
+        json!({"size_bytes": 0}),
+        json!({"channels": 99}),
+        json!({"nodes": 2, "algorithm": "NVLS", "protocol": "LL"}),
+        json!({"nodes": 2, "algorithm": "NVLSTree", "protocol": "LL128"}),
+        json!({"nodes": 1, "algorithm": "NVLSTree"}),
+        json!({"nodes": 2, "algorithm": "NVLS"}),
+        json!({"nodes": 2, "algorithm": "NVLSTree", "nvls": false}),
+        json!({"nodes": 2, "algorithm": "CollNet", "fabric": {"technology": "roce"}}),
+        json!({"nodes": 2, "algorithm": "CollNet", "protocol": "LL128"}),
+        json!({"nodes": 2, "algorithm": "PAT"}),
+        json!({"nodes": 3, "algorithm": "HalvingDoubling"}),
+        json!({"collective": "all_to_all", "algorithm": "Ring"}),
+        json!({"collective": "broadcast", "algorithm": "Tree", "nodes": 2}),
+        json!({"collective": "broadcast", "root": 500}),
+        json!({"preset": "dgx-z9"}),
+        json!({"preset": "custom"}),
+        json!({"nics_used": 40}),
+        json!({"links": {"nic": {"bandwidth_gbyte_per_s": -1.0}}}),
+        json!({"links": {"nic": {"efficiency": 2.0}}}),
+        json!({"links": {"nvlink": {"latency_ns": 1e12}}}),
+        json!({"faults": [{"kind": "nic", "node": 9, "index": 0, "rate": 0.5}]}),
+        json!({"faults": [{"kind": "nic", "node": 0, "index": 0, "rate": 3.0}]}),
+        json!({"faults": [{"kind": "nic", "node": 0, "index": 0, "rate": 0.0}]}),
+        json!({"nodes": 2, "faults": [{"kind": "spine", "index": 0, "rate": 0.5}]}),
+        json!({"nodes": 20000, "size_bytes": 6, "channels": 99}),
+        json!({"collective": "all_reduse"}),
+        json!({"nodes": "many"}),
+        json!({"nodez": 2}),
+    ];
+    for case in cases {
+        let problems = scenario_problems(case.clone());
+        assert!(!problems.is_empty(), "{case} has no problem");
+        assert_chinese(&problems.join("; "));
+    }
+    assert_eq!(
+        problem_text(Lang::Zh, "nodes: 20000 is out of range: use 1 to 16384"),
+        "节点数（nodes）：20000 超出范围：可用 1 到 16384"
+    );
+    assert_eq!(problem_text(Lang::En, "nodes: 20000 is out of range"), "nodes: 20000 is out of range");
+    assert_eq!(
+        problem_text(
+            Lang::Zh,
+            "The link's scenario could not be used (nodes: 0 is out of range: use 1 to 16384; channels: 99 is out of range: use 1 to 32); the last good scenario stays."
+        ),
+        "链接中的场景无法使用（节点数（nodes）：0 超出范围：可用 1 到 16384；通道数（channels）：99 超出范围：可用 1 到 32）；仍显示上一个有效场景。"
+    );
+}
+
+#[test]
+fn the_training_problems_read_in_chinese() {
+    let cases = [
+        json!({"tp": 3}),
+        json!({"tp": 16, "dp": 2}),
+        json!({"pp": 200, "dp": 1, "tp": 1}),
+        json!({"zero": 7}),
+        json!({"micro_batch": 0}),
+        json!({"global_batch": 129}),
+        json!({"model": "gpt-5"}),
+        json!({"model": "custom"}),
+        json!({"ep": 2}),
+        json!({"virtual_stages": 2, "pp": 1, "dp": 32}),
+        json!({"compute_efficiency": 5.0}),
+        json!({"zero": "three"}),
+    ];
+    for case in cases {
+        let problems = job_problems(case.clone());
+        assert!(!problems.is_empty(), "{case} has no problem");
+        assert_chinese(&problems.join("; "));
+    }
+}
+
+#[test]
+fn a_sentence_no_template_matches_stays_whole() {
+    let odd = "something the page has never said";
+    assert_eq!(problem_text(Lang::Zh, odd), odd);
+    assert_eq!(holes("{} to {}", "1 to 2"), Some(vec!["1", "2"]));
+    assert_eq!(holes("a {} b", "a  b"), None);
+    assert_eq!(holes("fixed", "fixed and more"), None);
+    assert_eq!(field_label("faults[3].rate"), Some("速率"));
+    assert_eq!(field_label("custom_model.moe.top_k"), None);
+}
