@@ -206,10 +206,12 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         ctx.fill_text(&label, rect.x + 8.0, rect.y + 14.0);
     }
     // Each tile's number, in one font (set twice per tile, 256 font changes a frame at 128 nodes).
-    ctx.set_font("9px system-ui, sans-serif");
+    let small = layout.tiles.first().is_some_and(|tile| tile.h < super::layout::TILE_H);
+    ctx.set_font(if small { "8px system-ui, sans-serif" } else { "9px system-ui, sans-serif" });
     ctx.set_fill_style_str(palette.muted);
+    let (dx, above_bottom) = if small { (2.0, 6.5) } else { (3.0, 8.0) };
     for (node, rect) in layout.nodes.iter().enumerate().filter(|&(node, _)| layout.is_tile(node as u32)) {
-        ctx.fill_text(&node.to_string(), rect.x + 3.0, rect.y + rect.h - 8.0);
+        ctx.fill_text(&node.to_string(), rect.x + dx, rect.y + rect.h - above_bottom);
     }
     // A rack's compute trays: each frames its GPUs, host chips and NICs.
     ctx.set_line_width(1.0);
@@ -559,25 +561,28 @@ fn legend<S: Surface>(ctx: &S, scene: &Scene) {
             Lang::En => "Each tile is a node: its GPUs in green, its NICs as the small marks below, coloured by the load on their cables; the tile's tint is its busiest link inside (NVLink or PCIe). Click a tile to open it.",
             Lang::Zh => "每个方块是一个节点：绿色为其 GPU，下方小块为其网卡，颜色表示网卡线缆的负载；方块底色表示其内部最忙的链路（NVLink 或 PCIe）。点击方块展开该节点。",
         };
-        // Wrapped to the canvas: two lines at most.
+        // Wrapped to the canvas, its last line where the layout left room for it
+        // (`layout::note_lines`: two on a laptop, more on a phone).
         let fits = |text: &str| ctx.text_width(text) <= scene.layout.width - 32.0;
-        let (mut first, mut rest) = (String::new(), String::new());
         let separator = if scene.lang == Lang::Zh { "" } else { " " };
         let words: Vec<String> = if scene.lang == Lang::Zh {
             note.chars().map(String::from).collect()
         } else {
             note.split(' ').map(String::from).collect()
         };
+        let mut lines = vec![String::new()];
         for word in words {
-            let candidate = if first.is_empty() { word.clone() } else { format!("{first}{separator}{word}") };
-            if rest.is_empty() && fits(&candidate) {
-                first = candidate;
+            let line = lines.last_mut().expect("one line at least");
+            let candidate = if line.is_empty() { word.clone() } else { format!("{line}{separator}{word}") };
+            if line.is_empty() || fits(&candidate) {
+                *line = candidate;
             } else {
-                rest = if rest.is_empty() { word } else { format!("{rest}{separator}{word}") };
+                lines.push(word);
             }
         }
-        ctx.fill_text(&first, 16.0, scene.layout.height - 70.0);
-        ctx.fill_text(&rest, 16.0, scene.layout.height - 54.0);
+        for (k, line) in lines.iter().rev().enumerate() {
+            ctx.fill_text(line, 16.0, scene.layout.height - 60.0 - 16.0 * k as f64);
+        }
     }
     let y = scene.layout.height - 22.0;
     let x = 16.0;

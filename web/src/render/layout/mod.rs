@@ -80,17 +80,21 @@ const SWITCH_Y: f64 = 326.0;
 const TIER_GAP: f64 = 84.0;
 /// The mark of a vertex inside a node's tile: GPUs a row of blocks, the NVSwitch a line above
 /// them, NICs a row of small blocks at the bottom; PCIe switches and CPUs a point at the centre.
+/// A small tile (`Tiles::small`) is tighter throughout.
 fn tile_mark(tile: Rect, kind: VertexKind, local: f64, per_node: f64, nics: f64) -> Rect {
-    let inner = tile.w - 6.0;
+    let small = tile.h < TILE_H;
+    let (pad, gpu_y, gpu_h, nic_h) = if small { (2.0, 6.0, 7.0, 3.0) } else { (3.0, 9.0, 9.0, 4.0) };
+    let inner = tile.w - 2.0 * pad;
     match kind {
         VertexKind::Gpu => {
             let w = inner / per_node;
-            Rect { x: tile.x + 3.0 + w * local, y: tile.y + 9.0, w: (w - 1.0).max(1.0), h: 9.0 }
+            Rect { x: tile.x + pad + w * local, y: tile.y + gpu_y, w: (w - 1.0).max(1.0), h: gpu_h }
         }
-        VertexKind::NvSwitch => Rect { x: tile.x + 3.0, y: tile.y + 4.0, w: inner, h: 2.0 },
+        VertexKind::NvSwitch => Rect { x: tile.x + pad, y: tile.y + gpu_y - 5.0, w: inner, h: 2.0 },
         VertexKind::Nic => {
             let w = inner / nics.max(1.0);
-            Rect { x: tile.x + 3.0 + w * local, y: tile.y + tile.h - 6.0, w: (w - 1.0).max(1.0), h: 4.0 }
+            let y = tile.y + tile.h - nic_h - 2.0;
+            Rect { x: tile.x + pad + w * local, y, w: (w - 1.0).max(1.0), h: nic_h }
         }
         _ => Rect { x: tile.center_x(), y: tile.y + tile.h / 2.0, w: 0.0, h: 0.0 },
     }
@@ -105,8 +109,18 @@ const LEGEND_H: f64 = 60.0;
 /// NICs as marks), the switches below, and one node expanded on request.
 pub const DETAILED_NODES: u32 = 8;
 
-const TILE_H: f64 = 34.0;
+pub(super) const TILE_H: f64 = 34.0;
 const TILE_GAP: f64 = 6.0;
+/// Where tiles of the usual size would stack taller than the figure is wide (128 nodes on a
+/// phone: 13 rows, the switches pushed below the screen), they are drawn small: narrower and
+/// shorter, their number in a smaller font, so the fabric stays in view.
+const SMALL_TILE: (f64, f64, f64) = (18.0, 26.0, 4.0);
+
+/// Lines of 16 px the compact view's note under the figure takes at `width` (the longer of its
+/// two languages is about 1,200 px of 12 px text): 2 on a laptop, 4 on a phone.
+fn note_lines(width: f64) -> u32 {
+    ((1200.0 / (width - 32.0).max(100.0)).ceil() as u32).clamp(2, 12)
+}
 
 /// Where a node is drawn: in full (left edge, width, and how far below the first row its
 /// rows are), or as a tile.
@@ -130,10 +144,21 @@ impl Layout {
         let compact = n_nodes > DETAILED_NODES;
         let expanded = expanded.filter(|&e| compact && e < n_nodes);
         // Compact: tiles in rows, then the expanded node across the page, then the switches.
-        let tile_w = ((width - 2.0 * MARGIN) / nodes - TILE_GAP).clamp(26.0, 64.0);
-        let columns = (((width - 2.0 * MARGIN + TILE_GAP) / (tile_w + TILE_GAP)).floor() as u32).max(1);
-        let rows = n_nodes.div_ceil(columns);
-        let tiles_bottom = NODE_TOP + rows as f64 * (TILE_H + TILE_GAP);
+        let grid = |(min_w, tile_h, gap): (f64, f64, f64)| {
+            let tile_w = ((width - 2.0 * MARGIN) / nodes - gap).clamp(min_w, 64.0);
+            let columns = (((width - 2.0 * MARGIN + gap) / (tile_w + gap)).floor() as u32).max(1);
+            (tile_w, tile_h, gap, columns, n_nodes.div_ceil(columns))
+        };
+        let usual = grid((26.0, TILE_H, TILE_GAP));
+        let too_tall = usual.4 as f64 * (TILE_H + TILE_GAP) > width - 2.0 * MARGIN;
+        // Small tiles are widened to fill their rows.
+        let (tile_w, tile_h, tile_gap, columns, rows) = match grid(SMALL_TILE) {
+            (_, h, gap, columns, rows) if too_tall => {
+                ((width - 2.0 * MARGIN + gap) / columns as f64 - gap, h, gap, columns, rows)
+            }
+            _ => usual,
+        };
+        let tiles_bottom = NODE_TOP + rows as f64 * (tile_h + tile_gap);
         let expanded_dy = tiles_bottom + 10.0 - NODE_TOP;
         let band_bottom = match (compact, expanded) {
             (false, _) => NODE_BOTTOM,
@@ -145,10 +170,10 @@ impl Layout {
         let tile = |node: u32| -> Rect {
             let (row, column) = (node / columns, node % columns);
             Rect {
-                x: MARGIN + column as f64 * (tile_w + TILE_GAP),
-                y: NODE_TOP + row as f64 * (TILE_H + TILE_GAP),
+                x: MARGIN + column as f64 * (tile_w + tile_gap),
+                y: NODE_TOP + row as f64 * (tile_h + tile_gap),
                 w: tile_w,
-                h: TILE_H,
+                h: tile_h,
             }
         };
         let place = |node: u32| -> Place {
@@ -283,8 +308,8 @@ impl Layout {
             })
             .collect();
         // Compact: a line more under the legend says what a tile is.
-        let height =
-            switch_y + (n_tiers - 1.0) * TIER_GAP + BAR_H + LEGEND_H + if compact { 36.0 } else { 0.0 };
+        let note = if compact { 36.0 + 16.0 * (note_lines(width) - 2) as f64 } else { 0.0 };
+        let height = switch_y + (n_tiers - 1.0) * TIER_GAP + BAR_H + LEGEND_H + note;
         let labels = match (compact, expanded) {
             (false, _) => (full_w / per_node * 0.78).min(64.0) >= 40.0,
             (true, Some(_)) => ((width - 2.0 * MARGIN) / per_node * 0.78).min(64.0) >= 40.0,
@@ -536,81 +561,4 @@ fn distance_to_segment(p: Point, a: Point, b: Point) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use fabricscope::Scenario;
-
-    #[test]
-    fn two_nodes_sit_side_by_side_and_links_pair_up() {
-        let scenario = Scenario { nodes: 2, ..Scenario::default_demo() }.validate().unwrap();
-        let topology = scenario.topology();
-        let layout = Layout::new(&topology, 1200.0);
-        assert_eq!(layout.nodes.len(), 2);
-        assert!(layout.nodes[0].x + layout.nodes[0].w < layout.nodes[1].x);
-        for (id, _) in topology.links() {
-            let forward = &layout.links[id.index()];
-            let back = &layout.links[id.reverse().index()];
-            assert_eq!(forward.len(), back.len());
-            let gap = distance(forward[0], *back.last().unwrap());
-            assert!(gap > 5.0 && gap < 7.0, "the two directions sit in separate lanes: {gap}");
-        }
-        let first = &layout.links[0];
-        let middle = ((first[0].0 + first[1].0) / 2.0, (first[0].1 + first[1].1) / 2.0);
-        assert_eq!(layout.link_at(middle.0, middle.1), Some(LinkId(0)));
-        assert!(layout.labels);
-    }
-
-    #[test]
-    fn every_preset_fits_inside_its_node_frame() {
-        for preset in fabricscope::catalog::NODE_PRESETS {
-            let scenario =
-                Scenario { preset: preset.id.into(), ..Scenario::default_demo() }.validate().unwrap();
-            let topology = scenario.topology();
-            let layout = Layout::new(&topology, 1100.0);
-            let frame = layout.nodes[0];
-            for (id, vertex) in topology.vertices() {
-                if vertex.node.is_some() {
-                    let r = layout.vertex(id);
-                    assert!(
-                        r.x >= frame.x && r.x + r.w <= frame.x + frame.w + 0.01,
-                        "{}: {:?} {r:?}",
-                        preset.id,
-                        vertex.kind
-                    );
-                    assert!(
-                        r.y >= frame.y && r.y + r.h <= frame.y + frame.h,
-                        "{}: {:?}",
-                        preset.id,
-                        vertex.kind
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn points_along_a_polyline() {
-        let points = [(0.0, 0.0), (0.0, 10.0), (10.0, 10.0)];
-        assert_eq!(Layout::point_along(&points, 0.0), (0.0, 0.0));
-        assert_eq!(Layout::point_along(&points, 0.5), (0.0, 10.0));
-        assert_eq!(Layout::point_along(&points, 1.0), (10.0, 10.0));
-    }
-
-    #[test]
-    fn a_point_on_a_path_is_the_point_along_its_polyline() {
-        let sim = fabricscope::simulate(
-            &fabricscope::Scenario { nodes: 2, ..fabricscope::Scenario::default_demo() }.validate().unwrap(),
-        )
-        .unwrap();
-        let layout = Layout::new(&sim.topology, 1100.0);
-        for flow in sim.trace.flows.iter().step_by(37) {
-            for f in [0.0, 0.13, 0.5, 0.77, 1.0] {
-                let (a, b) = (
-                    layout.point_on_path(&flow.path, f),
-                    Layout::point_along(&layout.polyline(&flow.path), f),
-                );
-                assert!((a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9, "{a:?} vs {b:?}");
-            }
-        }
-    }
-}
+mod tests;
