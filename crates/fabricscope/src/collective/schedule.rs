@@ -8,7 +8,7 @@ pub use crate::units::ELEM_BYTES;
 pub use crate::scenario::Algorithm;
 
 /// What the receiver does with a chunk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum ChunkOp {
     /// Add the chunk to the receiver's own copy, element by element.
     Reduce,

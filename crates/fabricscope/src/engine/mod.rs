@@ -51,6 +51,7 @@ mod issuer;
 mod lanes;
 mod linkmap;
 mod maxmin;
+mod mirror;
 pub mod period;
 pub mod rotation;
 mod search;

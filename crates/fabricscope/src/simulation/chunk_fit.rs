@@ -27,6 +27,7 @@ use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::plan::ValidScenario;
+use crate::routing::Policy;
 use crate::scenario::Collective;
 use crate::topology::Topology;
 use crate::units::SimTime;
@@ -333,9 +334,7 @@ impl Fit {
                     return false;
                 };
                 let (scenario, topology) = (&self.sim.scenario, &self.sim.topology);
-                let run =
-                    engine::Run::new_folded(topology, &built, scenario.policy(), symmetry.fold(topology))
-                        .untraced();
+                let (built, run) = folded_run(topology, &symmetry, built, scenario.policy());
                 self.finer = Finer::Running(built, Box::new(run));
                 false
             }
@@ -403,9 +402,7 @@ pub(super) fn nvls_tree_run(
         })
         .flatten();
     if let Some((symmetry, built, _)) = folded {
-        let built = settle(built);
-        let run = engine::Run::new_folded(topology, &built, policy, symmetry.fold(topology)).untraced();
-        return Some((built, run));
+        return Some(folded_run(topology, &symmetry, settle(built), policy));
     }
     if whole > limit {
         return None;
@@ -413,6 +410,26 @@ pub(super) fn nvls_tree_run(
     let schedule = settle(NvlsTreeBuilder::new(s.nodes, g, s.count(), channels).with_cap(cap).finish());
     let run = engine::Run::new(topology, &schedule, policy, None).untraced();
     Some((schedule, run))
+}
+
+/// The finer run of the lanes that run for all (`built`, proved by `symmetry`), set up on the
+/// folded links: lane 0 alone where tree 1 is tree 0's mirror image (`Symmetry::mirrored`: half
+/// the flows, the same end), else both lanes. Its end alone is read.
+fn folded_run(
+    topology: &Topology,
+    symmetry: &Symmetry,
+    built: Schedule,
+    policy: Policy,
+) -> (Schedule, engine::Run) {
+    let (schedule, fold) = match symmetry.mirrored(topology, &built) {
+        Some((lane0, fold)) => (lane0, fold),
+        None => {
+            let fold = symmetry.fold(topology);
+            (built, fold)
+        }
+    };
+    let run = engine::Run::new_folded(topology, &schedule, policy, fold).untraced();
+    (schedule, run)
 }
 
 /// `schedule` set to run at `protocol` with `scenario`'s latencies.

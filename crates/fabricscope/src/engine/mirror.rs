@@ -1,0 +1,152 @@
+//! NCCL's two trees folded into one lane, for a run whose end alone is read (NVLSTree's finer
+//! run, `simulation::chunk_fit`).
+//!
+//! A proof of stride 2 (`Symmetry::find_strided`) runs two lanes for all: part 0 of channel 0
+//! (tree 0) and of channel 1 (tree 1), σ carrying each onto the lanes two further on. On an
+//! even number of nodes NCCL's tree 1 is tree 0 mirrored (`collective::dtree`: node n becomes
+//! node N − 1 − n), and where the fabric has the same mirror (a fat-tree of whole leaf groups,
+//! static routes) lane 1 is lane 0's image under a link permutation τ as well. `Symmetry::
+//! mirrored` proves it, or says no:
+//!
+//! - ρ, the ranks' mirror (node N − 1 − n, the same GPU of it), pairs each transfer of lane 0
+//!   with the one of lane 1 between the mirrored ranks, in the same step, chunk, operation,
+//!   length and hop (a node's NVSwitch mirrored too): a bijection π, which keeps every
+//!   dependency and every connection's order (`after`);
+//! - τ is built from the routed paths, lane 0's onto lane 1's and back, one image per link,
+//!   every pair alike (`linkmap::alike`): an involution;
+//! - τ̃, τ carried to every lane by σ (τ̃(σʲ(l)) = σʲ(τ(l))), is one permutation, so it commutes
+//!   with σ.
+//!
+//! The flows of all lanes are then a system that σ and τ̃ both map onto itself (lane σʲ(0) onto
+//! σʲ(1) and back, position for position through π, dependencies and latencies kept), and the
+//! group they make, σ's order × 2 elements, carries lane 0 onto every lane exactly once. The
+//! fold of `symmetry` holds for it as for σ alone: an orbit O of the group becomes one link of
+//! capacity c × |O| / (2 × σ's order) that lane 0's flows cross as often as their paths meet O.
+//! Max-min sharing has one solution, which the group keeps, so lane 0 alone moves as it did
+//! beside lane 1: the same end, up to the order floating-point sums are taken in
+//! (`tests/symmetry.rs` holds the end to the two-lane run's and to every transfer run).
+
+use super::linkmap::{alike, LinkMap};
+use super::symmetry::{Fold, Symmetry};
+use crate::collective::{Hop, Schedule, SwitchRef, Transfer};
+use crate::hash::FixedState;
+use crate::topology::{LinkId, Topology};
+
+impl Symmetry {
+    /// Lane 0 of `built` (`first_channels`' schedule of the two lanes that run, lane 0's
+    /// transfers first) and its fold under σ and τ̃, where the module's proof holds; `None`
+    /// otherwise (then the two lanes run, `fold`).
+    pub fn mirrored(&self, topology: &Topology, built: &Schedule) -> Option<(Schedule, Fold)> {
+        let per = self.zero_pos.first()?.len();
+        let blocks = self.zero_pos.len() == 2
+            && self.stride == 2
+            && built.transfers.len() == 2 * per
+            && self.paths.len() == 2 * per
+            && self.zero_pos[0].iter().enumerate().all(|(i, &z)| z as usize == i)
+            && self.zero_pos[1].iter().enumerate().all(|(i, &z)| z as usize == per + i);
+        if !blocks || per == 0 {
+            return None;
+        }
+        let (lane0, lane1) = built.transfers.split_at(per);
+        let rho = rank_mirror(topology)?;
+        let n = topology.n_nodes();
+        let key = |t: &Transfer, map: bool| {
+            let rank = |r: u32| if map { rho.get(r as usize).copied() } else { Some(r) };
+            let hop = match t.hop {
+                Hop::ToSwitch(SwitchRef::NvSwitch { node }) if map => {
+                    Hop::ToSwitch(SwitchRef::NvSwitch { node: n - 1 - node })
+                }
+                Hop::FromSwitch(SwitchRef::NvSwitch { node }) if map => {
+                    Hop::FromSwitch(SwitchRef::NvSwitch { node: n - 1 - node })
+                }
+                hop => hop,
+            };
+            Some((rank(t.src)?, rank(t.dst)?, t.step, t.chunk, t.len, t.op, hop))
+        };
+        let mut of_lane1 = std::collections::HashMap::with_capacity_and_hasher(per, FixedState);
+        for (j, t) in lane1.iter().enumerate() {
+            if of_lane1.insert(key(t, false)?, j as u32).is_some() {
+                return None;
+            }
+        }
+        // π: lane 0's i-th transfer's mirror image is lane 1's π[i]-th.
+        let pi: Vec<u32> =
+            lane0.iter().map(|t| of_lane1.get(&key(t, true)?).copied()).collect::<Option<_>>()?;
+        let mut hit = vec![false; per];
+        for &j in &pi {
+            if std::mem::replace(&mut hit[j as usize], true) {
+                return None;
+            }
+        }
+        let image = |d: u32| pi.get(d as usize).map(|&j| j + per as u32);
+        for (i, t) in lane0.iter().enumerate() {
+            let u = &lane1[pi[i] as usize];
+            let mut deps: Vec<Option<u32>> = t.deps.iter().map(|&d| image(d)).collect();
+            let mut theirs: Vec<Option<u32>> = u.deps.iter().map(|&d| Some(d)).collect();
+            deps.sort_unstable();
+            theirs.sort_unstable();
+            if deps != theirs || t.after.map(image) != u.after.map(Some) {
+                return None;
+            }
+        }
+        // τ from the paths, both ways, then carried to every lane by σ.
+        let alike_links = |a: LinkId, b: LinkId| alike(topology.link(a), topology.link(b));
+        let mut tau = LinkMap::new(topology.n_links());
+        for (i, &j) in pi.iter().enumerate() {
+            let (a, b) = (&self.paths[i], &self.paths[per + j as usize]);
+            if !tau.carry(a, b, alike_links) || !tau.carry(b, a, alike_links) {
+                return None;
+            }
+        }
+        let tau = tau.permutation()?;
+        let order = self.share() as usize;
+        let mut used = vec![false; tau.len()];
+        for link in self.paths.iter().flatten() {
+            used[link.index()] = true;
+        }
+        let mut whole = LinkMap::new(topology.n_links());
+        for m in (0..tau.len()).filter(|&m| used[m]) {
+            let (mut l, mut t) = (LinkId(m as u32), tau[m]);
+            for _ in 0..order {
+                if !whole.carry(&[l], &[t], alike_links) {
+                    return None;
+                }
+                (l, t) = (self.sigma[l.index()], self.sigma[t.index()]);
+            }
+        }
+        let tau = whole.permutation()?;
+        // The group's orbits: σ's, joined in pairs by τ̃.
+        let group = 2.0 * self.order();
+        let capacity = (0..tau.len())
+            .map(|l| {
+                let joined = self.rep[l] != self.rep[tau[l].index()];
+                let size = self.orbit[l] as f64 * if joined { 2.0 } else { 1.0 };
+                topology.link(LinkId(l as u32)).capacity().bytes_per_ns() * size / group
+            })
+            .collect();
+        let rep = (0..tau.len()).map(|l| self.rep[l].min(self.rep[tau[l].index()])).collect();
+        let schedule = Schedule { transfers: lane0.to_vec(), ..built.clone() };
+        Some((schedule, Fold { rep, capacity }))
+    }
+}
+
+/// Each rank's mirror image: the same GPU of node N − 1 − n; `None` on an odd number of nodes
+/// (NCCL's tree 1 is then tree 0 shifted, not mirrored).
+fn rank_mirror(topology: &Topology) -> Option<Vec<u32>> {
+    let (n, g) = (topology.n_nodes(), topology.gpus_per_node());
+    if n < 2 || n % 2 == 1 {
+        return None;
+    }
+    let mut at = vec![u32::MAX; (n * g) as usize];
+    for rank in 0..topology.n_gpus() {
+        let v = topology.vertex(topology.gpu(rank));
+        let slot = (v.node? * g + v.local) as usize;
+        *at.get_mut(slot)? = rank;
+    }
+    (0..topology.n_gpus())
+        .map(|rank| {
+            let v = topology.vertex(topology.gpu(rank));
+            at.get(((n - 1 - v.node?) * g + v.local) as usize).copied().filter(|&r| r != u32::MAX)
+        })
+        .collect()
+}

@@ -1,0 +1,90 @@
+//! NCCL's two trees folded into one lane (`engine::mirror`, `Symmetry::mirrored`): where the
+//! proof holds, lane 0 alone on the group's folded links ends when the two lanes that run for
+//! all end, and when every transfer simulated ends; where the fabric or the node count has no
+//! mirror, the proof says no.
+
+use fabricscope::collective::Algorithm::NvlsTree;
+use fabricscope::engine::symmetry::Symmetry;
+use fabricscope::engine::Run;
+use fabricscope::scenario::{FabricConfig, FabricTopology};
+use fabricscope::units::SimTime;
+use fabricscope::{simulate_as, Mode, Scenario};
+
+/// A run to its end, every flow recorded.
+fn end(
+    mut run: Run,
+    topology: &fabricscope::topology::Topology,
+    schedule: &fabricscope::collective::Schedule,
+) -> SimTime {
+    while !run.advance(topology, schedule, u64::MAX) {}
+    run.finish(topology).0.end
+}
+
+/// NVLSTree on `s` (the tuner's pick at NCCL's defaults) as the model cuts it: the end of every
+/// transfer simulated, of the two lanes on σ's fold and of lane 0 on the mirror's, or `None`
+/// for the last where the mirror is not proved.
+fn ends(s: &Scenario) -> (SimTime, SimTime, Option<SimTime>) {
+    let valid = s.validate().unwrap();
+    let exact = simulate_as(&valid, Mode::Exact).unwrap();
+    let (topology, schedule, policy) = (&exact.topology, &exact.schedule, valid.policy());
+    assert_eq!(schedule.algorithm, NvlsTree, "{s:?}");
+    let proof = Symmetry::find_strided(topology, schedule, policy).expect("the channels fold");
+    assert_eq!((proof.stride(), proof.parts()), (2, 8), "{s:?}: part 0 of channels 0 and 1 run");
+    let lanes = proof.channel_zero(schedule);
+    let two = end(Run::new_folded(topology, &lanes, policy, proof.fold(topology)), topology, &lanes);
+    let one = proof
+        .mirrored(topology, &lanes)
+        .map(|(lane0, fold)| end(Run::new_folded(topology, &lane0, policy, fold), topology, &lane0));
+    (exact.trace.end, two, one)
+}
+
+#[test]
+fn one_lane_on_the_mirror_ends_with_two_and_with_every_transfer() {
+    let cases = [
+        Scenario { nodes: 2, size_bytes: 64 << 20, ..Scenario::default_demo() },
+        Scenario { nodes: 4, size_bytes: 256 << 20, ..Scenario::default_demo() },
+        Scenario { nodes: 8, size_bytes: 64 << 20, ..Scenario::default_demo() },
+        Scenario { nodes: 16, size_bytes: 128 << 20, ..Scenario::default_demo() },
+        Scenario { preset: "hgx-b200".into(), nodes: 6, size_bytes: 64 << 20, ..Scenario::default_demo() },
+        // Two leaf groups of 32 nodes: tree edges cross the spines.
+        Scenario { nodes: 64, size_bytes: 16 << 20, algorithm: Some(NvlsTree), ..Scenario::default_demo() },
+    ];
+    for s in cases {
+        let (exact, two, one) = ends(&s);
+        let one = one.unwrap_or_else(|| panic!("{} {} nodes: the mirror is proved", s.preset, s.nodes));
+        eprintln!("{} {} nodes: every transfer {exact:?}, two lanes {two:?}, one {one:?}", s.preset, s.nodes);
+        assert_eq!(one, two, "{} {} nodes", s.preset, s.nodes);
+        assert_eq!(one, exact, "{} {} nodes", s.preset, s.nodes);
+    }
+}
+
+#[test]
+fn no_mirror_is_claimed_where_there_is_none() {
+    // An odd number of nodes: NCCL's tree 1 is tree 0 shifted by one, not mirrored.
+    let odd = Scenario { nodes: 5, size_bytes: 64 << 20, ..Scenario::default_demo() };
+    let (exact, two, one) = ends(&odd);
+    assert_eq!((one, two), (None, exact));
+    // 40 nodes: a leaf group of 32 and one of 8, which the nodes' mirror does not keep (nodes 7
+    // and 8 share a leaf, their images 32 and 31 do not); a 2:1 oversubscribed leaf-spine, whose
+    // static routes over half the up-links need not mirror. Whatever is claimed must hold.
+    let cut =
+        Scenario { nodes: 40, size_bytes: 16 << 20, algorithm: Some(NvlsTree), ..Scenario::default_demo() };
+    let oversubscribed = Scenario {
+        nodes: 64,
+        size_bytes: 16 << 20,
+        algorithm: Some(NvlsTree),
+        fabric: FabricConfig {
+            topology: FabricTopology::LeafSpine,
+            oversubscription: 2.0,
+            ..Scenario::default_demo().fabric
+        },
+        ..Scenario::default_demo()
+    };
+    for s in [cut, oversubscribed] {
+        let (exact, two, one) = ends(&s);
+        assert_eq!(two, exact);
+        assert!(one.is_none_or(|one| one == exact), "{} nodes: {one:?} against {exact:?}", s.nodes);
+        let said = if one.is_some() { "holds" } else { "is refused" };
+        eprintln!("{} nodes, {:?}: the mirror {said}", s.nodes, s.fabric.topology);
+    }
+}
