@@ -118,7 +118,12 @@ await playFrames('paint-1024-gpus', 'frame-1024-gpus');
 
 // The same at the tuner's choice: NVLSTree, shown from part 0 of channels 0 and 1 (77,760 of
 // its 2,488,320 transfers, the rest their images) and fitted to NCCL's chunks by a second run;
-// how long until it shows, the longest freeze meanwhile, and frame times while it plays.
+// how long until it shows, the longest freeze meanwhile, and frame times while it plays. Once
+// the 8-channel chart is drawn: a change while its points run terminates their workers, which
+// Chromium lets run on for 0.1-0.5 s, two more threads on two cores (the pick then took
+// 0.35-0.53 s rather than 0.29).
+await page.waitForSelector('#busbw-chart[data-complete="true"]', { timeout: 120000 });
+await page.waitForTimeout(500);
 {
   const t0 = Date.now();
   const freeze = await longestFreeze(() => page.selectOption('#algorithm', 'auto'), async () => (await page.locator('p.algo').innerText()).includes('NVLSTree'));
