@@ -34,7 +34,7 @@ fn ends(s: &Scenario) -> (SimTime, SimTime, Option<SimTime>) {
     let two = end(Run::new_folded(topology, &lanes, policy, proof.fold(topology)), topology, &lanes);
     let one = proof
         .mirrored(topology, &lanes)
-        .map(|(lane0, fold)| end(Run::new_folded(topology, &lane0, policy, fold), topology, &lane0));
+        .map(|m| end(Run::new_folded(topology, &m.lane0, policy, m.fold), topology, &m.lane0));
     (exact.trace.end, two, one)
 }
 
@@ -86,5 +86,48 @@ fn no_mirror_is_claimed_where_there_is_none() {
         assert!(one.is_none_or(|one| one == exact), "{} nodes: {one:?} against {exact:?}", s.nodes);
         let said = if one.is_some() { "holds" } else { "is refused" };
         eprintln!("{} nodes, {:?}: the mirror {said}", s.nodes, s.fabric.topology);
+    }
+}
+
+/// More than the end: the two lanes' trace rebuilt from lane 0's run on the mirror's fold
+/// (`Symmetry::unmirrored`) is their own run's on σ's fold, bit for bit: every flow's number,
+/// path, times, rates and byte counts, every link's bytes and peak, the batches and the hash.
+#[test]
+fn the_two_lanes_rebuilt_from_one_are_their_run_bit_for_bit() {
+    for (nodes, size) in
+        [(8u32, 64u64 << 20), (16, 128 << 20), (64, 16 << 20), (32, 1 << 30), (128, 16 << 20)]
+    {
+        let s = Scenario { nodes, size_bytes: size, algorithm: Some(NvlsTree), ..Scenario::default_demo() };
+        let valid = s.validate().unwrap();
+        let sim = simulate_as(&valid, Mode::Symmetric).unwrap();
+        let (topology, schedule, policy) = (&sim.topology, &sim.schedule, valid.policy());
+        let proof = Symmetry::find_strided(topology, schedule, policy).unwrap();
+        let lanes = proof.channel_zero(schedule);
+        let trace = |mut run: Run, schedule: &fabricscope::collective::Schedule| {
+            while !run.advance(topology, schedule, u64::MAX) {}
+            run.finish(topology).0
+        };
+        let two = trace(Run::new_folded(topology, &lanes, policy, proof.fold(topology)), &lanes);
+        let mirrored = proof.mirrored(topology, &lanes).unwrap();
+        let one =
+            trace(Run::new_folded(topology, &mirrored.lane0, policy, mirrored.fold.clone()), &mirrored.lane0);
+        assert_eq!(one.flows.len() * 2, two.flows.len(), "{nodes} nodes");
+        let rebuilt = proof.unmirrored(topology, &mirrored, one);
+        let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for (a, b) in rebuilt.flows.iter().zip(&two.flows) {
+            let record = |f: &fabricscope::trace::FlowRecord| {
+                let segments: Vec<_> = f
+                    .segments
+                    .iter()
+                    .map(|g| (g.from, g.rate_bytes_per_ns.to_bits(), g.done_bytes.to_bits()))
+                    .collect();
+                (f.transfer, f.path.clone(), f.bytes, f.issued, f.started, f.finished, segments)
+            };
+            assert_eq!(record(a), record(b), "{nodes} nodes");
+        }
+        assert_eq!(bits(&rebuilt.link_peak), bits(&two.link_peak), "{nodes} nodes: link peaks");
+        assert_eq!(bits(&rebuilt.link_bytes), bits(&two.link_bytes), "{nodes} nodes: link bytes");
+        assert_eq!((rebuilt.end, rebuilt.batches), (two.end, two.batches), "{nodes} nodes");
+        assert_eq!(rebuilt.hash(), two.hash(), "{nodes} nodes");
     }
 }

@@ -32,11 +32,21 @@ use crate::collective::{Hop, Schedule, SwitchRef, Transfer};
 use crate::hash::FixedState;
 use crate::topology::{LinkId, Topology};
 
+/// Lane 0 of the two lanes that run for all, on the mirror's fold (`Symmetry::mirrored`).
+#[derive(Clone, Debug)]
+pub struct Mirrored {
+    /// Lane 0's transfers, as numbered in the two lanes' schedule (its first block).
+    pub lane0: Schedule,
+    pub fold: Fold,
+    /// Lane 0's i-th transfer's mirror image is lane 1's `pairs[i]`-th.
+    pairs: Vec<u32>,
+}
+
 impl Symmetry {
     /// Lane 0 of `built` (`first_channels`' schedule of the two lanes that run, lane 0's
     /// transfers first) and its fold under σ and τ̃, where the module's proof holds; `None`
     /// otherwise (then the two lanes run, `fold`).
-    pub fn mirrored(&self, topology: &Topology, built: &Schedule) -> Option<(Schedule, Fold)> {
+    pub fn mirrored(&self, topology: &Topology, built: &Schedule) -> Option<Mirrored> {
         let per = self.zero_pos.first()?.len();
         let blocks = self.zero_pos.len() == 2
             && self.stride == 2
@@ -126,7 +136,41 @@ impl Symmetry {
             .collect();
         let rep = (0..tau.len()).map(|l| self.rep[l].min(self.rep[tau[l].index()])).collect();
         let schedule = Schedule { transfers: lane0.to_vec(), ..built.clone() };
-        Some((schedule, Fold { rep, capacity }))
+        Some(Mirrored { lane0: schedule, fold: Fold { rep, capacity }, pairs: pi })
+    }
+
+    /// The two lanes' trace on σ's fold (`fold`), as their run records it, from lane 0's run on
+    /// the mirror's (`mirrored`): lane 0's flows, and each one's image in lane 1 (π's), with
+    /// its times and rates, each on its routed path's representatives; each link's peak its
+    /// G-orbit's scaled to its σ-orbit (× the two folds' capacities' ratio). Bit for bit the
+    /// two lanes' own run wherever `tests/mirror.rs` compares them (every record and peak, 2 to
+    /// 128 H100 nodes).
+    pub fn unmirrored(
+        &self,
+        topology: &Topology,
+        mirrored: &Mirrored,
+        lane0: crate::trace::Trace,
+    ) -> crate::trace::Trace {
+        let per = mirrored.pairs.len();
+        let on_reps =
+            |k: usize| -> Vec<LinkId> { self.paths[k].iter().map(|l| self.rep[l.index()]).collect() };
+        let mut flows: Vec<Option<crate::trace::FlowRecord>> = vec![None; 2 * per];
+        for (i, flow) in lane0.flows.into_iter().enumerate() {
+            let j = per + mirrored.pairs[i] as usize;
+            let image = crate::trace::FlowRecord { transfer: j as u32, path: on_reps(j), ..flow.clone() };
+            flows[j] = Some(image);
+            flows[i] = Some(crate::trace::FlowRecord { transfer: i as u32, path: on_reps(i), ..flow });
+        }
+        let flows = flows.into_iter().map(|f| f.expect("every flow of lane 1 is an image")).collect();
+        let sigma = self.fold(topology).capacity;
+        let (group, rep) = (&mirrored.fold.capacity, &mirrored.fold.rep);
+        let link_peak = (0..self.rep.len())
+            .map(|l| match self.rep[l].index() == l {
+                true => lane0.link_peak[rep[l].index()] * (sigma[l] / group[rep[l].index()]),
+                false => 0.0,
+            })
+            .collect();
+        crate::trace::Trace::of_flows(flows, self.rep.len(), link_peak, lane0.batches)
     }
 }
 

@@ -42,6 +42,7 @@ pub use super::images::ExpandedHasher;
 pub use super::lanes::Lanes;
 use super::lanes::Members;
 pub(super) use super::linkmap::{alike, alike_kind, orbits, LinkMap};
+pub use super::mirror::Mirrored;
 pub use super::search::SymmetrySearch;
 
 /// A schedule's proved channel symmetry.

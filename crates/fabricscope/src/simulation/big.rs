@@ -346,14 +346,19 @@ pub(super) fn ring_stage(
                 symmetry: symmetry.map(|(symmetry, _)| symmetry),
                 whole: Some(schedule),
                 rotation: Some((rotated.rotation, rotated.paths)),
+                mirror: None,
             };
             let unfold = Some(Box::new(unfold));
             Stage::Running { topology, schedule: rotated.schedule, run, plan, then, unfold }
         }
         (None, Some((symmetry, zero))) => {
             let run = start(&zero, base);
-            let unfold =
-                Some(Box::new(Unfold { symmetry: Some(symmetry), whole: Some(schedule), rotation: None }));
+            let unfold = Some(Box::new(Unfold {
+                symmetry: Some(symmetry),
+                whole: Some(schedule),
+                rotation: None,
+                mirror: None,
+            }));
             Stage::Running { topology, schedule: zero, run, plan, then, unfold }
         }
         (None, None) => {

@@ -190,7 +190,17 @@ pub(super) fn folded_stage(
                 (zero, run, None)
             }
         };
-    let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole, rotation }));
+    // NCCL's two trees, where tree 1 is tree 0's mirror image: lane 0 alone, half the flows,
+    // the two lanes' trace rebuilt from it bit for bit (`engine::mirror`).
+    let mirrored = rotation.is_none().then(|| symmetry.mirrored(&topology, &schedule)).flatten();
+    let (schedule, run, mirror) = match mirrored {
+        Some(mirrored) => {
+            let run = engine::Run::new_folded(&topology, &mirrored.lane0, policy, mirrored.fold.clone());
+            (mirrored.lane0.clone(), run, Some(Box::new((mirrored, schedule))))
+        }
+        None => (schedule, run, None),
+    };
+    let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole, rotation, mirror }));
     Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold }
 }
 

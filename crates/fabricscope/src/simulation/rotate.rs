@@ -7,7 +7,7 @@
 use super::job::run_settings;
 use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::engine::rotation::Rotation;
-use crate::engine::symmetry::{Expansion, Fold, Symmetry};
+use crate::engine::symmetry::{Expansion, Fold, Mirrored, Symmetry};
 use crate::plan::ValidScenario;
 use crate::routing::Router;
 use crate::scenario::Collective;
@@ -97,6 +97,9 @@ pub(super) struct Unfold {
     pub whole: Option<Schedule>,
     /// The rotation and channel 0's routed paths of one step (`rotate::Rotated`).
     pub rotation: Option<(Rotation, Vec<Vec<LinkId>>)>,
+    /// Where lane 0 ran alone on the mirror's fold (`Symmetry::mirrored`): it, and the two
+    /// lanes' schedule, whose trace `Symmetry::unmirrored` rebuilds before anything reads it.
+    pub mirror: Option<Box<(Mirrored, Schedule)>>,
 }
 
 impl Unfold {
@@ -104,7 +107,7 @@ impl Unfold {
     /// (`Unfolding::advance`): the rotation's, then a channel per piece. `None` without the
     /// whole schedule.
     pub fn start(self, trace: Trace) -> Option<Unfolding> {
-        let Unfold { symmetry, whole, rotation } = self;
+        let Unfold { symmetry, whole, rotation, .. } = self;
         Some(Unfolding { symmetry, whole: whole?, rotation, state: Pieces::Run(trace) })
     }
 }
