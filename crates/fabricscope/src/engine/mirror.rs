@@ -1,12 +1,13 @@
-//! NCCL's two trees folded into one lane, for a run whose end alone is read (NVLSTree's finer
-//! run, `simulation::chunk_fit`).
+//! NCCL's two trees folded into one lane: NVLSTree's finer run, whose end alone is read
+//! (`simulation::chunk_fit`), and every run of a tree's lanes that `simulation::exact::
+//! folded_stage` sets up, whose two lanes' trace `Symmetry::unmirrored` rebuilds from lane 0's.
 //!
-//! A proof of stride 2 (`Symmetry::find_strided`) runs two lanes for all: part 0 of channel 0
-//! (tree 0) and of channel 1 (tree 1), σ carrying each onto the lanes two further on. On an
-//! even number of nodes NCCL's tree 1 is tree 0 mirrored (`collective::dtree`: node n becomes
-//! node N − 1 − n), and where the fabric has the same mirror (a fat-tree of whole leaf groups,
-//! static routes) lane 1 is lane 0's image under a link permutation τ as well. `Symmetry::
-//! mirrored` proves it, or says no:
+//! A proof of stride 2 (`Symmetry::find_strided`) runs two lanes for all: channel 0 (tree 0)
+//! and channel 1 (tree 1), or of an NVLSTree part 0 of each, σ carrying each onto the lanes two
+//! further on. On an even number of nodes NCCL's tree 1 is tree 0 mirrored (`collective::dtree`:
+//! node n becomes node N − 1 − n), and where the fabric has the same mirror (a fat-tree of whole
+//! leaf groups, static routes) lane 1 is lane 0's image under a link permutation τ as well.
+//! `Symmetry::mirrored` proves it, or says no:
 //!
 //! - ρ, the ranks' mirror (node N − 1 − n, the same GPU of it), pairs each transfer of lane 0
 //!   with the one of lane 1 between the mirrored ranks, in the same step, chunk, operation,
@@ -24,7 +25,8 @@
 //! capacity c × |O| / (2 × σ's order) that lane 0's flows cross as often as their paths meet O.
 //! Max-min sharing has one solution, which the group keeps, so lane 0 alone moves as it did
 //! beside lane 1: the same end, up to the order floating-point sums are taken in
-//! (`tests/symmetry.rs` holds the end to the two-lane run's and to every transfer run).
+//! (`tests/mirror.rs` holds the end to the two-lane run's and to every transfer run, and the
+//! rebuilt trace to the two lanes' run bit for bit).
 
 use super::linkmap::{alike, LinkMap};
 use super::symmetry::{Fold, Symmetry};
