@@ -34,7 +34,7 @@ fn ends(s: &Scenario) -> (SimTime, SimTime, Option<SimTime>) {
     let two = end(Run::new_folded(topology, &lanes, policy, proof.fold(topology)), topology, &lanes);
     let one = proof
         .mirrored(topology, &lanes)
-        .map(|m| end(Run::new_folded(topology, &m.lane0, policy, m.fold), topology, &m.lane0));
+        .map(|(lane0, m)| end(Run::new_folded(topology, &lane0, policy, m.fold), topology, &lane0));
     (exact.trace.end, two, one)
 }
 
@@ -108,9 +108,8 @@ fn the_two_lanes_rebuilt_from_one_are_their_run_bit_for_bit() {
             run.finish(topology).0
         };
         let two = trace(Run::new_folded(topology, &lanes, policy, proof.fold(topology)), &lanes);
-        let mirrored = proof.mirrored(topology, &lanes).unwrap();
-        let one =
-            trace(Run::new_folded(topology, &mirrored.lane0, policy, mirrored.fold.clone()), &mirrored.lane0);
+        let (lane0, mirrored) = proof.mirrored(topology, &lanes).unwrap();
+        let one = trace(Run::new_folded(topology, &lane0, policy, mirrored.fold.clone()), &lane0);
         assert_eq!(one.flows.len() * 2, two.flows.len(), "{nodes} nodes");
         let rebuilt = proof.unmirrored(topology, &mirrored, one);
         let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();

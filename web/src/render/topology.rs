@@ -206,7 +206,7 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         ctx.fill_text(&label, rect.x + 8.0, rect.y + 14.0);
     }
     // Each tile's number, in one font (set twice per tile, 256 font changes a frame at 128 nodes).
-    let small = layout.tiles.first().is_some_and(|tile| tile.h < super::layout::TILE_H);
+    let small = layout.small_tiles();
     ctx.set_font(if small { "8px system-ui, sans-serif" } else { "9px system-ui, sans-serif" });
     ctx.set_fill_style_str(palette.muted);
     let (dx, above_bottom) = if small { (2.0, 6.5) } else { (3.0, 8.0) };

@@ -34,21 +34,20 @@ use crate::collective::{Hop, Schedule, SwitchRef, Transfer};
 use crate::hash::FixedState;
 use crate::topology::{LinkId, Topology};
 
-/// Lane 0 of the two lanes that run for all, on the mirror's fold (`Symmetry::mirrored`).
+/// The mirror's fold of the two lanes that run for all (`Symmetry::mirrored`), and how lane 1
+/// is lane 0's image.
 #[derive(Clone, Debug)]
 pub struct Mirrored {
-    /// Lane 0's transfers, as numbered in the two lanes' schedule (its first block).
-    pub lane0: Schedule,
     pub fold: Fold,
     /// Lane 0's i-th transfer's mirror image is lane 1's `pairs[i]`-th.
     pairs: Vec<u32>,
 }
 
 impl Symmetry {
-    /// Lane 0 of `built` (`first_channels`' schedule of the two lanes that run, lane 0's
-    /// transfers first) and its fold under σ and τ̃, where the module's proof holds; `None`
-    /// otherwise (then the two lanes run, `fold`).
-    pub fn mirrored(&self, topology: &Topology, built: &Schedule) -> Option<Mirrored> {
+    /// Lane 0 of `built` (the two lanes that run, lane 0's transfers first, numbered as in
+    /// `built`) and its fold under σ and τ̃, where the module's proof holds; `None` otherwise
+    /// (then the two lanes run, `fold`).
+    pub fn mirrored(&self, topology: &Topology, built: &Schedule) -> Option<(Schedule, Mirrored)> {
         let per = self.zero_pos.first()?.len();
         let blocks = self.zero_pos.len() == 2
             && self.stride == 2
@@ -138,7 +137,7 @@ impl Symmetry {
             .collect();
         let rep = (0..tau.len()).map(|l| self.rep[l].min(self.rep[tau[l].index()])).collect();
         let schedule = Schedule { transfers: lane0.to_vec(), ..built.clone() };
-        Some(Mirrored { lane0: schedule, fold: Fold { rep, capacity }, pairs: pi })
+        Some((schedule, Mirrored { fold: Fold { rep, capacity }, pairs: pi }))
     }
 
     /// The two lanes' trace on σ's fold (`fold`), as their run records it, from lane 0's run on

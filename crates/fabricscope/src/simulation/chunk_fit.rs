@@ -422,7 +422,7 @@ fn folded_run(
     policy: Policy,
 ) -> (Schedule, engine::Run) {
     let (schedule, fold) = match symmetry.mirrored(topology, &built) {
-        Some(mirrored) => (mirrored.lane0, mirrored.fold),
+        Some((lane0, mirrored)) => (lane0, mirrored.fold),
         None => {
             let fold = symmetry.fold(topology);
             (built, fold)

@@ -173,32 +173,25 @@ pub(super) fn folded_stage(
     plan.parts = symmetry.parts();
     let fold = symmetry.fold(&topology);
     let policy = scenario.policy();
-    let (schedule, run, rotation) =
-        match super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero) {
-            Some(rotated) => {
-                plan.rotated = Some(rotated.rotation.nodes);
-                let run = engine::Run::new_folded(
-                    &topology,
-                    &rotated.schedule,
-                    policy,
-                    rotated.rotation.fold.clone(),
-                );
-                (rotated.schedule, run, Some((rotated.rotation, rotated.paths)))
-            }
-            None => {
-                let run = engine::Run::new_folded(&topology, &zero, policy, fold);
-                (zero, run, None)
-            }
-        };
+    let rotated = super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero);
     // NCCL's two trees, where tree 1 is tree 0's mirror image: lane 0 alone, half the flows,
     // the two lanes' trace rebuilt from it bit for bit (`engine::mirror`).
-    let mirrored = rotation.is_none().then(|| symmetry.mirrored(&topology, &schedule)).flatten();
-    let (schedule, run, mirror) = match mirrored {
-        Some(mirrored) => {
-            let run = engine::Run::new_folded(&topology, &mirrored.lane0, policy, mirrored.fold.clone());
-            (mirrored.lane0.clone(), run, Some(Box::new((mirrored, schedule))))
+    let mirrored = rotated.is_none().then(|| symmetry.mirrored(&topology, &zero)).flatten();
+    let (schedule, run, rotation, mirror) = match (rotated, mirrored) {
+        (Some(rotated), _) => {
+            plan.rotated = Some(rotated.rotation.nodes);
+            let run =
+                engine::Run::new_folded(&topology, &rotated.schedule, policy, rotated.rotation.fold.clone());
+            (rotated.schedule, run, Some((rotated.rotation, rotated.paths)), None)
         }
-        None => (schedule, run, None),
+        (None, Some((lane0, mirrored))) => {
+            let run = engine::Run::new_folded(&topology, &lane0, policy, mirrored.fold.clone());
+            (lane0, run, None, Some(Box::new((mirrored, zero))))
+        }
+        (None, None) => {
+            let run = engine::Run::new_folded(&topology, &zero, policy, fold);
+            (zero, run, None, None)
+        }
     };
     let unfold = Some(Box::new(Unfold { symmetry: Some(symmetry), whole, rotation, mirror }));
     Stage::Running { topology, schedule, run, plan, then: Then::Finish, unfold }

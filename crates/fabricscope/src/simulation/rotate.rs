@@ -110,6 +110,18 @@ impl Unfold {
         let Unfold { symmetry, whole, rotation, .. } = self;
         Some(Unfolding { symmetry, whole: whole?, rotation, state: Pieces::Run(trace) })
     }
+
+    /// The two lanes' schedule and trace where lane 0 ran alone on the mirror's fold (`mirror`,
+    /// taken: `Symmetry::unmirrored`), else `schedule` and `trace` as they are.
+    pub fn unmirror(&mut self, topology: &Topology, schedule: Schedule, trace: Trace) -> (Schedule, Trace) {
+        match (self.mirror.take(), &self.symmetry) {
+            (Some(mirror), Some(symmetry)) => {
+                let (mirrored, lanes) = *mirror;
+                (lanes, symmetry.unmirrored(topology, &mirrored, trace))
+            }
+            _ => (schedule, trace),
+        }
+    }
 }
 
 /// A run's trace being expanded to the whole schedule's (`Unfold::start`).

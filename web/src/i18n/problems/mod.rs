@@ -33,7 +33,7 @@ fn problems(message: &str) -> Vec<&str> {
     let mut start = 0;
     for (at, _) in message.match_indices("; ") {
         let next = &message[at + 2..];
-        if next.split_once(": ").is_some_and(|(field, _)| is_field(field)) && at >= start {
+        if next.split_once(": ").is_some_and(|(field, _)| is_field(field)) {
             out.push(&message[start..at]);
             start = at + 2;
         }
@@ -65,10 +65,8 @@ fn field_label(field: &str) -> Option<&'static str> {
     let plain: String =
         field.split('[').map(|part| part.split_once(']').map_or(part, |(_, rest)| rest)).collect();
     let last = plain.rsplit('.').next().unwrap_or(&plain);
-    let label = [plain.as_str(), last]
-        .into_iter()
-        .find_map(|key| FIELDS.iter().find(|(path, _)| *path == key).map(|(_, label)| *label));
-    label
+    let label_of = |key: &str| FIELDS.iter().find(|(path, _)| *path == key).map(|(_, label)| *label);
+    label_of(&plain).or_else(|| label_of(last))
 }
 
 /// `sentence` in Chinese by the first template that matches it whole, else as it is.

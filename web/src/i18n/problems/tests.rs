@@ -20,24 +20,32 @@ fn patched(base: Value, patch: &Value) -> Value {
     }
 }
 
-/// The core's problems with the collectives' scenario `patch` makes of the page's default.
-fn scenario_problems(patch: Value) -> Vec<String> {
-    let base = serde_json::to_value(Scenario::default_demo()).unwrap();
-    let text = patched(base, &patch).to_string();
-    match Scenario::from_json(&text) {
+/// The core's problems with `base` once `patch` is laid over its JSON: the parse's, else
+/// `check`'s (`validate`'s, as the page shows them).
+fn problems_with<T: serde::Serialize>(
+    base: &T,
+    patch: Value,
+    parse: impl Fn(&str) -> Result<T, fabricscope::ScenarioError>,
+    check: impl Fn(&T) -> Vec<fabricscope::ScenarioError>,
+) -> Vec<String> {
+    let text = patched(serde_json::to_value(base).unwrap(), &patch).to_string();
+    match parse(&text) {
         Err(error) => vec![error.to_string()],
-        Ok(scenario) => scenario.validate().err().unwrap_or_default().iter().map(|e| e.to_string()).collect(),
+        Ok(value) => check(&value).iter().map(|e| e.to_string()).collect(),
     }
+}
+
+/// The same of the collectives' scenario, from the page's default.
+fn scenario_problems(patch: Value) -> Vec<String> {
+    problems_with(&Scenario::default_demo(), patch, Scenario::from_json, |s| {
+        s.validate().err().unwrap_or_default()
+    })
 }
 
 /// The same of a training job.
 fn job_problems(patch: Value) -> Vec<String> {
-    let base = serde_json::to_value(TrainScenario::default_demo()).unwrap();
-    let text = patched(base, &patch).to_string();
-    match TrainScenario::from_json(&text) {
-        Err(error) => vec![error.to_string()],
-        Ok(job) => job.validate().err().unwrap_or_default().iter().map(|e| e.to_string()).collect(),
-    }
+    let check = |job: &TrainScenario| job.validate().err().unwrap_or_default();
+    problems_with(&TrainScenario::default_demo(), patch, TrainScenario::from_json, check)
 }
 
 /// Every problem of `message` given in Chinese (some CJK character in its sentence, not only

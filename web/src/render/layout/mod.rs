@@ -80,7 +80,7 @@ const SWITCH_Y: f64 = 326.0;
 const TIER_GAP: f64 = 84.0;
 /// The mark of a vertex inside a node's tile: GPUs a row of blocks, the NVSwitch a line above
 /// them, NICs a row of small blocks at the bottom; PCIe switches and CPUs a point at the centre.
-/// A small tile (`Tiles::small`) is tighter throughout.
+/// A small tile (`SMALL_TILE`) is tighter throughout.
 fn tile_mark(tile: Rect, kind: VertexKind, local: f64, per_node: f64, nics: f64) -> Rect {
     let small = tile.h < TILE_H;
     let (pad, gpu_y, gpu_h, nic_h) = if small { (2.0, 6.0, 7.0, 3.0) } else { (3.0, 9.0, 9.0, 4.0) };
@@ -109,7 +109,7 @@ const LEGEND_H: f64 = 60.0;
 /// NICs as marks), the switches below, and one node expanded on request.
 pub const DETAILED_NODES: u32 = 8;
 
-pub(super) const TILE_H: f64 = 34.0;
+const TILE_H: f64 = 34.0;
 const TILE_GAP: f64 = 6.0;
 /// Where tiles of the usual size would stack taller than the figure is wide (128 nodes on a
 /// phone: 13 rows, the switches pushed below the screen), they are drawn small: narrower and
@@ -151,12 +151,12 @@ impl Layout {
         };
         let usual = grid((26.0, TILE_H, TILE_GAP));
         let too_tall = usual.4 as f64 * (TILE_H + TILE_GAP) > width - 2.0 * MARGIN;
-        // Small tiles are widened to fill their rows.
-        let (tile_w, tile_h, tile_gap, columns, rows) = match grid(SMALL_TILE) {
-            (_, h, gap, columns, rows) if too_tall => {
-                ((width - 2.0 * MARGIN + gap) / columns as f64 - gap, h, gap, columns, rows)
-            }
-            _ => usual,
+        let (tile_w, tile_h, tile_gap, columns, rows) = if too_tall {
+            // Small tiles, widened to fill their rows.
+            let (_, h, gap, columns, rows) = grid(SMALL_TILE);
+            ((width - 2.0 * MARGIN + gap) / columns as f64 - gap, h, gap, columns, rows)
+        } else {
+            usual
         };
         let tiles_bottom = NODE_TOP + rows as f64 * (tile_h + tile_gap);
         let expanded_dy = tiles_bottom + 10.0 - NODE_TOP;
@@ -348,6 +348,11 @@ impl Layout {
             trays: tray_frames,
             switch_trays,
         }
+    }
+
+    /// Whether the tiles are drawn small (`SMALL_TILE`), their number in a smaller font.
+    pub fn small_tiles(&self) -> bool {
+        self.tiles.first().is_some_and(|tile| tile.h < TILE_H)
     }
 
     /// Whether link `link` is drawn: not one that starts or ends in a tile.

@@ -347,15 +347,10 @@ impl Job {
         self.proved = plan.proved.take();
         let (trace, period) = run.finish(&topology);
         // Lane 0 ran alone on the mirror's fold: the two lanes' trace, as their run records it.
-        let (schedule, trace) =
-            match unfold.as_mut().and_then(|u| Some((u.mirror.take()?, u.symmetry.as_ref()?))) {
-                Some((mirror, symmetry)) => {
-                    let (mirrored, lanes) = *mirror;
-                    let trace = symmetry.unmirrored(&topology, &mirrored, trace);
-                    (lanes, trace)
-                }
-                None => (schedule, trace),
-            };
+        let (schedule, trace) = match unfold.as_mut() {
+            Some(unfold) => unfold.unmirror(&topology, schedule, trace),
+            None => (schedule, trace),
+        };
         let Some(unfold) = unfold else {
             return self.after_run(topology, (schedule, trace, period), plan, then, None);
         };
