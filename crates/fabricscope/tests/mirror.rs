@@ -130,3 +130,42 @@ fn the_two_lanes_rebuilt_from_one_are_their_run_bit_for_bit() {
         assert_eq!(rebuilt.hash(), two.hash(), "{nodes} nodes");
     }
 }
+
+/// NVLSTree's finer run (`chunk_fit`, `FINE_CHUNKS` per part) builds lane 0 alone where tree
+/// 1 is proved tree 0's mirror on the one-chunk schedule (`FirstChannelsBuild::start_lane_zero`):
+/// on DGX H100 at NCCL's 8 channels, part 0 of channel 0 of 8 parts, a 64th of the whole's
+/// transfers against a 32nd for two lanes, and its end is every transfer's, to the nanosecond. Where the mirror is refused (an odd node count, a leaf group cut short) the two
+/// lanes run instead, with the same end.
+#[test]
+fn lane_zero_built_alone_at_the_finer_chunks_ends_with_every_transfer() {
+    use fabricscope::collective::Protocol;
+    use fabricscope::{nvls_tree_ran, FINE_CHUNKS};
+    let forced = |preset: &str, nodes: u32, size_bytes: u64| Scenario {
+        preset: preset.into(),
+        nodes,
+        size_bytes,
+        algorithm: Some(NvlsTree),
+        ..Scenario::default_demo()
+    };
+    // (scenario, lanes that run: 1 on the mirror, else 2)
+    let cases = [
+        (forced("dgx-h100", 2, 64 << 20), 1),
+        (forced("dgx-h100", 4, 256 << 20), 1),
+        (forced("dgx-h100", 8, 256 << 20), 1),
+        (forced("dgx-h100", 16, 128 << 20), 1),
+        (forced("hgx-b200", 6, 64 << 20), 1),
+        (forced("dgx-h100", 64, 16 << 20), 1),
+        (forced("dgx-h100", 5, 64 << 20), 2),
+        (forced("dgx-h100", 40, 16 << 20), 2),
+    ];
+    for (s, lanes) in cases {
+        let valid = s.validate().unwrap();
+        let ran = |fold| nvls_tree_ran(&valid, Protocol::Simple, FINE_CHUNKS, fold).unwrap();
+        let ((folded, ran_folded), (every, whole)) = (ran(true), ran(false));
+        let what = format!("{} {} nodes", s.preset, s.nodes);
+        eprintln!("{what} at {FINE_CHUNKS} chunks: {ran_folded} of {whole} transfers end at {folded:?}, every transfer at {every:?}");
+        let (channels, parts) = (valid.channels() as usize, valid.preset().rings[0].len());
+        assert_eq!(ran_folded * channels * parts, whole * lanes, "{what}: lanes run");
+        assert_eq!(folded, every, "{what}");
+    }
+}

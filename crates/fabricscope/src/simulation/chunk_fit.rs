@@ -25,9 +25,8 @@ use super::{Method, Mode, Simulation};
 use crate::collective::nvls_tree::{self, NvlsTreeBuilder, MAX_CHUNKS};
 use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::engine;
-use crate::engine::symmetry::Symmetry;
+use crate::engine::symmetry::{Fold, Symmetry};
 use crate::plan::ValidScenario;
-use crate::routing::Policy;
 use crate::scenario::Collective;
 use crate::topology::Topology;
 use crate::units::SimTime;
@@ -86,10 +85,10 @@ enum Finer {
         done: bool,
         protocol: Protocol,
     },
-    /// Built, the symmetry carried to them (`FirstChannelsBuild::finish`): set up next.
+    /// Built, with the fold they run on (`FirstChannelsBuild::finish_lanes`): set up next.
     Carried {
-        symmetry: Box<Symmetry>,
-        built: Schedule,
+        fold: Box<Fold>,
+        lanes: Schedule,
     },
     Running(Schedule, Box<engine::Run>),
     Ended(SimTime),
@@ -174,10 +173,9 @@ fn finer_here(
     if transfers_at(scenario, scenario.channels(), FINE_CHUNKS).1 > limit {
         return Finer::None;
     }
-    let algorithm = Algorithm::NvlsTree;
     let build = fold
         .then(|| {
-            FirstChannelsBuild::start(scenario, topology, algorithm, (FINE_CHUNKS, limit), proved.map(|p| *p))
+            FirstChannelsBuild::start_lane_zero(scenario, topology, (FINE_CHUNKS, limit), proved.map(|p| *p))
         })
         .flatten();
     match build {
@@ -226,7 +224,7 @@ impl FinerTask {
         }
         let topology = valid.topology();
         let fold = (self.fold, self.limit);
-        Ok(nvls_tree_end(&valid, &topology, self.protocol, FINE_CHUNKS, fold, None).map(|end| end.0))
+        Ok(nvls_tree_end(&valid, &topology, self.protocol, FINE_CHUNKS, fold, None).map(|(end, _)| end.0))
     }
 
     fn key(&self) -> (Protocol, u32, bool, u64) {
@@ -288,7 +286,8 @@ impl Ahead {
                 // that breaks the engine's invariants (debug builds, `nvls_tree_end`) panics here,
                 // sends nothing, and the job runs it again itself (and panics). The job may be
                 // gone (dropped, cancelled): then nobody hears.
-                let end = nvls_tree_end(&scenario, &topology, protocol, FINE_CHUNKS, (fold, limit), proved);
+                let end = nvls_tree_end(&scenario, &topology, protocol, FINE_CHUNKS, (fold, limit), proved)
+                    .map(|(end, _)| end);
                 let _ = send.send(end);
             })
             .ok()?;
@@ -319,23 +318,22 @@ impl Fit {
                 else {
                     return false;
                 };
-                self.finer = match build.finish() {
-                    Some((symmetry, built, _)) => Finer::Carried {
-                        symmetry: Box::new(symmetry),
-                        built: settled(built, &self.sim.scenario, protocol),
+                self.finer = match build.finish_lanes(&self.sim.topology) {
+                    Some((lanes, fold)) => Finer::Carried {
+                        fold: Box::new(fold),
+                        lanes: settled(lanes, &self.sim.scenario, protocol),
                     },
                     None => whole_here(&self.sim, self.key.3),
                 };
                 false
             }
             Finer::Carried { .. } => {
-                let Finer::Carried { symmetry, built } = std::mem::replace(&mut self.finer, Finer::None)
-                else {
+                let Finer::Carried { fold, lanes } = std::mem::replace(&mut self.finer, Finer::None) else {
                     return false;
                 };
                 let (scenario, topology) = (&self.sim.scenario, &self.sim.topology);
-                let (built, run) = folded_run(topology, &symmetry, built, scenario.policy());
-                self.finer = Finer::Running(built, Box::new(run));
+                let run = engine::Run::new_folded(topology, &lanes, scenario.policy(), *fold).untraced();
+                self.finer = Finer::Running(lanes, Box::new(run));
                 false
             }
             Finer::Running(schedule, run) => run.advance(&self.sim.topology, schedule, batches),
@@ -394,42 +392,25 @@ pub(super) fn nvls_tree_run(
     if least > limit {
         return None;
     }
-    let settle = |schedule: Schedule| settled(schedule, scenario, protocol);
     let folded = fold
         .then(|| {
-            let algorithm = Algorithm::NvlsTree;
-            super::tree_channels::folded_first_channels(scenario, topology, algorithm, (cap, limit), proved)
+            let mut build = FirstChannelsBuild::start_lane_zero(scenario, topology, (cap, limit), proved)?;
+            while !build.advance() {}
+            build.finish_lanes(topology)
         })
         .flatten();
-    if let Some((symmetry, built, _)) = folded {
-        return Some(folded_run(topology, &symmetry, settle(built), policy));
+    if let Some((lanes, fold)) = folded {
+        let lanes = settled(lanes, scenario, protocol);
+        let run = engine::Run::new_folded(topology, &lanes, policy, fold).untraced();
+        return Some((lanes, run));
     }
     if whole > limit {
         return None;
     }
-    let schedule = settle(NvlsTreeBuilder::new(s.nodes, g, s.count(), channels).with_cap(cap).finish());
+    let built = NvlsTreeBuilder::new(s.nodes, g, s.count(), channels).with_cap(cap).finish();
+    let schedule = settled(built, scenario, protocol);
     let run = engine::Run::new(topology, &schedule, policy, None).untraced();
     Some((schedule, run))
-}
-
-/// The finer run of the lanes that run for all (`built`, proved by `symmetry`), set up on the
-/// folded links: lane 0 alone where tree 1 is tree 0's mirror image (`Symmetry::mirrored`: half
-/// the flows, the same end), else both lanes. Its end alone is read.
-fn folded_run(
-    topology: &Topology,
-    symmetry: &Symmetry,
-    built: Schedule,
-    policy: Policy,
-) -> (Schedule, engine::Run) {
-    let (schedule, fold) = match symmetry.mirrored(topology, &built) {
-        Some((lane0, mirrored)) => (lane0, mirrored.fold),
-        None => {
-            let fold = symmetry.fold(topology);
-            (built, fold)
-        }
-    };
-    let run = engine::Run::new_folded(topology, &schedule, policy, fold).untraced();
-    (schedule, run)
 }
 
 /// `schedule` set to run at `protocol` with `scenario`'s latencies.
@@ -449,7 +430,11 @@ pub(super) fn finer_may_run(scenario: &ValidScenario, algorithm: Algorithm, limi
 
 /// NVLSTree's transfers over `channels` at most `cap` chunks per part: the whole's, and the
 /// fewest a run can take (part 0 of channels 0 and 1, where they fold), beyond which
-/// `nvls_tree_run` declines it.
+/// `nvls_tree_run` declines it. Where tree 1 is tree 0's mirror, lane 0 alone runs, half of
+/// that (`FirstChannelsBuild::start_lane_zero`), but the limit stays on both lanes: the run's
+/// time grows faster than its flows (every event shares rates over the flows it touches), and
+/// at 2,048 DGX H100 nodes lane 0 alone at `FINE_CHUNKS` (1.24 M transfers) took 20 s natively,
+/// four times the 5 s for 16,384 GPUs.
 fn transfers_at(scenario: &ValidScenario, channels: u32, cap: u64) -> (u64, u64) {
     let (s, g) = (scenario.scenario(), scenario.preset().rings[0].len() as u32);
     let whole = nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, cap);
@@ -459,10 +444,22 @@ fn transfers_at(scenario: &ValidScenario, channels: u32, cap: u64) -> (u64, u64)
 /// NVLSTree's time [ns] at most `cap` chunks per part (`u64::MAX`: every chunk NCCL's), by the
 /// run `nvls_tree_run` sets up with no limit: what `tests/chunk_fit.rs` holds the fit to.
 pub fn nvls_tree_time(scenario: &ValidScenario, protocol: Protocol, cap: u64, fold: bool) -> Option<SimTime> {
+    nvls_tree_ran(scenario, protocol, cap, fold).map(|(end, _)| end)
+}
+
+/// `nvls_tree_time`, and how many transfers ran: where they fold, part 0 of channels 0 and 1,
+/// or of channel 0 alone where tree 1 is its mirror (`tests/mirror.rs`).
+pub fn nvls_tree_ran(
+    scenario: &ValidScenario,
+    protocol: Protocol,
+    cap: u64,
+    fold: bool,
+) -> Option<(SimTime, usize)> {
     nvls_tree_end(scenario, &scenario.topology(), protocol, cap, (fold, u64::MAX), None)
 }
 
-/// `nvls_tree_run`'s run, run to its end: its end, `None` where it is beyond `limit`.
+/// `nvls_tree_run`'s run, run to its end: its end and how many transfers ran, `None` where it
+/// is beyond `limit`.
 fn nvls_tree_end(
     scenario: &ValidScenario,
     topology: &Topology,
@@ -470,10 +467,10 @@ fn nvls_tree_end(
     cap: u64,
     limits: (bool, u64),
     proved: Option<(Schedule, Symmetry)>,
-) -> Option<SimTime> {
+) -> Option<(SimTime, usize)> {
     let (schedule, mut run) = nvls_tree_run(scenario, topology, protocol, cap, limits, proved)?;
     while !run.advance(topology, &schedule, u64::MAX) {}
-    Some(run_end(run, topology))
+    Some((run_end(run, topology), schedule.transfers.len()))
 }
 
 /// A run's end, once it is over. Debug builds make its trace first, which checks the engine's

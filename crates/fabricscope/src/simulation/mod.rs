@@ -30,7 +30,7 @@ mod waits;
 mod weigh;
 
 pub use alpha_beta::AlphaBeta;
-pub use chunk_fit::{nvls_tree_time, ChunkFit, FinerTask, CHUNK_FIT_BOUND, FINE_CHUNKS};
+pub use chunk_fit::{nvls_tree_ran, nvls_tree_time, ChunkFit, FinerTask, CHUNK_FIT_BOUND, FINE_CHUNKS};
 pub use fluid::{EXTRAPOLATION_BOUND, MEASURED_STEPS};
 pub use job::Job;
 pub use steady::Steady;

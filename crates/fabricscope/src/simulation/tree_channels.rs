@@ -18,7 +18,7 @@ use super::job::run_settings;
 use super::stage::{Plan, Stage};
 use crate::collective::nvls_tree::MAX_CHUNKS;
 use crate::collective::{Algorithm, FirstChannels, Protocol, Schedule, ScheduleBuilder};
-use crate::engine::symmetry::{Symmetry, SymmetrySearch};
+use crate::engine::symmetry::{Fold, Symmetry, SymmetrySearch};
 use crate::plan::ValidScenario;
 use crate::scenario::ScenarioError;
 use crate::topology::Topology;
@@ -245,6 +245,9 @@ pub(super) struct FirstChannelsBuild {
     builder: FirstChannels,
     small: Schedule,
     proof: Symmetry,
+    /// Where lane 0 alone is built (`start_lane_zero`): the mirror's fold, proved on the
+    /// one-chunk schedule's lanes that run, and lane 0 of them.
+    mirror: Option<Box<(Fold, Schedule)>>,
 }
 
 impl FirstChannelsBuild {
@@ -254,39 +257,103 @@ impl FirstChannelsBuild {
         scenario: &ValidScenario,
         topology: &Topology,
         algorithm: Algorithm,
+        sizes: (u64, u64),
+        proved: Option<(Schedule, Symmetry)>,
+    ) -> Option<FirstChannelsBuild> {
+        FirstChannelsBuild::with(scenario, topology, algorithm, sizes, proved, false)
+    }
+
+    /// `start` for a run whose end alone is read (NVLSTree's finer run, `chunk_fit`): where NCCL's
+    /// tree 1 is tree 0's mirror image on the one-chunk schedule (`Symmetry::mirrored` on its two
+    /// lanes that run, a few thousand transfers), lane 0 alone is built, half of what two lanes
+    /// are, to run on the mirror's fold (`finish_lanes`). Chunk q of a lane is built as chunk 0
+    /// is, on the same connections, so the mirror pairs the lanes chunk by chunk as it does at
+    /// one chunk, as `Symmetry::first_channels` carries σ; `tests/mirror.rs` holds lane 0 so
+    /// built to the two lanes' run, to the nanosecond.
+    pub fn start_lane_zero(
+        scenario: &ValidScenario,
+        topology: &Topology,
+        sizes: (u64, u64),
+        proved: Option<(Schedule, Symmetry)>,
+    ) -> Option<FirstChannelsBuild> {
+        FirstChannelsBuild::with(scenario, topology, Algorithm::NvlsTree, sizes, proved, true)
+    }
+
+    fn with(
+        scenario: &ValidScenario,
+        topology: &Topology,
+        algorithm: Algorithm,
         (cap, limit): (u64, u64),
         proved: Option<(Schedule, Symmetry)>,
+        lane_zero: bool,
     ) -> Option<FirstChannelsBuild> {
         let s = scenario.scenario();
         let (small, proof) = match proved {
             Some(proved) => proved,
             None => super::exact::one_chunk_proof(scenario, topology, algorithm)?,
         };
+        let rings = &scenario.preset().rings;
+        let shape = (scenario.channels(), proof.parts() > 1);
+        let mirror = match lane_zero && proof.stride() == 2 && s.nodes % 2 == 0 {
+            true => {
+                let mut lanes =
+                    ScheduleBuilder::first_channels(algorithm, s.nodes, rings, small.count, shape)?;
+                while !lanes.advance_to(2) {}
+                let lanes = lanes.finish();
+                let carried = proof.first_channels(&small, &lanes)?;
+                carried.mirrored(topology, &lanes).map(|(lane0, mirrored)| Box::new((mirrored.fold, lane0)))
+            }
+            false => None,
+        };
         if algorithm == Algorithm::NvlsTree {
             let (g, channels) = (scenario.preset().rings[0].len() as u32, scenario.channels());
             let whole = crate::collective::nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, cap);
-            if whole / proof.share() > limit {
+            let lanes = if mirror.is_some() { 2 } else { 1 };
+            if whole / proof.share() / lanes > limit {
                 return None;
             }
         }
-        let rings = &scenario.preset().rings;
-        let shape = (scenario.channels(), proof.parts() > 1);
         let builder =
             ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), shape)?.with_cap(cap);
-        Some(FirstChannelsBuild { builder, small, proof })
+        Some(FirstChannelsBuild { builder, small, proof, mirror })
     }
 
     /// Builds one more channel; true once those that run are.
     pub fn advance(&mut self) -> bool {
-        self.builder.advance_to(self.proof.stride())
+        let lanes = if self.mirror.is_some() { 1 } else { self.proof.stride() };
+        self.builder.advance_to(lanes)
     }
 
     /// The channels built, the symmetry carried to them, and the one-chunk schedule and proof.
+    /// `None` after `start_lane_zero` (lane 0 is not the channels that run for all under σ).
     pub fn finish(self) -> Option<(Symmetry, Schedule, (Schedule, Symmetry))> {
-        let FirstChannelsBuild { builder, small, proof } = self;
+        let FirstChannelsBuild { builder, small, proof, mirror } = self;
+        if mirror.is_some() {
+            return None;
+        }
         let built = builder.finish();
         let symmetry = proof.first_channels(&small, &built)?;
         Some((symmetry, built, (small, proof)))
+    }
+
+    /// What a run whose end alone is read runs (`start_lane_zero`), and on which fold: lane 0 on
+    /// the mirror's, where every transfer of it is on a connection of the one-chunk lane 0's;
+    /// else the lanes that run for all on σ's. `None` where they are not what the proof covers.
+    pub fn finish_lanes(self, topology: &Topology) -> Option<(Schedule, Fold)> {
+        let Some(mirror) = self.mirror else {
+            let (symmetry, built, _) = self.finish()?;
+            let fold = symmetry.fold(topology);
+            return Some((built, fold));
+        };
+        let (fold, small_lane0) = *mirror;
+        let lane0 = self.builder.finish();
+        type Key = (u32, u32, u32, crate::collective::Hop);
+        let key = |t: &crate::collective::Transfer| -> Key { (t.src, t.dst, t.channel, t.hop) };
+        let connections: std::collections::HashMap<Key, (), crate::hash::FixedState> =
+            small_lane0.transfers.iter().map(|t| (key(t), ())).collect();
+        let on =
+            !lane0.transfers.is_empty() && lane0.transfers.iter().all(|t| connections.contains_key(&key(t)));
+        on.then_some((lane0, fold))
     }
 }
 
