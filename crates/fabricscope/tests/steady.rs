@@ -303,11 +303,12 @@ fn five_thousand_nodes_whose_leaf_groups_differ_measure_channel_zero_whole() {
     let steady = extrapolated(&sim, (79_998, 2), (0.0, 400.0));
     assert_eq!(steady.measured_nodes, None, "no rotation: channel 0's every position measured");
     // 6,000 nodes: measuring 48 steps of channel 0 would take 2,304,000 transfers. Refused by
-    // name.
+    // name, saying how many nodes are measured so: 2,000,000 / 48 ranks, 5,208 nodes of 8 GPUs.
     let more = Scenario { nodes: 6000, size_bytes: 4 * 384_000 * 700, ..scenario };
     let error = simulate(&more.validate().unwrap()).map(|_| ()).unwrap_err();
     assert!(
-        error.problem.contains("turning the ring by whole nodes does not keep its routes"),
+        error.problem.contains("turning the ring by whole nodes does not keep its routes")
+            && error.problem.ends_with(": use at most 5208 nodes here"),
         "{}",
         error.problem
     );

@@ -2,7 +2,7 @@
 //! schedule, weighed from one step or one chunk, and the steady-state search's run.
 
 use super::exact::{first_step_symmetry, whole_stage};
-use super::job::{run_settings, too_big, Plan, Stage, SteadyPlan, Then};
+use super::job::{run_settings, too_big, too_big_advised, unturned_advice, Plan, Stage, SteadyPlan, Then};
 use super::rotate::rotated_ring;
 use super::rotate::Unfold;
 use super::weigh::{one_chunk_count, static_policy, Weigh};
@@ -279,10 +279,12 @@ pub(super) fn start_search(
                         "at this size only channel 0 standing for every channel can be measured, and here the channels are not images of one another (a lossy fabric, or routes that depend on load)",
                     )))),
                     Stage::Running { unfold: Some(unfold), .. } if must_turn && unfold.rotation.is_none() => {
-                        Stage::Done(Some(Err(too_big(
+                        let advice = unturned_advice(scenario.preset().gpus_per_node, measured);
+                        Stage::Done(Some(Err(too_big_advised(
                             s,
                             steady.total_transfers,
                             "at this size only a few nodes standing for every node can be simulated, and here turning the ring by whole nodes does not keep its routes (leaf groups of different sizes, a fault)",
+                            &advice,
                         ))))
                     }
                     stage => stage,

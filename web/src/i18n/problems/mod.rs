@@ -12,7 +12,7 @@
 mod table;
 
 use super::Lang;
-use table::{FIELDS, TEMPLATES, WRAPPERS};
+use table::{CLAUSES, FIELDS, TEMPLATES, WRAPPERS};
 
 /// `message` (problems joined by "; ", each "field: sentence" or a sentence, or such a list
 /// inside one of the page's `WRAPPERS`) in `lang`.
@@ -69,11 +69,19 @@ fn field_label(field: &str) -> Option<&'static str> {
     label_of(&plain).or_else(|| label_of(last))
 }
 
-/// `sentence` in Chinese by the first template that matches it whole, else as it is.
+/// `sentence` in Chinese by the first template that matches it whole, its holes' clauses
+/// (`CLAUSES`) in Chinese too, else as it is.
 pub(crate) fn sentence_zh(sentence: &str) -> String {
+    let clause =
+        |text: &str| CLAUSES.iter().find_map(|(en, zh)| holes(en, text).map(|figures| fill(zh, &figures)));
     TEMPLATES
         .iter()
-        .find_map(|(en, zh)| holes(en, sentence).map(|figures| fill(zh, &figures)))
+        .find_map(|(en, zh)| {
+            let figures = holes(en, sentence)?;
+            let figures: Vec<String> =
+                figures.iter().map(|&figure| clause(figure).unwrap_or_else(|| figure.to_string())).collect();
+            Some(fill(zh, &figures.iter().map(String::as_str).collect::<Vec<_>>()))
+        })
         .unwrap_or_else(|| sentence.to_string())
 }
 

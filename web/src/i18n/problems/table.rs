@@ -65,6 +65,24 @@ pub(super) const WRAPPERS: &[(&str, &str)] = &[(
     "链接中的场景无法使用（{0}）；仍显示上一个有效场景。",
 )];
 
+/// Clauses the core puts inside a sentence (a run too big to simulate: `simulation::job::
+/// too_big`'s why and advice, `tree_channels::forced_beyond`'s why): a hole whose text is one
+/// of them is given in Chinese too.
+pub(super) const CLAUSES: &[(&str, &str)] = &[
+    ("its steps differ or are too few", "它的各步不相同或步数太少"),
+    ("its period was not whole steps", "它的周期不是整数步"),
+    ("the tuner picks the ring, whose steps differ here ({} elements is not a multiple of {} ranks × {} channels)", "调优器选了环，而此处环的各步不相同（{0} 个元素不是 {1} 个 rank × {2} 个通道的倍数）"),
+    ("this one did not within {} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)", "此环在 {0} 步内没有进入稳态（共用 NVLink 的通道，或大规模网络中时延不同的跳，会使环无法稳定）"),
+    ("at this size only channel 0 standing for every channel can be measured, and here the channels are not images of one another (a lossy fabric, or routes that depend on load)", "在此规模下只能用通道 0 代表所有通道来测量，而这里各通道互不为像（有损网络，或路由随负载变化）"),
+    ("at this size only a few nodes standing for every node can be simulated, and here turning the ring by whole nodes does not keep its routes (leaf groups of different sizes, a fault)", "在此规模下只能用少数节点代表所有节点来模拟，而这里按整节点旋转环不能保持其路由（叶交换机组大小不一，或有故障）"),
+    ("its steps differ, and measuring their time would take {} transfers ({} steps of channel 0), more than {}, where turning the ring by whole nodes does not keep its routes (leaf groups or pods of different sizes, a fault)", "它的各步不相同，测量其用时需要 {0} 次传输（通道 0 的 {1} 步），超过 {2}，而这里按整节点旋转环不能保持其路由（叶交换机组或 pod 大小不一，或有故障）"),
+    ("use fewer nodes or fewer channels (NCCL_MAX_NCHANNELS)", "请减少节点或通道（NCCL_MAX_NCHANNELS）"),
+    ("use at most {} nodes here", "此处最多用 {0} 个节点"),
+    ("a sweep's row (fabricscope allreduce) runs it from channels 0 and 1, which stand for all, but a run to show needs every transfer: use fewer nodes or channels, or let the tuner choose", "扫描的一行（fabricscope allreduce）由代表全部通道的通道 0 和 1 运行它，但要展示的运行需要每一次传输：请减少节点或通道，或让调优器选择"),
+    ("even the channels that stand for all are beyond it: use fewer nodes or channels", "连代表全部通道的那几个通道也超过上限：请减少节点或通道"),
+    ("its channels do not stand for one another here (a setting breaks their symmetry: fewer NICs in use, a link's own rate, leaf groups of different sizes, a lossy fabric, a fault): use fewer nodes or channels", "这里它的各通道不能互相代表（某项设置破坏了对称性：所用网卡较少、某条链路有自己的速率、叶交换机组大小不一、有损网络或故障）：请减少节点或通道"),
+];
+
 /// The core's problem sentences and their Chinese.
 pub(super) const TEMPLATES: &[(&str, &str)] = &[
     // Ranges (plan::validate, plan::node, plan::faults, train::validate).
@@ -116,6 +134,11 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
     ("{} on {} GPUs over {} channels is {} transfers, more than the engine's limit of {}: use fewer nodes or channels (as a steady state, {} channels run up to {} GPUs where they fold into one and the ring turns by whole nodes, 1 channel up to {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎上限 {4}：请减少节点或通道（按稳态，{5} 个通道在可折叠为一个且环按整节点旋转时最多运行 {6} 个 GPU，1 个通道最多 {7} 个）"),
     ("{} on {} GPUs over {} channels is {} transfers, more than the engine's limit of {}: use fewer nodes or channels", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎上限 {4}：请减少节点或通道"),
     ("at the slowest link's {} GB/s this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: use faster links or a smaller size_bytes", "按最慢链路的 {0} GB/s，模拟时间可能超过引擎的上限 2^61 ns（73 年）：请用更快的链路或更小的 size_bytes"),
+    // simulation: a run too big to simulate, found once the job runs (its why and advice are
+    // `CLAUSES`), and the page's own budget (state::page_job).
+    ("{} is {} transfers, more than the engine simulates one by one ({}); it runs as a steady state where its steps repeat exactly or their time can be measured, and {}: {}", "{0} 有 {1} 次传输，超过引擎逐一模拟的上限（{2}）；它在各步完全重复或各步用时可测时按稳态运行，而{3}：{4}"),
+    ("{} on {} GPUs over {} channels is {} transfers, more than the engine simulates one by one ({}); {}", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎逐一模拟的上限（{4}）；{5}"),
+    ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次，或任意规模下能进入稳态的环（试试 1 或 2 个通道）：请减少节点或通道，或用命令行（fabricscope {5}）"),
     // plan::node: a node of one's own.
     ("names {} GPUs' PCIe switches; the node has {} GPUs", "列出了 {0} 个 GPU 的 PCIe 交换芯片；该节点有 {1} 个 GPU"),
     ("{} has no NVLink", "{0} 没有 NVLink"),

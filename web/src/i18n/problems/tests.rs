@@ -152,3 +152,42 @@ fn a_sentence_no_template_matches_stays_whole() {
     assert_eq!(field_label("faults[3].rate"), Some("速率"));
     assert_eq!(field_label("custom_model.moe.top_k"), None);
 }
+
+/// A run too big to simulate, refused once its job runs or by the page's budget: each sentence
+/// and the clauses inside it (why, what to do) read in Chinese, no English clause left.
+#[test]
+fn the_runs_too_big_read_in_chinese() {
+    let scenario = |patch: Value| -> fabricscope::ValidScenario {
+        let text = patched(serde_json::to_value(Scenario::default_demo()).unwrap(), &patch).to_string();
+        Scenario::from_json(&text).unwrap().validate().unwrap()
+    };
+    let page = |valid: &fabricscope::ValidScenario| crate::state::page_job::page_job(valid).err().unwrap();
+    let run = |valid: &fabricscope::ValidScenario, budget| {
+        fabricscope::Job::within(valid, fabricscope::Mode::Auto, budget).run().err().unwrap().to_string()
+    };
+    let messages = [
+        // Beyond the page's budget, and not a ring that settles.
+        page(&scenario(json!({"nodes": 32, "collective": "all_to_all", "size_bytes": 1 << 30}))),
+        // NVLSTree forced beyond the engine, to show: a sweep's row runs it, a run to show cannot.
+        run(
+            &scenario(json!({"nodes": 128, "algorithm": "NVLSTree", "size_bytes": 1 << 30})),
+            fabricscope::plan::ENGINE_BUDGET,
+        ),
+        // 2,700 nodes: a leaf group cut short, so the ring does not turn by whole nodes, and its
+        // every position is beyond the page's measuring run.
+        run(
+            &scenario(json!({"nodes": 2700, "nvls": false, "size_bytes": 1 << 30})),
+            fabricscope::plan::PAGE_BUDGET,
+        ),
+    ];
+    for message in &messages {
+        eprintln!("{message}\n  {}", problem_text(Lang::Zh, message));
+        assert_chinese(message);
+        let zh = problem_text(Lang::Zh, message);
+        for (en, _) in table::CLAUSES {
+            let start = en.split("{}").next().unwrap_or(en);
+            assert!(start.len() < 8 || !zh.contains(start), "{start:?} left in English: {zh}");
+        }
+    }
+    assert!(messages[2].contains("use at most 2604 nodes here"), "{}", messages[2]);
+}

@@ -19,12 +19,16 @@ use crate::plan::{
     least_measured_transfers, ring_transfers, runs_big, ValidScenario, LEAST_MEASURED_STEPS,
     STEADY_FIRST_STEPS, STEADY_SEARCH_STEPS,
 };
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::ScenarioError;
 use crate::topology::Topology;
 use crate::trace::Trace;
 
 mod build;
+mod refusals;
 mod run;
+
+use refusals::{not_settled, FEWER};
+pub(super) use refusals::{too_big, too_big_advised, unturned_advice};
 
 /// A simulation done a slice at a time: `poll` handles up to a number of the engine's event
 /// batches and returns the result once there is one, so a caller that must stay responsive
@@ -470,7 +474,7 @@ impl Job {
                                     Then::Fitted(steady),
                                 )
                             }
-                            None => self.unsettled(steady, topology, &not_settled()),
+                            None => self.unsettled(steady, topology, (&not_settled(), FEWER)),
                         }
                     }
                     // No proved period: extrapolated where the ring is too big to run whole (or
@@ -481,7 +485,7 @@ impl Job {
                     {
                         Stage::ToMeasure { topology, shown: Box::new((schedule, trace)), fold, plan, steady }
                     }
-                    _ => self.unsettled(steady, topology, &not_settled()),
+                    _ => self.unsettled(steady, topology, (&not_settled(), FEWER)),
                 }
             }
         };
@@ -511,7 +515,8 @@ impl Job {
                     "its steps differ, and measuring their time would take {least} transfers ({LEAST_MEASURED_STEPS} steps of channel 0), more than {}, where turning the ring by whole nodes does not keep its routes (leaf groups or pods of different sizes, a fault)",
                     self.measured
                 );
-                self.unsettled(steady, topology, &why)
+                let advice = unturned_advice(self.scenario.preset().gpus_per_node, self.measured);
+                self.unsettled(steady, topology, (&why, &advice))
             }
         }
     }
@@ -545,12 +550,13 @@ impl Job {
     }
 
     /// No steady state: the whole ring where the engine can run it (`Mode::Auto`), else the error.
-    fn unsettled(&self, steady: SteadyPlan, topology: Topology, why: &str) -> Stage {
+    fn unsettled(&self, steady: SteadyPlan, topology: Topology, (why, advice): (&str, &str)) -> Stage {
         if matches!(self.mode, Mode::Auto | Mode::Fluid) && steady.total_transfers <= MAX_TRANSFERS {
             let light = light(self.point, self.hashed, self.mode);
             return Job::exact(&self.scenario, topology, (self.lean, self.tree_limit), light);
         }
-        Stage::Done(Some(Err(too_big(self.scenario.scenario(), steady.total_transfers, why))))
+        let s = self.scenario.scenario();
+        Stage::Done(Some(Err(too_big_advised(s, steady.total_transfers, why, advice))))
     }
 
     /// The share of the current engine run's flows finished, in [0, 1] (a steady state may take
@@ -582,13 +588,6 @@ impl Job {
     }
 }
 
-/// Why a ring whose steady-state search found no period is refused.
-fn not_settled() -> String {
-    format!(
-        "this one did not within {STEADY_SEARCH_STEPS} steps (channels that share NVLink, or hops whose latencies differ across a large fabric, keep a ring from settling)"
-    )
-}
-
 /// What the scenario says about the schedule's latencies: the latency model, and whether each
 /// node has one GPU (NCCL then charges every network step the Tree's latency: "with ppn=1
 /// latencies are fully exposed", `tuning.cc`).
@@ -608,17 +607,5 @@ pub(super) fn intra_link(scenario: &ValidScenario) -> crate::topology::LinkKind 
     match scenario.preset().gpu_fabric {
         crate::catalog::NodeFabric::Pcie => crate::topology::LinkKind::Pcie,
         _ => crate::topology::LinkKind::NvLink,
-    }
-}
-
-/// The error for a collective too big to simulate whole that cannot run as a steady state.
-pub(super) fn too_big(s: &Scenario, transfers: u64, why: &str) -> ScenarioError {
-    ScenarioError {
-        field: "nodes".into(),
-        problem: format!(
-            "{} is {transfers} transfers, more than the engine simulates one by one ({}); it runs as a steady state where its steps repeat exactly or their time can be measured, and {why}: use fewer nodes or fewer channels (NCCL_MAX_NCHANNELS)",
-            s.collective.nccl_name(),
-            MAX_TRANSFERS
-        ),
     }
 }
