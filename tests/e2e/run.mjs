@@ -631,6 +631,13 @@ await test('the URL carries the scenario: reload restores it, a bad link is repo
   error = await text('#link-error');
   expect(error.includes('showing the default scenario'), error);
   expect((await gpuCount()) === '8', 'the default scenario');
+  // The banner reads in the language chosen after the page opened, the problem inside too.
+  await page.click('#lang-zh');
+  await waitFor('the banner in Chinese', async () => (await text('#link-error')).includes('已显示默认场景'));
+  error = await text('#link-error');
+  expect(error.includes('链接中的场景无法使用') && error.includes('缺少字段'), error);
+  await page.click('#lang-en');
+  await waitFor('the banner in English', async () => (await text('#link-error')).includes('showing the default scenario'));
   await page.goto(base + '#');
 });
 

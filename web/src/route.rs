@@ -2,7 +2,7 @@
 //! storage and the lesson step open, read once when the view mounts. Also the language and
 //! theme the page starts in, and whether it is embedded (`?embed`).
 
-use crate::i18n::{problem_text, t, Lang, Text};
+use crate::i18n::{t, Lang, Text};
 use crate::lessons::{self, LessonAt, Step};
 use crate::services::{location, storage, url};
 use crate::state::collectives::{page_demo, AppState, Focus};
@@ -139,24 +139,19 @@ pub fn initial_state() -> Result<AppState, String> {
     if let Some(t) = playhead {
         state.playhead = t.min(state.end());
     }
+    // In English, as the core's problems are: the banner gives it in the page's language when
+    // drawn (`i18n::problems::problem_text`, whose `WRAPPERS` hold these sentences), so a
+    // change of language reads it anew.
     match (problem, restored) {
         (Some(message), _) if embed => {
-            state.link_problem = Some(match lang {
-                Lang::En => format!("This figure's scenario could not be used ({message}). Ask the page's author to copy the embed code again from Fabricscope."),
-                Lang::Zh => format!("此图的场景无法使用（{}）。请让页面作者从 Fabricscope 重新复制嵌入代码。", problem_text(lang, &message)),
-            })
+            state.link_problem = Some(format!("This figure's scenario could not be used ({message}). Ask the page's author to copy the embed code again from Fabricscope."))
         }
         (Some(message), false) => {
-            state.link_problem = Some(match lang {
-                Lang::En => format!("The link's scenario could not be used ({message}); showing the default scenario."),
-                Lang::Zh => format!("链接中的场景无法使用（{}），已显示默认场景。", problem_text(lang, &message)),
-            })
+            state.link_problem =
+                Some(format!("The link's scenario could not be used ({message}); showing the default scenario."))
         }
         (Some(message), true) => {
-            state.link_problem = Some(match lang {
-                Lang::En => format!("The link's scenario could not be used ({message}); showing the last scenario you ran in this browser."),
-                Lang::Zh => format!("链接中的场景无法使用（{}），已显示你在此浏览器中最近运行的场景。", problem_text(lang, &message)),
-            })
+            state.link_problem = Some(format!("The link's scenario could not be used ({message}); showing the last scenario you ran in this browser."))
         }
         (None, true) if playhead.is_none() && hash.trim_start_matches('#').is_empty() => {
             state.notice = Some(t(lang, Text::RestoredScenario).to_string());
@@ -200,11 +195,10 @@ pub fn initial_train_state(lesson_job: Option<TrainScenario>, lang: Lang, dark: 
     });
     if let Some(problem) = problem {
         let stored = storage::stored_job().is_some();
-        state.link_problem = Some(match (lang, stored) {
-            (Lang::En, true) => format!("The link's training job could not be used ({problem}); showing the last job you ran in this browser."),
-            (Lang::En, false) => format!("The link's training job could not be used ({problem}); showing the default job."),
-            (Lang::Zh, true) => format!("链接中的训练作业无法使用（{}），已显示你在此浏览器中最近运行的作业。", problem_text(lang, &problem)),
-            (Lang::Zh, false) => format!("链接中的训练作业无法使用（{}），已显示默认作业。", problem_text(lang, &problem)),
+        // In English, given in the page's language when drawn, as the collectives' is.
+        state.link_problem = Some(match stored {
+            true => format!("The link's training job could not be used ({problem}); showing the last job you ran in this browser."),
+            false => format!("The link's training job could not be used ({problem}); showing the default job."),
         });
     }
     state

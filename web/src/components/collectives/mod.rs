@@ -154,12 +154,12 @@ fn lab(props: &LabProps) -> Html {
     let link_problem = state.link_problem.as_ref().map(|message| {
         let s = state.clone();
         let dismiss = Callback::from(move |_| s.dispatch(Action::DismissLinkProblem));
-        html! { <LinkProblemBanner message={message.clone()} dismiss={(t(lang, Text::DismissError), dismiss)} /> }
+        html! { <LinkProblemBanner message={problem_text(lang, message)} dismiss={(t(lang, Text::DismissError), dismiss)} /> }
     });
     if state.embed {
         // Embedded with a bad link: its problem, not a figure the reader would take for it.
         if let Some(message) = &state.link_problem {
-            return html! { <LinkProblemBanner message={message.clone()} /> };
+            return html! { <LinkProblemBanner message={problem_text(lang, message)} /> };
         }
         // Embedded: the live figure and its numbers, nothing to configure.
         return html! {

@@ -169,7 +169,7 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
             <TopBar lang={lang} dark={state.dark} mode={Mode::Training} on_lang={on_lang} on_dark={on_dark} on_mode={props.on_mode.clone()} />
             { props.lesson_bar.clone() }
             if let Some(message) = &state.link_problem {
-                <LinkProblemBanner message={message.clone()}
+                <LinkProblemBanner message={problem_text(lang, message)}
                     dismiss={ let s = state.clone(); (t(lang, Text::DismissError), Callback::from(move |_| s.dispatch(TrainAction::DismissLinkProblem))) } />
             }
             if let Some(message) = &state.error {

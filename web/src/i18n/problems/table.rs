@@ -60,10 +60,14 @@ pub(super) const FIELDS: &[(&str, &str)] = &[
 
 /// The page's sentences around a list of problems (`hooks::url_sync`), the list inside
 /// translated in its turn.
-pub(super) const WRAPPERS: &[(&str, &str)] = &[(
-    "The link's scenario could not be used ({}); the last good scenario stays.",
-    "链接中的场景无法使用（{0}）；仍显示上一个有效场景。",
-)];
+pub(super) const WRAPPERS: &[(&str, &str)] = &[
+    ("The link's scenario could not be used ({}); the last good scenario stays.", "链接中的场景无法使用（{0}）；仍显示上一个有效场景。"),
+    ("The link's scenario could not be used ({}); showing the default scenario.", "链接中的场景无法使用（{0}），已显示默认场景。"),
+    ("The link's scenario could not be used ({}); showing the last scenario you ran in this browser.", "链接中的场景无法使用（{0}），已显示你在此浏览器中最近运行的场景。"),
+    ("This figure's scenario could not be used ({}). Ask the page's author to copy the embed code again from Fabricscope.", "此图的场景无法使用（{0}）。请让页面作者从 Fabricscope 重新复制嵌入代码。"),
+    ("The link's training job could not be used ({}); showing the last job you ran in this browser.", "链接中的训练作业无法使用（{0}），已显示你在此浏览器中最近运行的作业。"),
+    ("The link's training job could not be used ({}); showing the default job.", "链接中的训练作业无法使用（{0}），已显示默认作业。"),
+];
 
 /// Clauses the core puts inside a sentence (a run too big to simulate: `simulation::job::
 /// too_big`'s why and advice, `tree_channels::forced_beyond`'s why): a hole whose text is one
@@ -176,7 +180,8 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
     ("TP {} does not fit the {} GPUs of a {} NVLink domain: a group would straddle two of them; use a TP that divides {} ({}) or a multiple of it", "TP {0} 与 {2} 的 NVLink 域（{1} 个 GPU）不匹配：一个组会横跨两个域；请用能整除 {3}（{4}）的 TP，或它的倍数"),
     ("with {} the {} groups hold different numbers of GPUs in their nodes; pick another order or sizes that divide the node", "按 {0}，{1} 组在各自节点中的 GPU 数不同；请换一种顺序，或用能整除节点的大小"),
     ("one step's largest collective is {} transfers (of the groups that run: where every group is an image of one on links of its own, that one), more than the engine's limit of {}: use fewer nodes", "一步中最大的集合通信有 {0} 次传输（指实际运行的组：每组都是另一组在自己链路上的像时，即那一组），超过引擎上限 {1}：请减少节点"),
-    // The page's own link checks (services::url).
+    // The page's own link checks (services::url, route).
+    ("the page simulates up to {} nodes", "网页最多模拟 {0} 个节点"),
     ("the link is {} characters long, more than {}", "链接长 {0} 个字符，超过上限 {1}"),
     ("'{}' is not a time in ns", "“{0}”不是以 ns 计的时间"),
     // The page's own fields (components::collectives, components::training).

@@ -190,4 +190,16 @@ fn the_runs_too_big_read_in_chinese() {
         }
     }
     assert!(messages[2].contains("use at most 2604 nodes here"), "{}", messages[2]);
+    // A link's problem, kept in English and given in the page's language when drawn, so that
+    // switching language reads it anew (`route`): each of its sentences.
+    let inner = &messages[0];
+    for (wrapper, _) in WRAPPERS {
+        let message = wrapper.replace("{}", inner);
+        let zh = problem_text(Lang::Zh, &message);
+        assert!(zh.contains("网页最多逐一模拟 400000 次") && !zh.contains("could not be used"), "{zh}");
+    }
+    assert_eq!(
+        problem_text(Lang::Zh, "The link's training job could not be used (the page simulates up to 2048 nodes); showing the default job."),
+        "链接中的训练作业无法使用（网页最多模拟 2048 个节点），已显示默认作业。"
+    );
 }
