@@ -649,6 +649,11 @@ await test('a bare link restores the last scenario from this browser, with a way
   await page.waitForSelector('#notice');
   expect((await text('#notice')).includes('Restored the last scenario'), await text('#notice'));
   expect((await gpuCount()) === '16', 'restored');
+  // In the language chosen after the page opened.
+  await page.click('#lang-zh');
+  await waitFor('the notice in Chinese', async () => (await text('#notice')).includes('已恢复你在此浏览器中最近运行的场景'));
+  await page.click('#lang-en');
+  await waitFor('the notice in English', async () => (await text('#notice')).includes('Restored the last scenario'));
   await page.click('#use-default');
   await waitFor('8 GPUs', async () => (await gpuCount()) === '8');
   expect((await page.locator('#notice').count()) === 0, 'the notice goes');

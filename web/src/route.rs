@@ -2,7 +2,7 @@
 //! storage and the lesson step open, read once when the view mounts. Also the language and
 //! theme the page starts in, and whether it is embedded (`?embed`).
 
-use crate::i18n::{t, Lang, Text};
+use crate::i18n::{Lang, Text};
 use crate::lessons::{self, LessonAt, Step};
 use crate::services::{location, storage, url};
 use crate::state::collectives::{page_demo, AppState, Focus};
@@ -154,7 +154,7 @@ pub fn initial_state() -> Result<AppState, String> {
             state.link_problem = Some(format!("The link's scenario could not be used ({message}); showing the last scenario you ran in this browser."))
         }
         (None, true) if playhead.is_none() && hash.trim_start_matches('#').is_empty() => {
-            state.notice = Some(t(lang, Text::RestoredScenario).to_string());
+            state.notice = Some(Text::RestoredScenario);
         }
         _ => {}
     }

@@ -193,9 +193,9 @@ fn lab(props: &LabProps) -> Html {
                     <button id="cancel" onclick={ let s = state.clone(); move |_| s.dispatch(Action::Cancel) }>{ t(lang, Text::Cancel) }</button>
                 </div>
             }
-            if let Some(message) = &state.notice {
+            if let Some(notice) = state.notice {
                 <div id="notice" class="banner notice" role="status">
-                    <span>{ message.clone() }</span>
+                    <span>{ t(lang, notice) }</span>
                     <button id="use-default" onclick={ let s = state.clone(); move |_| s.dispatch(Action::SetScenario(Box::new(crate::state::collectives::page_demo()))) }>{ t(lang, Text::UseDefault) }</button>
                     <button onclick={ let s = state.clone(); move |_| s.dispatch(Action::DismissNotice) }>{ t(lang, Text::DismissError) }</button>
                 </div>

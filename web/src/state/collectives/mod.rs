@@ -66,8 +66,9 @@ pub struct AppState {
     pub error: Option<String>,
     /// What was wrong with the link the page opened on, and what is shown instead.
     pub link_problem: Option<String>,
-    /// Something to tell that is not an error (e.g. a scenario restored from this browser).
-    pub notice: Option<String>,
+    /// Something to tell that is not an error (a scenario restored from this browser), as a key
+    /// of the page's strings, so that it reads in the language chosen after the page opened.
+    pub notice: Option<crate::i18n::Text>,
     pub lang: Lang,
     pub dark: bool,
     /// Embedded in another page (`?embed`): the animation and results only, no controls.
