@@ -8,6 +8,8 @@ mod chunks;
 pub mod cluster;
 mod links;
 mod problems;
+#[cfg(test)]
+mod tests;
 mod text;
 mod ux;
 
@@ -95,6 +97,12 @@ pub fn collective(lang: Lang, collective: fabricscope::Collective) -> &'static s
 /// "Step 3 / 14 — reduce-scatter: GPU 2 sends chunk 1 to GPU 3 over NVLink, which adds it …".
 pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, network: &str) -> String {
     let (src, dst) = (gpu_name(info.src), gpu_name(info.dst));
+    // After a Chinese verb: "发给节点 1 的 GPU 3", but "发给 GPU 3" (a space between Chinese and
+    // Latin text, none between Chinese and Chinese).
+    let to_dst = match dst.starts_with(|c: char| ('\u{4e00}'..='\u{9fff}').contains(&c)) {
+        true => dst.clone(),
+        false => format!(" {dst}"),
+    };
     let via = link_kind(lang, info.via, network);
     let size = format_bytes(info.bytes);
     let (step, n_steps, chunk, transfers) = (info.step + 1, info.n_steps, info.chunk, info.transfers);
@@ -121,13 +129,13 @@ pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, 
             return format!("Step {step} / {n_steps} — {ph}: the {switch} sends the sum of chunk {chunk} ({size}) down to {dst} over {via}. {transfers} transfers run in this step.")
         }
         (Lang::Zh, Hop::ToSwitch(_), ChunkOp::Reduce) => {
-            return format!("第 {step} / {n_steps} 步 — {ph}：{src} 经 {via} 把自己的第 {chunk} 块（{size}）送上{switch}，交换机把所有副本相加，结果归 {dst}。本步共有 {transfers} 个传输同时进行。")
+            return format!("第 {step} / {n_steps} 步 — {ph}：{src} 经 {via} 把自己的第 {chunk} 块（{size}）送上{switch}，交换机把所有副本相加，结果归{to_dst}。本步共有 {transfers} 个传输同时进行。")
         }
         (Lang::Zh, Hop::ToSwitch(SwitchRef::NvSwitch { .. }), ChunkOp::Copy) => {
             return format!("第 {step} / {n_steps} 步 — {ph}：{src} 把第 {chunk} 块的和（{size}）只上传一次到{switch}，交换机复制给其余所有 GPU（多播）。本步共有 {transfers} 个传输同时进行。")
         }
         (Lang::Zh, Hop::FromSwitch(_), _) => {
-            return format!("第 {step} / {n_steps} 步 — {ph}：{switch}经 {via} 把第 {chunk} 块的和（{size}）发给 {dst}。本步共有 {transfers} 个传输同时进行。")
+            return format!("第 {step} / {n_steps} 步 — {ph}：{switch}经 {via} 把第 {chunk} 块的和（{size}）发给{to_dst}。本步共有 {transfers} 个传输同时进行。")
         }
         _ => {}
     }
@@ -152,7 +160,7 @@ pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, 
                 ChunkOp::Copy => "保存下来",
             };
             format!(
-                "第 {} / {} 步 — {}：{src} 经 {via} 把第 {} 块（{size}）发给 {dst}，后者将其{what}。本步共有 {} 个传输同时进行。",
+                "第 {} / {} 步 — {}：{src} 经 {via} 把第 {} 块（{size}）发给{to_dst}，后者将其{what}。本步共有 {} 个传输同时进行。",
                 info.step + 1,
                 info.n_steps,
                 phase(lang, info.phase),
