@@ -63,6 +63,14 @@ pub fn bench() -> Result<()> {
             .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))))
     };
     let show = |s: Option<f64>| s.map(|s| format!("{:.3} s", s)).unwrap_or_else(|| "not run".into());
+    // A distribution's p95 and p50 (frame gaps, paint costs) as "p95 … ms, p50 … ms".
+    let p95_p50 = |name: &str| {
+        format!(
+            "p95 {:.1} ms, p50 {:.1} ms",
+            ms(name, "p95_ms").unwrap_or(f64::NAN),
+            ms(name, "p50_ms").unwrap_or(f64::NAN)
+        )
+    };
     let mut rows: Vec<(String, String, String)> = Vec::new();
     rows.push((
         "ring AllReduce 1 GiB, 8 GPUs, native".into(),
@@ -173,10 +181,9 @@ pub fn bench() -> Result<()> {
         "  longest freeze meanwhile; animation frame while it plays".into(),
         "<= 50 ms; p95 <= 16 ms".into(),
         format!(
-            "{:.0} ms between frames; p95 {:.1} ms, p50 {:.1} ms between frames (sampling + painting p95 {:.1} ms)",
+            "{:.0} ms between frames; {} between frames (sampling + painting p95 {:.1} ms)",
             ms("freeze-1024-gpus-nvlstree", "ms").unwrap_or(f64::NAN),
-            ms("frame-1024-gpus-nvlstree", "p95_ms").unwrap_or(f64::NAN),
-            ms("frame-1024-gpus-nvlstree", "p50_ms").unwrap_or(f64::NAN),
+            p95_p50("frame-1024-gpus-nvlstree"),
             ms("paint-1024-gpus-nvlstree", "p95_ms").unwrap_or(f64::NAN)
         ),
     ));
@@ -217,30 +224,18 @@ pub fn bench() -> Result<()> {
     rows.push((
         "animation frame, 64 GPUs (every node in full, the busbw chart filled), headless Chromium".into(),
         "(reference)".into(),
-        format!(
-            "p95 {:.1} ms, p50 {:.1} ms between frames",
-            ms("frame-64-gpus", "p95_ms").unwrap_or(f64::NAN),
-            ms("frame-64-gpus", "p50_ms").unwrap_or(f64::NAN)
-        ),
+        format!("{} between frames", p95_p50("frame-64-gpus")),
     ));
     rows.push((
         "animation frame, 1,024 GPUs (compact view, steady state, the busbw chart filled), headless Chromium"
             .into(),
         "p95 <= 16 ms".into(),
-        format!(
-            "p95 {:.1} ms, p50 {:.1} ms between frames",
-            ms("frame-1024-gpus", "p95_ms").unwrap_or(f64::NAN),
-            ms("frame-1024-gpus", "p50_ms").unwrap_or(f64::NAN)
-        ),
+        format!("{} between frames", p95_p50("frame-1024-gpus")),
     ));
     rows.push((
         "  of which sampling the trace + painting the canvas".into(),
         "".into(),
-        format!(
-            "p95 {:.1} ms, p50 {:.1} ms",
-            ms("paint-1024-gpus", "p95_ms").unwrap_or(f64::NAN),
-            ms("paint-1024-gpus", "p50_ms").unwrap_or(f64::NAN)
-        ),
+        p95_p50("paint-1024-gpus"),
     ));
     // The same in the first seconds after the change, while the chart's workers may take every
     // core of a 2-core machine: the page's drawing costs the same, but a frame can wait for a
@@ -249,9 +244,8 @@ pub fn bench() -> Result<()> {
         "  the same while the busbw chart fills (its workers on both cores)".into(),
         "(reference)".into(),
         format!(
-            "p95 {:.1} ms, p50 {:.1} ms between frames (sampling + painting p95 {:.1} ms)",
-            ms("frame-1024-gpus-filling", "p95_ms").unwrap_or(f64::NAN),
-            ms("frame-1024-gpus-filling", "p50_ms").unwrap_or(f64::NAN),
+            "{} between frames (sampling + painting p95 {:.1} ms)",
+            p95_p50("frame-1024-gpus-filling"),
             ms("paint-1024-gpus-filling", "p95_ms").unwrap_or(f64::NAN)
         ),
     ));

@@ -80,7 +80,7 @@ pub(crate) fn sentence_zh(sentence: &str) -> String {
             let figures = holes(en, sentence)?;
             let figures: Vec<String> =
                 figures.iter().map(|&figure| clause(figure).unwrap_or_else(|| figure.to_string())).collect();
-            Some(fill(zh, &figures.iter().map(String::as_str).collect::<Vec<_>>()))
+            Some(fill(zh, &figures))
         })
         .unwrap_or_else(|| sentence.to_string())
 }
@@ -109,10 +109,10 @@ fn holes<'a>(template: &str, text: &'a str) -> Option<Vec<&'a str>> {
 }
 
 /// `template` with `{0}`, `{1}`, … replaced by `figures`.
-fn fill(template: &str, figures: &[&str]) -> String {
+fn fill<S: AsRef<str>>(template: &str, figures: &[S]) -> String {
     let mut out = template.to_string();
     for (i, figure) in figures.iter().enumerate() {
-        out = out.replace(&format!("{{{i}}}"), figure);
+        out = out.replace(&format!("{{{i}}}"), figure.as_ref());
     }
     out
 }
