@@ -552,16 +552,17 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             // nccl-tests prints N/A when it does not check.
             wrong: if fabricscope::collective::transfer_count(
                 s.collective,
-                scenario.n_ranks(),
+                (s.nodes, scenario.n_ranks() / s.nodes.max(1)),
                 point.count,
                 scenario.channels(),
+                Some(point.protocol),
             ) > fabricscope::limits::MAX_TRANSFERS
             {
                 None
             } else {
                 match verify(&schedule_with(
                     s.collective,
-                    point.algorithm,
+                    (point.algorithm, point.protocol),
                     s.nodes,
                     &scenario.preset().rings,
                     point.count,

@@ -495,7 +495,7 @@ fn tree_beats_ring_for_small_messages_across_nodes_and_loses_for_large() {
         8,
         &[[0u32, 1, 2, 3, 4, 5, 6, 7]],
         4099,
-        8,
+        (8, fabricscope::collective::Protocol::Simple),
     ))
     .unwrap();
 }

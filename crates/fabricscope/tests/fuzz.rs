@@ -10,7 +10,7 @@
 //! Seeds are the scenario fixtures plus `tests/fuzz-corpus/*.json`, where every input that
 //! once broke something is kept.
 
-use fabricscope::collective::{schedule_with, transfer_count, verify, Algorithm};
+use fabricscope::collective::{schedule_with, transfer_count, verify, Algorithm, Protocol};
 use fabricscope::plan::{Admission, ENGINE_BUDGET};
 use fabricscope::{simulate, Collective, Scenario};
 use serde_json::{json, Map, Value};
@@ -390,7 +390,10 @@ fn exercise(text: &str, tally: &mut Tally) {
     }
     let n = valid.n_ranks();
     let count = scenario.count();
-    if transfer_count(scenario.collective, n, count, valid.channels()) > ENGINE_TRANSFERS {
+    let shape = (scenario.nodes, n / scenario.nodes.max(1));
+    if transfer_count(scenario.collective, shape, count, valid.channels(), scenario.protocol)
+        > ENGINE_TRANSFERS
+    {
         return;
     }
     let sim = simulate(&valid).unwrap();
@@ -440,7 +443,7 @@ fn exercise(text: &str, tally: &mut Tally) {
         for &algorithm in algorithms.iter().chain(extra) {
             let schedule = schedule_with(
                 scenario.collective,
-                algorithm,
+                (algorithm, scenario.protocol.unwrap_or(Protocol::Ll)),
                 scenario.nodes,
                 &valid.preset().rings,
                 count,

@@ -23,10 +23,13 @@ proptest! {
         pick in 0u32..5,
         nodes in 1u32..=8,
         gpus in 1u32..=8,
-        count in 1u64..600,
+        count in prop_oneof![1u64..600, 4_000u64..30_000],
         channels in 1u32..=4,
         root_pick in any::<u32>(),
+        proto in 0u32..3,
     ) {
+        // Tree's chunks are its protocol's: up to 4 of LL's 32 KiB and 7 of LL128's 17,280 B here.
+        let protocol = [Protocol::Simple, Protocol::Ll, Protocol::Ll128][proto as usize];
         let n = nodes * gpus;
         let algorithm = match (pick, collective) {
             (1, Collective::AllReduce) => Algorithm::Tree,
@@ -36,9 +39,9 @@ proptest! {
             _ => Algorithm::Ring,
         };
         let order: Vec<u32> = (0..gpus).collect();
-        let schedule = schedule_with(collective, algorithm, nodes, &[order], count, channels, root_pick % n);
-        prop_assert!(verify(&schedule).is_ok(), "{:?} {:?} nodes={} gpus={} count={} channels={}: {:?}",
-            collective, algorithm, nodes, gpus, count, channels, verify(&schedule));
+        let schedule = schedule_with(collective, (algorithm, protocol), nodes, &[order], count, channels, root_pick % n);
+        prop_assert!(verify(&schedule).is_ok(), "{:?} {:?} {:?} nodes={} gpus={} count={} channels={}: {:?}",
+            collective, algorithm, protocol, nodes, gpus, count, channels, verify(&schedule));
     }
 
     /// On random small clusters and fabrics: no link above capacity, bytes conserved, every

@@ -38,7 +38,9 @@ fn a_tree_run_from_its_first_channels_is_the_whole_tree_folded() {
     let cases = [
         (Some(Algorithm::NvlsTree), 128 << 20, 100_000),
         (None, 128 << 20, 100_000),
-        (Some(Algorithm::Tree), 64 << 20, 20_000),
+        // The tuner's LL128 cuts 59 chunks of 144,000 B a channel: 119,888 transfers, 29,972 in
+        // channels 0 and 1.
+        (Some(Algorithm::Tree), 64 << 20, 40_000),
         (Some(Algorithm::Tree), 1 << 30, 100_000),
     ];
     for (algorithm, size_bytes, limit) in cases {

@@ -23,7 +23,8 @@ pub fn finish_job(job: Job) -> Result<Simulation, String> {
 /// The transfers a scenario's collective has.
 pub fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
     let s = valid.scenario();
-    fabricscope::collective::transfer_count(s.collective, valid.n_ranks(), s.count(), valid.channels())
+    let shape = (s.nodes, valid.n_ranks() / s.nodes.max(1));
+    fabricscope::collective::transfer_count(s.collective, shape, s.count(), valid.channels(), s.protocol)
 }
 
 /// The job that simulates a scenario in the page: the core's admission rule under the page's

@@ -6,7 +6,7 @@ use super::hierarchical::HierarchicalBuilder;
 use super::nvls_tree::NvlsTreeBuilder;
 use super::textbook::AllPairsBuilder;
 use super::tree::TreeBuilder;
-use super::{Algorithm, Schedule};
+use super::{Algorithm, Protocol, Schedule};
 use crate::scenario::Collective;
 
 /// A schedule built a piece at a time: NVLSTree's and all-pairs' a channel per piece,
@@ -71,9 +71,10 @@ impl ScheduleBuilder {
     /// The first `channels` channels of `algorithm`'s AllReduce (Tree or NVLSTree, built a
     /// channel per `advance_to`), numbered as the whole's: what a run folded by its channels runs
     /// (`simulation::tree_channels`); of each, part 0 alone where `part_zero` (NVLSTree whose
-    /// parts fold too, `engine::symmetry::Lanes::Parts`). `None` for another algorithm.
+    /// parts fold too, `engine::symmetry::Lanes::Parts`), a Tree's in `protocol`'s chunks
+    /// (`tree::tree_chunks`). `None` for another algorithm.
     pub fn first_channels<R: AsRef<[u32]>>(
-        algorithm: Algorithm,
+        (algorithm, protocol): (Algorithm, Protocol),
         nodes: u32,
         rings: &[R],
         count: u64,
@@ -81,7 +82,9 @@ impl ScheduleBuilder {
     ) -> Option<FirstChannels> {
         let g = rings[0].as_ref().len() as u32;
         match algorithm {
-            Algorithm::Tree => Some(FirstChannels::Tree(TreeBuilder::new(nodes, rings, count, n_channels))),
+            Algorithm::Tree => {
+                Some(FirstChannels::Tree(TreeBuilder::new(nodes, rings, count, (n_channels, protocol))))
+            }
             Algorithm::NvlsTree if part_zero => {
                 Some(FirstChannels::NvlsTree(NvlsTreeBuilder::part_zero(nodes, g, count, n_channels)))
             }

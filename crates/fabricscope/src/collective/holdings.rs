@@ -199,7 +199,7 @@ pub fn holdings(schedule: &Schedule, channel: u32) -> Option<Holdings> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collective::{identity_order, ring_allreduce};
+    use crate::collective::{identity_order, ring_allreduce, Protocol};
 
     /// The ring's documented picture (ring.rs): during the reduce-scatter, at step s position p
     /// sends chunk (p - s) mod n and its successor adds it in, so after step s position p's
@@ -247,8 +247,15 @@ mod tests {
         ];
         for (collective, algorithm, nodes, per_node) in cases {
             let order = identity_order(per_node);
-            let schedule =
-                crate::collective::schedule_with(collective, algorithm, nodes, &[&order], 4096, 2, 1);
+            let schedule = crate::collective::schedule_with(
+                collective,
+                (algorithm, Protocol::Simple),
+                nodes,
+                &[&order],
+                4096,
+                2,
+                1,
+            );
             let Some(h) = holdings(&schedule, 0) else {
                 panic!("{collective:?} {algorithm:?}: no grid");
             };

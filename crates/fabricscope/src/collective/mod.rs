@@ -30,7 +30,7 @@ pub use ring::{
 pub use schedule::{
     Algorithm, ChunkOp, Deps, Hop, Phase, Probe, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES,
 };
-pub use tree::{tree_allreduce, TreeBuilder};
+pub use tree::{tree_allreduce, tree_chunk_bytes, tree_chunks, TreeBuilder};
 pub use verify::{verify, VerifyError, MAX_VERIFY_ELEMENTS};
 
 use crate::scenario::Collective;
@@ -44,16 +44,18 @@ pub fn schedule<R: AsRef<[u32]>>(
     n_channels: u32,
     root: u32,
 ) -> Schedule {
-    schedule_with(collective, Algorithm::Ring, nodes, rings, count, n_channels, root)
+    schedule_with(collective, (Algorithm::Ring, Protocol::Simple), nodes, rings, count, n_channels, root)
 }
 
 /// The same with an algorithm (validation admits only the pairs that apply; any other runs
 /// the collective's default, Ring or point-to-point): Tree, Hierarchical, NVLS, CollNet and
 /// NVLSTree run AllReduce; PAT AllGather and ReduceScatter; halving-doubling and all-pairs
-/// AllReduce, AllGather and ReduceScatter; Bruck AllToAll.
+/// AllReduce, AllGather and ReduceScatter; Bruck AllToAll. `protocol` cuts the chunks of the
+/// schedules whose chunking is NCCL's per protocol: Tree's (`tree::tree_chunks`); the others'
+/// are the same for all three.
 pub fn schedule_with<R: AsRef<[u32]>>(
     collective: Collective,
-    algorithm: Algorithm,
+    (algorithm, protocol): (Algorithm, Protocol),
     nodes: u32,
     rings: &[R],
     count: u64,
@@ -68,7 +70,7 @@ pub fn schedule_with<R: AsRef<[u32]>>(
     let g = rings[0].as_ref().len() as u32;
     let n = nodes * g;
     match (collective, algorithm) {
-        (AllReduce, Algorithm::Tree) => tree_allreduce(nodes, rings, count, n_channels),
+        (AllReduce, Algorithm::Tree) => tree_allreduce(nodes, rings, count, (n_channels, protocol)),
         (AllReduce, Algorithm::Nvls) => nvls::nvls_allreduce(n, count, n_channels),
         (AllGather | ReduceScatter, Algorithm::Pat) => {
             pat::pat(collective == AllGather, n, count, n_channels)
@@ -88,23 +90,46 @@ pub fn schedule_with<R: AsRef<[u32]>>(
 }
 
 /// Transfers the default schedules make (Ring, or point to point; for AllReduce the larger of
-/// Ring and Tree, which the tuner weighs), without making them: the scenario's engine limit.
-pub fn transfer_count(collective: Collective, n: u32, count: u64, n_channels: u32) -> u64 {
-    let (n, c, k) = (n as u64, n_channels as u64, chain_chunks(count.div_ceil(n_channels as u64)) as u64);
+/// Ring and Tree, which the tuner weighs, Tree in `protocol`'s chunks, `None`: the protocol's
+/// that cuts them finest), without making them, on `nodes` nodes of `g` GPUs: the scenario's
+/// engine limit.
+pub fn transfer_count(
+    collective: Collective,
+    (nodes, g): (u32, u32),
+    count: u64,
+    n_channels: u32,
+    protocol: Option<Protocol>,
+) -> u64 {
+    let n = nodes as u64 * g as u64;
+    let (c, k) = (n_channels as u64, chain_chunks(count.div_ceil(n_channels as u64)) as u64);
     let m = n.saturating_sub(1);
     match collective {
         // Ring: 2(n-1) steps of n; Tree: `tree_transfer_count`.
-        Collective::AllReduce => (2 * m * n * c).max(tree_transfer_count(n as u32, count, n_channels)),
+        Collective::AllReduce => {
+            (2 * m * n * c).max(tree_transfer_count(nodes, g, count, n_channels, protocol))
+        }
         Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => m * n * c,
         Collective::Broadcast | Collective::Reduce => k * m * c,
         Collective::SendRecv => k * n * c,
     }
 }
 
-/// Transfers of NCCL's Tree AllReduce on `n` ranks: 2(n-1) hops per chunk and channel.
-pub fn tree_transfer_count(n: u32, count: u64, n_channels: u32) -> u64 {
-    let chunks = chain_chunks(count.div_ceil(n_channels as u64)) as u64;
-    2 * (n as u64).saturating_sub(1) * chunks * n_channels as u64
+/// Transfers of NCCL's Tree AllReduce on `nodes` nodes of `g` GPUs: 2(n-1) hops per chunk and
+/// channel, in `protocol`'s chunks (`tree::tree_chunks`); `None`: the most of the three's.
+pub fn tree_transfer_count(
+    nodes: u32,
+    g: u32,
+    count: u64,
+    n_channels: u32,
+    protocol: Option<Protocol>,
+) -> u64 {
+    let protocols = match protocol {
+        Some(protocol) => vec![protocol],
+        None => vec![Protocol::Simple, Protocol::Ll, Protocol::Ll128],
+    };
+    let chunks = protocols.into_iter().map(|p| tree::tree_chunks(p, nodes, g, count, n_channels)).max();
+    let n = nodes as u64 * g as u64;
+    2 * n.saturating_sub(1) * chunks.unwrap_or(1) as u64 * n_channels as u64
 }
 
 /// Transfers `schedule_with` makes for `algorithm` (`None`: the defaults, `transfer_count`) on
@@ -125,6 +150,6 @@ pub fn transfer_count_with(
             textbook::transfer_count(a, collective, n, n_channels)
         }
         Some(Algorithm::Nvls) => nvls::nvls_transfers(n, count, n_channels),
-        _ => transfer_count(collective, n, count, n_channels),
+        _ => transfer_count(collective, (nodes, g), count, n_channels, None),
     }
 }

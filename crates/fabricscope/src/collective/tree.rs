@@ -7,7 +7,9 @@
 //!     node 1    node 2 …             inside a node: head ← GPU ← GPU ← … ← GPU (a chain)
 //! ```
 //!
-//! Each channel's slice is cut into pipeline chunks of about 512 KiB. A chunk is reduced up:
+//! Each channel's slice is cut into pipeline chunks of NCCL's size for the protocol
+//! (`tree_chunk_bytes`: 512 KiB Simple, 32 KiB LL, LL128's 576,000 B halved for smaller
+//! messages). A chunk is reduced up:
 //! along each node's chain to its head, then from each node's head to its parent's head; the
 //! root's head then holds the sum and sends it back down the tree and along every chain. Chunks
 //! follow one another on every connection (FIFO), so all levels work at once. Latency grows with
@@ -16,10 +18,56 @@
 //!
 //! The binary tree is NCCL's (`src/graph/trees.cc`, `ncclGetBtree` and `ncclGetDtree`).
 
-use super::ring::{chain_chunks, slice};
+use super::protocol::Protocol;
+use super::ring::{slice, CHAIN_CHUNK_BYTES, MAX_CHAIN_CHUNKS};
 use super::schedule::Hop;
 use super::schedule::{Algorithm, ChunkOp, Deps, Schedule, Transfer};
 use crate::scenario::Collective;
+
+/// LL's chunk: one of NCCL_STEPS slots of its 512 KiB buffer (`DEFAULT_LL_BUFFSIZE`), half of
+/// it flags (`calcCollChunking`: `chunkSize /= 2`).
+pub const LL_CHUNK_BYTES: u64 = 32 << 10;
+
+/// LL128's chunk before it is halved: a slot of its 4,915,200-byte buffer
+/// (`DEFAULT_LL128_BUFFSIZE` / NCCL_STEPS = 614,400 B), 15 data elements in every 16.
+pub const LL128_CHUNK_BYTES: u64 = 576_000;
+
+/// LL128's grain, which a chunk is a whole number of (`ncclProtoGrainSize`: 32 threads × 8
+/// elements / 16 × 15 × 8 bytes); Simple's is 512 B and LL's 16, which its chunks already are.
+const LL128_GRAIN: u64 = 1_920;
+
+/// The chunk NCCL cuts a channel's `channel_bytes` of Tree AllReduce into with `protocol` on
+/// `nodes` nodes of `g` GPUs (NCCL 2.30 `src/enqueue.cc`, `calcCollChunking`, called per
+/// channel): Simple 512 KiB; LL 32 KiB; LL128 576,000 B, halved while the channel has fewer
+/// than `nsteps · 64 / g` chunks and the chunk is above 128 KiB, then while it has fewer than
+/// `nsteps · 16 / g` and is above 32 KiB, where `nsteps = 1 + ⌊log2 nodes⌋ + 0.1 g`; then
+/// rounded down to the grain. Computed in `f32` as NCCL does, the chunks counted in integers.
+pub fn tree_chunk_bytes(protocol: Protocol, nodes: u32, g: u32, channel_bytes: u64) -> u64 {
+    match protocol {
+        Protocol::Simple => CHAIN_CHUNK_BYTES,
+        Protocol::Ll => LL_CHUNK_BYTES,
+        Protocol::Ll128 => {
+            let ppn = g.max(1) as f32;
+            let nsteps = (1.0 + nodes.max(1).ilog2() as f64 + 0.1 * ppn as f64) as f32;
+            let mut chunk = LL128_CHUNK_BYTES;
+            for (per, floor) in [(64.0, 131_072), (16.0, 32_768)] {
+                while ((channel_bytes / chunk) as f32) < nsteps * per / ppn && chunk > floor {
+                    chunk /= 2;
+                }
+            }
+            chunk / LL128_GRAIN * LL128_GRAIN
+        }
+    }
+}
+
+/// Chunks a channel of NCCL's Tree AllReduce of `count` elements over `n_channels` is
+/// pipelined in with `protocol` (`tree_chunk_bytes`), at most `MAX_CHAIN_CHUNKS` (bigger ones
+/// beyond: the engine's bound, as the chains').
+pub fn tree_chunks(protocol: Protocol, nodes: u32, g: u32, count: u64, n_channels: u32) -> u32 {
+    let channel_bytes = count.div_ceil(n_channels.max(1) as u64) * super::ELEM_BYTES;
+    let chunk = tree_chunk_bytes(protocol, nodes, g, channel_bytes);
+    channel_bytes.div_ceil(chunk).clamp(1, MAX_CHAIN_CHUNKS as u64) as u32
+}
 
 /// Parent and children of `rank` in NCCL's binary tree over `n` ranks (root 0).
 pub fn btree(n: u32, rank: u32) -> (Option<u32>, Vec<u32>) {
@@ -72,9 +120,15 @@ pub fn dtree(n: u32, rank: u32, which: u32) -> (Option<u32>, Vec<u32>) {
     (parent.map(&from), children.into_iter().map(&from).collect())
 }
 
-/// Tree AllReduce of `count` elements on `nodes` nodes of the `rings[0]` order's GPUs.
-pub fn tree_allreduce<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> Schedule {
-    TreeBuilder::new(nodes, rings, count, n_channels).finish()
+/// Tree AllReduce of `count` elements on `nodes` nodes of the `rings[0]` order's GPUs, in
+/// `protocol`'s chunks (`tree_chunks`).
+pub fn tree_allreduce<R: AsRef<[u32]>>(
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    (n_channels, protocol): (u32, Protocol),
+) -> Schedule {
+    TreeBuilder::new(nodes, rings, count, (n_channels, protocol)).finish()
 }
 
 /// `tree_allreduce` a channel at a time (`channel`): the big plan builds only the channels that
@@ -84,15 +138,23 @@ pub struct TreeBuilder {
     order: Vec<u32>,
     count: u64,
     n_channels: u32,
+    /// Chunks per channel (`tree_chunks`).
+    chunks: u32,
     transfers: Vec<Transfer>,
     n_steps: u32,
     next: u32,
 }
 
 impl TreeBuilder {
-    pub fn new<R: AsRef<[u32]>>(nodes: u32, rings: &[R], count: u64, n_channels: u32) -> TreeBuilder {
+    pub fn new<R: AsRef<[u32]>>(
+        nodes: u32,
+        rings: &[R],
+        count: u64,
+        (n_channels, protocol): (u32, Protocol),
+    ) -> TreeBuilder {
         let order = rings[0].as_ref().to_vec();
-        TreeBuilder { nodes, order, count, n_channels, transfers: Vec::new(), n_steps: 0, next: 0 }
+        let chunks = tree_chunks(protocol, nodes, order.len() as u32, count, n_channels);
+        TreeBuilder { nodes, order, count, n_channels, chunks, transfers: Vec::new(), n_steps: 0, next: 0 }
     }
 
     /// Channels built so far.
@@ -106,9 +168,17 @@ impl TreeBuilder {
             return true;
         }
         let channel = self.next;
-        let TreeBuilder { nodes, ref order, count, n_channels, ref mut transfers, ref mut n_steps, .. } =
-            *self;
-        tree_channel(nodes, order, count, n_channels, channel, transfers, n_steps);
+        let TreeBuilder {
+            nodes,
+            ref order,
+            count,
+            n_channels,
+            chunks,
+            ref mut transfers,
+            ref mut n_steps,
+            ..
+        } = *self;
+        tree_channel(nodes, order, (count, chunks), n_channels, channel, transfers, n_steps);
         self.next += 1;
         self.next >= self.n_channels
     }
@@ -146,14 +216,13 @@ impl TreeBuilder {
 fn tree_channel(
     nodes: u32,
     order: &[u32],
-    count: u64,
+    (count, chunks): (u64, u32),
     n_channels: u32,
     channel: u32,
     transfers: &mut Vec<Transfer>,
     n_steps: &mut u32,
 ) {
     let g = order.len() as u32;
-    let chunks = chain_chunks(count.div_ceil(n_channels as u64));
     let which = channel % 2;
     // Channel c's chain starts at position c of the node's order, so heads (and NICs) spread.
     let chains: Vec<Vec<u32>> = (0..nodes)
@@ -310,11 +379,41 @@ mod tests {
         for nodes in 1..=9 {
             for g in [1, 2, 4, 8] {
                 for channels in [1, 2, 3] {
-                    let schedule = tree_allreduce(nodes, &[identity_order(g)], 1001, channels);
-                    verify(&schedule)
-                        .unwrap_or_else(|e| panic!("{nodes} nodes × {g}, {channels} channels: {e}"));
+                    // 40,000 elements: LL cuts a channel's into up to 5 chunks of 32 KiB.
+                    for (count, protocol) in
+                        [(1001, Protocol::Simple), (40_000, Protocol::Ll), (40_000, Protocol::Ll128)]
+                    {
+                        let schedule =
+                            tree_allreduce(nodes, &[identity_order(g)], count, (channels, protocol));
+                        verify(&schedule).unwrap_or_else(|e| {
+                            panic!("{nodes} nodes × {g}, {channels} channels, {protocol:?}: {e}")
+                        });
+                    }
                 }
             }
         }
+    }
+
+    /// NCCL 2.30's Tree chunks (`calcCollChunking`), worked by hand from its rule.
+    #[test]
+    fn tree_chunks_are_nccls() {
+        let mib = 1u64 << 20;
+        // LL128 on 128 nodes of 8, 2 MiB a channel: nsteps 1 + 7 + 0.8 = 8.8; 576,000 halved
+        // while 2 MiB / chunk < 8.8 · 64 / 8 = 70.4 and above 128 KiB: 288,000 (7),
+        // 144,000 (14), 72,000 (29); 29 ≥ 8.8 · 16 / 8 = 17.6; the grain of 1,920 B: 71,040.
+        assert_eq!(tree_chunk_bytes(Protocol::Ll128, 128, 8, 2 * mib), 71_040);
+        assert_eq!(tree_chunks(Protocol::Ll128, 128, 8, (16 * mib) / 4, 8), 30);
+        // 2 nodes, 512 KiB: nsteps 2.8, 22.4 and 5.6: 72,000 holds 7 chunks, 71,040 after the grain.
+        assert_eq!(tree_chunk_bytes(Protocol::Ll128, 2, 8, mib / 2), 71_040);
+        // A big channel keeps the whole slot: 128 MiB / 576,000 = 233 ≥ 4.8 · 64 / 8.
+        assert_eq!(tree_chunk_bytes(Protocol::Ll128, 8, 8, 128 * mib), 576_000);
+        // A tiny one halves to the floor: 36,000 > 32 KiB → 18,000 → 17,280 by the grain.
+        assert_eq!(tree_chunk_bytes(Protocol::Ll128, 8, 8, 4), 17_280);
+        assert_eq!(tree_chunk_bytes(Protocol::Ll, 128, 8, 2 * mib), 32_768);
+        assert_eq!(tree_chunk_bytes(Protocol::Simple, 128, 8, 2 * mib), 512 << 10);
+        // LL at 4 MiB over 8 channels: 512 KiB a channel, 16 chunks; at 1 GiB capped at 128.
+        assert_eq!(tree_chunks(Protocol::Ll, 128, 8, (4 * mib) / 4, 8), 16);
+        assert_eq!(tree_chunks(Protocol::Ll, 128, 8, (1024 * mib) / 4, 8), MAX_CHAIN_CHUNKS);
+        assert_eq!(tree_chunks(Protocol::Simple, 128, 8, (4 * mib) / 4, 8), 1);
     }
 }

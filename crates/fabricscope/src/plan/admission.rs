@@ -22,7 +22,7 @@ use crate::collective::{
     ring_rounded_count, ring_steady_steps, transfer_count, transfer_count_with, NCCL_STEPS,
 };
 use crate::limits::{MAX_MEASURED_TRANSFERS, MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
-use crate::scenario::{Algorithm, Collective, Scenario};
+use crate::scenario::{Algorithm, Collective, Protocol, Scenario};
 
 /// Collectives with more transfers than this run as a steady state where they can: a prefix of
 /// their steps is simulated until the run provably repeats (`engine::period`), and the rest is
@@ -129,7 +129,8 @@ pub fn admit(
 fn forced_tree_beyond(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -> Option<u64> {
     let across = scenario.collective == Collective::AllReduce && scenario.nodes > 1;
     let algorithm = scenario.algorithm?;
-    let whole = tree_algorithm_transfers(scenario, n_ranks, channels, algorithm).filter(|_| across)?;
+    let whole =
+        tree_algorithm_transfers(scenario, n_ranks, channels, (algorithm, None)).filter(|_| across)?;
     let first = first_channels_fit(scenario, n_ranks, channels, (algorithm, whole), budget.transfers);
     (whole > budget.transfers && first).then_some(whole)
 }
@@ -149,16 +150,16 @@ fn first_channels_fit(
 }
 
 /// Transfers of `algorithm`'s whole tree AllReduce: Tree's where the tuner may run it
-/// (`tree_transfers`), NVLSTree's as built; `None` for any other algorithm.
+/// (`tree_transfers`, in `protocol`'s chunks), NVLSTree's as built; `None` for any other algorithm.
 pub fn tree_algorithm_transfers(
     scenario: &Scenario,
     n_ranks: u32,
     channels: u32,
-    algorithm: Algorithm,
+    (algorithm, protocol): (Algorithm, Option<Protocol>),
 ) -> Option<u64> {
     let count = scenario.count();
     match algorithm {
-        Algorithm::Tree => tree_transfers(scenario, n_ranks, channels, count),
+        Algorithm::Tree => tree_transfers(scenario, (n_ranks, channels), count, protocol),
         Algorithm::NvlsTree => {
             let g = n_ranks / scenario.nodes.max(1);
             Some(transfer_count_with(
@@ -248,12 +249,21 @@ pub fn most_ring_ranks(channels: u32, budget: Budget) -> u64 {
 }
 
 /// Transfers of `scenario`'s AllReduce as NCCL's Tree (`collective::tree_transfer_count`), where
-/// the tuner may pick it (several nodes, no other algorithm forced).
-pub fn tree_transfers(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64) -> Option<u64> {
+/// the tuner may pick it (several nodes, no other algorithm forced), in the chunks of the
+/// protocol given (`simulation::big`'s, the tuner's pick), else forced, else of the protocol
+/// that cuts them finest (admission does not know the pick).
+pub fn tree_transfers(
+    scenario: &Scenario,
+    (n_ranks, channels): (u32, u32),
+    count: u64,
+    protocol: Option<Protocol>,
+) -> Option<u64> {
     let may = scenario.collective == Collective::AllReduce
         && scenario.nodes > 1
         && scenario.algorithm.is_none_or(|a| a == Algorithm::Tree);
-    may.then(|| crate::collective::tree_transfer_count(n_ranks, count, channels))
+    let (nodes, g) = (scenario.nodes, n_ranks / scenario.nodes.max(1));
+    let protocol = protocol.or(scenario.protocol);
+    may.then(|| crate::collective::tree_transfer_count(nodes, g, count, channels, protocol))
 }
 
 /// Whether the tuner may run `scenario`'s AllReduce as a Tree (`tree_transfers`), or as NVLSTree
@@ -271,14 +281,14 @@ fn tree_fits(scenario: &Scenario, n_ranks: u32, channels: u32, limit: u64, switc
             || (tuned && first_channels_fit(scenario, n_ranks, channels, (algorithm, whole), limit))
     };
     // `tree_transfers` is `None` but for an AllReduce across nodes the tuner may run as a Tree.
-    let tree = tree_transfers(scenario, n_ranks, channels, scenario.count())
+    let tree = tree_transfers(scenario, (n_ranks, channels), scenario.count(), None)
         .is_some_and(|whole| fits(Algorithm::Tree, whole));
     let across = scenario.collective == Collective::AllReduce && scenario.nodes > 1;
     let nvls_tree = across
         && switch_reduces
         && scenario.nvls
         && tuned
-        && tree_algorithm_transfers(scenario, n_ranks, channels, Algorithm::NvlsTree)
+        && tree_algorithm_transfers(scenario, n_ranks, channels, (Algorithm::NvlsTree, None))
             .is_some_and(|whole| fits(Algorithm::NvlsTree, whole));
     tree || nvls_tree
 }
@@ -319,6 +329,6 @@ pub fn runs_steady(scenario: &Scenario, n_ranks: u32, channels: u32, count: u64)
 
 /// Transfers of `collective` run as a ring: (n-1) steps of n per channel, twice for AllReduce.
 pub fn ring_transfers(collective: Collective, n: u32, count: u64, channels: u32) -> u64 {
-    transfer_count(Collective::AllGather, n, count, channels)
+    transfer_count(Collective::AllGather, (1, n), count, channels, None)
         * if collective == Collective::AllReduce { 2 } else { 1 }
 }

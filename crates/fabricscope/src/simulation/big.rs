@@ -6,7 +6,7 @@ use super::job::{run_settings, too_big, too_big_advised, unturned_advice, Plan, 
 use super::rotate::rotated_ring;
 use super::rotate::Unfold;
 use super::weigh::{one_chunk_count, static_policy, Weigh};
-use crate::collective::{Algorithm, Schedule, Transfer};
+use crate::collective::{Algorithm, Protocol, Schedule, Transfer};
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::limits::{MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
@@ -96,7 +96,7 @@ pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mu
             weighing.bounds.push((algorithm, bound * count as f64 / small as f64));
             // Kept where channels 0 and 1, which run for all of NCCL's alternating trees, may fit.
             let limit = weighing.tree_limit.min(MAX_TRANSFERS);
-            let least = tree_least(scenario, algorithm);
+            let least = tree_least_any(scenario, algorithm);
             if weighing.keep_small && small < count && least <= limit {
                 weighing.small.push(schedule);
             }
@@ -120,16 +120,17 @@ pub(super) fn decide(
     let count = s.count();
     let rings = &scenario.preset().rings;
     let channels = scenario.channels();
-    let fits = |algorithm: Algorithm| tree_transfers(scenario, algorithm) <= tree_limit.min(MAX_TRANSFERS);
     let (plan, pick) = Plan::tuned(scenario, bounds);
-    if trees.contains(&pick.algorithm) && !fits(pick.algorithm) {
+    let protocol = s.protocol.unwrap_or(pick.protocol);
+    // In the pick's chunks (a Tree's are the protocol's).
+    let whole = tree_transfers(scenario, (pick.algorithm, Some(protocol)));
+    if trees.contains(&pick.algorithm) && whole > tree_limit.min(MAX_TRANSFERS) {
         // A tree wins but is too big to build whole: a sweep's point runs the channels that
         // stand for all (`tree_channels`), built alone, where they fold; else the best ring row
         // runs (and the simulation says the tuner picked the tree, `tuner_pick_not_run`).
         let ring = pick_row(&plan.tuning, Some(Algorithm::Ring), s.protocol).copied().unwrap_or(pick);
         let ring_protocol = s.protocol.unwrap_or(ring.protocol);
-        let picked = (pick.algorithm, s.protocol.unwrap_or(pick.protocol));
-        let whole = tree_transfers(scenario, pick.algorithm);
+        let picked = (pick.algorithm, protocol);
         let limit = tree_limit.min(MAX_TRANSFERS);
         if let Some(small) = small.into_iter().find(|small| small.algorithm == pick.algorithm) {
             let plan =
@@ -141,12 +142,11 @@ pub(super) fn decide(
         }
         return ring_row(scenario, topology, plan, (total_transfers, ring_protocol, limit));
     }
-    let protocol = s.protocol.unwrap_or(pick.protocol);
     if trees.contains(&pick.algorithm) {
         // Built a channel per poll (`Stage::BuildingTree`): 262,144 transfers of Tree at 128
         // nodes were one 20 ms poll natively.
         if let Some(builder) = crate::collective::ScheduleBuilder::first_channels(
-            pick.algorithm,
+            (pick.algorithm, protocol),
             s.nodes,
             rings,
             count,
@@ -156,7 +156,7 @@ pub(super) fn decide(
         }
         let mut tree = crate::collective::schedule_with(
             s.collective,
-            pick.algorithm,
+            (pick.algorithm, protocol),
             s.nodes,
             rings,
             count,
@@ -397,17 +397,34 @@ fn ring_symmetry(
     Some((symmetry, zero))
 }
 
-/// Transfers of `algorithm`'s whole AllReduce (Tree, NVLSTree) here (`u64::MAX` where the tuner
-/// may not run it, or for another algorithm): `plan::tree_algorithm_transfers`.
-pub(super) fn tree_transfers(scenario: &ValidScenario, algorithm: Algorithm) -> u64 {
+/// Transfers of `algorithm`'s whole AllReduce (Tree, NVLSTree) here, a Tree's in `protocol`'s
+/// chunks (`None`: the forced protocol's, else the finest's); `u64::MAX` where the tuner may not
+/// run it, or for another algorithm: `plan::tree_algorithm_transfers`.
+pub(super) fn tree_transfers(
+    scenario: &ValidScenario,
+    (algorithm, protocol): (Algorithm, Option<Protocol>),
+) -> u64 {
     let (s, n, channels) = (scenario.scenario(), scenario.n_ranks(), scenario.channels());
-    crate::plan::tree_algorithm_transfers(s, n, channels, algorithm).unwrap_or(u64::MAX)
+    crate::plan::tree_algorithm_transfers(s, n, channels, (algorithm, protocol)).unwrap_or(u64::MAX)
 }
 
-/// The fewest transfers `algorithm`'s whole AllReduce runs from its first channels (and parts):
-/// `plan::tree_least_run`.
-pub(super) fn tree_least(scenario: &ValidScenario, algorithm: Algorithm) -> u64 {
+/// The fewest transfers `algorithm`'s whole AllReduce runs from its first channels (and parts),
+/// in `protocol`'s chunks as `tree_transfers`: `plan::tree_least_run`.
+pub(super) fn tree_least(
+    scenario: &ValidScenario,
+    (algorithm, protocol): (Algorithm, Option<Protocol>),
+) -> u64 {
     let (s, n, channels) = (scenario.scenario(), scenario.n_ranks(), scenario.channels());
     let parts = crate::plan::tree_parts(s, n, channels, algorithm);
-    crate::plan::tree_least_run(tree_transfers(scenario, algorithm), channels, parts)
+    crate::plan::tree_least_run(tree_transfers(scenario, (algorithm, protocol)), channels, parts)
+}
+
+/// `tree_least` at the protocol the tuner may pick that cuts the fewest chunks (the forced one
+/// where it is): whether the tree may run from its first channels at all, before the pick.
+pub(super) fn tree_least_any(scenario: &ValidScenario, algorithm: Algorithm) -> u64 {
+    let protocols = match scenario.scenario().protocol {
+        Some(forced) => vec![forced],
+        None => vec![Protocol::Simple, Protocol::Ll, Protocol::Ll128],
+    };
+    protocols.into_iter().map(|p| tree_least(scenario, (algorithm, Some(p)))).min().unwrap_or(u64::MAX)
 }

@@ -7,7 +7,7 @@ use super::rotate::Unfold;
 use super::stage::{Plan, Stage, Then};
 use super::weigh::Weigh;
 use super::Mode;
-use crate::collective::{Algorithm, Schedule};
+use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::engine;
 use crate::engine::symmetry::Symmetry;
 use crate::plan::ValidScenario;
@@ -130,7 +130,17 @@ pub(super) fn plan_step(
     let (plan, pick) = Plan::tuned(scenario, bounds);
     let chosen = built.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
     let mut schedule = built.swap_remove(chosen);
-    schedule.protocol = s.protocol.unwrap_or(pick.protocol);
+    let protocol = s.protocol.unwrap_or(pick.protocol);
+    // Weighed in Simple's chunks (`weigh`); a Tree runs in its protocol's (`tree_chunks`).
+    let g = scenario.preset().rings[0].len() as u32;
+    let chunks = |p| crate::collective::tree_chunks(p, s.nodes, g, s.count(), scenario.channels());
+    if schedule.algorithm == Algorithm::Tree && chunks(protocol) != chunks(Protocol::Simple) {
+        let rings = &scenario.preset().rings;
+        let (tree, channels) = ((Algorithm::Tree, protocol), scenario.channels());
+        schedule =
+            crate::collective::schedule_with(s.collective, tree, s.nodes, rings, s.count(), channels, s.root);
+    }
+    schedule.protocol = protocol;
     run_settings(&mut schedule, scenario);
     whole_stage(scenario, topology, schedule, plan, matches!(mode, Mode::Auto | Mode::Symmetric))
 }
@@ -245,7 +255,11 @@ fn whole_tree_symmetry(
     topology: &Topology,
     schedule: &Schedule,
 ) -> Option<Symmetry> {
-    let one_chunk = scenario.scenario().count() <= super::weigh::one_chunk_count(scenario);
+    let (s, g) = (scenario.scenario(), scenario.preset().rings[0].len() as u32);
+    let one_chunk = s.count() <= super::weigh::one_chunk_count(scenario)
+        && (schedule.algorithm != Algorithm::Tree
+            || crate::collective::tree_chunks(schedule.protocol, s.nodes, g, s.count(), schedule.n_channels)
+                == 1);
     if schedule.n_channels != scenario.channels() || one_chunk {
         return None;
     }
@@ -272,8 +286,10 @@ pub(super) fn one_chunk_proof(
         return None;
     }
     let rings = &scenario.preset().rings;
+    // One chunk per channel: `small` is at most Simple's chunk a channel.
+    let simple = (algorithm, crate::collective::Protocol::Simple);
     let one_chunk =
-        crate::collective::schedule_with(s.collective, algorithm, s.nodes, rings, small, channels, s.root);
+        crate::collective::schedule_with(s.collective, simple, s.nodes, rings, small, channels, s.root);
     let proof = Symmetry::find_strided(topology, &one_chunk, scenario.policy())?;
     Some((one_chunk, proof))
 }

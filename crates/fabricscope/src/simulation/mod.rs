@@ -285,8 +285,10 @@ impl Simulation {
     /// row within the engine's own limits, whole or from the channels that stand for all
     /// (`tree_channels::may_fit`): what the page may say of a run it could not show.
     pub fn tuner_pick_may_run_natively(&self) -> bool {
-        self.tuner_pick_not_run()
-            .is_some_and(|pick| tree_channels::may_fit(&self.scenario, pick, crate::limits::MAX_TRANSFERS))
+        self.tuner_pick_row_not_run().is_some_and(|pick| {
+            let picked = (pick.algorithm, pick.protocol);
+            tree_channels::may_fit(&self.scenario, picked, crate::limits::MAX_TRANSFERS)
+        })
     }
 
     /// The step running at time `t`: the last one whose first transfer was issued by `t`.

@@ -70,7 +70,8 @@ pub(super) fn start(
     let channels = scenario.channels();
     let equal = s.count() % channels as u64 == 0 && small.n_channels == channels;
     // No proof where even channels 0 and 1 are too many.
-    if !equal || small.algorithm != algorithm || super::big::tree_least(scenario, algorithm) > limit {
+    let least = super::big::tree_least(scenario, (algorithm, Some(protocol)));
+    if !equal || small.algorithm != algorithm || least > limit {
         return None;
     }
     let proof = Proof::Searching(Box::new(SymmetrySearch::strided(&small)));
@@ -132,7 +133,7 @@ pub(super) fn advance(
                     let built = found.filter(|proof| whole / proof.share() <= limit).and_then(|proof| {
                         let shape = (scenario.channels(), proof.parts() > 1);
                         let builder = ScheduleBuilder::first_channels(
-                            small.algorithm,
+                            (small.algorithm, protocol),
                             s.nodes,
                             rings,
                             s.count(),
@@ -170,17 +171,22 @@ pub(super) fn advance(
     Ok(Stage::TreeChannels { topology, tree })
 }
 
-/// Whether `algorithm` (Tree, NVLSTree) may run within `limit` in a sweep's row: whole, or from
+/// Whether `algorithm` (Tree, NVLSTree) may run at `protocol` within `limit` in a sweep's row: whole, or from
 /// its first channels (channels of equal length that alternate NCCL's two trees, so channels 0
 /// and 1 of C run for all and must fit, static routes on a lossless fabric, no fault). The run
 /// still proves the symmetry (`start`), which a setting this does not model may break (fewer
 /// NICs in use, link overrides, leaf groups of different sizes): it says whether to try.
-pub(super) fn may_fit(scenario: &ValidScenario, algorithm: Algorithm, limit: u64) -> bool {
+pub(super) fn may_fit(
+    scenario: &ValidScenario,
+    (algorithm, protocol): (Algorithm, Protocol),
+    limit: u64,
+) -> bool {
     let channels = scenario.channels();
-    let whole = super::big::tree_transfers(scenario, algorithm);
+    let whole = super::big::tree_transfers(scenario, (algorithm, Some(protocol)));
     let tree = matches!(algorithm, Algorithm::Tree | Algorithm::NvlsTree);
     let provable = crate::plan::tree_channels_provable(scenario.scenario(), channels);
-    tree && (whole <= limit || (provable && super::big::tree_least(scenario, algorithm) <= limit))
+    let least = super::big::tree_least(scenario, (algorithm, Some(protocol)));
+    tree && (whole <= limit || (provable && least <= limit))
 }
 
 /// A sweep's point of a tree forced whose channels fold (`Job::point`: the busbw chart's; and
@@ -204,22 +210,41 @@ pub(super) fn tree_point(
     if !provable {
         return None;
     }
-    let (symmetry, mut built, proved) =
-        folded_first_channels(scenario, topology, algorithm, (MAX_CHUNKS, u64::MAX), None)?;
+    // Built in the forced protocol's chunks, else Simple's, and again in the pick's where a
+    // Tree's differ (the link bytes, hence the bound and the pick, are the same at any chunking).
+    let first = (algorithm, s.protocol.unwrap_or(Protocol::Simple));
+    let (mut symmetry, mut built, proved) =
+        folded_first_channels(scenario, topology, first, (MAX_CHUNKS, u64::MAX), None)?;
     // The whole's bound: each link's bytes over every channel, as `plan::Bound` routing the
     // whole would add them up (the same routes: a static policy's, which the proof required).
     let paths = symmetry.channel_zero_paths();
     let bound =
         crate::plan::Bound::of_paths(topology, &built, paths, |bytes| symmetry.whole_link_bytes(bytes));
     let (mut plan, pick) = Plan::tuned(scenario, vec![(algorithm, bound.ns(topology))]);
+    let protocol = s.protocol.unwrap_or(pick.protocol);
+    if algorithm == Algorithm::Tree && tree_chunks_of(scenario, protocol) != tree_chunks_of(scenario, first.1)
+    {
+        let again = (algorithm, protocol);
+        if super::big::tree_least(scenario, (algorithm, Some(protocol))) > limit {
+            return None;
+        }
+        (symmetry, built, _) =
+            folded_first_channels(scenario, topology, again, (MAX_CHUNKS, u64::MAX), Some(proved.clone()))?;
+    }
     plan.proved = super::chunk_fit::finer_may_run(scenario, algorithm, limit).then(|| Box::new(proved));
-    built.protocol = s.protocol.unwrap_or(pick.protocol);
+    built.protocol = protocol;
     run_settings(&mut built, scenario);
     Some((symmetry, built, plan))
 }
 
-/// The channels of `algorithm`'s AllReduce (Tree, NVLSTree) that stand for all, built alone at
-/// most `cap` chunks per NVLSTree part, and the symmetry proved on its one-chunk schedule carried
+/// Chunks per channel of `scenario`'s Tree AllReduce in `protocol`'s (`collective::tree_chunks`).
+fn tree_chunks_of(scenario: &ValidScenario, protocol: Protocol) -> u32 {
+    let (s, g) = (scenario.scenario(), scenario.preset().rings[0].len() as u32);
+    crate::collective::tree_chunks(protocol, s.nodes, g, s.count(), scenario.channels())
+}
+
+/// The channels of `algorithm`'s AllReduce (Tree, NVLSTree; a Tree's in the protocol's chunks)
+/// that stand for all, built alone at most `cap` chunks per NVLSTree part, and the symmetry proved on its one-chunk schedule carried
 /// to them (`Symmetry::first_channels`): `tree_point`'s run, and NVLSTree's finer one
 /// (`chunk_fit`), with the one-chunk schedule and the proof on it. `None` where the proof fails
 /// or they are beyond `limit` transfers (checked before they are built, from the whole's count
@@ -229,7 +254,7 @@ pub(super) fn tree_point(
 pub(super) fn folded_first_channels(
     scenario: &ValidScenario,
     topology: &Topology,
-    algorithm: Algorithm,
+    algorithm: (Algorithm, Protocol),
     (cap, limit): (u64, u64),
     proved: Option<(Schedule, Symmetry)>,
 ) -> Option<(Symmetry, Schedule, (Schedule, Symmetry))> {
@@ -256,7 +281,7 @@ impl FirstChannelsBuild {
     pub fn start(
         scenario: &ValidScenario,
         topology: &Topology,
-        algorithm: Algorithm,
+        algorithm: (Algorithm, Protocol),
         sizes: (u64, u64),
         proved: Option<(Schedule, Symmetry)>,
     ) -> Option<FirstChannelsBuild> {
@@ -276,13 +301,20 @@ impl FirstChannelsBuild {
         sizes: (u64, u64),
         proved: Option<(Schedule, Symmetry)>,
     ) -> Option<FirstChannelsBuild> {
-        FirstChannelsBuild::with(scenario, topology, Algorithm::NvlsTree, sizes, proved, true)
+        FirstChannelsBuild::with(
+            scenario,
+            topology,
+            (Algorithm::NvlsTree, Protocol::Simple),
+            sizes,
+            proved,
+            true,
+        )
     }
 
     fn with(
         scenario: &ValidScenario,
         topology: &Topology,
-        algorithm: Algorithm,
+        (algorithm, protocol): (Algorithm, Protocol),
         (cap, limit): (u64, u64),
         proved: Option<(Schedule, Symmetry)>,
         lane_zero: bool,
@@ -296,8 +328,13 @@ impl FirstChannelsBuild {
         let shape = (scenario.channels(), proof.parts() > 1);
         let mirror = match lane_zero && proof.stride() == 2 && s.nodes % 2 == 0 {
             true => {
-                let mut lanes =
-                    ScheduleBuilder::first_channels(algorithm, s.nodes, rings, small.count, shape)?;
+                let mut lanes = ScheduleBuilder::first_channels(
+                    (algorithm, protocol),
+                    s.nodes,
+                    rings,
+                    small.count,
+                    shape,
+                )?;
                 while !lanes.advance_to(2) {}
                 let lanes = lanes.finish();
                 let carried = proof.first_channels(&small, &lanes)?;
@@ -314,7 +351,8 @@ impl FirstChannelsBuild {
             }
         }
         let builder =
-            ScheduleBuilder::first_channels(algorithm, s.nodes, rings, s.count(), shape)?.with_cap(cap);
+            ScheduleBuilder::first_channels((algorithm, protocol), s.nodes, rings, s.count(), shape)?
+                .with_cap(cap);
         Some(FirstChannelsBuild { builder, small, proof, mirror })
     }
 
@@ -370,7 +408,7 @@ pub(super) fn forced_beyond(
 ) -> Option<Stage> {
     let s = scenario.scenario();
     let algorithm = s.algorithm.filter(|a| matches!(a, Algorithm::Tree | Algorithm::NvlsTree))?;
-    let whole = super::big::tree_transfers(scenario, algorithm);
+    let whole = super::big::tree_transfers(scenario, (algorithm, None));
     let limit = limit.min(crate::limits::MAX_TRANSFERS);
     if s.collective != crate::scenario::Collective::AllReduce || s.nodes < 2 || whole <= limit {
         return None;
@@ -390,7 +428,9 @@ pub(super) fn forced_beyond(
             "a sweep's row (fabricscope allreduce) runs it from channels 0 and 1, which stand for all, but a run to show needs every transfer: use fewer nodes or channels, or let the tuner choose".into(),
         ));
     }
-    if super::big::tree_least(scenario, algorithm) > limit {
+    // At the protocol that cuts the fewest chunks: the pick is made on the channels' bound
+    // (`tree_point`, which declines a pick whose chunks are beyond `limit` after all).
+    if super::big::tree_least_any(scenario, algorithm) > limit {
         return Some(refused(
             "even the channels that stand for all are beyond it: use fewer nodes or channels".into(),
         ));
@@ -446,8 +486,9 @@ mod tests {
             let (symmetry, built, _) =
                 super::tree_point(&valid, &topology, u64::MAX).expect("a point from its channels");
             let rings = &valid.preset().rings;
+            let simple = (algorithm, crate::collective::Protocol::Simple);
             let whole =
-                crate::collective::schedule_with(s.collective, algorithm, 8, rings, s.count(), 8, s.root);
+                crate::collective::schedule_with(s.collective, simple, 8, rings, s.count(), 8, s.root);
             // Channels 0 and 1 of 8; of NVLSTree's, part 0 of each channel's 8.
             let share = if algorithm == Algorithm::NvlsTree { 32 } else { 4 };
             assert_eq!(

@@ -51,9 +51,10 @@ impl Weigh {
         {
             State::Building(builder)
         } else {
+            // In Simple's chunks: a link's bytes, and so the bound, are the same at any chunking.
             let schedule = crate::collective::schedule_with(
                 s.collective,
-                algorithm,
+                (algorithm, crate::collective::Protocol::Simple),
                 s.nodes,
                 rings,
                 count,

@@ -80,16 +80,18 @@ pub fn groups_are_regular(valid: &ValidScenario, groups: &[Vec<u32>]) -> bool {
     })
 }
 
-/// Transfers a collective over `groups` would have, to check against the engine's cap first.
+/// Transfers a collective over `groups` would have, to check against the engine's cap first
+/// (an AllReduce's the larger of the ring it runs and a Tree in Simple's chunks, a margin).
 pub fn collective_transfers(collective: Collective, groups: &[Vec<u32>], bytes: u64, channels: u32) -> u64 {
     groups
         .iter()
         .map(|g| {
             crate::collective::transfer_count(
                 collective,
-                g.len() as u32,
+                (1, g.len() as u32),
                 (bytes / ELEM_BYTES).max(1),
                 channels,
+                Some(Protocol::Simple),
             )
         })
         .sum()
@@ -206,7 +208,16 @@ pub fn collective_traffic(
             Some(shape) => shape,
             None => {
                 shapes.push(
-                    schedule_with(collective, Algorithm::Ring, nodes, &rings, count, channels, 0).transfers,
+                    schedule_with(
+                        collective,
+                        (Algorithm::Ring, Protocol::Simple),
+                        nodes,
+                        &rings,
+                        count,
+                        channels,
+                        0,
+                    )
+                    .transfers,
                 );
                 kinds.push((nodes, rings));
                 shapes.len() - 1

@@ -14,7 +14,9 @@ fn compare_keeps_a_and_edits_b_on_one_clock() {
     let a_time = s.sim.summary.time;
     let s = s.reduce(Action::Compare(true));
     assert!(s.editing_b);
-    let s = s.reduce(Action::SetScenario(Box::new(Scenario { nodes: 2, ..page_demo() })));
+    // 16 MiB: simulated at once (`SYNC_TRANSFERS`) even as a Tree in LL's 32 KiB chunks.
+    let b = Scenario { nodes: 2, size_bytes: 16 << 20, ..page_demo() };
+    let s = s.reduce(Action::SetScenario(Box::new(b)));
     let ((a, a_sim), (b, b_sim)) = s.ab().unwrap();
     assert_eq!((a.nodes, b.nodes), (1, 2));
     assert_eq!(a_sim.summary.time, a_time);
