@@ -432,7 +432,13 @@ impl AppState {
                 next.pending = None;
                 next.ready = None;
                 match result {
-                    Ok(sim) => next.show(pending.scenario.clone(), sim, self.pending_ms),
+                    Ok(sim) => {
+                        // The page's opening run (a restored scenario too big to run at once)
+                        // keeps what the opening had to say.
+                        let notice = next.notice.take().filter(|_| pending.opening);
+                        next.show(pending.scenario.clone(), sim, self.pending_ms);
+                        next.notice = notice;
+                    }
                     Err(message) => next.error = Some(message),
                 }
             }
