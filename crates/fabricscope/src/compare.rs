@@ -8,9 +8,10 @@
 //! weigh as much as large ones) by Levenberg-Marquardt: residuals' derivatives by forward
 //! differences of 1% (the model's times are piecewise in the parameters: the tuner's pick and
 //! the chunks it cuts change at thresholds, and a 0.1% difference read their steps as the slope,
-//! stopping 2 DGX H100's fit at efficiency 0.64 where the truth was 0.71), the efficiency kept in [0.02, 1] and the latency in [0, 1 ms] per hop, until a
-//! step moves both by less than 0.01% (at most 40 steps). Efficiency decides the bandwidth-bound
-//! sizes and latency the small ones, so the two separate and the fit settles in a few steps.
+//! stopping 2 DGX H100's fit at efficiency 0.64 where the truth was 0.71), the efficiency kept
+//! in [0.02, 1] and the latency in [0, 1 ms] per hop, until a step moves both by less than
+//! 0.01% (at most 40 steps). Efficiency decides the bandwidth-bound sizes and latency the small
+//! ones, so the two separate and the fit settles in a few steps.
 
 use crate::logs::LogRun;
 use crate::plan::ValidScenario;

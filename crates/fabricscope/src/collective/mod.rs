@@ -123,13 +123,13 @@ pub fn tree_transfer_count(
     n_channels: u32,
     protocol: Option<Protocol>,
 ) -> u64 {
-    let protocols = match protocol {
-        Some(protocol) => vec![protocol],
-        None => vec![Protocol::Simple, Protocol::Ll, Protocol::Ll128],
+    let chunks = |p| tree::tree_chunks(p, nodes, g, count, n_channels);
+    let chunks = match protocol {
+        Some(protocol) => chunks(protocol),
+        None => Protocol::ALL.into_iter().map(chunks).max().unwrap_or(1),
     };
-    let chunks = protocols.into_iter().map(|p| tree::tree_chunks(p, nodes, g, count, n_channels)).max();
     let n = nodes as u64 * g as u64;
-    2 * n.saturating_sub(1) * chunks.unwrap_or(1) as u64 * n_channels as u64
+    2 * n.saturating_sub(1) * chunks as u64 * n_channels as u64
 }
 
 /// Transfers `schedule_with` makes for `algorithm` (`None`: the defaults, `transfer_count`) on

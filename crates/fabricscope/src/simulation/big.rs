@@ -422,9 +422,12 @@ pub(super) fn tree_least(
 /// `tree_least` at the protocol the tuner may pick that cuts the fewest chunks (the forced one
 /// where it is): whether the tree may run from its first channels at all, before the pick.
 pub(super) fn tree_least_any(scenario: &ValidScenario, algorithm: Algorithm) -> u64 {
-    let protocols = match scenario.scenario().protocol {
-        Some(forced) => vec![forced],
-        None => vec![Protocol::Simple, Protocol::Ll, Protocol::Ll128],
-    };
-    protocols.into_iter().map(|p| tree_least(scenario, (algorithm, Some(p)))).min().unwrap_or(u64::MAX)
+    match scenario.scenario().protocol {
+        Some(forced) => tree_least(scenario, (algorithm, Some(forced))),
+        None => Protocol::ALL
+            .into_iter()
+            .map(|p| tree_least(scenario, (algorithm, Some(p))))
+            .min()
+            .unwrap_or(u64::MAX),
+    }
 }

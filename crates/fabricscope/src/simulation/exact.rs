@@ -132,8 +132,7 @@ pub(super) fn plan_step(
     let mut schedule = built.swap_remove(chosen);
     let protocol = s.protocol.unwrap_or(pick.protocol);
     // Weighed in Simple's chunks (`weigh`); a Tree runs in its protocol's (`tree_chunks`).
-    let g = scenario.preset().rings[0].len() as u32;
-    let chunks = |p| crate::collective::tree_chunks(p, s.nodes, g, s.count(), scenario.channels());
+    let chunks = |protocol| super::weigh::tree_chunks_of(scenario, protocol);
     if schedule.algorithm == Algorithm::Tree && chunks(protocol) != chunks(Protocol::Simple) {
         let rings = &scenario.preset().rings;
         let (tree, channels) = ((Algorithm::Tree, protocol), scenario.channels());
@@ -255,11 +254,10 @@ fn whole_tree_symmetry(
     topology: &Topology,
     schedule: &Schedule,
 ) -> Option<Symmetry> {
-    let (s, g) = (scenario.scenario(), scenario.preset().rings[0].len() as u32);
-    let one_chunk = s.count() <= super::weigh::one_chunk_count(scenario)
+    // A Tree in its protocol's chunks may have several within Simple's one.
+    let one_chunk = scenario.scenario().count() <= super::weigh::one_chunk_count(scenario)
         && (schedule.algorithm != Algorithm::Tree
-            || crate::collective::tree_chunks(schedule.protocol, s.nodes, g, s.count(), schedule.n_channels)
-                == 1);
+            || super::weigh::tree_chunks_of(scenario, schedule.protocol) == 1);
     if schedule.n_channels != scenario.channels() || one_chunk {
         return None;
     }

@@ -171,8 +171,8 @@ pub(super) fn advance(
     Ok(Stage::TreeChannels { topology, tree })
 }
 
-/// Whether `algorithm` (Tree, NVLSTree) may run at `protocol` within `limit` in a sweep's row: whole, or from
-/// its first channels (channels of equal length that alternate NCCL's two trees, so channels 0
+/// Whether `algorithm` (Tree, NVLSTree) may run at `protocol` within `limit` in a sweep's row:
+/// whole, or from its first channels (channels of equal length that alternate NCCL's two trees, so channels 0
 /// and 1 of C run for all and must fit, static routes on a lossless fabric, no fault). The run
 /// still proves the symmetry (`start`), which a setting this does not model may break (fewer
 /// NICs in use, link overrides, leaf groups of different sizes): it says whether to try.
@@ -222,8 +222,8 @@ pub(super) fn tree_point(
         crate::plan::Bound::of_paths(topology, &built, paths, |bytes| symmetry.whole_link_bytes(bytes));
     let (mut plan, pick) = Plan::tuned(scenario, vec![(algorithm, bound.ns(topology))]);
     let protocol = s.protocol.unwrap_or(pick.protocol);
-    if algorithm == Algorithm::Tree && tree_chunks_of(scenario, protocol) != tree_chunks_of(scenario, first.1)
-    {
+    let chunks = |protocol| super::weigh::tree_chunks_of(scenario, protocol);
+    if algorithm == Algorithm::Tree && chunks(protocol) != chunks(first.1) {
         let again = (algorithm, protocol);
         if super::big::tree_least(scenario, (algorithm, Some(protocol))) > limit {
             return None;
@@ -237,15 +237,9 @@ pub(super) fn tree_point(
     Some((symmetry, built, plan))
 }
 
-/// Chunks per channel of `scenario`'s Tree AllReduce in `protocol`'s (`collective::tree_chunks`).
-fn tree_chunks_of(scenario: &ValidScenario, protocol: Protocol) -> u32 {
-    let (s, g) = (scenario.scenario(), scenario.preset().rings[0].len() as u32);
-    crate::collective::tree_chunks(protocol, s.nodes, g, s.count(), scenario.channels())
-}
-
 /// The channels of `algorithm`'s AllReduce (Tree, NVLSTree; a Tree's in the protocol's chunks)
-/// that stand for all, built alone at most `cap` chunks per NVLSTree part, and the symmetry proved on its one-chunk schedule carried
-/// to them (`Symmetry::first_channels`): `tree_point`'s run, and NVLSTree's finer one
+/// that stand for all, built alone at most `cap` chunks per NVLSTree part, and the symmetry
+/// proved on its one-chunk schedule carried to them (`Symmetry::first_channels`): `tree_point`'s run, and NVLSTree's finer one
 /// (`chunk_fit`), with the one-chunk schedule and the proof on it. `None` where the proof fails
 /// or they are beyond `limit` transfers (checked before they are built, from the whole's count
 /// over the proof's share). `proved`: that schedule and proof where a run of the same tree has

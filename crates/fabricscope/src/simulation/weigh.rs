@@ -24,6 +24,13 @@ pub(super) fn one_chunk_count(scenario: &ValidScenario) -> u64 {
     scenario.scenario().count().min(per_chunk * scenario.channels() as u64).max(1)
 }
 
+/// Chunks per channel of `scenario`'s Tree AllReduce in `protocol`'s (`collective::tree_chunks`):
+/// where they differ from Simple's, in which the tree is weighed, the run is built again.
+pub(super) fn tree_chunks_of(scenario: &ValidScenario, protocol: crate::collective::Protocol) -> u32 {
+    let (s, g) = (scenario.scenario(), scenario.preset().rings[0].len() as u32);
+    crate::collective::tree_chunks(protocol, s.nodes, g, s.count(), scenario.channels())
+}
+
 /// An algorithm's schedule being built and weighed (`start`, `advance`, `finish`).
 pub(super) struct Weigh {
     algorithm: Algorithm,
