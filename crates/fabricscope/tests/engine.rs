@@ -440,23 +440,41 @@ fn every_collective_lands_near_the_nvlink_bound() {
     }
 }
 
-/// A broadcast is a pipeline of 512 KiB chunks: the first pays every hop's latency, the rest
-/// follow one chunk-time apart: `hops·α + (chunks + hops - 1)·chunk/B`.
+/// A broadcast is a pipeline of NCCL's chunks for its protocol (512 KiB Simple, 32 KiB LL,
+/// 576,000 B LL128): the first pays every hop's latency, the rest follow one chunk-time apart:
+/// `hops·α + (chunks + hops - 1)·chunk/B`, a chunk's time its wire bytes' (LL's flags double
+/// them, LL128's are 128 per 120).
 #[test]
 fn broadcast_pipelines_its_chunks() {
-    let scenario = Scenario {
-        collective: Collective::Broadcast,
-        channels: Some(1),
-        size_bytes: 8 << 20,
-        protocol: Some(Protocol::Simple),
-        ..Scenario::default_demo()
-    };
-    let sim = simulate(&scenario.validate().unwrap()).unwrap();
-    let alpha = latency_between(&sim.topology, 0, 1);
-    let chunks = 16; // 8 MiB / 512 KiB
-    let chunk_ns = transfer_ns(512 << 10, fabricscope::units::Bandwidth::from_gbyte_per_s(370.8));
-    assert_eq!(sim.schedule.n_steps, chunks + 7 - 1);
-    assert_eq!(sim.summary.time.as_ns(), BASE + 7 * alpha + (chunks as u64 + 6) * chunk_ns);
+    for (protocol, size, chunks, chunk) in [
+        (Protocol::Simple, 8 << 20, 16, 512 << 10),
+        (Protocol::Ll, 2 << 20, 64, 32 << 10),
+        (Protocol::Ll128, 15 * 576_000, 15, 576_000),
+    ] {
+        let scenario = Scenario {
+            collective: Collective::Broadcast,
+            channels: Some(1),
+            size_bytes: size,
+            protocol: Some(protocol),
+            ..Scenario::default_demo()
+        };
+        let sim = simulate(&scenario.validate().unwrap()).unwrap();
+        let mut router = fabricscope::routing::Router::new(
+            &sim.topology,
+            Policy::all_nics(&sim.topology, Routing::Static, 0),
+        );
+        let path = router.route(0, 1, 0, &vec![0; sim.topology.n_links()]);
+        let alpha = flow_latency_ns(&sim.topology, &path, Algorithm::Ring, protocol);
+        let bandwidth = fabricscope::units::Bandwidth::from_gbyte_per_s(370.8);
+        let chunk_ns = transfer_ns(protocol.wire_bytes(chunk), bandwidth);
+        assert_eq!(sim.schedule.n_steps, chunks + 7 - 1, "{protocol:?}");
+        let base = protocol.base_latency_ns(Algorithm::Ring);
+        assert_eq!(
+            sim.summary.time.as_ns(),
+            base + 7 * alpha + (chunks as u64 + 6) * chunk_ns,
+            "{protocol:?}"
+        );
+    }
 }
 
 /// Tree against ring on 8 DGX H100 nodes: the tree's log-depth latency wins small messages, the

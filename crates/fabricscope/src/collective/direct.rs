@@ -1,6 +1,7 @@
 //! Point-to-point collectives: AllToAll (every rank to every other) and SendRecv (each rank to
 //! the next), as NCCL runs them with grouped sends and receives, one connection per peer.
 
+use super::protocol::Protocol;
 use super::ring::{chain_chunks, slice};
 use super::schedule::Hop;
 use super::schedule::{Algorithm, ChunkOp, Deps, Schedule, Transfer};
@@ -39,9 +40,10 @@ pub fn alltoall(n: u32, count: u64, n_channels: u32) -> Schedule {
 }
 
 /// SendRecv: rank r sends its whole buffer to rank (r + 1) mod n, pipelined in `chain_chunks`
-/// chunks per channel over one connection.
+/// chunks per channel over one connection, Simple's 512 KiB (NCCL's P2P chunks are its own,
+/// `NCCL_P2P_NET_CHUNKSIZE` 128 KiB across nodes; a single hop's time hardly depends on them).
 pub fn sendrecv(n: u32, count: u64, n_channels: u32) -> Schedule {
-    let chunks = chain_chunks(count.div_ceil(n_channels as u64));
+    let chunks = chain_chunks(Protocol::Simple, count.div_ceil(n_channels as u64));
     let mut transfers = Vec::new();
     if n > 1 {
         for channel in 0..n_channels {

@@ -22,10 +22,10 @@ pub use direct::{alltoall, sendrecv};
 pub use hierarchical::{collnet_allreduce, hierarchical_allreduce};
 pub use protocol::Protocol;
 pub use ring::{
-    chain_chunks, identity_order, ring_allreduce, ring_chain, ring_channel_zero, ring_first_step,
-    ring_gather_or_scatter, ring_order, ring_prefix, ring_prefix_channel_zero, ring_prefix_of,
-    ring_prefix_rotated, ring_prefix_steps, ring_rounded_count, ring_shown_prefix, ring_steady_steps,
-    CHAIN_CHUNK_BYTES, LEAST_ROUNDED_CHUNK, NCCL_STEPS,
+    chain_chunk_bytes, chain_chunks, identity_order, ring_allreduce, ring_chain, ring_channel_zero,
+    ring_first_step, ring_gather_or_scatter, ring_order, ring_prefix, ring_prefix_channel_zero,
+    ring_prefix_of, ring_prefix_rotated, ring_prefix_steps, ring_rounded_count, ring_shown_prefix,
+    ring_steady_steps, CHAIN_CHUNK_BYTES, LEAST_ROUNDED_CHUNK, NCCL_STEPS,
 };
 pub use schedule::{
     Algorithm, ChunkOp, Deps, Hop, Phase, Probe, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES,
@@ -82,17 +82,17 @@ pub fn schedule_with<R: AsRef<[u32]>>(
         (AllReduce, _) => ring_allreduce(nodes, rings, count, n_channels),
         (AllGather, _) => ring_gather_or_scatter(true, nodes, rings, count, n_channels),
         (ReduceScatter, _) => ring_gather_or_scatter(false, nodes, rings, count, n_channels),
-        (Collective::Broadcast, _) => ring_chain(false, nodes, rings, count, n_channels, root),
-        (Collective::Reduce, _) => ring_chain(true, nodes, rings, count, n_channels, root),
+        (Collective::Broadcast, _) => ring_chain(false, nodes, rings, count, (n_channels, protocol), root),
+        (Collective::Reduce, _) => ring_chain(true, nodes, rings, count, (n_channels, protocol), root),
         (AllToAll, _) => alltoall(n, count, n_channels),
         (Collective::SendRecv, _) => sendrecv(n, count, n_channels),
     }
 }
 
 /// Transfers the default schedules make (Ring, or point to point; for AllReduce the larger of
-/// Ring and Tree, which the tuner weighs, Tree in `protocol`'s chunks, `None`: the protocol's
-/// that cuts them finest), without making them, on `nodes` nodes of `g` GPUs: the scenario's
-/// engine limit.
+/// Ring and Tree, which the tuner weighs), a Tree and a Broadcast's or Reduce's chain in
+/// `protocol`'s chunks (`None`: the protocol's that cuts them finest), without making them, on
+/// `nodes` nodes of `g` GPUs: the scenario's engine limit.
 pub fn transfer_count(
     collective: Collective,
     (nodes, g): (u32, u32),
@@ -101,8 +101,13 @@ pub fn transfer_count(
     protocol: Option<Protocol>,
 ) -> u64 {
     let n = nodes as u64 * g as u64;
-    let (c, k) = (n_channels as u64, chain_chunks(count.div_ceil(n_channels as u64)) as u64);
-    let m = n.saturating_sub(1);
+    let per_channel = count.div_ceil(n_channels as u64);
+    let chain = |protocol| chain_chunks(protocol, per_channel) as u64;
+    let k = match protocol {
+        Some(protocol) => chain(protocol),
+        None => Protocol::ALL.into_iter().map(chain).max().unwrap_or(1),
+    };
+    let (c, m) = (n_channels as u64, n.saturating_sub(1));
     match collective {
         // Ring: 2(n-1) steps of n; Tree: `tree_transfer_count`.
         Collective::AllReduce => {
@@ -110,7 +115,7 @@ pub fn transfer_count(
         }
         Collective::AllGather | Collective::ReduceScatter | Collective::AllToAll => m * n * c,
         Collective::Broadcast | Collective::Reduce => k * m * c,
-        Collective::SendRecv => k * n * c,
+        Collective::SendRecv => chain(Protocol::Simple) * n * c,
     }
 }
 

@@ -23,6 +23,7 @@
 //! c, so the node is left from GPU c-1 (through NIC c-1) into the next node's GPU c (through
 //! NIC c): with one channel per NIC every NIC sends one channel and receives another.
 
+use super::protocol::Protocol;
 use super::schedule::Hop;
 use super::schedule::{Algorithm, ChunkOp, Deps, Probe, Region, Schedule, Transfer};
 use crate::scenario::Collective;
@@ -413,22 +414,44 @@ fn ring_schedule(
     }
 }
 
-/// Bytes per pipeline chunk of a chain (Broadcast, Reduce, SendRecv): one of NCCL's Simple
-/// protocol slots, NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 (`src/include/device.h`).
+/// Bytes per pipeline chunk of a chain in NCCL's Simple protocol: one of its slots,
+/// NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 (`src/include/device.h`).
 pub const CHAIN_CHUNK_BYTES: u64 = 512 << 10;
+
+/// LL's chunk: one of NCCL_STEPS slots of its 512 KiB buffer (`DEFAULT_LL_BUFFSIZE`), half of
+/// it flags (`calcCollChunking`: `chunkSize /= 2`).
+pub const LL_CHUNK_BYTES: u64 = 32 << 10;
+
+/// LL128's chunk: a slot of its 4,915,200-byte buffer (`DEFAULT_LL128_BUFFSIZE` / NCCL_STEPS =
+/// 614,400 B), 15 data elements in every 16; a whole number of LL128's 1,920 B grains.
+pub const LL128_CHUNK_BYTES: u64 = 576_000;
+
 /// Most chunks a channel's slice is cut into (larger messages get larger chunks), which bounds
 /// the engine's work.
 pub const MAX_CHAIN_CHUNKS: u32 = 128;
 
-/// Chunks a channel's slice of `elements` is pipelined in.
-pub fn chain_chunks(elements: u64) -> u32 {
-    (elements * super::ELEM_BYTES).div_ceil(CHAIN_CHUNK_BYTES).clamp(1, MAX_CHAIN_CHUNKS as u64) as u32
+/// The chunk NCCL 2.30 cuts a ring Broadcast's or Reduce's channel into with `protocol`
+/// (`src/enqueue.cc`, `calcCollChunking`: one step of the protocol's buffer, `BROADCAST_` and
+/// `REDUCE_CHUNKSTEPS` 1, never halved for Ring): 512 KiB Simple, 32 KiB LL, 576,000 B LL128.
+pub fn chain_chunk_bytes(protocol: Protocol) -> u64 {
+    match protocol {
+        Protocol::Simple => CHAIN_CHUNK_BYTES,
+        Protocol::Ll => LL_CHUNK_BYTES,
+        Protocol::Ll128 => LL128_CHUNK_BYTES,
+    }
+}
+
+/// Chunks a channel's slice of `elements` is pipelined in with `protocol` (`chain_chunk_bytes`),
+/// at most `MAX_CHAIN_CHUNKS` (bigger ones beyond).
+pub fn chain_chunks(protocol: Protocol, elements: u64) -> u32 {
+    let chunk = chain_chunk_bytes(protocol);
+    (elements * super::ELEM_BYTES).div_ceil(chunk).clamp(1, MAX_CHAIN_CHUNKS as u64) as u32
 }
 
 /// Broadcast (`reduce` false) or Reduce along the ring as a pipelined chain: the ring is rotated
 /// so the data flows from the root (Broadcast) or into it (Reduce) over `n-1` hops; each
-/// channel's slice is cut into `chain_chunks` chunks of about 512 KiB, and chunk j crosses hop
-/// h at step j + h, so all hops work at once after the pipeline fills (NCCL's ring Broadcast
+/// channel's slice is cut into `chain_chunks` chunks of NCCL's size for `protocol`, and chunk j
+/// crosses hop h at step j + h, so all hops work at once after the pipeline fills (NCCL's ring Broadcast
 /// and Reduce). A chunk's data follows the previous chunk's on a hop, its latency overlaps:
 /// the time is `hops·α + (chunks + hops - 1)·chunk/B`.
 pub fn ring_chain<R: AsRef<[u32]>>(
@@ -436,12 +459,12 @@ pub fn ring_chain<R: AsRef<[u32]>>(
     nodes: u32,
     rings: &[R],
     count: u64,
-    n_channels: u32,
+    (n_channels, protocol): (u32, Protocol),
     root: u32,
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
     let hops = n - 1;
-    let chunks = chain_chunks(count.div_ceil(n_channels as u64));
+    let chunks = chain_chunks(protocol, count.div_ceil(n_channels as u64));
     let at = |channel: u32, chunk: u32, hop: u32| -> u32 { (channel * chunks + chunk) * hops + hop };
     let mut transfers = Vec::with_capacity((n_channels * chunks * hops) as usize);
     for channel in 0..n_channels {
@@ -519,6 +542,31 @@ mod tests {
         assert_eq!(ring_order(1, &[&identity_order(4)], 0), [0, 1, 2, 3]);
         assert_eq!(ring_order(2, &[&identity_order(4)], 1), [1, 2, 3, 0, 5, 6, 7, 4]);
         assert_eq!(ring_order(2, &[&[0, 1, 2, 3], &[0, 2, 1, 3]], 1), [2, 1, 3, 0, 6, 5, 7, 4]);
+    }
+
+    /// NCCL 2.30's ring Broadcast and Reduce chunks (`calcCollChunking`, never halved for Ring),
+    /// and the chain built in them runs right on integers in every protocol.
+    #[test]
+    fn chain_chunks_are_nccls() {
+        let elements = |bytes: u64| bytes / super::super::ELEM_BYTES;
+        // 4 MiB over 8 channels: 512 KiB a channel.
+        assert_eq!(chain_chunks(Protocol::Simple, elements(512 << 10)), 1);
+        assert_eq!(chain_chunks(Protocol::Ll, elements(512 << 10)), 16);
+        assert_eq!(chain_chunks(Protocol::Ll128, elements(512 << 10)), 1);
+        // 2 MiB a channel: LL128's 576,000 B four times (the last short).
+        assert_eq!(chain_chunks(Protocol::Ll128, elements(2 << 20)), 4);
+        assert_eq!(chain_chunks(Protocol::Ll, elements(128 << 20)), MAX_CHAIN_CHUNKS);
+        for protocol in Protocol::ALL {
+            let count = 4 * elements(chain_chunk_bytes(protocol)) + 3;
+            for reduce in [false, true] {
+                let chain = ring_chain(reduce, 1, &[&identity_order(4)], count, (2, protocol), 1);
+                let chunks = chain_chunks(protocol, count.div_ceil(2));
+                assert_eq!(chunks, 3, "{protocol:?}");
+                assert_eq!(chain.transfers.len() as u32, chunks * 3 * 2);
+                assert_eq!(chain.n_steps, chunks + 2);
+                super::super::verify(&chain).unwrap();
+            }
+        }
     }
 
     #[test]

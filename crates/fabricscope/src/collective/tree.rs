@@ -19,18 +19,10 @@
 //! The binary tree is NCCL's (`src/graph/trees.cc`, `ncclGetBtree` and `ncclGetDtree`).
 
 use super::protocol::Protocol;
-use super::ring::{slice, CHAIN_CHUNK_BYTES, MAX_CHAIN_CHUNKS};
+use super::ring::{chain_chunk_bytes, slice, LL128_CHUNK_BYTES, MAX_CHAIN_CHUNKS};
 use super::schedule::Hop;
 use super::schedule::{Algorithm, ChunkOp, Deps, Schedule, Transfer};
 use crate::scenario::Collective;
-
-/// LL's chunk: one of NCCL_STEPS slots of its 512 KiB buffer (`DEFAULT_LL_BUFFSIZE`), half of
-/// it flags (`calcCollChunking`: `chunkSize /= 2`).
-pub const LL_CHUNK_BYTES: u64 = 32 << 10;
-
-/// LL128's chunk before it is halved: a slot of its 4,915,200-byte buffer
-/// (`DEFAULT_LL128_BUFFSIZE` / NCCL_STEPS = 614,400 B), 15 data elements in every 16.
-pub const LL128_CHUNK_BYTES: u64 = 576_000;
 
 /// LL128's grain, which a chunk is a whole number of (`ncclProtoGrainSize`: 32 threads × 8
 /// elements / 16 × 15 × 8 bytes); Simple's is 512 B and LL's 16, which its chunks already are.
@@ -44,8 +36,7 @@ const LL128_GRAIN: u64 = 1_920;
 /// rounded down to the grain. Computed in `f32` as NCCL does, the chunks counted in integers.
 pub fn tree_chunk_bytes(protocol: Protocol, nodes: u32, g: u32, channel_bytes: u64) -> u64 {
     match protocol {
-        Protocol::Simple => CHAIN_CHUNK_BYTES,
-        Protocol::Ll => LL_CHUNK_BYTES,
+        Protocol::Simple | Protocol::Ll => chain_chunk_bytes(protocol),
         Protocol::Ll128 => {
             let ppn = g.max(1) as f32;
             let nsteps = (1.0 + nodes.max(1).ilog2() as f64 + 0.1 * ppn as f64) as f32;

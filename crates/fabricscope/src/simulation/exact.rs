@@ -131,13 +131,13 @@ pub(super) fn plan_step(
     let chosen = built.iter().position(|a| a.algorithm == pick.algorithm).unwrap_or(0);
     let mut schedule = built.swap_remove(chosen);
     let protocol = s.protocol.unwrap_or(pick.protocol);
-    // Weighed in Simple's chunks (`weigh`); a Tree runs in its protocol's (`tree_chunks`).
-    let chunks = |protocol| super::weigh::tree_chunks_of(scenario, protocol);
-    if schedule.algorithm == Algorithm::Tree && chunks(protocol) != chunks(Protocol::Simple) {
+    // Weighed in Simple's chunks (`weigh`); a Tree or a chain runs in its protocol's.
+    let chunks = |protocol| super::weigh::chunks_of(scenario, schedule.algorithm, protocol);
+    if chunks(protocol) != chunks(Protocol::Simple) {
         let rings = &scenario.preset().rings;
-        let (tree, channels) = ((Algorithm::Tree, protocol), scenario.channels());
+        let (pick, channels) = ((schedule.algorithm, protocol), scenario.channels());
         schedule =
-            crate::collective::schedule_with(s.collective, tree, s.nodes, rings, s.count(), channels, s.root);
+            crate::collective::schedule_with(s.collective, pick, s.nodes, rings, s.count(), channels, s.root);
     }
     schedule.protocol = protocol;
     run_settings(&mut schedule, scenario);

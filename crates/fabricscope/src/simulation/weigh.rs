@@ -7,6 +7,7 @@
 use crate::collective::{Algorithm, Schedule, ScheduleBuilder};
 use crate::plan::{Bound, ValidScenario};
 use crate::routing::{Policy, Router, RouterState};
+use crate::scenario::Collective;
 use crate::topology::Topology;
 
 /// Transfers of a schedule routed per poll for the tuner's bound (about 10 ms in the page).
@@ -29,6 +30,26 @@ pub(super) fn one_chunk_count(scenario: &ValidScenario) -> u64 {
 pub(super) fn tree_chunks_of(scenario: &ValidScenario, protocol: crate::collective::Protocol) -> u32 {
     let (s, g) = (scenario.scenario(), scenario.preset().rings[0].len() as u32);
     crate::collective::tree_chunks(protocol, s.nodes, g, s.count(), scenario.channels())
+}
+
+/// Chunks per channel of `algorithm`'s schedule of `scenario` in `protocol`'s where they depend
+/// on it (a Tree AllReduce, `tree_chunks_of`; a ring Broadcast's or Reduce's chain,
+/// `collective::chain_chunks`), `None` where they do not: the run is built again where the
+/// tuner's protocol cuts other chunks than Simple's, in which every schedule is weighed.
+pub(super) fn chunks_of(
+    scenario: &ValidScenario,
+    algorithm: Algorithm,
+    protocol: crate::collective::Protocol,
+) -> Option<u32> {
+    let s = scenario.scenario();
+    match (s.collective, algorithm) {
+        (Collective::AllReduce, Algorithm::Tree) => Some(tree_chunks_of(scenario, protocol)),
+        (Collective::Broadcast | Collective::Reduce, Algorithm::Ring) => {
+            let per_channel = s.count().div_ceil(scenario.channels() as u64);
+            Some(crate::collective::chain_chunks(protocol, per_channel))
+        }
+        _ => None,
+    }
 }
 
 /// An algorithm's schedule being built and weighed (`start`, `advance`, `finish`).
