@@ -39,11 +39,29 @@ pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
         Ok(job) => return Ok(job.showing_images().hashed()),
         Err(transfers) => transfers,
     };
-    Err(format!(
-        "nodes: {} on {n} GPUs over {channels} channels is {total} transfers; the page simulates up to {PAGE_MAX_TRANSFERS} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})",
-        s.collective.nccl_name(),
-        s.collective.nccl_name().to_lowercase()
-    ))
+    Err(too_big_for_page(s.collective, (n, channels), total))
+}
+
+/// Why a collective of `total` transfers on `n` GPUs over `channels` channels is beyond the
+/// page, and what runs it: a ring that may settle at any size, fewer chunks for a chain's or a
+/// SendRecv's smaller message (NCCL cuts them into chunks of a fixed size), and the CLI, whose
+/// engine takes every scenario that validates (`page_job` sees no other).
+pub fn too_big_for_page(collective: Collective, (n, channels): (u32, u32), total: u64) -> String {
+    let name = collective.nccl_name();
+    let cli = name.to_lowercase();
+    let what = format!("{name} on {n} GPUs over {channels} channels is {total} transfers");
+    let page = format!("the page simulates up to {PAGE_MAX_TRANSFERS} one by one");
+    match collective {
+        Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter => format!(
+            "nodes: {what}; {page}, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {cli})"
+        ),
+        Collective::Broadcast | Collective::Reduce | Collective::SendRecv => format!(
+            "nodes: {what}; {page}, fewer for a smaller message (NCCL cuts its pipeline into chunks of a fixed size): use fewer nodes or channels, a smaller message, or the CLI (fabricscope {cli})"
+        ),
+        Collective::AllToAll => {
+            format!("nodes: {what}; {page}: use fewer nodes or channels, or the CLI (fabricscope {cli})")
+        }
+    }
 }
 
 /// Message sizes of the chart's sweep: 1 KiB to 4 GiB, ×2.

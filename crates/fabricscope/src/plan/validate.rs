@@ -432,7 +432,19 @@ impl Scenario {
                             most(1)
                         )
                     }
-                    None => String::new(),
+                    // A chain's or SendRecv's transfers grow with its chunks, fewer for a
+                    // smaller message, down to one a channel.
+                    None => {
+                        let one_chunk = match self.collective {
+                            Collective::Broadcast | Collective::Reduce => (n as u64 - 1) * channels as u64,
+                            Collective::SendRecv => n as u64 * channels as u64,
+                            _ => u64::MAX,
+                        };
+                        match one_chunk <= MAX_TRANSFERS {
+                            true => ", or a smaller size_bytes (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message)".to_string(),
+                            false => String::new(),
+                        }
+                    }
                 };
                 errors.push(ScenarioError {
                     field: "nodes".into(),

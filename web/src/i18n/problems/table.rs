@@ -137,12 +137,15 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
     ("1 node of 1 GPU has no one to talk to: use 2 or more nodes of one GPU", "1 个节点只有 1 个 GPU，没有通信对象：请用 2 个或更多单 GPU 节点"),
     ("{} on {} GPUs over {} channels is {} transfers, more than the engine's limit of {}: use fewer nodes or channels (as a steady state, {} channels run up to {} GPUs where they fold into one and the ring turns by whole nodes, 1 channel up to {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎上限 {4}：请减少节点或通道（按稳态，{5} 个通道在可折叠为一个且环按整节点旋转时最多运行 {6} 个 GPU，1 个通道最多 {7} 个）"),
     ("{} on {} GPUs over {} channels is {} transfers, more than the engine's limit of {}: use fewer nodes or channels", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎上限 {4}：请减少节点或通道"),
+    ("{} on {} GPUs over {} channels is {} transfers, more than the engine's limit of {}: use fewer nodes or channels, or a smaller size_bytes (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message)", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎上限 {4}：请减少节点或通道，或减小 size_bytes（NCCL 按固定大小把流水线切成块：消息越小块越少）"),
     ("at the slowest link's {} GB/s this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: use faster links or a smaller size_bytes", "按最慢链路的 {0} GB/s，模拟时间可能超过引擎的上限 2^61 ns（73 年）：请用更快的链路或更小的 size_bytes"),
     // simulation: a run too big to simulate, found once the job runs (its why and advice are
     // `CLAUSES`), and the page's own budget (state::page_job).
     ("{} is {} transfers, more than the engine simulates one by one ({}); it runs as a steady state where its steps repeat exactly or their time can be measured, and {}: {}", "{0} 有 {1} 次传输，超过引擎逐一模拟的上限（{2}）；它在各步完全重复或各步用时可测时按稳态运行，而{3}：{4}"),
     ("{} on {} GPUs over {} channels is {} transfers, more than the engine simulates one by one ({}); {}", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎逐一模拟的上限（{4}）；{5}"),
     ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次，或任意规模下能进入稳态的环（试试 1 或 2 个通道）：请减少节点或通道，或用命令行（fabricscope {5}）"),
+    ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one, fewer for a smaller message (NCCL cuts its pipeline into chunks of a fixed size): use fewer nodes or channels, a smaller message, or the CLI (fabricscope {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次，消息越小传输越少（NCCL 按固定大小把流水线切成块）：请减少节点或通道、减小消息，或用命令行（fabricscope {5}）"),
+    ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one: use fewer nodes or channels, or the CLI (fabricscope {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次：请减少节点或通道，或用命令行（fabricscope {5}）"),
     // plan::node: a node of one's own.
     ("names {} GPUs' PCIe switches; the node has {} GPUs", "列出了 {0} 个 GPU 的 PCIe 交换芯片；该节点有 {1} 个 GPU"),
     ("{} has no NVLink", "{0} 没有 NVLink"),

@@ -85,6 +85,8 @@ fn the_collectives_problems_read_in_chinese() {
         json!({"collective": "all_to_all", "algorithm": "Ring"}),
         json!({"collective": "broadcast", "algorithm": "Tree", "nodes": 2}),
         json!({"collective": "broadcast", "root": 500}),
+        json!({"collective": "broadcast", "nodes": 2048, "size_bytes": 1 << 30}),
+        json!({"collective": "all_to_all", "nodes": 128}),
         json!({"preset": "dgx-z9"}),
         json!({"preset": "custom"}),
         json!({"nics_used": 40}),
@@ -173,6 +175,8 @@ fn the_runs_too_big_read_in_chinese() {
             &scenario(json!({"nodes": 128, "algorithm": "NVLSTree", "size_bytes": 1 << 30})),
             fabricscope::plan::ENGINE_BUDGET,
         ),
+        // A chain beyond the page in LL's 32 KiB chunks, within the CLI's engine.
+        page(&scenario(json!({"nodes": 128, "collective": "broadcast", "size_bytes": 64 << 20}))),
         // 2,700 nodes: a leaf group cut short, so the ring does not turn by whole nodes, and its
         // every position is beyond the page's measuring run.
         run(
@@ -189,7 +193,9 @@ fn the_runs_too_big_read_in_chinese() {
             assert!(start.len() < 8 || !zh.contains(start), "{start:?} left in English: {zh}");
         }
     }
-    assert!(messages[2].contains("use at most 2604 nodes here"), "{}", messages[2]);
+    assert!(messages[3].contains("use at most 2604 nodes here"), "{}", messages[3]);
+    assert!(messages[2].contains("a smaller message, or the CLI (fabricscope broadcast)"), "{}", messages[2]);
+    assert!(!messages[0].contains("ring") && messages[0].ends_with("or the CLI (fabricscope alltoall)"));
     // A link's problem, kept in English and given in the page's language when drawn, so that
     // switching language reads it anew (`route`): each of its sentences.
     let inner = &messages[0];
