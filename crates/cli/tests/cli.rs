@@ -372,10 +372,27 @@ fn compare_reads_a_log_infers_the_cluster_and_fits_it() {
 #[test]
 fn a_tree_beyond_the_engine_is_named_with_nccls_model_time_for_it() {
     // 4,096 DGX H100, 128 MiB: the tuner's NVLSTree is beyond the engine even from what stands
-    // for all (part 0 of channels 0 and 1: 2,490,304 of 79,689,728 transfers); the best ring row
-    // runs, and the row names the pick with NCCL's model's time for it, in the JSON and in the
-    // table.
+    // for all at the model's 16 chunks per part (part 0 of channels 0 and 1: 2,490,304 of
+    // 79,689,728 transfers); it runs at 8, and the row says this time overstates NCCL's.
     let args = ["allreduce", "--nodes", "4096", "-b", "128M", "-e", "128M"];
+    let (code, out, err) = fabricscope(&[&args[..], &["--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let row = &report["rows"][0];
+    assert_eq!(
+        (row["algorithm"].as_str(), row["method"].as_str()),
+        (Some("NVLSTree"), Some("exact by symmetry"))
+    );
+    let fit = &row["chunk_fit"];
+    assert_eq!((fit["chunks"].as_u64(), fit["nccl_chunks"].as_u64()), (Some(8), Some(32)), "{fit}");
+    assert!(fit["fine_ns"].is_null(), "{fit}");
+    let (code, table, _) = fabricscope(&args);
+    assert_eq!(code, 0);
+    assert!(table.contains("8 chunks per part where NCCL's 32 of 64 KiB (the run at 32 that would fit it is beyond the engine: this time overstates NCCL's)"), "{table}");
+    // One element more: channels of unequal length do not fold, so even that does not run; the
+    // best ring row runs, and the row names the pick with NCCL's model's time for it, in the
+    // JSON and in the table.
+    let args = ["allreduce", "--nodes", "4096", "-b", "134217732", "-e", "134217732"];
     let (code, out, err) = fabricscope(&[&args[..], &["--json"]].concat());
     assert_eq!(code, 0, "{err}");
     let report: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -393,8 +410,10 @@ fn a_tree_beyond_the_engine_is_named_with_nccls_model_time_for_it() {
         table.contains(&format!("(the tuner picks NVLSTree, NCCL's model {model:.2} us for it, too big")),
         "{table}"
     );
-    // Forced, the same tree is refused by name: even its channels 0 and 1 are beyond the engine.
-    let (code, _, err) = fabricscope(&[&args[..], &["--algo", "NVLSTree"]].concat());
+    // Forced, the tree is refused by name: a forced tree's rows keep the model's chunks, and
+    // even its channels 0 and 1 are beyond the engine.
+    let args = ["allreduce", "--nodes", "4096", "-b", "128M", "-e", "128M", "--algo", "NVLSTree"];
+    let (code, _, err) = fabricscope(&args);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nodes:") && err.contains("more than the engine's limit"), "{err}");
 }

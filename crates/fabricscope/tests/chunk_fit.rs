@@ -153,3 +153,29 @@ fn a_job_run_in_one_go_fits_as_the_job_polled_in_slices() {
         assert_eq!(whole.hash_hex(), sliced.hash_hex(), "{what}");
     }
 }
+
+/// The tuner's NVLSTree whose channels that stand for all are beyond the caller's limit at the
+/// model's 16 chunks per part runs at fewer (`plan::tree_cap`): the same tree at 8 chunks run
+/// transfer by transfer, to the nanosecond; above the 16-chunk run (bigger chunks fill the
+/// tree's pipeline more slowly); no fit, and the row says why its time overstates NCCL's.
+#[test]
+fn nvlstree_beyond_the_limit_runs_in_fewer_chunks_and_says_it_overstates() {
+    use fabricscope::plan::{tree_least_run, Budget, ENGINE_BUDGET};
+    use fabricscope::{Job, Mode};
+    let s = Scenario { nodes: 16, size_bytes: 1 << 30, ..Scenario::default_demo() };
+    let valid = s.validate().unwrap();
+    let (count, channels) = (s.count(), valid.channels());
+    let least = |cap| tree_least_run(nvls_tree::transfer_count_at(16, 8, count, channels, cap), channels, 8);
+    assert!(least(8) < least(16));
+    let budget = Budget { transfers: least(16) - 1, ..ENGINE_BUDGET };
+    let capped = Job::within(&valid, Mode::Auto, budget).point_hashed().run().unwrap();
+    let model = sweep_size(&valid, s.size_bytes, false).unwrap();
+    assert_eq!((capped.algorithm, capped.method), (Algorithm::NvlsTree, Method::Symmetric));
+    let fit = capped.chunk_fit.expect("the fit it could not make");
+    assert_eq!((fit.chunks, fit.fine_chunks, fit.fine_ns, fit.fitted_ns()), (8, FINE_CHUNKS, None, None));
+    assert_eq!(fit.nccl_chunks, model.chunk_fit.unwrap().nccl_chunks);
+    let every = nvls_tree_time(&valid, Protocol::Simple, 8, false).unwrap();
+    assert_eq!(capped.time_us, every.as_us());
+    let sixteen = model.chunk_fit.unwrap().run_ns as f64 / 1e3;
+    assert!(capped.time_us > sixteen && model.time_us < sixteen, "{} vs {sixteen} us", capped.time_us);
+}

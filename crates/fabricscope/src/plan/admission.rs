@@ -135,9 +135,36 @@ fn forced_tree_beyond(scenario: &Scenario, n_ranks: u32, channels: u32, budget: 
     (whole > budget.transfers && first).then_some(whole)
 }
 
+/// Chunks per part NVLSTree's run from its channels that stand for all cuts within `limit`
+/// transfers: the model's `MAX_CHUNKS` (16) where they fit, else the most of 8, 4 and 2 that do
+/// (`MAX_CHUNKS` where none does, so that the least transfers are still beyond the limit; one
+/// chunk a part would not pipeline at all). Where fewer than `MAX_CHUNKS`, the run at twice the
+/// model's that would fit the time to NCCL's chunks is beyond the limit too, so the time
+/// overstates NCCL's, as the result says (`simulation::chunk_fit::capped`). Any other algorithm:
+/// `MAX_CHUNKS`, which its chunking ignores.
+pub fn tree_cap(
+    scenario: &Scenario,
+    (n_ranks, channels): (u32, u32),
+    algorithm: Algorithm,
+    limit: u64,
+) -> u64 {
+    use crate::collective::nvls_tree::{transfer_count_at, MAX_CHUNKS};
+    if algorithm != Algorithm::NvlsTree {
+        return MAX_CHUNKS;
+    }
+    let g = n_ranks / scenario.nodes.max(1);
+    let parts = tree_parts(scenario, n_ranks, channels, algorithm);
+    let least = |cap| {
+        let whole = transfer_count_at(scenario.nodes, g, scenario.count(), channels, cap);
+        tree_least_run(whole, channels, parts)
+    };
+    [MAX_CHUNKS, 8, 4, 2].into_iter().find(|&cap| least(cap) <= limit).unwrap_or(MAX_CHUNKS)
+}
+
 /// Whether `algorithm`'s tree of `whole` transfers may run from its channels 0 and 1 standing
-/// for all (of NVLSTree, part 0 of each) within `limit` transfers: they fit (`tree_least_run`)
-/// and the channels fold (`tree_channels_provable`).
+/// for all (of NVLSTree, part 0 of each, in `tree_cap`'s chunks where the tuner picks it) within
+/// `limit` transfers: they fit (`tree_least_run`) and the channels fold
+/// (`tree_channels_provable`).
 fn first_channels_fit(
     scenario: &Scenario,
     n_ranks: u32,
@@ -146,6 +173,25 @@ fn first_channels_fit(
     limit: u64,
 ) -> bool {
     let parts = tree_parts(scenario, n_ranks, channels, algorithm);
+    // The tuner's NVLSTree in fewer chunks per part where the model's do not fit (`tree_cap`);
+    // a forced one's sweep points (the busbw chart's) keep the model's.
+    let cap = match scenario.algorithm {
+        None => tree_cap(scenario, (n_ranks, channels), algorithm, limit),
+        Some(_) => crate::collective::nvls_tree::MAX_CHUNKS,
+    };
+    let whole = match cap {
+        cap if cap < crate::collective::nvls_tree::MAX_CHUNKS => {
+            let g = n_ranks / scenario.nodes.max(1);
+            crate::collective::nvls_tree::transfer_count_at(
+                scenario.nodes,
+                g,
+                scenario.count(),
+                channels,
+                cap,
+            )
+        }
+        _ => whole,
+    };
     tree_least_run(whole, channels, parts) <= limit && tree_channels_provable(scenario, channels)
 }
 

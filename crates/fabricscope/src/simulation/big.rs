@@ -96,7 +96,11 @@ pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mu
             weighing.bounds.push((algorithm, bound * count as f64 / small as f64));
             // Kept where channels 0 and 1, which run for all of NCCL's alternating trees, may fit.
             let limit = weighing.tree_limit.min(MAX_TRANSFERS);
-            let least = tree_least_any(scenario, algorithm);
+            // NVLSTree in as many chunks per part as fit (`tree_cap`).
+            let least = match algorithm {
+                Algorithm::NvlsTree => tree_least_capped(scenario, (algorithm, None), limit),
+                _ => tree_least_any(scenario, algorithm),
+            };
             if weighing.keep_small && small < count && least <= limit {
                 weighing.small.push(schedule);
             }
@@ -417,6 +421,41 @@ pub(super) fn tree_least(
     let (s, n, channels) = (scenario.scenario(), scenario.n_ranks(), scenario.channels());
     let parts = crate::plan::tree_parts(s, n, channels, algorithm);
     crate::plan::tree_least_run(tree_transfers(scenario, (algorithm, protocol)), channels, parts)
+}
+
+/// `plan::tree_cap` for `scenario`: the tuner's NVLSTree's chunks per part within `limit`.
+pub(super) fn tree_cap(scenario: &ValidScenario, algorithm: Algorithm, limit: u64) -> u64 {
+    let shape = (scenario.n_ranks(), scenario.channels());
+    crate::plan::tree_cap(scenario.scenario(), shape, algorithm, limit)
+}
+
+/// `tree_least` where NVLSTree runs in `tree_cap`'s chunks within `limit`.
+pub(super) fn tree_least_capped(
+    scenario: &ValidScenario,
+    (algorithm, protocol): (Algorithm, Option<Protocol>),
+    limit: u64,
+) -> u64 {
+    let (s, n, channels) = (scenario.scenario(), scenario.n_ranks(), scenario.channels());
+    let parts = crate::plan::tree_parts(s, n, channels, algorithm);
+    let cap = tree_cap(scenario, algorithm, limit);
+    crate::plan::tree_least_run(tree_transfers_at(scenario, (algorithm, protocol), cap), channels, parts)
+}
+
+/// Transfers of NVLSTree's whole AllReduce at `cap` chunks per part (`tree_transfers` at the
+/// model's `MAX_CHUNKS`); `tree_transfers` for any other algorithm.
+pub(super) fn tree_transfers_at(
+    scenario: &ValidScenario,
+    (algorithm, protocol): (Algorithm, Option<Protocol>),
+    cap: u64,
+) -> u64 {
+    let (s, n, channels) = (scenario.scenario(), scenario.n_ranks(), scenario.channels());
+    match algorithm {
+        Algorithm::NvlsTree if tree_transfers(scenario, (algorithm, protocol)) != u64::MAX => {
+            let g = n / s.nodes.max(1);
+            crate::collective::nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, cap)
+        }
+        _ => tree_transfers(scenario, (algorithm, protocol)),
+    }
 }
 
 /// `tree_least` at the protocol the tuner may pick that cuts the fewest chunks (the forced one

@@ -100,12 +100,24 @@ enum Finer {
 /// into more chunks than the model did, its `runs` and `run_ns` left for the run to fill in;
 /// `None` otherwise.
 fn wanted(scenario: &ValidScenario, algorithm: Algorithm, channels: u32) -> Option<ChunkFit> {
+    wanted_at(scenario, algorithm, channels, MAX_CHUNKS)
+}
+
+/// The fit NVLSTree over `channels` run at `cap` chunks per part, fewer than `MAX_CHUNKS`
+/// (`big::tree_cap`), would need and cannot have: the run at `FINE_CHUNKS` is beyond the limit
+/// that already cut it coarser. Its time overstates NCCL's, which the result says.
+pub(super) fn capped(scenario: &ValidScenario, channels: u32, cap: u64) -> Option<ChunkFit> {
+    wanted_at(scenario, Algorithm::NvlsTree, channels, cap)
+}
+
+/// `wanted` for a run at `cap` chunks per part.
+fn wanted_at(scenario: &ValidScenario, algorithm: Algorithm, channels: u32, cap: u64) -> Option<ChunkFit> {
     let s = scenario.scenario();
     if algorithm != Algorithm::NvlsTree || s.collective != Collective::AllReduce || s.nodes < 2 {
         return None;
     }
     let (g, count) = (scenario.preset().rings[0].len() as u32, s.count());
-    let (chunk_bytes, chunks) = nvls_tree::part_chunking(s.nodes, count, g, channels);
+    let (chunk_bytes, chunks) = nvls_tree::part_chunking_at(s.nodes, count, g, channels, cap);
     let (fine_chunk_bytes, fine_chunks) =
         nvls_tree::part_chunking_at(s.nodes, count, g, channels, FINE_CHUNKS);
     let (nccl_chunk_bytes, nccl_chunks) = nvls_tree::nccl_part_chunking(s.nodes, count, g, channels);

@@ -37,6 +37,10 @@ pub(super) struct Plan {
     /// A ring whose steps differ by an element per chunk, run as the ring of this many
     /// elements, whose steps are alike (`collective::ring_rounded_count`; `Job::round`).
     pub rounded: Option<u64>,
+    /// NVLSTree run in fewer chunks per part than the model's `MAX_CHUNKS`, beyond the caller's
+    /// limit at those (`big::tree_cap`): the fit to NCCL's chunks it cannot make
+    /// (`chunk_fit::capped`), the result's `chunk_fit`.
+    pub capped: Option<super::chunk_fit::ChunkFit>,
 }
 
 impl Plan {
@@ -60,6 +64,7 @@ impl Plan {
                 parts: 1,
                 proved: None,
                 rounded: None,
+                capped: None,
             },
             pick,
         )

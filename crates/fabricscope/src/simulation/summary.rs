@@ -79,7 +79,7 @@ pub(super) fn finish(
     steady: Option<(Steady, Vec<f64>)>,
     plan: Plan,
 ) -> Simulation {
-    let Plan { tuning, bounds, intra, folded, extrapolated, rotated, stride, parts, .. } = plan;
+    let Plan { tuning, bounds, intra, folded, extrapolated, rotated, stride, parts, capped, .. } = plan;
     let (steady, link_bytes) = match steady {
         Some((steady, bytes)) => (Some(steady), bytes),
         None => (None, trace.link_bytes.clone()),
@@ -122,9 +122,12 @@ pub(super) fn finish(
             .collect();
     }
     let step_index = index_steps(&schedule, focus_rank);
+    // NVLSTree cut coarser than the model's chunks: the fit it could not make.
+    let chunk_fit =
+        capped.map(|fit| super::chunk_fit::ChunkFit { runs: method, run_ns: summary.time.0, ..fit });
     Simulation {
         steady,
-        chunk_fit: None,
+        chunk_fit,
         rounded: None,
         rotated,
         stride,

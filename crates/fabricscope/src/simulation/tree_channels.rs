@@ -38,6 +38,8 @@ pub(super) struct TreeChannels {
     /// Whether NVLSTree's finer run may follow within the limit (`chunk_fit::finer_may_run`):
     /// then the plan keeps the proof for it (`Plan::proved`).
     keep: bool,
+    /// NVLSTree's chunks per part (`big::tree_cap`).
+    cap: u64,
 }
 
 /// The channel symmetry on the one-chunk schedule: being searched, or proved, with the channels
@@ -69,15 +71,28 @@ pub(super) fn start(
     let s = scenario.scenario();
     let channels = scenario.channels();
     let equal = s.count() % channels as u64 == 0 && small.n_channels == channels;
+    // The tuner's NVLSTree in fewer chunks per part where the model's are too many
+    // (`plan::tree_cap`); a forced one keeps them, as its sweep points do (`tree_point`).
+    let cap = match s.algorithm {
+        None => super::big::tree_cap(scenario, algorithm, limit),
+        Some(_) => MAX_CHUNKS,
+    };
+    let whole = match cap < MAX_CHUNKS {
+        true => super::big::tree_transfers_at(scenario, (algorithm, Some(protocol)), cap),
+        false => whole,
+    };
+    let parts = crate::plan::tree_parts(s, scenario.n_ranks(), channels, algorithm);
     // No proof where even channels 0 and 1 are too many.
-    let least = super::big::tree_least(scenario, (algorithm, Some(protocol)));
+    let least = crate::plan::tree_least_run(whole, channels, parts);
     if !equal || small.algorithm != algorithm || least > limit {
         return None;
     }
     let proof = Proof::Searching(Box::new(SymmetrySearch::strided(&small)));
-    let keep = super::chunk_fit::finer_may_run(scenario, algorithm, limit);
+    let keep = cap == MAX_CHUNKS && super::chunk_fit::finer_may_run(scenario, algorithm, limit);
     let ring = (ring_transfers, ring_protocol, limit);
-    Some(TreeChannels { proof, small, plan, protocol, ring, sizes: (whole, limit), keep })
+    let mut plan = plan;
+    plan.capped = (cap < MAX_CHUNKS).then(|| super::chunk_fit::capped(scenario, channels, cap)).flatten();
+    Some(TreeChannels { proof, small, plan, protocol, ring, sizes: (whole, limit), keep, cap })
 }
 
 impl TreeChannels {
@@ -121,7 +136,7 @@ pub(super) fn advance(
         let kept = topology.clone();
         super::big::ring_row(scenario, topology, plan, ring).map_err(|error| Box::new((error, kept)))
     };
-    let TreeChannels { proof, small, mut plan, protocol, ring, sizes, keep } = tree;
+    let TreeChannels { proof, small, mut plan, protocol, ring, sizes, keep, cap } = tree;
     let proof = match proof {
         Proof::Searching(mut search) => {
             match search.advance(&topology, &small, scenario.policy(), PROOF_ROUTES) {
@@ -139,7 +154,7 @@ pub(super) fn advance(
                             s.count(),
                             shape,
                         )?;
-                        Some((proof, builder))
+                        Some((proof, builder.with_cap(cap)))
                     });
                     let Some(proved) = built else { return ring_row(topology, plan, ring) };
                     Proof::Proved(Box::new(proved))
@@ -167,15 +182,16 @@ pub(super) fn advance(
             return Ok(super::exact::folded_stage(scenario, topology, (symmetry, schedule, None), plan));
         }
     };
-    let tree = Box::new(TreeChannels { proof, small, plan, protocol, ring, sizes, keep });
+    let tree = Box::new(TreeChannels { proof, small, plan, protocol, ring, sizes, keep, cap });
     Ok(Stage::TreeChannels { topology, tree })
 }
 
 /// Whether `algorithm` (Tree, NVLSTree) may run at `protocol` within `limit` in a sweep's row:
 /// whole, or from its first channels (channels of equal length that alternate NCCL's two trees, so channels 0
-/// and 1 of C run for all and must fit, static routes on a lossless fabric, no fault). The run
-/// still proves the symmetry (`start`), which a setting this does not model may break (fewer
-/// NICs in use, link overrides, leaf groups of different sizes): it says whether to try.
+/// and 1 of C run for all and must fit, static routes on a lossless fabric, no fault; NVLSTree
+/// in fewer chunks per part where the model's do not fit, `big::tree_cap`). The run still proves
+/// the symmetry (`start`), which a setting this does not model may break (fewer NICs in use,
+/// link overrides, leaf groups of different sizes): it says whether to try.
 pub(super) fn may_fit(
     scenario: &ValidScenario,
     (algorithm, protocol): (Algorithm, Protocol),
@@ -185,7 +201,7 @@ pub(super) fn may_fit(
     let whole = super::big::tree_transfers(scenario, (algorithm, Some(protocol)));
     let tree = matches!(algorithm, Algorithm::Tree | Algorithm::NvlsTree);
     let provable = crate::plan::tree_channels_provable(scenario.scenario(), channels);
-    let least = super::big::tree_least(scenario, (algorithm, Some(protocol)));
+    let least = super::big::tree_least_capped(scenario, (algorithm, Some(protocol)), limit);
     tree && (whole <= limit || (provable && least <= limit))
 }
 
