@@ -148,17 +148,21 @@ pub fn tree_cap(
     algorithm: Algorithm,
     limit: u64,
 ) -> u64 {
-    use crate::collective::nvls_tree::{transfer_count_at, MAX_CHUNKS};
+    use crate::collective::nvls_tree::MAX_CHUNKS;
     if algorithm != Algorithm::NvlsTree {
         return MAX_CHUNKS;
     }
-    let g = n_ranks / scenario.nodes.max(1);
     let parts = tree_parts(scenario, n_ranks, channels, algorithm);
-    let least = |cap| {
-        let whole = transfer_count_at(scenario.nodes, g, scenario.count(), channels, cap);
-        tree_least_run(whole, channels, parts)
-    };
+    let least =
+        |cap| tree_least_run(nvls_tree_transfers_at(scenario, (n_ranks, channels), cap), channels, parts);
     [MAX_CHUNKS, 8, 4, 2].into_iter().find(|&cap| least(cap) <= limit).unwrap_or(MAX_CHUNKS)
+}
+
+/// Transfers of NVLSTree's whole AllReduce on `n_ranks` ranks over `channels` channels at most
+/// `cap` chunks per part (`collective::nvls_tree::transfer_count_at`).
+pub fn nvls_tree_transfers_at(scenario: &Scenario, (n_ranks, channels): (u32, u32), cap: u64) -> u64 {
+    let g = n_ranks / scenario.nodes.max(1);
+    crate::collective::nvls_tree::transfer_count_at(scenario.nodes, g, scenario.count(), channels, cap)
 }
 
 /// Whether `algorithm`'s tree of `whole` transfers may run from its channels 0 and 1 standing
@@ -179,18 +183,9 @@ fn first_channels_fit(
         None => tree_cap(scenario, (n_ranks, channels), algorithm, limit),
         Some(_) => crate::collective::nvls_tree::MAX_CHUNKS,
     };
-    let whole = match cap {
-        cap if cap < crate::collective::nvls_tree::MAX_CHUNKS => {
-            let g = n_ranks / scenario.nodes.max(1);
-            crate::collective::nvls_tree::transfer_count_at(
-                scenario.nodes,
-                g,
-                scenario.count(),
-                channels,
-                cap,
-            )
-        }
-        _ => whole,
+    let whole = match cap < crate::collective::nvls_tree::MAX_CHUNKS {
+        true => nvls_tree_transfers_at(scenario, (n_ranks, channels), cap),
+        false => whole,
     };
     tree_least_run(whole, channels, parts) <= limit && tree_channels_provable(scenario, channels)
 }

@@ -448,11 +448,10 @@ pub(super) fn tree_transfers_at(
     (algorithm, protocol): (Algorithm, Option<Protocol>),
     cap: u64,
 ) -> u64 {
-    let (s, n, channels) = (scenario.scenario(), scenario.n_ranks(), scenario.channels());
+    let shape = (scenario.n_ranks(), scenario.channels());
     match algorithm {
         Algorithm::NvlsTree if tree_transfers(scenario, (algorithm, protocol)) != u64::MAX => {
-            let g = n / s.nodes.max(1);
-            crate::collective::nvls_tree::transfer_count_at(s.nodes, g, s.count(), channels, cap)
+            crate::plan::nvls_tree_transfers_at(scenario.scenario(), shape, cap)
         }
         _ => tree_transfers(scenario, (algorithm, protocol)),
     }
