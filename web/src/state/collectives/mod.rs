@@ -14,6 +14,7 @@ pub use curve::{Curve, CurveOutcome, PointKey, PointOutcome};
 
 use super::page_job::{finish_job, now_ms, page_job, simulate_in_page, transfers_of, SYNC_TRANSFERS};
 use crate::i18n::Lang;
+use fabricscope::collective::nvls_tree::MAX_CHUNKS;
 use fabricscope::collective::Algorithm;
 use fabricscope::units::SimTime;
 use fabricscope::{Job, Scenario, Simulation};
@@ -280,7 +281,11 @@ impl AppState {
         let key = (self.scenario.size_bytes, Some(algorithm));
         let forced = Scenario { algorithm: key.1, ..self.scenario.clone() };
         let same = super::slices::point_scenario(&self.curve.scenario, key) == forced;
-        if !tree || self.scenario.algorithm.is_some() || self.sim.tuner_pick_not_run().is_some() || !same {
+        // The tuner's NVLSTree cut into fewer chunks than the model's, beyond the page at those
+        // (`plan::tree_cap`), is not the forced point, which keeps them.
+        let capped = self.sim.chunk_fit.is_some_and(|fit| fit.chunks < MAX_CHUNKS);
+        let pick = self.scenario.algorithm.is_none() && self.sim.tuner_pick_not_run().is_none();
+        if !tree || !pick || capped || !same {
             return;
         }
         let point = PointOutcome::Point(Box::new(fabricscope::sweep_point(&self.sim, false)));

@@ -467,6 +467,15 @@ fn the_shown_tree_is_the_curves_point_the_workers_left_to_it() {
         s.curve = Curve::of(&scenario, 7);
         s.show(scenario.clone(), Rc::new(sim), 0.0);
         assert!(s.curve.point_at(1 << 30, Algorithm::NvlsTree).is_some(), "{nodes} nodes");
+        // The tuner's NVLSTree cut into fewer chunks per part than the model's 16, as beyond the
+        // page at those (1,024 nodes: 8), is not the forced point: it gives the curve nothing.
+        let mut capped = (*s.sim).clone();
+        let fit = capped.chunk_fit.expect("NVLSTree at 1 GiB is fitted to NCCL's chunks");
+        capped.chunk_fit = Some(fabricscope::ChunkFit { chunks: 8, fine_ns: None, ..fit });
+        let mut s = (*state()).clone();
+        s.curve = Curve::of(&scenario, 7);
+        s.show(scenario.clone(), Rc::new(capped), 0.0);
+        assert!(s.curve.point_at(1 << 30, Algorithm::NvlsTree).is_none(), "{nodes} nodes");
         // A forced run is not the tuner's pick: it gives the curve nothing.
         let forced = Scenario { algorithm: Some(Algorithm::NvlsTree), ..scenario.clone() };
         let mut s = (*state()).clone();
