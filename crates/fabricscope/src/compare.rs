@@ -172,7 +172,7 @@ impl Fitting {
             .filter(|r| r.size_bytes >= 4 && r.size_bytes % 4 == 0 && r.out_of_place.time_us > 0.0)
             .map(|r| (r.size_bytes, r.out_of_place.time_us, r.out_of_place.busbw_gbyte_per_s))
             .collect();
-        measured.sort_by_key(|m| m.0);
+        crate::sort::by_key(&mut measured, |m| m.0);
         measured.dedup_by_key(|m| m.0);
         if measured.is_empty() {
             return Err(problem(
@@ -338,7 +338,7 @@ impl Fitting {
         let median = |latency: bool| {
             let mut ratios: Vec<f64> =
                 rows.iter().filter(|r| r.latency_bound == latency).map(|r| r.ratio).collect();
-            ratios.sort_by(f64::total_cmp);
+            crate::sort::by(&mut ratios, &mut f64::total_cmp);
             (!ratios.is_empty()).then(|| ratios[ratios.len() / 2])
         };
         let class = self.class;

@@ -43,6 +43,7 @@ pub mod plan;
 pub mod routing;
 pub mod scenario;
 pub mod simulation;
+pub mod sort;
 pub mod topology;
 pub mod trace;
 pub mod train;

@@ -106,6 +106,7 @@ fn no_unsafe_without_a_safety_comment() {
 const LAYERS: &[&str] = &[
     "units",
     "hash",
+    "sort",
     "limits",
     "analytic",
     "catalog",

@@ -256,7 +256,7 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         ctx.stroke();
     }
     let mut busy: Vec<usize> = drawn.into_iter().filter(|&i| scene.utilisation[i] > 1e-9).collect();
-    busy.sort_by(|&a, &b| scene.utilisation[a].total_cmp(&scene.utilisation[b]));
+    fabricscope::sort::by(&mut busy, &mut |&a, &b| scene.utilisation[a].total_cmp(&scene.utilisation[b]));
     for i in busy {
         let u = scene.utilisation[i];
         polyline(ctx, &layout.links[i]);

@@ -491,7 +491,7 @@ pub fn nvlink_rings(n: u32, pairs: &[(u32, u32, u32)]) -> Vec<Vec<u32>> {
             return false;
         }
         let mut next: Vec<u32> = (0..n).filter(|&g| !used[g as usize] && links(last, g) > 0).collect();
-        next.sort_by_key(|&g| (std::cmp::Reverse(links(last, g)), g));
+        crate::sort::by_key(&mut next, |&g| (std::cmp::Reverse(links(last, g)), g));
         for g in next {
             used[g as usize] = true;
             path.push(g);

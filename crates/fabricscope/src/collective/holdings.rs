@@ -105,7 +105,7 @@ pub fn holdings(schedule: &Schedule, channel: u32) -> Option<Holdings> {
         }
         cuts.extend([t.offset, t.offset + t.len]);
     }
-    cuts.sort_unstable();
+    crate::sort::sort(&mut cuts);
     cuts.dedup();
     if cuts.len() > 2 * MAX_HOLDING_CHUNKS + 1 {
         return None;
@@ -132,7 +132,7 @@ pub fn holdings(schedule: &Schedule, channel: u32) -> Option<Holdings> {
             }
         }
     }
-    switches.sort();
+    crate::sort::sort(&mut switches);
     let columns = ranges.len();
     let rows = n as usize + switches.len();
     let owner = |start: u64| {
@@ -158,7 +158,7 @@ pub fn holdings(schedule: &Schedule, channel: u32) -> Option<Holdings> {
     }
     // Steps in order; within a step, the schedule's own (dependency) order.
     let mut order = mine.clone();
-    order.sort_by_key(|&i| (schedule.transfers[i].step, i));
+    crate::sort::by_key(&mut order, |&i| (schedule.transfers[i].step, i));
     for &i in &order {
         let t = &schedule.transfers[i];
         if t.deps.iter().chain(t.after.iter()).any(|&d| schedule.transfers[d as usize].step > t.step) {

@@ -241,9 +241,9 @@ fn tree_channel(
         std::collections::HashMap::with_hasher(crate::hash::FixedState);
     // Nodes deepest first (reduce), shallowest first (broadcast), and the root.
     let mut by_depth: Vec<u32> = (0..nodes).collect();
-    by_depth.sort_by_key(|&node| std::cmp::Reverse(depth(node)));
+    crate::sort::by_key(&mut by_depth, |&node| std::cmp::Reverse(depth(node)));
     let mut by_depth_down: Vec<u32> = (0..nodes).collect();
-    by_depth_down.sort_by_key(|&node| depth(node));
+    crate::sort::by_key(&mut by_depth_down, |&node| depth(node));
     let root = (0..nodes).find(|&node| links[node as usize].0.is_none()).unwrap_or(0);
     for chunk in 0..chunks {
         let (chunk_start, chunk_len) = slice(len, chunks, chunk);

@@ -73,9 +73,9 @@ pub fn verify(schedule: &Schedule) -> Result<(), VerifyError> {
         }
     }
     let mut forward: Vec<usize> = (0..schedule.transfers.len()).collect();
-    forward.sort_by_key(|&index| (level[index], index));
+    crate::sort::by_key(&mut forward, |&index| (level[index], index));
     let mut backward = forward.clone();
-    backward.sort_by_key(|&index| (level[index], std::cmp::Reverse(index)));
+    crate::sort::by_key(&mut backward, |&index| (level[index], std::cmp::Reverse(index)));
     execute(schedule, &forward, "forward")?;
     execute(schedule, &backward, "reversed")
 }

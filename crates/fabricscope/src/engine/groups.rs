@@ -47,7 +47,7 @@ pub fn representatives(
             return None;
         }
         let mut list: Vec<(u32, u32, u32)> = shape.iter().map(|t| (t.channel, t.src, t.dst)).collect();
-        list.sort_unstable();
+        crate::sort::sort(&mut list);
         list.dedup();
         keys.push(list);
     }

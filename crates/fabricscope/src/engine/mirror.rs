@@ -94,8 +94,8 @@ impl Symmetry {
             let u = &lane1[pi[i] as usize];
             let mut deps: Vec<Option<u32>> = t.deps.iter().map(|&d| image(d)).collect();
             let mut theirs: Vec<Option<u32>> = u.deps.iter().map(|&d| Some(d)).collect();
-            deps.sort_unstable();
-            theirs.sort_unstable();
+            crate::sort::sort(&mut deps);
+            crate::sort::sort(&mut theirs);
             if deps != theirs || t.after.map(image) != u.after.map(Some) {
                 return None;
             }

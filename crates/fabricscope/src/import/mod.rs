@@ -259,7 +259,7 @@ fn pick_gpu(
         })
         .map(|&(id, gpu, pcie)| (id, gpu, pcie))
         .collect();
-    candidates.sort_by_key(|(_, gpu, _)| gpu.nvlink_links != links);
+    crate::sort::by_key(&mut candidates, |(_, gpu, _)| gpu.nvlink_links != links);
     let Some(&(id, gpu, pcie)) = candidates.first() else {
         return Err(error(
             0,

@@ -127,10 +127,10 @@ pub(super) fn read(text: &str) -> Result<Reading, Vec<ImportError>> {
     }
     // GPUs in CUDA device order when every <gpu> has a distinct dev, else in file order.
     let mut devs: Vec<Option<u32>> = gpus.iter().map(|g| g.dev).collect();
-    devs.sort();
+    crate::sort::sort(&mut devs);
     devs.dedup();
     if devs.len() == gpus.len() && devs.iter().all(Option::is_some) {
-        gpus.sort_by_key(|g| g.dev);
+        crate::sort::by_key(&mut gpus, |g| g.dev);
     } else if !gpus.is_empty() {
         r.notes.push("the <gpu> elements lack distinct dev attributes: GPUs numbered in file order".into());
     }
@@ -170,7 +170,7 @@ pub(super) fn read(text: &str) -> Result<Reading, Vec<ImportError>> {
             }
         }
     }
-    r.nvlinks.sort();
+    crate::sort::sort(&mut r.nvlinks);
     if r.switch_links.iter().any(|&l| l > 0) && !r.nvlinks.is_empty() {
         return Err(error(
             gpus[0].line,
@@ -188,7 +188,7 @@ pub(super) fn read(text: &str) -> Result<Reading, Vec<ImportError>> {
         ));
     }
     r.pcie_generation = pcie;
-    unknown.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::sort::by(&mut unknown, &mut |a, b| a.0.cmp(&b.0));
     unknown.dedup_by(|a, b| a.0 == b.0);
     for (name, at) in unknown {
         r.notes.push(format!("line {at}: <{name}> is not part of the model: left out"));

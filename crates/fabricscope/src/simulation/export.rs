@@ -114,7 +114,7 @@ impl Simulation {
         let mut out =
             String::from("rank,peer,step,channel,chunk,op,bytes,issued_ns,started_ns,finished_ns,links\n");
         let mut order: Vec<usize> = (0..self.schedule.transfers.len()).collect();
-        order.sort_by_key(|&i| (self.schedule.transfers[i].src, self.trace.flows[i].issued, i));
+        crate::sort::by_key(&mut order, |&i| (self.schedule.transfers[i].src, self.trace.flows[i].issued, i));
         for i in order {
             let (t, f) = (&self.schedule.transfers[i], &self.trace.flows[i]);
             out.push_str(&format!(

@@ -84,7 +84,7 @@ impl Simulation {
                 clean.push((t.step, class, duration));
             }
         }
-        clean.sort_unstable();
+        crate::sort::sort(&mut clean);
         let median = |step: u32, class: LinkKind| {
             let from = clean.partition_point(|c| (c.0, c.1) < (step, class));
             let to = clean.partition_point(|c| (c.0, c.1) <= (step, class));

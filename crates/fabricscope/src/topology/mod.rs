@@ -243,7 +243,7 @@ impl Topology {
             .edges(NodeIndex::new(vertex.0 as usize))
             .map(|edge| LinkId(petgraph::visit::EdgeRef::id(&edge).index() as u32))
             .collect();
-        links.sort();
+        crate::sort::sort(&mut links);
         links
     }
 

@@ -133,7 +133,9 @@ pub fn run(times: &[StageTimes], micro_batches: u32, chunks: u32) -> (Vec<Block>
             "1F1B never deadlocks: each stage's next block's input comes from a block placed earlier"
         );
     }
-    blocks.sort_by(|a, b| (a.stage, a.start_ns).partial_cmp(&(b.stage, b.start_ns)).expect("finite times"));
+    crate::sort::by(&mut blocks, &mut |a, b| {
+        (a.stage, a.start_ns).partial_cmp(&(b.stage, b.start_ns)).expect("finite times")
+    });
     let makespan = free.iter().copied().fold(0.0, f64::max);
     (blocks, makespan)
 }

@@ -241,7 +241,7 @@ fn chart_parts(
             None => series.push(BusbwSeries { label, points: vec![at], colour: colour(point.algorithm) }),
         }
     }
-    series.sort_by_key(|s| s.colour);
+    fabricscope::sort::by_key(&mut series, |s| s.colour);
     let mut markers = vec![Marker { size, label: format_bytes(size) }];
     if let Some((at, from, to)) = crossover(curve) {
         let label = format!("{} → {} {}", from.nccl_name(), to.nccl_name(), t(lang, Text::Crossover));

@@ -56,7 +56,9 @@ pub fn link_table(props: &LinkTableProps) -> Html {
                     (rate > 0.0).then(|| (id, rate, rate / link.capacity().gbyte_per_s()))
                 })
                 .collect();
-            busy.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.index().cmp(&b.0.index())));
+            fabricscope::sort::by(&mut busy, &mut |a, b| {
+                b.2.total_cmp(&a.2).then(a.0.index().cmp(&b.0.index()))
+            });
             let carrying = busy.len();
             busy.truncate(ROWS);
             (busy, carrying)

@@ -489,12 +489,12 @@ fn mesh_brackets(
     let attach = |gpu: VertexId, id: u32| -> f64 {
         let list = &partners[&gpu];
         let mut sorted = list.clone();
-        sorted.sort_by(|p, q| p.0.total_cmp(&q.0));
+        fabricscope::sort::by(&mut sorted, &mut |p, q| p.0.total_cmp(&q.0));
         let k = sorted.iter().position(|p| p.1 == id).unwrap_or(0) as f64;
         let r = vertices[gpu.0 as usize];
         r.x + r.w * (k + 1.0) / (sorted.len() as f64 + 1.0)
     };
-    cables.sort_by(|p, q| {
+    fabricscope::sort::by(&mut cables, &mut |p, q| {
         let span = |c: &(u32, VertexId, VertexId)| {
             (vertices[c.1 .0 as usize].center_x() - vertices[c.2 .0 as usize].center_x()).abs()
         };
