@@ -482,16 +482,19 @@ impl LinkOverride {
 }
 
 /// Parses a JSON document into `T`; a syntax or type error names the field it is in (a dotted
-/// path, "" for the whole document). Scenarios and training jobs both parse through it.
+/// path, "" for the whole document), and anything but whitespace after the document is an
+/// error of the whole. Scenarios and training jobs both parse through it.
 pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ScenarioError> {
-    let deserializer = &mut serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(deserializer).map_err(|error| {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let path = error.path().to_string();
         ScenarioError {
             field: if path == "." { String::new() } else { path },
             problem: error.into_inner().to_string(),
         }
-    })
+    })?;
+    deserializer.end().map_err(|error| ScenarioError { field: String::new(), problem: error.to_string() })?;
+    Ok(value)
 }
 
 /// One problem with a scenario: which field, and what is wrong with it.
@@ -575,6 +578,14 @@ mod tests {
         assert!(error.problem.contains("unknown field `speed`"), "{error}");
         let error = Scenario::from_json("{").unwrap_err();
         assert!(error.problem.contains("EOF"), "{error}");
+        // A scenario pasted twice, or with a word after it, is not read as its first part.
+        let one = Scenario::default_demo().to_json();
+        for text in [format!("{one} x"), format!("{one}{one}"), format!("{one},")] {
+            let error = Scenario::from_json(&text).unwrap_err();
+            assert_eq!(error.field, "", "{error}");
+            assert!(error.problem.starts_with("trailing characters at line"), "{error}");
+        }
+        assert_eq!(Scenario::from_json(&format!("  {one}\n\n")).unwrap(), Scenario::default_demo());
     }
 
     #[test]
