@@ -40,6 +40,7 @@
 //! | (engine) | at most 2,000,000 transfers per collective, except a ring whose steps all look alike (equal chunks, routing other than adaptive): it runs as a steady state (`simulation::Steady`) from a prefix of 32 steps of at most 600,000 transfers |
 
 pub use crate::catalog::CustomShape;
+mod json_path;
 mod node;
 use crate::catalog::{Routing, Technology};
 pub use crate::limits::{
@@ -486,11 +487,12 @@ impl LinkOverride {
 /// error of the whole. Scenarios and training jobs both parse through it.
 pub fn parse_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ScenarioError> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
-        let path = error.path().to_string();
+    let value = T::deserialize(&mut deserializer).map_err(|error| {
+        let problem = error.to_string();
+        let syntax = !matches!(error.classify(), serde_json::error::Category::Data);
         ScenarioError {
-            field: if path == "." { String::new() } else { path },
-            problem: error.into_inner().to_string(),
+            field: json_path::at(text, (error.line(), error.column()), &problem, syntax),
+            problem,
         }
     })?;
     deserializer.end().map_err(|error| ScenarioError { field: String::new(), problem: error.to_string() })?;
