@@ -96,6 +96,13 @@ fn damaged(rng: &mut Rng, seed: &Value) -> String {
             text.insert_str(at, "\"nodes\": 3, ");
         }
     }
+    // Keys written with escapes: a known one, and an unknown one named as it reads.
+    if rng.chance(5) {
+        text = text.replacen("\"preset\"", "\"\\u0070reset\"", 1);
+    }
+    if rng.chance(5) {
+        text = text.replacen('{', "{\"\\u0073p\\\"eed\": 1, ", 1);
+    }
     if rng.chance(40) {
         text = mangle(rng, &text);
     }

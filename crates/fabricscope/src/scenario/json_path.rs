@@ -5,7 +5,7 @@
 //! that point, read off the text before it by a scanner that knows only JSON's brackets, keys
 //! and strings. This is what `serde_path_to_error` gave, without its tracking deserializer,
 //! which the page's WebAssembly carried as a second copy of every scenario type's parser
-//! (30 KB gzipped). `tests/json_paths.rs` holds the two to the same path on generated and
+//! (28 KB gzipped). `tests/json_paths.rs` holds the two to the same path on generated and
 //! damaged documents.
 
 /// One open container: an object (its member's key) or an array (its element's index).
@@ -22,18 +22,18 @@ struct Open {
 }
 
 /// The path of the field serde_json stopped in: `line` and `column` are its error's (1-based
-/// line, bytes into it), `problem` its message.
-/// `syntax`: serde_json stopped on the text (not on a value of the wrong type or a field).
+/// line, bytes into it), `problem` its message, and `syntax` whether it stopped on the text
+/// itself (not on a value of the wrong type or a field).
 pub(super) fn at(text: &str, (line, column): (usize, usize), problem: &str, syntax: bool) -> String {
     let start = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum::<usize>();
     let mut end = (start + column).min(text.len());
     // A bracket, comma or colon serde_json peeked at (and stopped on) is not yet read: the
     // error is that of the member before it. At the end of the text, all of it was read.
-    // An opening bracket is peeked at only by a syntax error; a value of the wrong type stops
-    // serde_json before it.
+    // An opening bracket or a comma is peeked at only by a syntax error; a value of the wrong
+    // type stops serde_json at its own start, after the comma before it.
     let eof = problem.starts_with("EOF while parsing");
     let peeked =
-        |byte: u8| matches!(byte, b'}' | b']' | b',' | b':') || syntax && matches!(byte, b'{' | b'[');
+        |byte: u8| matches!(byte, b'}' | b']' | b':') || syntax && matches!(byte, b'{' | b'[' | b',');
     if !eof && end > 0 && peeked(text.as_bytes()[end - 1]) {
         end -= 1;
     }
@@ -41,11 +41,28 @@ pub(super) fn at(text: &str, (line, column): (usize, usize), problem: &str, synt
     // The string being read (and whether it is a key), and a backslash before this byte.
     let mut string: Option<(Vec<u8>, bool)> = None;
     let mut escaped = false;
+    // A `\\u` escape's hex digits so far.
+    let mut unicode: Option<String> = None;
     // A number or literal is being read.
     let mut literal = false;
     for &byte in &text.as_bytes()[..end] {
         if let Some((bytes, is_key)) = string.as_mut() {
+            if let Some(hex) = unicode.as_mut() {
+                hex.push(byte as char);
+                if hex.len() == 4 {
+                    let code = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32);
+                    let mut utf8 = [0; 4];
+                    bytes.extend_from_slice(code.unwrap_or('\u{fffd}').encode_utf8(&mut utf8).as_bytes());
+                    unicode = None;
+                }
+                continue;
+            }
             match (escaped, byte) {
+                (true, b'u') => {
+                    escaped = false;
+                    unicode = Some(String::new());
+                    continue;
+                }
                 (true, _) => {
                     escaped = false;
                     bytes.push(match byte {
@@ -175,7 +192,9 @@ pub(super) fn at(text: &str, (line, column): (usize, usize), problem: &str, synt
         || problem.starts_with("duplicate field")
         || problem.starts_with("expected `:`")
         || problem.starts_with("invalid length")
-        || (problem.starts_with("expected value") && !last.member)
+        // An object with no member begun where a value was expected (an enum given `{}`);
+        // in an array the element is begun.
+        || (problem.starts_with("expected value") && !last.member && last.index.is_none())
         // A variant named by a key (`{"variant": …}`) is the enum's, not a member of it.
         || (problem.starts_with("unknown variant") && last.index.is_none() && !last.valued);
     let between =

@@ -580,6 +580,12 @@ mod tests {
         assert!(error.problem.contains("unknown field `speed`"), "{error}");
         let error = Scenario::from_json("{").unwrap_err();
         assert!(error.problem.contains("EOF"), "{error}");
+        // An unknown key is named as it reads, its escapes decoded.
+        let error = Scenario::from_json(
+            r#"{"preset":"dgx-h100","nodes":1,"collective":"all_reduce","links":{"nic":{"\u0073pe\"ed":1}}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(error.field, "links.nic.spe\"ed", "{error}");
         // A scenario pasted twice, or with a word after it, is not read as its first part.
         let one = Scenario::default_demo().to_json();
         for text in [format!("{one} x"), format!("{one}{one}"), format!("{one},")] {
