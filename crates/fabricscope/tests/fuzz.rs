@@ -15,7 +15,6 @@ use fabricscope::plan::{Admission, ENGINE_BUDGET};
 use fabricscope::{simulate, Collective, Scenario};
 use serde_json::{json, Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::Path;
 
 /// Scenarios run through the engine only up to this many transfers, to keep a pass bounded.
 const ENGINE_TRANSFERS: u64 = 6_000;
@@ -25,6 +24,9 @@ const VERIFY_ELEMENTS: u64 = 400_000;
 #[path = "support/rng.rs"]
 mod rng;
 use rng::Rng;
+#[path = "support/json_text.rs"]
+mod json_text;
+use json_text::{mangle, seeds};
 
 /// A value of the wrong kind or at an edge: what hostile or careless input holds.
 fn odd_value(rng: &mut Rng) -> Value {
@@ -308,50 +310,6 @@ fn scenario_value(rng: &mut Rng) -> Value {
         doc.remove(&key);
     }
     Value::Object(doc)
-}
-
-/// Text-level damage: truncation, a stray character, a deleted or repeated span.
-fn mangle(rng: &mut Rng, text: &str) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    for _ in 0..1 + rng.below(3) {
-        if bytes.is_empty() {
-            break;
-        }
-        let at = rng.below(bytes.len());
-        match rng.below(5) {
-            0 => bytes.truncate(at),
-            1 => bytes.insert(at, *rng.pick(b"{}[]\",:0-9e.\\ \xff")),
-            2 => {
-                let end = (at + rng.below(8)).min(bytes.len());
-                bytes.drain(at..end);
-            }
-            3 => {
-                let end = (at + rng.below(16)).min(bytes.len());
-                let span = bytes[at..end].to_vec();
-                bytes.splice(at..at, span);
-            }
-            _ => bytes[at] = rng.next() as u8,
-        }
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-fn seeds() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut texts = Vec::new();
-    for dir in [root.join("../../tests/fixtures"), root.join("tests/fuzz-corpus")] {
-        let mut paths: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        paths.sort();
-        for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
-            texts.push(std::fs::read_to_string(&path).unwrap());
-        }
-    }
-    assert!(texts.len() >= 5, "the corpus has its seeds");
-    texts
 }
 
 #[derive(Default)]

@@ -9,11 +9,13 @@ use fabricscope::scenario::{parse_json, ScenarioError};
 use fabricscope::train::TrainScenario;
 use fabricscope::Scenario;
 use serde_json::{json, Value};
-use std::path::Path;
 
 #[path = "support/rng.rs"]
 mod rng;
 use rng::Rng;
+#[path = "support/json_text.rs"]
+mod json_text;
+use json_text::mangle;
 
 /// What `parse_json` gave with `serde_path_to_error`: the path of the field ("" for the whole
 /// document) and serde_json's message.
@@ -30,23 +32,15 @@ fn tracked<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ScenarioErro
     Ok(value)
 }
 
+/// The fuzzer's seeds that are JSON, and two documents of their own.
 fn seeds() -> Vec<Value> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut docs = vec![
         serde_json::to_value(Scenario::default_demo()).unwrap(),
         json!({"preset": "dgx-h100", "nodes": 2, "collective": "all_reduce", "size_bytes": 8,
                "links": {"nic": {"bandwidth_gbyte_per_s": 25.0, "latency_ns": 900}},
                "faults": [{"kind": "nic", "node": 1, "index": 0, "rate": 0.5}]}),
     ];
-    for dir in [root.join("../../tests/fixtures"), root.join("tests/fuzz-corpus")] {
-        let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
-        paths.sort();
-        for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "json")) {
-            if let Ok(doc) = serde_json::from_str::<Value>(&std::fs::read_to_string(&path).unwrap()) {
-                docs.push(doc);
-            }
-        }
-    }
+    docs.extend(json_text::seeds().iter().filter_map(|text| serde_json::from_str::<Value>(text).ok()));
     docs
 }
 
@@ -107,32 +101,6 @@ fn damaged(rng: &mut Rng, seed: &Value) -> String {
         text = mangle(rng, &text);
     }
     text
-}
-
-/// Text-level damage, as the fuzzer does it.
-fn mangle(rng: &mut Rng, text: &str) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    for _ in 0..1 + rng.below(3) {
-        if bytes.is_empty() {
-            break;
-        }
-        let at = rng.below(bytes.len());
-        match rng.below(5) {
-            0 => bytes.truncate(at),
-            1 => bytes.insert(at, *rng.pick(b"{}[]\",:0-9e.\\ \n")),
-            2 => {
-                let end = (at + rng.below(8)).min(bytes.len());
-                bytes.drain(at..end);
-            }
-            3 => {
-                let end = (at + rng.below(16)).min(bytes.len());
-                let span = bytes[at..end].to_vec();
-                bytes.splice(at..at, span);
-            }
-            _ => bytes[at] = rng.next() as u8,
-        }
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn train_seeds() -> Vec<Value> {
