@@ -407,7 +407,7 @@ impl Run {
                 if *traced {
                     flows[fi].set_rate(SimTime(t), rate);
                 }
-                let finish_at = t + crate::units::ceil_ns((sim.remaining[fi] / rate).max(0.0));
+                let finish_at = t.saturating_add(crate::units::ceil_ns((sim.remaining[fi] / rate).max(0.0)));
                 sim.finishes.set(f, finish_at);
             }
             // The links the affected flows cross: the solve's.

@@ -456,14 +456,30 @@ impl Scenario {
             }
         }
         if let (Some(preset), true, true) = (preset, errors.is_empty(), engine_limit) {
-            let (worst_ns, slowest) = self.worst_case_ns(preset, channels);
-            if worst_ns.is_nan() || worst_ns > HORIZON_NS as f64 {
-                errors.push(ScenarioError {
+            let beyond = |(worst_ns, _): (f64, f64)| worst_ns.is_nan() || worst_ns > HORIZON_NS as f64;
+            let (worst, healthy) =
+                (self.worst_case_ns(preset, channels, true), self.worst_case_ns(preset, channels, false));
+            // The slowest fault's rate (above 0: a link down is routed around or refused), where
+            // it alone takes the run beyond the horizon.
+            let slowest_fault = (0..self.faults.len())
+                .filter(|&i| self.faults[i].rate > 0.0)
+                .min_by(|&a, &b| self.faults[a].rate.total_cmp(&self.faults[b].rate));
+            match slowest_fault {
+                Some(i) if beyond(worst) && !beyond(healthy) => errors.push(ScenarioError {
+                    field: format!("faults[{i}].rate"),
+                    problem: format!(
+                        "{:e} leaves its link {:.3e} GB/s, at which this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: give a higher rate or a smaller size_bytes",
+                        self.faults[i].rate, worst.1
+                    ),
+                }),
+                _ if beyond(worst) => errors.push(ScenarioError {
                     field: "links".into(),
                     problem: format!(
-                        "at the slowest link's {slowest:.3e} GB/s this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: use faster links or a smaller size_bytes"
+                        "at the slowest link's {:.3e} GB/s this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: use faster links or a smaller size_bytes",
+                        worst.1
                     ),
-                });
+                }),
+                _ => {}
             }
         }
         match (preset, plan) {
@@ -474,13 +490,19 @@ impl Scenario {
         }
     }
 
+    /// The lowest rate a fault leaves a link at, above 0 (a link down is routed around or
+    /// refused); 1 without faults.
+    fn slowest_fault_rate(&self) -> f64 {
+        self.faults.iter().map(|f| f.rate).filter(|&rate| rate > 0.0).fold(1.0, f64::min)
+    }
+
     /// An upper bound on the simulated time [ns], and the slowest effective link rate [GB/s]
-    /// it assumes. The bound holds because at any time a moving flow crosses a saturated
-    /// link, so data moves at least at the slowest link's rate: time ≤ launch + every
-    /// transfer's latency (≤ 16 links of the slowest latency, plus 10 µs per step) + all wire
-    /// bytes (≤ 8 × size × ranks: LL doubles the bytes, no algorithm sends more than twice its
-    /// buffer per rank) / the slowest rate.
-    fn worst_case_ns(&self, preset: &NodeSpec, channels: u32) -> (f64, f64) {
+    /// it assumes, with the slowest fault's rate on it (`faults`) or not. The bound holds
+    /// because at any time a moving flow crosses a saturated link, so data moves at least at
+    /// the slowest link's rate: time ≤ launch + every transfer's latency (≤ 16 links of the
+    /// slowest latency, plus 10 µs per step) + all wire bytes (≤ 8 × size × ranks: LL doubles
+    /// the bytes, no algorithm sends more than twice its buffer per rank) / the slowest rate.
+    fn worst_case_ns(&self, preset: &NodeSpec, channels: u32, faults: bool) -> (f64, f64) {
         let tech = self.fabric.technology.spec();
         let rate = |over: &LinkOverride, spec: &LinkSpec, efficiency: f64| {
             let (line_rate, efficiency, _) = over.resolve(spec.line_rate_gbyte_per_s, efficiency, 0);
@@ -495,7 +517,8 @@ impl Scenario {
         ]
         .into_iter()
         .fold(f64::INFINITY, f64::min)
-            * congested;
+            * congested
+            * if faults { self.slowest_fault_rate() } else { 1.0 };
         let latency = [
             self.links.nvlink.latency_ns.unwrap_or(preset.nvlink.latency_ns),
             self.links.pcie.latency_ns.unwrap_or(preset.pcie.latency_ns),

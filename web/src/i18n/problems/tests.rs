@@ -98,6 +98,7 @@ fn the_collectives_problems_read_in_chinese() {
         json!({"faults": [{"kind": "nic", "node": 0, "index": 0, "rate": 0.0}]}),
         json!({"nodes": 2, "faults": [{"kind": "spine", "index": 0, "rate": 0.5}]}),
         json!({"nodes": 20000, "size_bytes": 6, "channels": 99}),
+        json!({"faults": [{"kind": "nvlink", "node": 0, "index": 0, "rate": 1e-300}]}),
         json!({"collective": "all_reduse"}),
         json!({"nodes": "many"}),
         json!({"nodez": 2}),
