@@ -215,6 +215,7 @@ impl Run {
             seq: 0,
             on_link: vec![Vec::new(); n_links],
             remaining: vec![0.0; n_flows],
+            swept: vec![u64::MAX; n_links],
             rate: vec![0.0; n_flows],
             updated: vec![0; n_flows],
             link_peak: vec![0.0; n_links],
@@ -339,11 +340,19 @@ impl Run {
                 let fi = f as usize;
                 sim.moved[fi] = true;
                 sim.stage[fi] = period::Stage::Done;
-                for &link in &flows[fi].path {
-                    sim.on_link[link.index()].retain(|&g| g != f);
-                    touched.push(link);
-                }
+                touched.extend_from_slice(&flows[fi].path);
                 sim.remaining[fi] = 0.0;
+            }
+            // Each link they leave sheds them in one pass (the flows on a link are the moving
+            // ones: one finished is done), not one pass per flow: an AllToAll's thousands of
+            // flows on a link finish together.
+            let (on_link, stage, swept) = (&mut sim.on_link, &sim.stage, &mut sim.swept);
+            for link in touched.iter() {
+                let l = link.index();
+                if swept[l] != sim.batches {
+                    swept[l] = sim.batches;
+                    on_link[l].retain(|&g| stage[g as usize] != period::Stage::Done);
+                }
             }
             // Latency paid at t: move now, or wait for the connection. No bytes: finish at once.
             while let Some(&Reverse((at, _, f))) = sim.starts.peek() {
@@ -495,6 +504,8 @@ struct State {
     seq: u64,
     /// Moving flows on each link.
     on_link: Vec<Vec<u32>>,
+    /// The batch each link last shed its finished flows in (`advance`).
+    swept: Vec<u64>,
     /// Bytes left as of `updated`.
     remaining: Vec<f64>,
     rate: Vec<f64>,
