@@ -511,9 +511,15 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
     let scenario = scenario.validate()?;
     let sizes = sweep_sizes(args.min, args.max, args.factor);
     let s = scenario.scenario();
-    // With faults, the largest size's simulation also says which steps wait on each faulted link.
+    // With faults, the largest size's simulation also says which steps wait on each faulted link
+    // (not an AllToAll run from channel 0, whose trace is never expanded: its sends are all
+    // posted at once, no step waiting on another).
+    let expands = |size: u64| {
+        let admitted = scenario.with_size(size).map(|s| s.admit(fabricscope::plan::ENGINE_BUDGET));
+        !matches!(admitted, Ok(fabricscope::plan::Admission::Copies { .. }))
+    };
     let (points, faults) = match sizes.split_last() {
-        Some((&largest, rest)) if !s.faults.is_empty() => {
+        Some((&largest, rest)) if !s.faults.is_empty() && expands(largest) => {
             let mut points = sweep_on_all_cores(&scenario, rest)?;
             let sim = fabricscope::simulate(&scenario.with_size(largest)?).map_err(|e| vec![e])?;
             points.push(fabricscope::sweep_point(&sim, true));

@@ -5,7 +5,7 @@
 //! `cargo bench -p fabricscope --bench engine` (release build, one core).
 
 use fabricscope::plan::PAGE_BUDGET;
-use fabricscope::scenario::{FabricConfig, FabricTopology};
+use fabricscope::scenario::{Collective, FabricConfig, FabricTopology};
 use fabricscope::train::TrainScenario;
 use fabricscope::{simulate, Job, Scenario};
 use std::time::Instant;
@@ -171,6 +171,37 @@ fn main() {
                 &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'"),
             ),
         }
+    }
+    // AllToAll on 1,024 GPUs as `fabricscope alltoall --nodes 128 -b 1G -e 1G` makes its row:
+    // channel 0 of 8 (1,047,552 of 8,380,416 transfers) for all, the whole trace's hash streamed.
+    let alltoall = Scenario {
+        nodes: 128,
+        size_bytes: 1 << 30,
+        collective: Collective::AllToAll,
+        ..Scenario::default_demo()
+    };
+    let name = "alltoall-1GiB-1024-gpus";
+    match alltoall.validate().map(|valid| time(1, || fabricscope::sweep_size(&valid, 1 << 30, true))) {
+        Ok((seconds, Ok(row))) => {
+            let peak =
+                peak_kib().map_or(String::new(), |k| format!("; peak so far {} MB", k * 1024 / 1_000_000));
+            let detail = format!(
+                "{} {}, {}: {:.0} us simulated, busbw {:.1} GB/s; the tuner's bound {:.0} us; trace {}{peak}",
+                row.algorithm.nccl_name(),
+                row.protocol.nccl_name(),
+                row.method.name(),
+                row.time_us,
+                row.busbw_gbyte_per_s,
+                row.tuner_time_us,
+                row.trace_hash
+            );
+            report(name, Some(seconds), &detail);
+        }
+        Ok((_, Err(errors))) | Err(errors) => report(
+            name,
+            None,
+            &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'"),
+        ),
     }
     // The page's own jobs, natively: the browser rows' twins (`Job::admitted` under the page's
     // budget, the trace hashed before the result as the page does).

@@ -346,6 +346,13 @@ fn exercise(text: &str, tally: &mut Tally) {
         assert!(refused.is_err_and(|e| e.field == "nodes" && e.problem.contains("a sweep's row")));
         return;
     }
+    if let Admission::Copies { .. } = valid.admit(ENGINE_BUDGET) {
+        // An AllToAll beyond the engine whole runs from channel 0 as a sweep's point or shown
+        // from it, never expanded; a run to expand says so by name at once.
+        let refused = simulate(&valid).map(|sim| sim.summary.time);
+        assert!(refused.is_err_and(|e| e.field == "nodes" && e.problem.contains("a sweep's row")));
+        return;
+    }
     let n = valid.n_ranks();
     let count = scenario.count();
     let shape = (scenario.nodes, n / scenario.nodes.max(1));

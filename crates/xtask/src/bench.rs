@@ -207,6 +207,11 @@ pub fn bench() -> Result<()> {
         format!("{} ({})", show(secs("tuner-pick-1GiB-16384-gpus")), detail("tuner-pick-1GiB-16384-gpus")),
     ));
     rows.push((
+        "AllToAll 1 GiB, 1,024 GPUs (channel 0 for all 8), a sweep's row (hashed), native".into(),
+        "(reference)".into(),
+        format!("{} ({})", show(secs("alltoall-1GiB-1024-gpus")), detail("alltoall-1GiB-1024-gpus")),
+    ));
+    rows.push((
         "ring AllReduce 1 GiB, 131,072 GPUs (the node cap, radix-128 fabric), native".into(),
         "<= 30 s, <= 4 GB peak".into(),
         format!("{} ({})", show(secs("ring-1GiB-131072-gpus")), detail("ring-1GiB-131072-gpus")),

@@ -11,10 +11,23 @@ use crate::scenario::Collective;
 /// rank j. Step s (1 ..= n-1) is rank r sending to rank (r + s) mod n; every send is posted at
 /// once, as `ncclGroupStart/End` does, and each channel moves its slice of every block.
 pub fn alltoall(n: u32, count: u64, n_channels: u32) -> Schedule {
+    alltoall_channels(n, count, n_channels, n_channels)
+}
+
+/// `alltoall`'s channel 0 alone, its transfers in the order the whole has them (step by step,
+/// rank by rank): what runs for every channel where they are copies of one another
+/// (`engine::symmetry::Symmetry::copies`), so that the whole's n(n-1) transfers per channel are
+/// never built. The schedule still says `n_channels`, the whole's.
+pub fn alltoall_channel_zero(n: u32, count: u64, n_channels: u32) -> Schedule {
+    alltoall_channels(n, count, n_channels, 1)
+}
+
+/// `alltoall` over `n_channels`, of which the first `built` are built.
+fn alltoall_channels(n: u32, count: u64, n_channels: u32, built: u32) -> Schedule {
     let block = count / n as u64;
-    let mut transfers = Vec::with_capacity(((n - 1) * n * n_channels) as usize);
+    let mut transfers = Vec::with_capacity(((n - 1) * n * built) as usize);
     for s in 1..n {
-        for channel in 0..n_channels {
+        for channel in 0..built {
             let (start, len) = slice(block, n_channels, channel);
             for src in 0..n {
                 let dst = (src + s) % n;

@@ -42,6 +42,10 @@ pub(super) enum Members {
     List { per: usize, index: Vec<u32> },
     /// Lane k's i-th transfer is `starts[k] + i`.
     Blocks { per: usize, starts: Vec<u32> },
+    /// Every lane's transfers in runs of `run` taking turns, lane by lane (an AllToAll's: a
+    /// step holds each channel's n transfers in turn): lane k's i-th transfer is the
+    /// (i mod `run`)-th of lane k's (i / `run`)-th run.
+    Interleaved { per: usize, lanes: usize, run: usize },
 }
 
 impl Members {
@@ -57,7 +61,9 @@ impl Members {
 
     fn per(&self) -> usize {
         match self {
-            Members::List { per, .. } | Members::Blocks { per, .. } => *per,
+            Members::List { per, .. } | Members::Blocks { per, .. } | Members::Interleaved { per, .. } => {
+                *per
+            }
         }
     }
 
@@ -66,6 +72,7 @@ impl Members {
         match self {
             Members::List { per, index } => index.len() / (*per).max(1),
             Members::Blocks { starts, .. } => starts.len(),
+            Members::Interleaved { lanes, .. } => *lanes,
         }
     }
 
@@ -79,6 +86,7 @@ impl Members {
         match self {
             Members::List { per, index } => index[k * per + i],
             Members::Blocks { starts, .. } => starts[k] + i as u32,
+            Members::Interleaved { lanes, run, .. } => ((i / run * lanes + k) * run + i % run) as u32,
         }
     }
 
@@ -90,6 +98,9 @@ impl Members {
     /// Each transfer's lane and place in it, by its index in the schedule.
     pub fn owners(&self) -> Owners {
         let per = self.per();
+        if let Members::Interleaved { lanes, run, .. } = *self {
+            return Owners::Interleaved { lanes, run };
+        }
         if let Members::Blocks { starts, .. } = self {
             let mut order: Vec<usize> = (0..starts.len()).collect();
             order.sort_unstable_by_key(|&k| starts[k]);
@@ -116,6 +127,11 @@ pub(super) enum Owners {
         lane: Vec<usize>,
     },
     Listed(Vec<(u32, u32)>),
+    /// `Members::Interleaved`'s, worked out.
+    Interleaved {
+        lanes: usize,
+        run: usize,
+    },
 }
 
 impl Owners {
@@ -124,6 +140,10 @@ impl Owners {
         match self {
             Owners::Tiled { per, lane } => (lane[index / per], index % per),
             Owners::Listed(owner) => (owner[index].0 as usize, owner[index].1 as usize),
+            Owners::Interleaved { lanes, run } => {
+                let turn = index / run;
+                (turn % lanes, turn / lanes * run + index % run)
+            }
         }
     }
 }

@@ -43,6 +43,7 @@
 //! batch: O(c × p × r) for c flows on paths of p links, r bottleneck rounds, O(log F) per event.
 
 mod component;
+mod copies;
 mod finishes;
 pub mod fluid;
 pub mod groups;

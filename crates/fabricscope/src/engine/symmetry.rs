@@ -38,6 +38,7 @@ use crate::topology::{LinkId, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
 
+pub use super::copies::CopiesSearch;
 pub use super::images::ExpandedHasher;
 pub use super::lanes::Lanes;
 use super::lanes::Members;

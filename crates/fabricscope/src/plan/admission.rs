@@ -52,6 +52,11 @@ pub struct Budget {
     /// nodes, else every position's, at least `LEAST_MEASURED_STEPS` steps of them (a leaf
     /// group or pod cut short: what this bounds).
     pub measured: u64,
+    /// Most transfers of an AllToAll's channel 0 run for every channel where the whole is beyond
+    /// `transfers` (`Admission::Copies`; 0: none). Every flow of an AllToAll starts at once, so
+    /// the run's first poll issues them all and each event batch moves them all: its polls grow
+    /// with channel 0, not with `transfers`.
+    pub copies: u64,
 }
 
 /// The engine's own limits, which `validate` enforces.
@@ -60,6 +65,7 @@ pub const ENGINE_BUDGET: Budget = Budget {
     steady_prefix: MAX_STEADY_PREFIX,
     shown_expanded: MAX_SHOWN_EXPANDED,
     measured: MAX_TRANSFERS,
+    copies: MAX_TRANSFERS,
 };
 
 /// Most transfers the page simulates one by one (about 2 s in WebAssembly here), enough for a
@@ -76,6 +82,10 @@ pub const PAGE_BUDGET: Budget = Budget {
     steady_prefix: PAGE_MAX_TRANSFERS,
     shown_expanded: 0,
     measured: MAX_MEASURED_TRANSFERS,
+    // The page runs an AllToAll whole or not at all: its whole runs already move up to 49,952
+    // flows a batch (channel 0 of 28 DGX H100 at 8 channels, 399,616 transfers), 20-40 ms
+    // natively a poll, and channel 0 of 32 nodes took 40-50 ms.
+    copies: 0,
 };
 
 /// How a collective fits a budget.
@@ -90,7 +100,11 @@ pub enum Admission {
     /// sweep's point only (`simulation::tree_channels::tree_point`), never a run to show. The
     /// tree's transfer count whole.
     Channels { transfers: u64 },
-    /// Neither: the collective's transfer count.
+    /// Too big whole, but an AllToAll whose channels may be copies of one another, so that
+    /// channel 0 stands for all and fits (`alltoall_copies_provable`): run from channel 0,
+    /// shown from it or a sweep's point (`simulation::alltoall`). The whole's transfer count.
+    Copies { transfers: u64 },
+    /// None of these: the collective's transfer count.
     Refused { transfers: u64 },
 }
 
@@ -118,6 +132,10 @@ pub fn admit(
         Admission::Steady
     } else if let Some(tree) = forced_tree_beyond(scenario, n_ranks, channels, budget) {
         Admission::Channels { transfers: tree }
+    } else if alltoall_copies_provable(scenario, n_ranks, channels)
+        && n_ranks as u64 * (n_ranks as u64 - 1) <= budget.copies.min(budget.transfers)
+    {
+        Admission::Copies { transfers }
     } else {
         Admission::Refused { transfers }
     }
@@ -249,6 +267,22 @@ pub fn tree_channels_provable(scenario: &Scenario, channels: u32) -> bool {
         && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
         && efficiency == 1.0
         && scenario.faults.is_empty()
+}
+
+/// Whether an AllToAll's channels may be copies of one another, channel 0 standing for all
+/// (`engine::symmetry::Symmetry::copies`): two channels or more, each block split evenly over
+/// them, static routes on a lossless fabric (the technology's or the scenario's own congested
+/// efficiency). The run still proves it (every connection on its GPU's own NIC, too), and says
+/// so by name where a setting this does not see breaks it.
+pub fn alltoall_copies_provable(scenario: &Scenario, n_ranks: u32, channels: u32) -> bool {
+    let technology = scenario.fabric.technology.spec();
+    let efficiency = scenario.fabric.congested_efficiency.unwrap_or(technology.congested_efficiency);
+    scenario.collective == Collective::AllToAll
+        && n_ranks >= 2
+        && channels >= 2
+        && (scenario.count() / n_ranks as u64) % channels as u64 == 0
+        && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
+        && efficiency == 1.0
 }
 
 /// Steps of a ring's measuring run, at least (`simulation::fluid`): fewer measure too little.

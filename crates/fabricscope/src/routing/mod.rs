@@ -190,6 +190,17 @@ impl<'t> Router<'t> {
         router
     }
 
+    /// Whether a connection's route is the same on every channel: static routes (ECMP hashes
+    /// the channel in, adaptive routes read the load) and every connection on its GPU's own NIC
+    /// (a GPU whose own NIC is not in use takes the least-loaded one, which depends on the
+    /// connections placed before it, channel by channel: `plan_nics`). A router for a channel's
+    /// transfers then routes them as a router for every channel's does.
+    pub fn channels_route_alike(&self) -> bool {
+        let own_nics = self.policy.pinning != Pinning::Aligned
+            || self.plan.own.iter().all(|&nic| nic < self.policy.nics_used);
+        self.policy.routing == Routing::Static && own_nics
+    }
+
     /// The router without its topology.
     pub fn into_state(self) -> RouterState {
         let Router { policy, intra, nic_of_gpu, plan, .. } = self;

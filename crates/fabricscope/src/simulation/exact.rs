@@ -93,7 +93,7 @@ pub(super) fn start_exact(scenario: &ValidScenario, topology: Topology, lean: bo
 
 /// Most transfers a comparison algorithm's schedule may have to be weighed beside NCCL's
 /// (halving-doubling, all-pairs, Bruck): building and routing it costs the tuner's table time.
-const COMPARE_TRANSFERS: u64 = 200_000;
+pub(super) const COMPARE_TRANSFERS: u64 = 200_000;
 
 /// One more algorithm of the exact plan: its schedule and its bound; with the last, the tuner's
 /// pick set up on the engine.

@@ -12,6 +12,7 @@
 //!            waits.rs (the step each faulted link holds up)
 //! ```
 
+mod alltoall;
 mod alpha_beta;
 mod big;
 mod chunk_fit;

@@ -126,6 +126,12 @@ pub(super) enum Stage {
         /// The channels' fold and channel 0's paths of one step, for a measuring run.
         fold: Option<ChannelFold>,
     },
+    /// An AllToAll too big to build whole, channel 0's proof that it stands for all routed a
+    /// piece per poll, then planned and run (`alltoall`).
+    Copies {
+        topology: Topology,
+        copies: Box<super::alltoall::Copies>,
+    },
     /// Not yet planned (`Job::new`).
     Start,
     /// A big plan being weighed, a piece per poll (`big::weigh`).

@@ -11,7 +11,7 @@ use crate::scenario::Collective;
 use crate::topology::Topology;
 
 /// Transfers of a schedule routed per poll for the tuner's bound (about 10 ms in the page).
-const ROUTED_PER_POLL: usize = 32_768;
+pub(super) const ROUTED_PER_POLL: usize = 32_768;
 
 /// Routes are weighed as static (the tuner's bound sees no load).
 pub(super) fn static_policy(scenario: &ValidScenario) -> Policy {

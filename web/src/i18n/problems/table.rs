@@ -85,6 +85,11 @@ pub(super) const CLAUSES: &[(&str, &str)] = &[
     ("a sweep's row (fabricscope allreduce) runs it from channels 0 and 1, which stand for all, but a run to show needs every transfer: use fewer nodes or channels, or let the tuner choose", "扫描的一行（fabricscope allreduce）由代表全部通道的通道 0 和 1 运行它，但要展示的运行需要每一次传输：请减少节点或通道，或让调优器选择"),
     ("even the channels that stand for all are beyond it: use fewer nodes or channels", "连代表全部通道的那几个通道也超过上限：请减少节点或通道"),
     ("its channels do not stand for one another here (a setting breaks their symmetry: fewer NICs in use, a link's own rate, leaf groups of different sizes, a lossy fabric, a fault): use fewer nodes or channels", "这里它的各通道不能互相代表（某项设置破坏了对称性：所用网卡较少、某条链路有自己的速率、叶交换机组大小不一、有损网络或故障）：请减少节点或通道"),
+    // simulation::alltoall: an AllToAll from channel 0.
+    ("a sweep's row (fabricscope alltoall) and the page run it from channel 0, which stands for every channel, but a run whose trace is expanded needs every transfer: use fewer nodes or channels", "扫描的一行（fabricscope alltoall）和网页由代表全部通道的通道 0 运行它，但需要展开轨迹的运行需要每一次传输：请减少节点或通道"),
+    ("even channel 0 alone is beyond it: use fewer nodes", "连通道 0 单独运行也超过上限：请减少节点"),
+    ("its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them", "它的各通道搬运的分片大小不同，通道 0 不能代表它们：请减少节点或通道，或用能均分到各通道的大小"),
+    ("its channels do not route alike here (routes that hash the channel in or follow the load, a GPU without a NIC of its own in use, a lossy fabric): use fewer nodes or channels", "这里它的各通道路由不同（路由对通道做哈希或随负载变化、有 GPU 没有在用的自有网卡、有损网络）：请减少节点或通道"),
 ];
 
 /// The core's problem sentences and their Chinese.
@@ -136,15 +141,16 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
     ("{} is not a multiple of 4 (elements are 4-byte floats, as in nccl-tests)", "{0} 不是 4 的倍数（元素为 4 字节浮点数，与 nccl-tests 相同）"),
     ("1 node of 1 GPU has no one to talk to: use 2 or more nodes of one GPU", "1 个节点只有 1 个 GPU，没有通信对象：请用 2 个或更多单 GPU 节点"),
     ("{} on {} GPUs over {} channels is {} transfers, more than the engine's limit of {}: use fewer nodes or channels (as a steady state, {} channels run up to {} GPUs where they fold into one and the ring turns by whole nodes, 1 channel up to {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎上限 {4}：请减少节点或通道（按稳态，{5} 个通道在可折叠为一个且环按整节点旋转时最多运行 {6} 个 GPU，1 个通道最多 {7} 个）"),
+    ("{} on {} GPUs over {} channels is {} transfers, more than the engine's limit of {}: use fewer nodes or channels (channel 0 alone, {} transfers, runs for all where the channels are copies of one another: static routes on a lossless fabric, and a size_bytes whose block for each rank splits evenly over the channels)", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎上限 {4}：请减少节点或通道（各通道互为副本时，由通道 0 单独运行代表全部，共 {5} 次传输：需静态路由、无损网络，且每个 rank 的数据块能均分到各通道的 size_bytes）"),
     ("{} on {} GPUs over {} channels is {} transfers, more than the engine's limit of {}: use fewer nodes or channels", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎上限 {4}：请减少节点或通道"),
     ("{} on {} GPUs over {} channels is {} transfers, more than the engine's limit of {}: use fewer nodes or channels, or a smaller size_bytes (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message)", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎上限 {4}：请减少节点或通道，或减小 size_bytes（NCCL 按固定大小把流水线切成块：消息越小块越少）"),
+    ("{} leaves its link {} GB/s, at which this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: give a higher rate or a smaller size_bytes", "{0} 使其链路只剩 {1} GB/s，按此速率模拟时间可能超过引擎的上限 2^61 ns（73 年）：请给出更高的速率或更小的 size_bytes"),
     ("at the slowest link's {} GB/s this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: use faster links or a smaller size_bytes", "按最慢链路的 {0} GB/s，模拟时间可能超过引擎的上限 2^61 ns（73 年）：请用更快的链路或更小的 size_bytes"),
     // simulation: a run too big to simulate, found once the job runs (its why and advice are
     // `CLAUSES`), and the page's own budget (state::page_job).
     ("{} is {} transfers, more than the engine simulates one by one ({}); it runs as a steady state where its steps repeat exactly or their time can be measured, and {}: {}", "{0} 有 {1} 次传输，超过引擎逐一模拟的上限（{2}）；它在各步完全重复或各步用时可测时按稳态运行，而{3}：{4}"),
     ("{} on {} GPUs over {} channels is {} transfers, more than the engine simulates one by one ({}); {}", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎逐一模拟的上限（{4}）；{5}"),
     ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次，或任意规模下能进入稳态的环（试试 1 或 2 个通道）：请减少节点或通道，或用命令行（fabricscope {5}）"),
-    ("{} leaves its link {} GB/s, at which this could run for longer than 2^61 ns (73 years) of simulated time, the engine's horizon: give a higher rate or a smaller size_bytes", "{0} 使其链路只剩 {1} GB/s，按此速率模拟时间可能超过引擎的上限 2^61 ns（73 年）：请给出更高的速率或更小的 size_bytes"),
     ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one, fewer for a smaller message (NCCL cuts its pipeline into chunks of a fixed size): use fewer nodes or channels, a smaller message, or the CLI (fabricscope {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次，消息越小传输越少（NCCL 按固定大小把流水线切成块）：请减少节点或通道、减小消息，或用命令行（fabricscope {5}）"),
     ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one: use fewer nodes or channels, or the CLI (fabricscope {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次：请减少节点或通道，或用命令行（fabricscope {5}）"),
     // plan::node: a node of one's own.

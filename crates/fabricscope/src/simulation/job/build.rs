@@ -13,12 +13,14 @@ impl Job {
         Job::within(scenario, mode, crate::plan::ENGINE_BUDGET)
     }
 
-    /// The job that runs `scenario` as `budget` admits it (`ValidScenario::admit`): whole, or
-    /// as a steady state; else the collective's transfer count, refused.
+    /// The job that runs `scenario` as `budget` admits it (`ValidScenario::admit`): whole, as a
+    /// steady state, or an AllToAll from channel 0; else the collective's transfer count, refused.
     pub fn admitted(scenario: &ValidScenario, budget: crate::plan::Budget) -> Result<Job, u64> {
         match scenario.admit(budget) {
             crate::plan::Admission::Whole => Ok(Job::within(scenario, Mode::Auto, budget)),
             crate::plan::Admission::Steady => Ok(Job::within(scenario, Mode::Steady, budget)),
+            // Channel 0 of an AllToAll for all (`alltoall::beyond`): shown from it, or a point.
+            crate::plan::Admission::Copies { .. } => Ok(Job::within(scenario, Mode::Auto, budget)),
             // A run from the channels that stand for all is a sweep's point, never one to show.
             crate::plan::Admission::Channels { transfers }
             | crate::plan::Admission::Refused { transfers } => Err(transfers),
@@ -48,6 +50,7 @@ impl Job {
             mode,
             tree_limit: budget.transfers,
             measured: budget.measured,
+            copies: budget.copies.min(budget.transfers),
             lean: false,
             hashed: false,
             point: false,

@@ -41,6 +41,8 @@ pub struct Job {
     tree_limit: u64,
     /// Most transfers of a ring's measuring run (`Budget::measured`).
     measured: u64,
+    /// Most transfers of an AllToAll's channel 0 run for all (`Budget::copies`).
+    copies: u64,
     /// Weigh only the forced algorithm for the tuner's table (`lean`).
     lean: bool,
     /// Work a large trace's hash out in slices before the result (`hashed`).
@@ -69,12 +71,13 @@ const HASH_FLOWS_PER_POLL: usize = 32_768;
 
 impl Job {
     /// The first stage: a forced tree beyond `tree_limit` whole from its first channels
-    /// (`tree_channels::forced_beyond`), the big plan (`start_steady`) where the collective is too
+    /// (`tree_channels::forced_beyond`), an AllToAll beyond it from channel 0
+    /// (`alltoall::beyond`), the big plan (`start_steady`) where the collective is too
     /// big to plan as every algorithm's whole schedule, else the exact plan.
     fn start(
         scenario: &ValidScenario,
         mode: Mode,
-        tree_limit: u64,
+        (tree_limit, copies): (u64, u64),
         (lean, point, hashed, images): (bool, bool, bool, bool),
     ) -> Stage {
         let s = scenario.scenario();
@@ -89,6 +92,12 @@ impl Job {
         let topology = scenario.topology();
         if let Some(stage) = super::tree_channels::forced_beyond(scenario, &topology, tree_limit, point) {
             return stage;
+        }
+        if matches!(mode, Mode::Auto | Mode::Symmetric) {
+            let shown = (lean, point || images);
+            if let Some(stage) = super::alltoall::beyond(scenario, &topology, (tree_limit, copies), shown) {
+                return stage;
+            }
         }
         match steady_total
             .map(|total| start_steady(scenario, topology.clone(), total, (tree_limit, lean, point || images)))
@@ -210,7 +219,7 @@ impl Job {
                 self.stage = Job::start(
                     &self.scenario,
                     self.mode,
-                    self.tree_limit,
+                    (self.tree_limit, self.copies),
                     (self.lean, self.point, self.hashed, self.images),
                 );
                 // The plan is this poll's work; a refusal is its result.
@@ -280,7 +289,22 @@ impl Job {
                 self.round();
                 return None;
             }
-            Stage::Running { topology, schedule, run, .. } => run.advance(topology, schedule, batches),
+            Stage::Copies { topology, copies } => {
+                if copies.advance(topology) {
+                    let Stage::Copies { topology, copies } =
+                        std::mem::replace(&mut self.stage, Stage::Done(None))
+                    else {
+                        return None;
+                    };
+                    self.stage = copies.finish(&self.scenario, topology);
+                }
+                return None;
+            }
+            // An AllToAll's flows all move at once, a batch touching every one: one a poll.
+            Stage::Running { topology, schedule, run, .. } => {
+                let one = schedule.collective == crate::scenario::Collective::AllToAll;
+                run.advance(topology, schedule, if one { batches.min(1) } else { batches })
+            }
             Stage::Expanding { unfolding, .. } => {
                 if !unfolding.advance() {
                     return None;
@@ -573,6 +597,7 @@ impl Job {
             | Stage::Weighing { .. }
             | Stage::Search { .. }
             | Stage::TreeChannels { .. }
+            | Stage::Copies { .. }
             | Stage::BuildingTree { .. }
             | Stage::ToMeasure { .. }
             | Stage::Measuring { .. }

@@ -1,0 +1,108 @@
+//! An AllToAll too big to build whole: channel 0 alone, standing for every channel where they
+//! are copies of one another (`engine::symmetry::CopiesSearch`), never expanded. NCCL's
+//! AllToAll on 512 GPUs over 8 channels is 2,093,056 transfers; channel 0 is 261,632 of them.
+
+use super::exact::{folded_stage, COMPARE_TRANSFERS};
+use super::job::run_settings;
+use super::stage::{Plan, Stage};
+use super::weigh::{Weigh, ROUTED_PER_POLL};
+use crate::collective::{Algorithm, Schedule};
+use crate::engine::symmetry::CopiesSearch;
+use crate::plan::{Bound, ValidScenario};
+use crate::scenario::{Collective, ScenarioError};
+use crate::topology::Topology;
+
+/// Channel 0 of an AllToAll, its proof being routed a piece per poll (`Stage::Copies`).
+pub(super) struct Copies {
+    zero: Schedule,
+    search: CopiesSearch,
+    /// Weigh only a forced algorithm (`Job::lean`).
+    lean: bool,
+}
+
+/// The run of channel 0 for all, where `scenario` is an AllToAll of more than `limit` transfers
+/// whose channel 0 is within `copies` (validation admits it so: `plan::Admission::Copies`): its proof
+/// routed a piece per poll (`Copies::advance`), then the tuner's table from channel 0's routes
+/// and channel 0 on links of a C-th of their capacity (`Copies::finish`). Its result is shown
+/// from channel 0 (`Job::showing_images`) or is a sweep's point (`shown`); a run whose trace
+/// would be expanded is refused at once. An error that says why where the channels are not
+/// copies. `None` for anything else. A `lean` job (`Job::lean`) with a forced algorithm weighs
+/// that alone.
+pub(super) fn beyond(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    (limit, copies): (u64, u64),
+    (lean, shown): (bool, bool),
+) -> Option<Stage> {
+    let s = scenario.scenario();
+    let (n, channels, count) = (scenario.n_ranks(), scenario.channels(), s.count());
+    let whole = crate::collective::transfer_count_with(
+        s.collective,
+        s.algorithm,
+        s.nodes,
+        n / s.nodes.max(1),
+        count,
+        channels,
+    );
+    if s.collective != Collective::AllToAll || n < 2 || whole <= limit {
+        return None;
+    }
+    let refused = |why: &str| {
+        let problem = format!(
+            "AllToAll on {n} GPUs over {channels} channels is {whole} transfers, more than the engine simulates one by one ({limit}); {why}"
+        );
+        Some(Stage::Done(Some(Err(ScenarioError { field: "nodes".into(), problem }))))
+    };
+    if !shown {
+        return refused("a sweep's row (fabricscope alltoall) and the page run it from channel 0, which stands for every channel, but a run whose trace is expanded needs every transfer: use fewer nodes or channels");
+    }
+    if n as u64 * (n as u64 - 1) > copies {
+        return refused("even channel 0 alone is beyond it: use fewer nodes");
+    }
+    // Every channel's slice of a block alike: the block splits evenly over the channels.
+    if channels < 2 || (count / n as u64) % channels as u64 != 0 {
+        return refused("its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them");
+    }
+    let zero = crate::collective::alltoall_channel_zero(n, count, channels);
+    let Some(search) = CopiesSearch::start(topology, &zero, scenario.policy(), n as usize) else {
+        return refused("its channels do not route alike here (routes that hash the channel in or follow the load, a GPU without a NIC of its own in use, a lossy fabric): use fewer nodes or channels");
+    };
+    Some(Stage::Copies { topology: topology.clone(), copies: Box::new(Copies { zero, search, lean }) })
+}
+
+impl Copies {
+    /// Routes `ROUTED_PER_POLL` more of channel 0's transfers; true once all are.
+    pub fn advance(&mut self, topology: &Topology) -> bool {
+        self.search.advance(topology, &self.zero, ROUTED_PER_POLL)
+    }
+
+    /// The proof done: the tuner's table as the exact plan makes it (`exact::start_exact`: P2P's
+    /// bound, the whole's to the bit from channel 0's routes, `Symmetry::whole_link_bytes`;
+    /// Bruck's beside it where it stays small), then channel 0's run on the folded links.
+    pub fn finish(self, scenario: &ValidScenario, topology: Topology) -> Stage {
+        let s = scenario.scenario();
+        let Copies { mut zero, search, lean } = self;
+        let symmetry = search.finish(&topology, &zero);
+        let paths = symmetry.channel_zero_paths();
+        let bound = Bound::of_paths(&topology, &zero, paths, |bytes| symmetry.whole_link_bytes(bytes));
+        let mut bounds = vec![(Algorithm::Direct, bound.ns(&topology))];
+        let (g, count, channels) = (scenario.preset().gpus_per_node, s.count(), scenario.channels());
+        let bruck = crate::collective::transfer_count_with(
+            s.collective,
+            Some(Algorithm::Bruck),
+            s.nodes,
+            g,
+            count,
+            channels,
+        );
+        if !(lean && s.algorithm.is_some()) && bruck <= COMPARE_TRANSFERS {
+            let (algorithm, _, ns) =
+                Weigh::start(scenario, Algorithm::Bruck, count).finish(scenario, &topology);
+            bounds.push((algorithm, ns));
+        }
+        let (plan, pick): (Plan, _) = Plan::tuned(scenario, bounds);
+        zero.protocol = s.protocol.unwrap_or(pick.protocol);
+        run_settings(&mut zero, scenario);
+        folded_stage(scenario, topology, (symmetry, zero, None), plan)
+    }
+}
