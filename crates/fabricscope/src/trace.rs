@@ -102,13 +102,15 @@ pub struct Trace {
     #[serde(skip)]
     buckets: Vec<Vec<u32>>,
     /// The flows alive in more slices than `LONG_BUCKETS`, in order: an AllToAll's, every one
-    /// alive from start to end, would otherwise be listed in all 256 (a GiB at 1,024 GPUs).
+    /// alive from start to end, would otherwise be listed in all 256 (a GB at 1,024 GPUs).
     #[serde(skip)]
     long: Vec<u32>,
 }
 
-/// Slices a flow may span and still be listed in each (`Trace::buckets`).
-const LONG_BUCKETS: usize = 8;
+/// Slices a flow may span and still be listed in each (`Trace::buckets`): a quarter of them,
+/// so that a sample, which looks at every longer flow, looks at most at four times the longer
+/// flows alive at its time.
+const LONG_BUCKETS: usize = TIME_BUCKETS as usize / 4;
 
 /// Slices of the run `Trace::sample` indexes flows by.
 const TIME_BUCKETS: u64 = 256;
