@@ -71,8 +71,10 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
             ),
             _ => String::new(),
         };
-        let rounded =
-            row.rounded_count.map(|r| rounded_words(r, row.count, (report.n_ranks, report.channels)));
+        let alltoall = scenario.scenario().collective == fabricscope::Collective::AllToAll;
+        let rounded = row
+            .rounded_count
+            .map(|r| rounded_words(r, row.count, (report.n_ranks, report.channels), alltoall));
         let notes = row.chunk_fit.map(chunk_words).unwrap_or_default() + &rounded.unwrap_or_default();
         out.push_str(&format!(
             "# fabricscope size {:>12} B: {} {}{instead}, {}{notes}, tuner {:.2} us, trace {}\n",
@@ -97,12 +99,18 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
 }
 
 /// ", run at 268434432 of its 268435456 elements (…)": a ring run at fewer elements, whose steps
-/// are alike (`fabricscope::Rounding`), and the bound on its time.
-fn rounded_words(rounded: u64, asked: u64, (n_ranks, channels): (u32, u32)) -> String {
-    format!(
-        ", run at {rounded} of its {asked} elements (rounded down to a multiple of {n_ranks} ranks × {channels} channels: chunks that differ by an element never repeat; within {:.0}% of the asked ring where both run)",
-        100.0 * fabricscope::ROUNDING_BOUND
-    )
+/// are alike (`fabricscope::Rounding`), or an AllToAll whose channels are then copies of one
+/// another (`collective::alltoall_rounded_count`), and the bound on its time.
+fn rounded_words(rounded: u64, asked: u64, (n_ranks, channels): (u32, u32), alltoall: bool) -> String {
+    let bound = 100.0 * fabricscope::ROUNDING_BOUND;
+    match alltoall {
+        false => format!(
+            ", run at {rounded} of its {asked} elements (rounded down to a multiple of {n_ranks} ranks × {channels} channels: chunks that differ by an element never repeat; within {bound:.0}% of the asked ring where both run)"
+        ),
+        true => format!(
+            ", run at {rounded} of its {asked} elements (rounded down to a multiple of {n_ranks} ranks × {channels} channels: slices that differ by an element keep channel 0 from standing for the others; within {bound:.0}% of the asked AllToAll where both run)"
+        ),
+    }
 }
 
 /// ", from 16 and 32 chunks per part, both exact by symmetry (6575.78 and 6132.44 us), to NCCL's

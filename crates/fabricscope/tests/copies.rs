@@ -95,8 +95,9 @@ fn an_alltoall_whose_channels_are_not_copies_is_refused_by_name() {
     // 4 of 8 NICs in use: a GPU whose own NIC is not takes the least-loaded, channel by channel.
     let mut few_nics = alltoall("dgx-h100", 8, 256 << 20, ib());
     few_nics.nics_used = Some(4);
-    // 1 GiB + 256 B over 64 ranks: blocks of 4,194,305 elements, not a multiple of 8 channels.
-    let uneven = alltoall("dgx-h100", 8, (1 << 30) + 256, ib());
+    // 9 elements a block over 8 channels: slices that differ, too small to round
+    // (`collective::alltoall_rounded_count`, `tests/rounded.rs`).
+    let uneven = alltoall("dgx-h100", 8, 64 * 9 * 4, ib());
     for (what, s) in [
         ("RoCE with ECMP", alltoall("dgx-h100", 8, 256 << 20, roce)),
         ("adaptive routing", alltoall("dgx-h100", 8, 256 << 20, adaptive)),

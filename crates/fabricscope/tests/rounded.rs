@@ -154,3 +154,53 @@ fn a_ring_beyond_the_engine_runs_as_its_rounded_ring() {
     let busbw = own.summary.busbw_gbyte_per_s * (1 << 28) as f64 / rounding.rounded as f64;
     assert!((sim.summary.busbw_gbyte_per_s - busbw).abs() < 1e-9 * busbw, "busbw of the size asked");
 }
+
+/// An AllToAll beyond the limit whole whose blocks do not split evenly over its channels runs
+/// from channel 0 at the count rounded down so that they do (`alltoall_rounded_count`), and its
+/// row says so. Where the engine also runs the asked AllToAll transfer by transfer, its time is
+/// within `ROUNDING_BOUND` of the rounded one's, over presets, protocols and slices of 64 to
+/// 100,003 elements a channel, each block short by 1 to 7 elements (fewer than its channels).
+#[test]
+fn an_alltoall_beyond_the_limit_runs_at_its_rounded_count() {
+    use fabricscope::collective::alltoall_rounded_count;
+    use fabricscope::plan::{Budget, ENGINE_BUDGET};
+    let mut worst = (0.0f64, String::new());
+    for (preset, nodes) in [("dgx-h100", 3), ("dgx-a100", 2), ("hgx-b200", 5), ("dgx-1", 3)] {
+        for protocol in [Protocol::Simple, Protocol::Ll128, Protocol::Ll] {
+            for (slice, short) in [(LEAST_ROUNDED_CHUNK, 1), (311, 3), (4099, 7), (100003, 5)] {
+                let with = |count: u64| Scenario {
+                    preset: preset.into(),
+                    nodes,
+                    collective: Collective::AllToAll,
+                    size_bytes: count * 4,
+                    protocol: Some(protocol),
+                    ..Scenario::default_demo()
+                };
+                let probe = with(1 << 20).validate().unwrap();
+                let (n, channels) = (probe.n_ranks() as u64, probe.channels() as u64);
+                // Short by fewer elements than channels (DGX-1 runs 4 channels).
+                let count = ((slice + 1) * channels - short.min(channels - 1)) * n;
+                let asked = with(count).validate().unwrap();
+                let rounded = alltoall_rounded_count(n as u32, count, channels as u32);
+                assert_eq!(rounded, Some(slice * channels * n), "{preset}: slices of {slice}");
+                let exact = simulate_as(&asked, Mode::Exact).unwrap().summary.time.0 as f64;
+                let budget = Budget { transfers: n * (n - 1), ..ENGINE_BUDGET };
+                let row = fabricscope::Job::within(&asked, Mode::Auto, budget).point_hashed().run().unwrap();
+                assert_eq!((row.rounded_count, row.method), (rounded, Method::Symmetric), "{preset}");
+                assert_eq!(row.size_bytes, count * 4, "the size asked");
+                let t_rounded = row.time_us * 1e3;
+                let error = (exact - t_rounded) / t_rounded;
+                let what = format!("{preset} x{nodes} AllToAll {protocol:?} slices of {slice}");
+                println!("{what}: asked {exact} ns, rounded {t_rounded} ns: {:+.3}%", 100.0 * error);
+                assert!(error.abs() <= ROUNDING_BOUND, "{what}: {:+.3}%", 100.0 * error);
+                if error.abs() > worst.0.abs() {
+                    worst = (error, what);
+                }
+            }
+        }
+    }
+    println!("worst {:+.3}%: {}", 100.0 * worst.0, worst.1);
+    // Fewer than 64 elements a channel: not rounded (the run refuses it by name).
+    assert_eq!(alltoall_rounded_count(24, 24 * (63 * 8 + 5), 8), None);
+    assert_eq!(alltoall_rounded_count(24, 24 * 64 * 8, 8), None, "alike already");
+}

@@ -2,7 +2,7 @@
 //! the next), as NCCL runs them with grouped sends and receives, one connection per peer.
 
 use super::protocol::Protocol;
-use super::ring::{chain_chunks, slice};
+use super::ring::{chain_chunks, slice, LEAST_ROUNDED_CHUNK};
 use super::schedule::Hop;
 use super::schedule::{Algorithm, ChunkOp, Deps, Schedule, Transfer};
 use crate::scenario::Collective;
@@ -20,6 +20,19 @@ pub fn alltoall(n: u32, count: u64, n_channels: u32) -> Schedule {
 /// never built. The schedule still says `n_channels`, the whole's.
 pub fn alltoall_channel_zero(n: u32, count: u64, n_channels: u32) -> Schedule {
     alltoall_channels(n, count, n_channels, 1)
+}
+
+/// Where an AllToAll's blocks (`count / n` elements) do not split evenly over `n_channels`, so
+/// that its channels' slices differ by an element and no channel stands for the others, the
+/// count whose blocks do, rounded down: each block loses fewer than `n_channels` elements.
+/// `None` where they split already, or where a channel's slice would keep fewer than
+/// `LEAST_ROUNDED_CHUNK` elements. Its time is within `simulation::ROUNDING_BOUND` of the asked
+/// AllToAll's where both run (`tests/rounded.rs`).
+pub fn alltoall_rounded_count(n: u32, count: u64, n_channels: u32) -> Option<u64> {
+    let channels = n_channels.max(1) as u64;
+    let block = count / n.max(1) as u64;
+    let slice = block / channels;
+    (block % channels != 0 && slice >= LEAST_ROUNDED_CHUNK).then_some(slice * channels * n as u64)
 }
 
 /// `alltoall` over `n_channels`, of which the first `built` are built.

@@ -271,7 +271,8 @@ pub fn tree_channels_provable(scenario: &Scenario, channels: u32) -> bool {
 
 /// Whether an AllToAll's channels may be copies of one another, channel 0 standing for all
 /// (`engine::symmetry::Symmetry::copies`): two channels or more, each block split evenly over
-/// them, static routes on a lossless fabric (the technology's or the scenario's own congested
+/// them (or a count rounded down so that it does, `collective::alltoall_rounded_count`), static
+/// routes on a lossless fabric (the technology's or the scenario's own congested
 /// efficiency). The run still proves it (every connection on its GPU's own NIC, too), and says
 /// so by name where a setting this does not see breaks it.
 pub fn alltoall_copies_provable(scenario: &Scenario, n_ranks: u32, channels: u32) -> bool {
@@ -280,7 +281,8 @@ pub fn alltoall_copies_provable(scenario: &Scenario, n_ranks: u32, channels: u32
     scenario.collective == Collective::AllToAll
         && n_ranks >= 2
         && channels >= 2
-        && (scenario.count() / n_ranks as u64) % channels as u64 == 0
+        && ((scenario.count() / n_ranks as u64) % channels as u64 == 0
+            || crate::collective::alltoall_rounded_count(n_ranks, scenario.count(), channels).is_some())
         && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
         && efficiency == 1.0
 }

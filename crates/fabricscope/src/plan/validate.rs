@@ -445,7 +445,7 @@ impl Scenario {
                             true => ", or a smaller size_bytes (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message)".to_string(),
                             // An AllToAll whose channel 0 would fit but may not stand for all.
                             false if self.collective == Collective::AllToAll && zero <= MAX_TRANSFERS => format!(
-                                " (channel 0 alone, {zero} transfers, runs for all where the channels are copies of one another: static routes on a lossless fabric, and a size_bytes whose block for each rank splits evenly over the channels)"
+                                " (channel 0 alone, {zero} transfers, runs for all where the channels are copies of one another: static routes on a lossless fabric, and at least 64 elements of each rank's block on every channel)"
                             ),
                             false => String::new(),
                         }

@@ -87,7 +87,7 @@ fn the_collectives_problems_read_in_chinese() {
         json!({"collective": "broadcast", "root": 500}),
         json!({"collective": "broadcast", "nodes": 2048, "size_bytes": 1 << 30}),
         json!({"collective": "all_to_all", "nodes": 256}),
-        // Channel 0 would fit, but 9 elements a block do not split over 8 channels.
+        // Channel 0 would fit, but 9 elements a block leave fewer than 64 on each of 8 channels.
         json!({"collective": "all_to_all", "nodes": 128, "size_bytes": 36864}),
         json!({"preset": "dgx-z9"}),
         json!({"preset": "custom"}),

@@ -25,6 +25,7 @@ use crate::trace::Trace;
 
 mod build;
 mod refusals;
+mod round;
 mod run;
 
 use refusals::{not_settled, FEWER};
@@ -138,17 +139,6 @@ impl Job {
         Stage::Done(Some(Err(error)))
     }
 
-    /// Where the big plan runs a ring of fewer elements (`big::ring_row`, `Plan::rounded`):
-    /// every later stage runs that scenario, and the result is given as the one asked for.
-    fn round(&mut self) {
-        if let (Stage::Search { plan: Plan { rounded: Some(count), .. }, .. }, None) =
-            (&self.stage, &self.asked)
-        {
-            let rounded = self.scenario.with_fewer_elements(*count);
-            self.asked = Some(Box::new(std::mem::replace(&mut self.scenario, rounded)));
-        }
-    }
-
     /// Runs up to `batches` event batches; the result once the simulation is done (once: a
     /// later poll gives `None` again).
     pub fn poll(&mut self, batches: u64) -> Option<Result<Simulation, ScenarioError>> {
@@ -216,6 +206,7 @@ impl Job {
                 return Some(Ok(*sim));
             }
             Stage::Start => {
+                self.round_alltoall();
                 self.stage = Job::start(
                     &self.scenario,
                     self.mode,
