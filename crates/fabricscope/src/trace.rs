@@ -96,21 +96,11 @@ pub struct Trace {
     pub link_peak: Vec<f64>,
     /// Event batches the engine handled.
     pub batches: u64,
-    /// The flows alive in each of `TIME_BUCKETS` equal slices of [0, end], of those alive in at
-    /// most `LONG_BUCKETS` of them: `sample` looks only at the slice that holds `t` and at the
-    /// longer flows (`long`), not at every flow. Derived from `flows`.
+    /// The flows alive in each of `TIME_BUCKETS` equal slices of [0, end]: `sample` looks only
+    /// at the slice that holds `t`, not at every flow. Derived from `flows`.
     #[serde(skip)]
     buckets: Vec<Vec<u32>>,
-    /// The flows alive in more slices than `LONG_BUCKETS`, in order: an AllToAll's, every one
-    /// alive from start to end, would otherwise be listed in all 256 (a GB at 1,024 GPUs).
-    #[serde(skip)]
-    long: Vec<u32>,
 }
-
-/// Slices a flow may span and still be listed in each (`Trace::buckets`): a quarter of them,
-/// so that a sample, which looks at every longer flow, looks at most at four times the longer
-/// flows alive at its time.
-const LONG_BUCKETS: usize = TIME_BUCKETS as usize / 4;
 
 /// Slices of the run `Trace::sample` indexes flows by.
 const TIME_BUCKETS: u64 = 256;
@@ -144,7 +134,6 @@ impl Trace {
         batches: u64,
     ) -> Trace {
         let mut buckets = vec![Vec::new(); TIME_BUCKETS as usize];
-        let mut long = Vec::new();
         let width = (end.0 / TIME_BUCKETS).max(1);
         let last = TIME_BUCKETS as usize - 1;
         for (i, flow) in flows.iter().enumerate() {
@@ -152,16 +141,11 @@ impl Trace {
                 continue; // Alive at no time.
             }
             let (a, b) = ((flow.issued.0 / width) as usize, ((flow.finished.0 - 1) / width) as usize);
-            let (a, b) = (a.min(last), b.min(last));
-            if b - a >= LONG_BUCKETS {
-                long.push(i as u32);
-                continue;
-            }
-            for bucket in &mut buckets[a..=b] {
+            for bucket in &mut buckets[a.min(last)..=b.min(last)] {
                 bucket.push(i as u32);
             }
         }
-        Trace { flows, end, link_bytes, link_peak, batches, buckets, long }
+        Trace { flows, end, link_bytes, link_peak, batches, buckets }
     }
 
     /// The trace of finished `flows` on `n_links` links: every byte of a flow crosses every
@@ -183,13 +167,11 @@ impl Trace {
         Trace::new(flows, end, link_bytes.into_iter().map(|b| b as f64).collect(), link_peak, batches)
     }
 
-    /// Indices of the flows that may be alive at `t`, in order (a superset; check
-    /// `issued <= t < finished`): those of the slice that holds `t`, and the long ones.
-    fn alive_near(&self, t: SimTime) -> Ascending<'_> {
+    /// Indices of the flows that may be alive at `t` (a superset; check `issued <= t < finished`).
+    fn alive_near(&self, t: SimTime) -> &[u32] {
         let width = (self.end.0 / TIME_BUCKETS).max(1);
         let bucket = ((t.0 / width) as usize).min(TIME_BUCKETS as usize - 1);
-        let near = self.buckets.get(bucket).map(Vec::as_slice).unwrap_or(&[]);
-        Ascending { a: near, b: &self.long }
+        self.buckets.get(bucket).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// A 64-bit fingerprint of everything recorded (FNV-1a over every time, path, byte count and
@@ -299,7 +281,7 @@ impl Trace {
     pub fn sample(&self, t: SimTime) -> Frame {
         let mut link_rate = vec![0.0; self.link_bytes.len()];
         let mut in_flight = Vec::new();
-        for i in self.alive_near(t) {
+        for &i in self.alive_near(t) {
             let flow = &self.flows[i as usize];
             if t < flow.issued || t >= flow.finished {
                 continue;
@@ -326,30 +308,6 @@ impl Trace {
     /// Mean utilisation of every link over the whole run, in [0, 1].
     pub fn mean_utilisation(&self, topology: &Topology) -> Vec<f64> {
         mean_utilisation(topology, self.end, &self.link_bytes)
-    }
-}
-
-/// Two ascending lists of distinct flow indices, merged in ascending order (`Trace::alive_near`:
-/// a sample adds the flows' rates in the order of their indices, as it always has).
-struct Ascending<'a> {
-    a: &'a [u32],
-    b: &'a [u32],
-}
-
-impl Iterator for Ascending<'_> {
-    type Item = u32;
-
-    fn next(&mut self) -> Option<u32> {
-        let take_a = match (self.a.first(), self.b.first()) {
-            (Some(x), Some(y)) => x < y,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => return None,
-        };
-        let list = if take_a { &mut self.a } else { &mut self.b };
-        let (&first, rest) = list.split_first()?;
-        *list = rest;
-        Some(first)
     }
 }
 

@@ -346,9 +346,18 @@ fn clean_chromium_temp() {
 
 /// A minimal static file server for the browser tests: GET only, loopback only, one
 /// connection at a time, `Connection: close`.
+/// Serves `dir`, each connection on a thread of its own: a browser opens connections ahead of
+/// its requests and may leave one idle, which a server answering one connection at a time
+/// waits on while the page's other requests (its workers' scripts) queue behind it; the
+/// browser tests timed out so now and then (a page load of 30 s, a worker never started).
 fn serve_static(listener: TcpListener, dir: PathBuf) {
+    let dir = std::sync::Arc::new(dir);
     for stream in listener.incoming().flatten() {
-        let _ = respond(stream, &dir);
+        let dir = std::sync::Arc::clone(&dir);
+        std::thread::spawn(move || {
+            let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(60)));
+            let _ = respond(stream, &dir);
+        });
     }
 }
 
