@@ -134,10 +134,18 @@ fn main() {
     // The tuner's own pick at 1,024 and 16,384 GPUs as `fabricscope allreduce --nodes N -b 1G
     // -e 1G` makes its row: NVLSTree from part 0 of channels 0 and 1, the whole trace's hash
     // streamed.
-    for (name, nodes) in [("tuner-pick-1GiB-1024-gpus", 128), ("tuner-pick-1GiB-16384-gpus", 2048)] {
-        let tree = Scenario { nodes, size_bytes: 1 << 30, ..Scenario::default_demo() };
-        let runs = if nodes <= 128 { 3 } else { 1 };
-        match tree.validate().map(|valid| time(runs, || fabricscope::sweep_size(&valid, 1 << 30, true))) {
+    // And AllToAll on 1,024 GPUs as `fabricscope alltoall --nodes 128 -b 1G -e 1G` makes its row:
+    // channel 0 of 8 (1,047,552 of 8,380,416 transfers) for all, the whole trace's hash streamed;
+    // its tuner's time is the model's own (NCCL has none for P2P).
+    let alltoall = |nodes| Scenario { nodes, collective: Collective::AllToAll, ..Scenario::default_demo() };
+    let tuners = |nodes| Scenario { nodes, ..Scenario::default_demo() };
+    for (name, scenario, runs, model) in [
+        ("tuner-pick-1GiB-1024-gpus", tuners(128), 3, "NCCL's model"),
+        ("tuner-pick-1GiB-16384-gpus", tuners(2048), 1, "NCCL's model"),
+        ("alltoall-1GiB-1024-gpus", alltoall(128), 1, "the tuner's bound"),
+    ] {
+        let sized = Scenario { size_bytes: 1 << 30, ..scenario };
+        match sized.validate().map(|valid| time(runs, || fabricscope::sweep_size(&valid, 1 << 30, true))) {
             Ok((seconds, Ok(row))) => {
                 let peak = peak_kib()
                     .map_or(String::new(), |k| format!("; peak so far {} MB", k * 1024 / 1_000_000));
@@ -154,7 +162,7 @@ fn main() {
                     None => String::new(),
                 };
                 let detail = format!(
-                    "{} {}, {}{chunks}: {:.0} us simulated, busbw {:.1} GB/s; NCCL's model {:.0} us; trace {}{peak}",
+                    "{} {}, {}{chunks}: {:.0} us simulated, busbw {:.1} GB/s; {model} {:.0} us; trace {}{peak}",
                     row.algorithm.nccl_name(),
                     row.protocol.nccl_name(),
                     row.method.name(),
@@ -171,37 +179,6 @@ fn main() {
                 &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'"),
             ),
         }
-    }
-    // AllToAll on 1,024 GPUs as `fabricscope alltoall --nodes 128 -b 1G -e 1G` makes its row:
-    // channel 0 of 8 (1,047,552 of 8,380,416 transfers) for all, the whole trace's hash streamed.
-    let alltoall = Scenario {
-        nodes: 128,
-        size_bytes: 1 << 30,
-        collective: Collective::AllToAll,
-        ..Scenario::default_demo()
-    };
-    let name = "alltoall-1GiB-1024-gpus";
-    match alltoall.validate().map(|valid| time(1, || fabricscope::sweep_size(&valid, 1 << 30, true))) {
-        Ok((seconds, Ok(row))) => {
-            let peak =
-                peak_kib().map_or(String::new(), |k| format!("; peak so far {} MB", k * 1024 / 1_000_000));
-            let detail = format!(
-                "{} {}, {}: {:.0} us simulated, busbw {:.1} GB/s; the tuner's bound {:.0} us; trace {}{peak}",
-                row.algorithm.nccl_name(),
-                row.protocol.nccl_name(),
-                row.method.name(),
-                row.time_us,
-                row.busbw_gbyte_per_s,
-                row.tuner_time_us,
-                row.trace_hash
-            );
-            report(name, Some(seconds), &detail);
-        }
-        Ok((_, Err(errors))) | Err(errors) => report(
-            name,
-            None,
-            &errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ").replace('"', "'"),
-        ),
     }
     // The page's own jobs, natively: the browser rows' twins (`Job::admitted` under the page's
     // budget, the trace hashed before the result as the page does).
