@@ -475,6 +475,10 @@ pub(crate) struct Row {
     /// ran, rounded down to a multiple of ranks × channels (its time within `fabricscope::ROUNDING_BOUND`).
     #[serde(skip_serializing_if = "Option::is_none")]
     rounded_count: Option<u64>,
+    /// No engine run (method "max-min bound"): the exact run's proved latest end [us]; the
+    /// row's time is the proved earliest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    upper_bound_us: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -512,11 +516,14 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
     let sizes = sweep_sizes(args.min, args.max, args.factor);
     let s = scenario.scenario();
     // With faults, the largest size's simulation also says which steps wait on each faulted link
-    // (not an AllToAll run from channel 0, whose trace is never expanded: its sends are all
-    // posted at once, no step waiting on another).
+    // (not an AllToAll run from channel 0, whose trace is never expanded, or bounded without a
+    // run: its sends are all posted at once, no step waiting on another).
     let expands = |size: u64| {
         let admitted = scenario.with_size(size).map(|s| s.admit(fabricscope::plan::ENGINE_BUDGET));
-        !matches!(admitted, Ok(fabricscope::plan::Admission::Copies { .. }))
+        !matches!(
+            admitted,
+            Ok(fabricscope::plan::Admission::Copies { .. } | fabricscope::plan::Admission::Bounded { .. })
+        )
     };
     let (points, faults) = match sizes.split_last() {
         Some((&largest, rest)) if !s.faults.is_empty() && expands(largest) => {
@@ -551,6 +558,7 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             method: point.method.name(),
             chunk_fit: point.chunk_fit,
             rounded_count: point.rounded_count,
+            upper_bound_us: point.upper_bound_us,
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,

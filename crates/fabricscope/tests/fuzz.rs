@@ -346,11 +346,23 @@ fn exercise(text: &str, tally: &mut Tally) {
         assert!(refused.is_err_and(|e| e.field == "nodes" && e.problem.contains("a sweep's row")));
         return;
     }
-    if let Admission::Copies { .. } = valid.admit(ENGINE_BUDGET) {
+    if let admitted @ (Admission::Copies { .. } | Admission::Bounded { .. }) = valid.admit(ENGINE_BUDGET) {
         // An AllToAll beyond the engine whole runs from channel 0 as a sweep's point or shown
-        // from it, never expanded; a run to expand says so by name at once.
+        // from it, never expanded, or is a sweep's row bounded without a run; a run to expand
+        // says so by name at once.
         let refused = simulate(&valid).map(|sim| sim.summary.time);
         assert!(refused.is_err_and(|e| e.field == "nodes" && e.problem.contains("a sweep's row")));
+        let n = valid.n_ranks() as u64;
+        if matches!(admitted, Admission::Bounded { .. }) && n * (n - 1) <= 300_000 {
+            // The bounded row, where it is quick: its bounds in order, or a refusal by name.
+            match fabricscope::Job::new(&valid, fabricscope::Mode::Auto).point().run() {
+                Ok(row) => {
+                    let upper = row.upper_bound_us.expect("a bounded row's upper bound");
+                    assert!(row.time_us.is_finite() && row.time_us <= upper, "bounds in order");
+                }
+                Err(e) => assert!(e.field == "nodes" && e.problem.contains("route alike"), "{e}"),
+            }
+        }
         return;
     }
     let n = valid.n_ranks();

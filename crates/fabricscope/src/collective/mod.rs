@@ -21,6 +21,7 @@ pub use builder::{FirstChannels, ScheduleBuilder};
 pub use direct::{alltoall, alltoall_channel_zero, alltoall_rounded_count, sendrecv};
 pub use hierarchical::{collnet_allreduce, hierarchical_allreduce};
 pub use protocol::Protocol;
+pub(crate) use ring::slice;
 pub use ring::{
     chain_chunk_bytes, chain_chunks, identity_order, ring_allreduce, ring_chain, ring_channel_zero,
     ring_first_step, ring_gather_or_scatter, ring_order, ring_prefix, ring_prefix_channel_zero,

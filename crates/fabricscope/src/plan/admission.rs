@@ -14,6 +14,10 @@
 //!                                                          → Steady  (`simulation`'s big plan)
 //!   a forced Tree or NVLSTree whose channels 0 and 1 stand for all and fit budget.transfers
 //!                                                          → Channels (a sweep's point only)
+//!   an AllToAll on static routes and a lossless fabric:
+//!     blocks that split (or round) over the channels, channel 0's n(n-1) within budget.copies
+//!                                                          → Copies  (channel 0 runs for all)
+//!     channel 0's n(n-1) within budget.bounded             → Bounded (a sweep's row, bounded)
 //!   otherwise                                              → Refused { transfers }
 //! ```
 
@@ -21,7 +25,9 @@ use crate::catalog::Routing;
 use crate::collective::{
     ring_rounded_count, ring_steady_steps, transfer_count, transfer_count_with, NCCL_STEPS,
 };
-use crate::limits::{MAX_MEASURED_TRANSFERS, MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS};
+use crate::limits::{
+    MAX_BOUNDED_ROUTES, MAX_MEASURED_TRANSFERS, MAX_SHOWN_EXPANDED, MAX_STEADY_PREFIX, MAX_TRANSFERS,
+};
 use crate::scenario::{Algorithm, Collective, Protocol, Scenario};
 
 /// Collectives with more transfers than this run as a steady state where they can: a prefix of
@@ -57,6 +63,10 @@ pub struct Budget {
     /// the run's first poll issues them all and each event batch moves them all: its polls grow
     /// with channel 0, not with `transfers`.
     pub copies: u64,
+    /// Most routes of an AllToAll bounded rather than simulated, where even its channel 0 is
+    /// beyond `copies` (`Admission::Bounded`: channel 0's n(n-1) pairs, each routed once; 0:
+    /// none). A sweep's row only: there is no trace.
+    pub bounded: u64,
 }
 
 /// The engine's own limits, which `validate` enforces.
@@ -66,6 +76,7 @@ pub const ENGINE_BUDGET: Budget = Budget {
     shown_expanded: MAX_SHOWN_EXPANDED,
     measured: MAX_TRANSFERS,
     copies: MAX_TRANSFERS,
+    bounded: MAX_BOUNDED_ROUTES,
 };
 
 /// Most transfers the page simulates one by one (about 2 s in WebAssembly here), enough for a
@@ -86,6 +97,7 @@ pub const PAGE_BUDGET: Budget = Budget {
     // flows a batch (channel 0 of 28 DGX H100 at 8 channels, 399,616 transfers), 20-40 ms
     // natively a poll, and channel 0 of 32 nodes took 40-50 ms.
     copies: 0,
+    bounded: 0,
 };
 
 /// How a collective fits a budget.
@@ -104,6 +116,10 @@ pub enum Admission {
     /// channel 0 stands for all and fits (`alltoall_copies_provable`): run from channel 0,
     /// shown from it or a sweep's point (`simulation::alltoall`). The whole's transfer count.
     Copies { transfers: u64 },
+    /// Too big even from channel 0, but an AllToAll whose channels may be copies of one another
+    /// and whose channel 0's pairs are within `Budget::bounded`: a sweep's row, bounded by the
+    /// max-min fluid rather than simulated (`simulation::bounded`). The whole's transfer count.
+    Bounded { transfers: u64 },
     /// None of these: the collective's transfer count.
     Refused { transfers: u64 },
 }
@@ -124,6 +140,8 @@ pub fn admit(
     if transfers <= budget.transfers {
         return Admission::Whole;
     }
+    // An AllToAll's channel 0: every ordered pair of ranks.
+    let zero = n_ranks as u64 * (n_ranks as u64).saturating_sub(1);
     let ring = runs_steady(scenario, n_ranks, channels, count).is_some()
         && ring_prefixes_fit(n_ranks, channels, budget);
     let tree = runs_big(scenario, n_ranks, channels, count, switch_reduces).is_some()
@@ -133,9 +151,11 @@ pub fn admit(
     } else if let Some(tree) = forced_tree_beyond(scenario, n_ranks, channels, budget) {
         Admission::Channels { transfers: tree }
     } else if alltoall_copies_provable(scenario, n_ranks, channels)
-        && n_ranks as u64 * (n_ranks as u64 - 1) <= budget.copies.min(budget.transfers)
+        && zero <= budget.copies.min(budget.transfers)
     {
         Admission::Copies { transfers }
+    } else if alltoall_bounded_provable(scenario, n_ranks) && zero <= budget.bounded {
+        Admission::Bounded { transfers }
     } else {
         Admission::Refused { transfers }
     }
@@ -283,6 +303,18 @@ pub fn alltoall_copies_provable(scenario: &Scenario, n_ranks: u32, channels: u32
         && channels >= 2
         && ((scenario.count() / n_ranks as u64) % channels as u64 == 0
             || crate::collective::alltoall_rounded_count(n_ranks, scenario.count(), channels).is_some())
+        && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
+        && efficiency == 1.0
+}
+
+/// Whether `scenario` is an AllToAll that a sweep's row may bound by max-min sharing
+/// (`simulation::bounded`): static routes on a lossless fabric, at any size (its channels' slices
+/// may differ by an element). Its channels must also route alike, which the router checks.
+pub fn alltoall_bounded_provable(scenario: &Scenario, n_ranks: u32) -> bool {
+    let technology = scenario.fabric.technology.spec();
+    let efficiency = scenario.fabric.congested_efficiency.unwrap_or(technology.congested_efficiency);
+    scenario.collective == Collective::AllToAll
+        && n_ranks >= 2
         && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
         && efficiency == 1.0
 }

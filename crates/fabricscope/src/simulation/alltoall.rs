@@ -31,8 +31,8 @@ pub(super) struct Copies {
 pub(super) fn beyond(
     scenario: &ValidScenario,
     topology: &Topology,
-    (limit, copies): (u64, u64),
-    (lean, shown): (bool, bool),
+    (limit, (copies, bounded)): (u64, (u64, u64)),
+    (lean, point, images): (bool, bool, bool),
 ) -> Option<Stage> {
     let s = scenario.scenario();
     let (n, channels, count) = (scenario.n_ranks(), scenario.channels(), s.count());
@@ -53,19 +53,28 @@ pub(super) fn beyond(
         );
         Some(Stage::Done(Some(Err(ScenarioError { field: "nodes".into(), problem }))))
     };
-    if !shown {
+    if !(point || images) {
         return refused("a sweep's row (fabricscope alltoall) and the page run it from channel 0, which stands for every channel, but a run whose trace is expanded needs every transfer: use fewer nodes or channels");
     }
-    if n as u64 * (n as u64 - 1) > copies {
-        return refused("even channel 0 alone is beyond it: use fewer nodes");
-    }
+    let zero = n as u64 * (n as u64 - 1);
+    let not_alike = "its channels do not route alike here (routes that hash the channel in or follow the load, a GPU without a NIC of its own in use, a lossy fabric): use fewer nodes or channels";
     // Every channel's slice of a block alike: the block splits evenly over the channels.
-    if channels < 2 || (count / n as u64) % channels as u64 != 0 {
-        return refused("its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them");
+    let uneven = channels < 2 || (count / n as u64) % channels as u64 != 0;
+    if zero > copies || uneven {
+        // A sweep's row beyond channel 0's run, or whose slices differ: bounded by max-min
+        // sharing from channel 0's routes (`bounded`), which needs neither.
+        if point && zero <= bounded {
+            return super::bounded::start(scenario, topology).or_else(|| refused(not_alike));
+        }
+        return refused(&match (zero > copies, point) {
+            (true, true) => format!("even channel 0's {zero} pairs are beyond what a sweep's row bounds ({bounded}): use fewer nodes"),
+            (true, false) => "even channel 0 alone is beyond it: a sweep's row (fabricscope alltoall) bounds it, a run to show needs fewer nodes".into(),
+            (false, _) => "its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them".into(),
+        });
     }
     let zero = crate::collective::alltoall_channel_zero(n, count, channels);
     let Some(search) = CopiesSearch::start(topology, &zero, scenario.policy(), n as usize) else {
-        return refused("its channels do not route alike here (routes that hash the channel in or follow the load, a GPU without a NIC of its own in use, a lossy fabric): use fewer nodes or channels");
+        return refused(not_alike);
     };
     Some(Stage::Copies { topology: topology.clone(), copies: Box::new(Copies { zero, search, lean }) })
 }

@@ -15,6 +15,7 @@
 mod alltoall;
 mod alpha_beta;
 mod big;
+mod bounded;
 mod chunk_fit;
 mod exact;
 mod export;
@@ -31,6 +32,7 @@ mod waits;
 mod weigh;
 
 pub use alpha_beta::AlphaBeta;
+pub use bounded::Bounds;
 pub use chunk_fit::{nvls_tree_ran, nvls_tree_time, ChunkFit, FinerTask, CHUNK_FIT_BOUND, FINE_CHUNKS};
 pub use fluid::{EXTRAPOLATION_BOUND, MEASURED_STEPS};
 pub use job::Job;
@@ -96,6 +98,9 @@ pub struct Simulation {
     /// time and link bytes are that ring's, its bandwidths the asked size's over that time:
     /// within `ROUNDING_BOUND` of the asked ring's (`collective::ring_rounded_count`).
     pub rounded: Option<u64>,
+    /// Where no engine ran (`Method::Bounded`, an AllToAll too big even from channel 0): the
+    /// bounds max-min sharing proves on the time; `schedule` and `trace` then hold no transfer.
+    pub bounded: Option<Bounds>,
     /// Bytes each link carried over the whole collective.
     pub link_bytes: Vec<f64>,
     /// The trace's hash, once worked out (`hash_hex`; a hashed `Job` works it out in slices).

@@ -132,6 +132,12 @@ pub(super) enum Stage {
         topology: Topology,
         copies: Box<super::alltoall::Copies>,
     },
+    /// An AllToAll too big even from channel 0, its pairs routed a piece per poll for the
+    /// bounds of max-min sharing (`bounded`): a sweep's row.
+    Bounding {
+        topology: Topology,
+        bounding: Box<super::bounded::Bounding>,
+    },
     /// Not yet planned (`Job::new`).
     Start,
     /// A big plan being weighed, a piece per poll (`big::weigh`).

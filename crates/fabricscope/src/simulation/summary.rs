@@ -38,6 +38,13 @@ pub enum Method {
     /// NCCL's every chunk over `tests/chunk_fit.rs`'s matrix; link bytes exact.
     #[serde(rename = "fitted to NCCL's chunks (±1%)")]
     ChunkFit,
+    /// No engine run: an AllToAll whose every flow starts at once, each of the same bytes,
+    /// bounded by max-min sharing from its routes alone (`bounded`). The time is the lower
+    /// bound, the busiest link's bytes from its first flow's start; the exact run is proved no
+    /// later than `Simulation::bounded`'s upper bound (every flow gets at least its links'
+    /// capacity over their flow counts). `tests/bounded.rs` holds `Exact` within the two.
+    #[serde(rename = "max-min bound")]
+    Bounded,
 }
 
 impl Method {
@@ -49,6 +56,7 @@ impl Method {
             Method::Symmetric => "exact by symmetry",
             Method::Extrapolated => "extrapolated steady state (±3%)",
             Method::ChunkFit => "fitted to NCCL's chunks (±1%)",
+            Method::Bounded => "max-min bound",
         }
     }
 }
@@ -133,6 +141,7 @@ pub(super) fn finish(
         stride,
         parts,
         images: None,
+        bounded: None,
         link_bytes,
         step_index,
         trace_hash: std::sync::OnceLock::new(),
@@ -165,7 +174,7 @@ pub(super) fn refit(sim: &mut Simulation, end: SimTime, method: Method) {
     sim.summary = summarise(&sim.scenario, &sim.topology, end, &sim.link_bytes, method);
 }
 
-fn summarise(
+pub(super) fn summarise(
     scenario: &ValidScenario,
     topology: &Topology,
     end: SimTime,
@@ -211,9 +220,14 @@ mod tests {
         assert!(Method::Extrapolated.name().ends_with(&bound));
         let bound = format!("(±{:.0}%)", 100.0 * super::super::CHUNK_FIT_BOUND);
         assert!(Method::ChunkFit.name().ends_with(&bound));
-        for method in
-            [Method::Exact, Method::SteadyState, Method::Symmetric, Method::Extrapolated, Method::ChunkFit]
-        {
+        for method in [
+            Method::Exact,
+            Method::SteadyState,
+            Method::Symmetric,
+            Method::Extrapolated,
+            Method::ChunkFit,
+            Method::Bounded,
+        ] {
             let json = serde_json::to_string(&method).unwrap();
             assert_eq!(json, format!("\"{}\"", method.name()));
         }

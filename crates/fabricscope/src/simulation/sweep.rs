@@ -36,6 +36,10 @@ pub struct SweepPoint {
     /// A ring run at fewer elements, whose steps are alike (`Simulation::rounded`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounded_count: Option<u64>,
+    /// Where no engine ran (`Method::Bounded`): the upper bound max-min sharing proves on the
+    /// time [us] (the time is the lower).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper_bound_us: Option<f64>,
 }
 
 /// A sweep's point simulated a slice at a time (`Job::point`): `poll` as `Job::poll`, giving
@@ -142,11 +146,13 @@ pub fn sweep_point(sim: &Simulation, hash: bool) -> SweepPoint {
             .find(|row| row.protocol == sim.schedule.protocol && row.algorithm == sim.schedule.algorithm)
             .map(|row| row.predicted_ns / 1e3)
             .unwrap_or(f64::NAN),
-        trace_hash: if hash { sim.hash_hex() } else { String::new() },
+        // A bounded row has no trace to hash.
+        trace_hash: if hash && sim.bounded.is_none() { sim.hash_hex() } else { String::new() },
         method: sim.summary.method,
         tuner_pick_not_run: sim.tuner_pick_not_run(),
         tuner_pick_time_us: sim.tuner_pick_predicted_ns().map(|ns| ns / 1e3),
         chunk_fit: sim.chunk_fit,
         rounded_count: sim.rounded,
+        upper_bound_us: sim.bounded.map(|b| b.upper_ns as f64 / 1e3),
     }
 }

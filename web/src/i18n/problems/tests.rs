@@ -86,9 +86,12 @@ fn the_collectives_problems_read_in_chinese() {
         json!({"collective": "broadcast", "algorithm": "Tree", "nodes": 2}),
         json!({"collective": "broadcast", "root": 500}),
         json!({"collective": "broadcast", "nodes": 2048, "size_bytes": 1 << 30}),
-        json!({"collective": "all_to_all", "nodes": 256}),
-        // Channel 0 would fit, but 9 elements a block leave fewer than 64 on each of 8 channels.
-        json!({"collective": "all_to_all", "nodes": 128, "size_bytes": 36864}),
+        // Beyond what a sweep's row bounds: channel 0's 77 million pairs.
+        json!({"collective": "all_to_all", "nodes": 1100}),
+        // Within it, but hashed routes on a lossy fabric: no bound holds.
+        json!({"collective": "all_to_all", "nodes": 256, "fabric": {"technology": "roce"}}),
+        // Channel 0 would fit, but not as copies: ECMP hashes the channel in.
+        json!({"collective": "all_to_all", "nodes": 128, "fabric": {"technology": "roce"}}),
         json!({"preset": "dgx-z9"}),
         json!({"preset": "custom"}),
         json!({"nics_used": 40}),

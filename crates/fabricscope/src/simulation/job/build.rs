@@ -23,6 +23,7 @@ impl Job {
             crate::plan::Admission::Copies { .. } => Ok(Job::within(scenario, Mode::Auto, budget)),
             // A run from the channels that stand for all is a sweep's point, never one to show.
             crate::plan::Admission::Channels { transfers }
+            | crate::plan::Admission::Bounded { transfers }
             | crate::plan::Admission::Refused { transfers } => Err(transfers),
         }
     }
@@ -35,7 +36,9 @@ impl Job {
         budget: crate::plan::Budget,
     ) -> Result<crate::simulation::sweep::PointJob, u64> {
         match scenario.admit(budget) {
-            crate::plan::Admission::Channels { .. } => Ok(Job::within(scenario, Mode::Auto, budget).point()),
+            crate::plan::Admission::Channels { .. } | crate::plan::Admission::Bounded { .. } => {
+                Ok(Job::within(scenario, Mode::Auto, budget).point())
+            }
             _ => Job::admitted(scenario, budget).map(Job::point),
         }
     }
@@ -50,7 +53,7 @@ impl Job {
             mode,
             tree_limit: budget.transfers,
             measured: budget.measured,
-            copies: budget.copies.min(budget.transfers),
+            copies: (budget.copies.min(budget.transfers), budget.bounded),
             lean: false,
             hashed: false,
             point: false,

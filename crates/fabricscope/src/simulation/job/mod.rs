@@ -42,8 +42,9 @@ pub struct Job {
     tree_limit: u64,
     /// Most transfers of a ring's measuring run (`Budget::measured`).
     measured: u64,
-    /// Most transfers of an AllToAll's channel 0 run for all (`Budget::copies`).
-    copies: u64,
+    /// Most transfers of an AllToAll's channel 0 run for all (`Budget::copies`), and most
+    /// pairs of one bounded rather than run (`Budget::bounded`).
+    copies: (u64, u64),
     /// Weigh only the forced algorithm for the tuner's table (`lean`).
     lean: bool,
     /// Work a large trace's hash out in slices before the result (`hashed`).
@@ -78,7 +79,7 @@ impl Job {
     fn start(
         scenario: &ValidScenario,
         mode: Mode,
-        (tree_limit, copies): (u64, u64),
+        (tree_limit, copies): (u64, (u64, u64)),
         (lean, point, hashed, images): (bool, bool, bool, bool),
     ) -> Stage {
         let s = scenario.scenario();
@@ -95,7 +96,7 @@ impl Job {
             return stage;
         }
         if matches!(mode, Mode::Auto | Mode::Symmetric) {
-            let shown = (lean, point || images);
+            let shown = (lean, point, images);
             if let Some(stage) = super::alltoall::beyond(scenario, &topology, (tree_limit, copies), shown) {
                 return stage;
             }
@@ -278,6 +279,17 @@ impl Job {
                     }
                 };
                 self.round();
+                return None;
+            }
+            Stage::Bounding { topology, bounding } => {
+                if bounding.advance(topology) {
+                    let Stage::Bounding { topology, bounding } =
+                        std::mem::replace(&mut self.stage, Stage::Done(None))
+                    else {
+                        return None;
+                    };
+                    self.stage = bounding.finish(&self.scenario, topology);
+                }
                 return None;
             }
             Stage::Copies { topology, copies } => {
@@ -583,6 +595,7 @@ impl Job {
         }
         match &self.stage {
             Stage::Done(_) => 1.0,
+            Stage::Bounding { bounding, .. } => bounding.progress(),
             Stage::Start
             | Stage::Planning { .. }
             | Stage::Weighing { .. }

@@ -28,7 +28,7 @@ impl Job {
             && s.collective == crate::scenario::Collective::AllToAll
             && s.algorithm.is_none_or(|a| a == crate::collective::Algorithm::Direct)
             && whole > self.tree_limit
-            && n as u64 * (n as u64 - 1) <= self.copies;
+            && n as u64 * (n as u64 - 1) <= self.copies.0;
         let rounded = crate::collective::alltoall_rounded_count(n, s.count(), channels);
         if let (true, Some(count), None) = (beyond, rounded, &self.asked) {
             let rounded = self.scenario.with_fewer_elements(count);
