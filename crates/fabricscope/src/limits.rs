@@ -15,7 +15,7 @@
 //! | link bandwidth | > 0, ≤ `MAX_BANDWIDTH_GBYTE_PER_S` (100,000 GB/s) | |
 //! | link latency | ≤ `MAX_LATENCY_NS` (10 s) | |
 //! | transfers of one collective | ≤ `MAX_TRANSFERS` (2,000,000), or a steady state whose prefix is ≤ `MAX_STEADY_PREFIX` (600,000) (or, where its channels fold and the ring turns by whole nodes, whose two shown steps expand to ≤ `MAX_SHOWN_EXPANDED`, 2,097,152 flows), extrapolated from a measuring run of ≤ `MAX_TRANSFERS` (on the page `MAX_MEASURED_TRANSFERS`, 1,000,000: `plan::Budget::measured`); for a sweep's row, a tree whose channels fold, whose channels that run for all (of an NVLSTree whose parts fold, part 0 of each) are ≤ `MAX_TRANSFERS` (`simulation::tree_channels`) | engine time and memory (about 1.5 s and 600 MB natively) |
-//! | routes of an AllToAll bounded rather than simulated | ≤ `MAX_BOUNDED_ROUTES` (2^26: 8,192 GPUs' n(n-1)) | every pair of channel 0 is routed, about 0.2 µs each (`simulation::bounded`) |
+//! | routes of an AllToAll bounded rather than simulated | ≤ `MAX_BOUNDED_ROUTES` (2^26): each GPU's ways in and out, and the fabric from every leaf of a rail to each NIC (`routing::PairCount::routes`; 131,072 GPUs on radix-128 switches take 35.6 million) | about 0.2 µs a route (`simulation::bounded`) |
 //! | simulated time | ≤ `HORIZON_NS` (2^61 ns, 73 years), bounded up front from the slowest link | no time sum can overflow |
 //! | elements `verify` executes | ≤ `MAX_VERIFY_ELEMENTS` (2^22) | 32 MiB of i64s |
 //! | custom model | layers ≤ 1,024, hidden ≤ 131,072, sequence ≤ 2^20, vocabulary ≤ 2^21, routed experts ≤ `MAX_EXPERTS` (4,096) | |
@@ -46,8 +46,8 @@ pub const MAX_OVERSUBSCRIPTION: f64 = 16.0;
 pub const MAX_BANDWIDTH_GBYTE_PER_S: f64 = 100_000.0;
 /// Largest link latency a scenario may set [ns] (10 s).
 pub const MAX_LATENCY_NS: u64 = 10_000_000_000;
-/// Most routes of an AllToAll's fluid bound (`simulation::bounded`): channel 0's n(n-1) pairs,
-/// each routed once (8,192 GPUs: 67,100,672).
+/// Most routes an AllToAll's bound takes (`simulation::bounded`, `routing::PairCount::routes`):
+/// about 15 s natively.
 pub const MAX_BOUNDED_ROUTES: u64 = 1 << 26;
 /// Most transfers one simulated collective may have (a ring AllReduce has 2(n-1)·n·channels).
 pub const MAX_TRANSFERS: u64 = 2_000_000;

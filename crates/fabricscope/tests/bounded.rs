@@ -122,7 +122,7 @@ fn every_exact_run_ends_within_its_bounds() {
 fn an_alltoall_beyond_channel_0_is_a_bounded_row() {
     let s = alltoall("dgx-h100", 192, 1 << 30, FabricConfig::default());
     let valid = s.validate().unwrap();
-    let (n, transfers) = (1536u64, 1536 * 1535 * 8);
+    let transfers = 1536 * 1535 * 8;
     assert_eq!(valid.admit(ENGINE_BUDGET), Admission::Bounded { transfers });
     let row = Job::new(&valid, Mode::Auto).point_hashed().run().unwrap();
     assert_eq!(row.method, Method::Bounded);
@@ -131,7 +131,6 @@ fn an_alltoall_beyond_channel_0_is_a_bounded_row() {
     let refused = fabricscope::simulate(&valid).map(|sim| sim.summary.time).unwrap_err();
     assert_eq!(refused.field, "nodes");
     assert!(refused.problem.contains("a sweep's row"), "{}", refused.problem);
-    assert!(n * (n - 1) <= fabricscope::limits::MAX_BOUNDED_ROUTES);
 }
 
 /// Where the channels do not route alike or the fabric loses efficiency when shared, no bound
@@ -153,8 +152,9 @@ fn the_bounds_are_refused_where_they_do_not_hold() {
             }
         }
     }
-    // Beyond the routes a row may take: refused by validation with the limit named.
-    let s = alltoall("dgx-h100", 1040, 1 << 30, FabricConfig::default());
-    let errors = s.validate().unwrap_err();
-    assert!(errors.iter().any(|e| e.field == "nodes"), "{errors:?}");
+    // Beyond the routes a row may take: refused, the count and the limit named.
+    let s = alltoall("dgx-h100", 8, 64 << 20, FabricConfig::default());
+    let budget = Budget { bounded: 1000, ..BOUNDING };
+    let error = Job::within(&s.validate().unwrap(), Mode::Auto, budget).point().run().unwrap_err();
+    assert!(error.problem.contains("routes here, more than 1000"), "{error}");
 }

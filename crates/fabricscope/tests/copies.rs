@@ -87,6 +87,59 @@ fn an_alltoall_run_from_channel_zero_is_the_whole_run() {
     }
 }
 
+/// A SendRecv's channels each pipeline their slice over the same connections: channel 0 runs for
+/// all, its row, time, link bytes and hash the whole run's.
+#[test]
+fn a_sendrecv_run_from_channel_zero_is_the_whole_run() {
+    let ib = FabricConfig::default;
+    let mut cases = Vec::new();
+    for (preset, nodes, size) in [
+        ("dgx-h100", 2, 1 << 30),
+        ("dgx-h100", 16, 64 << 20),
+        ("dgx-a100", 8, 256 << 20),
+        ("dgx-1", 4, 8 << 20),
+    ] {
+        cases.push((
+            format!("{preset} x{nodes}"),
+            Scenario { collective: Collective::SendRecv, ..alltoall(preset, nodes, size, ib()) },
+        ));
+    }
+    let node_wiring = FabricConfig { wiring: Wiring::Node, ..ib() };
+    cases.push((
+        "node wiring".into(),
+        Scenario { collective: Collective::SendRecv, ..alltoall("dgx-h100", 8, 256 << 20, node_wiring) },
+    ));
+    let mut slow = Scenario { collective: Collective::SendRecv, ..alltoall("dgx-h100", 8, 256 << 20, ib()) };
+    slow.faults.push(Fault { kind: FaultKind::Nic, node: 3, leaf: 0, index: 0, rate: 0.25 });
+    cases.push(("slow NIC".into(), slow));
+    for (what, s) in cases {
+        let valid = s.validate().unwrap();
+        let zero =
+            fabricscope::collective::sendrecv_channel_zero(valid.n_ranks(), s.count(), valid.channels())
+                .transfers
+                .len() as u64;
+        let whole = row(&s, ENGINE_BUDGET);
+        let lean = row(&s, budget(zero));
+        assert_eq!(format!("{lean:?}"), format!("{whole:?}"), "{what}: the row, its hash included");
+        let exact = fabricscope::simulate_as(&valid, Mode::Exact).unwrap();
+        assert_eq!(lean.time_us, exact.summary.time.as_us(), "{what}: every transfer, to the nanosecond");
+        let shown = Job::within(&valid, Mode::Auto, budget(zero)).showing_images().hashed().run().unwrap();
+        assert!(shown.images.is_some(), "{what}: shown from channel 0");
+        assert_eq!(shown.trace.flows.len() as u64, zero, "{what}");
+        assert_eq!(shown.link_bytes, exact.link_bytes, "{what}: every link's bytes");
+        assert_eq!(shown.hash_hex(), whole.trace_hash, "{what}: the whole trace's hash");
+        assert_eq!(
+            valid.admit(budget(zero)),
+            Admission::Copies { transfers: zero * valid.channels() as u64 }
+        );
+    }
+    // Beyond the engine whole (2,048 GPUs at 1 GiB: 2,097,152 transfers): admitted, from channel 0.
+    let s = Scenario { collective: Collective::SendRecv, ..alltoall("dgx-h100", 256, 1 << 30, ib()) };
+    let valid = s.validate().expect("admitted from channel 0");
+    assert_eq!(valid.admit(ENGINE_BUDGET), Admission::Copies { transfers: 2_097_152 });
+    assert_eq!(row(&s, ENGINE_BUDGET).method.name(), "exact by symmetry");
+}
+
 #[test]
 fn an_alltoall_whose_channels_are_not_copies_is_refused_by_name() {
     let ib = FabricConfig::default;

@@ -69,10 +69,22 @@ fn alltoall_channels(n: u32, count: u64, n_channels: u32, built: u32) -> Schedul
 /// chunks per channel over one connection, Simple's 512 KiB (NCCL's P2P chunks are its own,
 /// `NCCL_P2P_NET_CHUNKSIZE` 128 KiB across nodes; a single hop's time hardly depends on them).
 pub fn sendrecv(n: u32, count: u64, n_channels: u32) -> Schedule {
+    sendrecv_channels(n, count, n_channels, n_channels)
+}
+
+/// SendRecv's channel 0 alone, numbered as in the whole (whose channels come one after
+/// another): where the channels are copies of one another, it runs for all
+/// (`engine::copies`).
+pub fn sendrecv_channel_zero(n: u32, count: u64, n_channels: u32) -> Schedule {
+    sendrecv_channels(n, count, n_channels, 1)
+}
+
+/// `sendrecv` over `n_channels`, of which the first `built` are built.
+fn sendrecv_channels(n: u32, count: u64, n_channels: u32, built: u32) -> Schedule {
     let chunks = chain_chunks(Protocol::Simple, count.div_ceil(n_channels as u64));
     let mut transfers = Vec::new();
     if n > 1 {
-        for channel in 0..n_channels {
+        for channel in 0..built {
             let (start, len) = slice(count, n_channels, channel);
             for chunk in 0..chunks {
                 let (chunk_start, chunk_len) = slice(len, chunks, chunk);

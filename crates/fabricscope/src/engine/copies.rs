@@ -2,8 +2,8 @@
 //!
 //! NCCL's AllToAll moves a slice of every block on each channel, over the same connections:
 //! channel c's transfers are channel 0's (same ranks, step and bytes, where the block splits
-//! evenly), and with static routes and every connection on its GPU's own NIC they take the
-//! same paths (`Router::channels_route_alike`). The flows of all channels are then a system
+//! evenly), as a SendRecv's pipeline on each channel is channel 0's, and with static routes and
+//! every connection on its GPU's own NIC they take the same paths (`Router::channels_route_alike`). The flows of all channels are then a system
 //! that swapping channels maps onto itself with every link left where it is: σ is the identity
 //! on links, and max-min fair sharing, which has one solution, gives every copy of a flow the
 //! flow's own rates. So channel 0 runs alone on links of a C-th of their capacity (every orbit
@@ -32,15 +32,18 @@ pub struct CopiesSearch {
 impl CopiesSearch {
     /// The proof for `zero`, channel 0 of a schedule of `zero.n_channels` channels whose
     /// transfers take turns in runs of `run` (an AllToAll's: each step's n transfers, channel by
-    /// channel): the caller vouches that channel c's transfers are channel 0's on channel c, with
-    /// the same bytes (`collective::alltoall_channel_zero`, a block that splits evenly over the
-    /// channels); this checks that they carry no dependencies and route alike on every channel,
-    /// on a lossless fabric. `None` otherwise.
+    /// channel; a SendRecv's channels one after another, `run` all of channel 0's): the caller
+    /// vouches that channel c's transfers are channel 0's on channel c, with the same bytes and
+    /// dependencies among its own (`collective::alltoall_channel_zero`, a block that splits
+    /// evenly over the channels; `sendrecv_channel_zero`); this checks that they are channel 0's
+    /// and route alike on every channel, on a lossless fabric. `None` otherwise. A copy's
+    /// dependencies are its channel's copies of the flow's, which end when the flow's do, so
+    /// every copy is issued with the flow and shares its rates.
     pub fn start(topology: &Topology, zero: &Schedule, policy: Policy, run: usize) -> Option<CopiesSearch> {
         let (per, channels) = (zero.transfers.len(), zero.n_channels as usize);
         let shape = channels >= 2 && run > 0 && per > 0 && per % run == 0;
-        let free = zero.transfers.iter().all(|t| t.channel == 0 && t.deps.is_empty() && t.after.is_none());
-        if !shape || !free || topology.congested_efficiency != 1.0 {
+        let zero_only = zero.transfers.iter().all(|t| t.channel == 0);
+        if !shape || !zero_only || topology.congested_efficiency != 1.0 {
             return None;
         }
         let router = Router::for_transfers(topology, policy, &zero.transfers);

@@ -17,7 +17,9 @@
 //!   an AllToAll on static routes and a lossless fabric:
 //!     blocks that split (or round) over the channels, channel 0's n(n-1) within budget.copies
 //!                                                          → Copies  (channel 0 runs for all)
-//!     channel 0's n(n-1) within budget.bounded             → Bounded (a sweep's row, bounded)
+//!     otherwise, where budget.bounded allows any           → Bounded (a sweep's row, bounded)
+//!   a SendRecv on static routes and a lossless fabric whose count splits over the channels,
+//!     channel 0 within budget.copies                       → Copies  (channel 0 runs for all)
 //!   otherwise                                              → Refused { transfers }
 //! ```
 
@@ -58,14 +60,15 @@ pub struct Budget {
     /// nodes, else every position's, at least `LEAST_MEASURED_STEPS` steps of them (a leaf
     /// group or pod cut short: what this bounds).
     pub measured: u64,
-    /// Most transfers of an AllToAll's channel 0 run for every channel where the whole is beyond
-    /// `transfers` (`Admission::Copies`; 0: none). Every flow of an AllToAll starts at once, so
+    /// Most transfers of an AllToAll's or a SendRecv's channel 0 run for every channel where the
+    /// whole is beyond `transfers` (`Admission::Copies`; 0: none). Every flow of an AllToAll starts at once, so
     /// the run's first poll issues them all and each event batch moves them all: its polls grow
     /// with channel 0, not with `transfers`.
     pub copies: u64,
     /// Most routes of an AllToAll bounded rather than simulated, where even its channel 0 is
-    /// beyond `copies` (`Admission::Bounded`: channel 0's n(n-1) pairs, each routed once; 0:
-    /// none). A sweep's row only: there is no trace.
+    /// beyond `copies` (`Admission::Bounded`: channel 0's pairs counted in parts,
+    /// `routing::PairCount::routes`, which the job checks once the fabric is built; 0: none).
+    /// A sweep's row only: there is no trace.
     pub bounded: u64,
 }
 
@@ -112,13 +115,14 @@ pub enum Admission {
     /// sweep's point only (`simulation::tree_channels::tree_point`), never a run to show. The
     /// tree's transfer count whole.
     Channels { transfers: u64 },
-    /// Too big whole, but an AllToAll whose channels may be copies of one another, so that
-    /// channel 0 stands for all and fits (`alltoall_copies_provable`): run from channel 0,
+    /// Too big whole, but an AllToAll or a SendRecv whose channels may be copies of one another,
+    /// so that channel 0 stands for all and fits (`alltoall_copies_provable`,
+    /// `sendrecv_copies_fit`): run from channel 0,
     /// shown from it or a sweep's point (`simulation::alltoall`). The whole's transfer count.
     Copies { transfers: u64 },
-    /// Too big even from channel 0, but an AllToAll whose channels may be copies of one another
-    /// and whose channel 0's pairs are within `Budget::bounded`: a sweep's row, bounded by the
-    /// max-min fluid rather than simulated (`simulation::bounded`). The whole's transfer count.
+    /// Too big even from channel 0 (or its slices differ), but an AllToAll on static routes and
+    /// a lossless fabric, where `Budget::bounded` allows any: a sweep's row, bounded by max-min
+    /// sharing rather than simulated (`simulation::bounded`). The whole's transfer count.
     Bounded { transfers: u64 },
     /// None of these: the collective's transfer count.
     Refused { transfers: u64 },
@@ -150,11 +154,12 @@ pub fn admit(
         Admission::Steady
     } else if let Some(tree) = forced_tree_beyond(scenario, n_ranks, channels, budget) {
         Admission::Channels { transfers: tree }
-    } else if alltoall_copies_provable(scenario, n_ranks, channels)
-        && zero <= budget.copies.min(budget.transfers)
+    } else if (alltoall_copies_provable(scenario, n_ranks, channels)
+        && zero <= budget.copies.min(budget.transfers))
+        || sendrecv_copies_fit(scenario, n_ranks, channels, budget.copies.min(budget.transfers))
     {
         Admission::Copies { transfers }
-    } else if alltoall_bounded_provable(scenario, n_ranks) && zero <= budget.bounded {
+    } else if alltoall_bounded_provable(scenario, n_ranks) && budget.bounded > 0 {
         Admission::Bounded { transfers }
     } else {
         Admission::Refused { transfers }
@@ -303,6 +308,23 @@ pub fn alltoall_copies_provable(scenario: &Scenario, n_ranks: u32, channels: u32
         && channels >= 2
         && ((scenario.count() / n_ranks as u64) % channels as u64 == 0
             || crate::collective::alltoall_rounded_count(n_ranks, scenario.count(), channels).is_some())
+        && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
+        && efficiency == 1.0
+}
+
+/// Whether `scenario` is a SendRecv whose channel 0 may run for every channel within `limit`
+/// transfers (`simulation::alltoall`, `engine::copies`): each channel's pipeline the same
+/// chunks (a count that splits evenly over the channels), static routes, a lossless fabric.
+fn sendrecv_copies_fit(scenario: &Scenario, n_ranks: u32, channels: u32, limit: u64) -> bool {
+    let technology = scenario.fabric.technology.spec();
+    let efficiency = scenario.fabric.congested_efficiency.unwrap_or(technology.congested_efficiency);
+    let count = scenario.count();
+    let chunks = crate::collective::chain_chunks(Protocol::Simple, count.div_ceil(channels.max(1) as u64));
+    scenario.collective == Collective::SendRecv
+        && n_ranks >= 2
+        && channels >= 2
+        && count % channels as u64 == 0
+        && n_ranks as u64 * chunks as u64 <= limit
         && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
         && efficiency == 1.0
 }

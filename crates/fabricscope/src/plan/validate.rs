@@ -10,8 +10,8 @@ use crate::collective::transfer_count_with;
 
 use super::node::{custom_node, custom_problem};
 use crate::limits::{
-    HORIZON_NS, MAX_ALL_PAIRS_RANKS, MAX_BANDWIDTH_GBYTE_PER_S, MAX_BOUNDED_ROUTES, MAX_CHANNELS,
-    MAX_LATENCY_NS, MAX_NODES, MAX_SIZE_BYTES, MAX_TRANSFERS,
+    HORIZON_NS, MAX_ALL_PAIRS_RANKS, MAX_BANDWIDTH_GBYTE_PER_S, MAX_CHANNELS, MAX_LATENCY_NS, MAX_NODES,
+    MAX_SIZE_BYTES, MAX_TRANSFERS,
 };
 use crate::routing::Policy;
 use crate::scenario::{
@@ -447,9 +447,7 @@ impl Scenario {
                             false if self.collective == Collective::AllToAll && zero <= MAX_TRANSFERS => format!(
                                 " (channel 0 alone, {zero} transfers, runs for all where the channels are copies of one another: static routes on a lossless fabric, and at least 64 elements of each rank's block on every channel)"
                             ),
-                            false if self.collective == Collective::AllToAll && zero <= MAX_BOUNDED_ROUTES => format!(
-                                " (a sweep's row is bounded by max-min sharing from channel 0's {zero} routes where the channels route alike: static routes, every GPU on a NIC of its own in use, a lossless fabric)"
-                            ),
+                            false if self.collective == Collective::AllToAll => " (a sweep's row is bounded by max-min sharing where the channels route alike: static routes, every GPU on a NIC of its own in use, a lossless fabric)".to_string(),
                             false => String::new(),
                         }
                     }

@@ -33,6 +33,9 @@ use crate::scenario::{FabricTopology, Pinning, Wiring};
 use crate::topology::{LinkId, Topology, VertexId, VertexKind};
 use std::collections::BTreeMap;
 
+mod pairs;
+pub use pairs::{PairCount, PairLoads};
+
 /// The lowest-latency path from `src` to `dst` through vertices `allowed` lets through (plus
 /// `dst`); ties go to fewer hops, then to lower vertex ids. Empty when `src == dst`.
 pub fn cheapest_path_within(
@@ -293,10 +296,8 @@ impl<'t> Router<'t> {
         let (src_node, dst_node) = (src_node.unwrap_or(0), dst_node.unwrap_or(0));
         let (src_gpu_local, dst_gpu_local) = (t.vertex(src_gpu).local, t.vertex(dst_gpu).local);
         let dst_local = self.connection_nic(false, dst_gpu_local, key);
-        let plan = t.fabric.plan.as_ref().expect("a multi-node topology has a fabric");
-        let aligned = self.policy.pinning == Pinning::Aligned;
-        let rail_aligned = aligned && plan.wiring == Wiring::Rail && plan.leaves > 1;
-        let src_local = if rail_aligned { dst_local } else { self.connection_nic(true, src_gpu_local, key) };
+        let src_local =
+            if self.rail_aligned() { dst_local } else { self.connection_nic(true, src_gpu_local, key) };
         let src_nic = t.fabric.nics[(src_node * nics + src_local) as usize];
         let dst_nic = t.fabric.nics[(dst_node * nics + dst_local) as usize];
 
@@ -312,6 +313,13 @@ impl<'t> Router<'t> {
         path.push(dst_nic.up.reverse());
         path.extend(self.gpu_nic(true, dst_node, dst_gpu_local, dst_local));
         path
+    }
+
+    /// Whether a connection between nodes sends through its node's NIC on the destination's
+    /// rail (an aligned job on a rail-optimised fabric of several leaves: NCCL's PXN).
+    fn rail_aligned(&self) -> bool {
+        let plan = self.topology.fabric.plan.as_ref().expect("a multi-node topology has a fabric");
+        self.policy.pinning == Pinning::Aligned && plan.wiring == Wiring::Rail && plan.leaves > 1
     }
 
     /// The NIC a connection (GPU `local`, channel `channel`) sends (`send`) or receives through.

@@ -1,6 +1,7 @@
-//! An AllToAll too big to build whole: channel 0 alone, standing for every channel where they
-//! are copies of one another (`engine::symmetry::CopiesSearch`), never expanded. NCCL's
-//! AllToAll on 512 GPUs over 8 channels is 2,093,056 transfers; channel 0 is 261,632 of them.
+//! An AllToAll or a SendRecv too big to build whole: channel 0 alone, standing for every
+//! channel where they are copies of one another (`engine::symmetry::CopiesSearch`), never
+//! expanded. NCCL's AllToAll on 512 GPUs over 8 channels is 2,093,056 transfers, channel 0
+//! 261,632 of them; SendRecv on 2,048 GPUs at 1 GiB is 2,097,152, channel 0 262,144.
 
 use super::exact::{folded_stage, COMPARE_TRANSFERS};
 use super::job::run_settings;
@@ -44,32 +45,52 @@ pub(super) fn beyond(
         count,
         channels,
     );
-    if s.collective != Collective::AllToAll || n < 2 || whole <= limit {
+    let copied = matches!(s.collective, Collective::AllToAll | Collective::SendRecv);
+    if !copied || n < 2 || whole <= limit {
         return None;
     }
+    let name = s.collective.nccl_name();
     let refused = |why: &str| {
         let problem = format!(
-            "AllToAll on {n} GPUs over {channels} channels is {whole} transfers, more than the engine simulates one by one ({limit}); {why}"
+            "{name} on {n} GPUs over {channels} channels is {whole} transfers, more than the engine simulates one by one ({limit}); {why}"
         );
         Some(Stage::Done(Some(Err(ScenarioError { field: "nodes".into(), problem }))))
     };
+    let command = name.to_lowercase();
     if !(point || images) {
-        return refused("a sweep's row (fabricscope alltoall) and the page run it from channel 0, which stands for every channel, but a run whose trace is expanded needs every transfer: use fewer nodes or channels");
+        return refused(&format!("a sweep's row (fabricscope {command}) and the page run it from channel 0, which stands for every channel, but a run whose trace is expanded needs every transfer: use fewer nodes or channels"));
+    }
+    let not_alike = super::bounded::NOT_ALIKE;
+    if s.collective == Collective::SendRecv {
+        // Each channel's pipeline of the same chunks over the same connections.
+        let zero = crate::collective::sendrecv_channel_zero(n, count, channels);
+        if zero.transfers.len() as u64 > copies {
+            return refused("even channel 0 alone is beyond it: use fewer nodes, or a smaller size_bytes");
+        }
+        if count % channels as u64 != 0 {
+            return refused("its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them");
+        }
+        let per = zero.transfers.len();
+        let Some(search) = CopiesSearch::start(topology, &zero, scenario.policy(), per) else {
+            return refused(not_alike);
+        };
+        return Some(Stage::Copies {
+            topology: topology.clone(),
+            copies: Box::new(Copies { zero, search, lean }),
+        });
     }
     let zero = n as u64 * (n as u64 - 1);
-    let not_alike = "its channels do not route alike here (routes that hash the channel in or follow the load, a GPU without a NIC of its own in use, a lossy fabric): use fewer nodes or channels";
     // Every channel's slice of a block alike: the block splits evenly over the channels.
     let uneven = channels < 2 || (count / n as u64) % channels as u64 != 0;
     if zero > copies || uneven {
         // A sweep's row beyond channel 0's run, or whose slices differ: bounded by max-min
         // sharing from channel 0's routes (`bounded`), which needs neither.
-        if point && zero <= bounded {
-            return super::bounded::start(scenario, topology).or_else(|| refused(not_alike));
+        if point && bounded > 0 {
+            return super::bounded::start(scenario, topology, bounded).map_or_else(|why| refused(&why), Some);
         }
-        return refused(&match (zero > copies, point) {
-            (true, true) => format!("even channel 0's {zero} pairs are beyond what a sweep's row bounds ({bounded}): use fewer nodes"),
-            (true, false) => "even channel 0 alone is beyond it: a sweep's row (fabricscope alltoall) bounds it, a run to show needs fewer nodes".into(),
-            (false, _) => "its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them".into(),
+        return refused(match zero > copies {
+            true => "even channel 0 alone is beyond it: a sweep's row (fabricscope alltoall) bounds it, a run to show needs fewer nodes",
+            false => "its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them",
         });
     }
     let zero = crate::collective::alltoall_channel_zero(n, count, channels);
@@ -104,7 +125,8 @@ impl Copies {
             count,
             channels,
         );
-        if !(lean && s.algorithm.is_some()) && bruck <= COMPARE_TRANSFERS {
+        let alltoall = s.collective == Collective::AllToAll;
+        if alltoall && !(lean && s.algorithm.is_some()) && bruck <= COMPARE_TRANSFERS {
             let (algorithm, _, ns) =
                 Weigh::start(scenario, Algorithm::Bruck, count).finish(scenario, &topology);
             bounds.push((algorithm, ns));

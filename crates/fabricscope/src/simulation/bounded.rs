@@ -23,16 +23,18 @@
 //! at sizes where latency is all, by as much as the latency's spread. The row's time is the lower bound,
 //! which the engine meets to the nanosecond wherever the busiest link's flows start together
 //! (`tests/bounded.rs`: every run within the two, most on the lower), and the row carries the
-//! upper (`Simulation::bounded`). Link bytes are exact. Routing channel 0's n(n-1) pairs is
-//! the cost, about 0.2 µs a pair, `ROUTED_PER_POLL` a poll: at most `MAX_BOUNDED_ROUTES`.
+//! upper (`Simulation::bounded`). Link bytes are exact. `n_l` and the latencies come from
+//! channel 0's n(n-1) pairs counted in parts (`routing::PairCount`: each GPU's ways out and in,
+//! the fabric from every leaf to each NIC), not routed one by one, `ROUTED_PER_POLL` routes a
+//! poll; the least latency on a link is then bounded below by its part's plus the other parts'
+//! least, which keeps the lower bound a bound.
 
 use super::stage::{Plan, Stage};
 use super::weigh::ROUTED_PER_POLL;
 use super::Simulation;
 use crate::collective::{slice, Algorithm, Schedule};
-use crate::engine::schedule_flow_latency_ns;
 use crate::plan::ValidScenario;
-use crate::routing::{Router, RouterState};
+use crate::routing::{PairCount, PairLoads, Router, RouterState};
 use crate::scenario::Collective;
 use crate::topology::Topology;
 use crate::trace::Trace;
@@ -46,25 +48,23 @@ pub struct Bounds {
     pub upper_ns: u64,
 }
 
+/// Why channel 0 does not stand for the others (`alltoall::beyond` says it too).
+pub(super) const NOT_ALIKE: &str = "its channels do not route alike here (routes that hash the channel in or follow the load, a GPU without a NIC of its own in use, a lossy fabric): use fewer nodes or channels";
+
 /// Channel 0's pairs being routed a piece per poll (`Stage::Bounding`), what each link carries
 /// counted as they are.
 pub(super) struct Bounding {
     /// No transfers: the latency model and protocol of the AllToAll, for its flows' latencies.
     schedule: Schedule,
     router: Option<RouterState>,
-    /// The next pair, in channel 0's order (step, then source).
-    next: u64,
-    /// Channel 0's flows on each link.
-    flows: Vec<u64>,
-    /// The least latency of a flow on each link (`u64::MAX`: none).
-    least: Vec<u64>,
-    /// The most latency of any flow.
-    most: u64,
+    /// Channel 0's pairs, counted a GPU's parts at a time (`routing::PairCount`).
+    count: PairCount,
 }
 
-/// The bounding of `scenario`, an AllToAll on a lossless fabric; `None` where its channels do
-/// not route alike (`Router::channels_route_alike`).
-pub(super) fn start(scenario: &ValidScenario, topology: &Topology) -> Option<Stage> {
+/// The bounding of `scenario`, an AllToAll on a lossless fabric, in at most `limit` routes
+/// (`PairCount::routes`); why not where its channels do not route alike
+/// (`Router::channels_route_alike`) or it takes more.
+pub(super) fn start(scenario: &ValidScenario, topology: &Topology, limit: u64) -> Result<Stage, String> {
     let s = scenario.scenario();
     let (n, channels) = (scenario.n_ranks(), scenario.channels());
     let mut schedule =
@@ -83,43 +83,24 @@ pub(super) fn start(scenario: &ValidScenario, topology: &Topology) -> Option<Sta
         false => Vec::new(),
     };
     let router = Router::for_transfers(topology, scenario.policy(), &probe);
-    if n < 2 || !router.channels_route_alike() || topology.congested_efficiency != 1.0 {
-        return None;
+    let count = PairCount::start(&router, 0)
+        .filter(|_| n >= 2 && router.channels_route_alike() && topology.congested_efficiency == 1.0)
+        .ok_or(NOT_ALIKE)?;
+    let routes = count.routes(topology);
+    if routes > limit {
+        return Err(format!("bounding it counts its pairs in {routes} routes here, more than {limit}: use fewer nodes or switches of a higher radix (fewer leaves)"));
     }
-    let n_links = topology.n_links();
-    let bounding = Bounding {
-        schedule,
-        router: Some(router.into_state()),
-        next: 0,
-        flows: vec![0; n_links],
-        least: vec![u64::MAX; n_links],
-        most: 0,
-    };
-    Some(Stage::Bounding { topology: topology.clone(), bounding: Box::new(bounding) })
+    let bounding = Bounding { schedule, router: Some(router.into_state()), count };
+    Ok(Stage::Bounding { topology: topology.clone(), bounding: Box::new(bounding) })
 }
 
 impl Bounding {
-    /// Routes `ROUTED_PER_POLL` more of channel 0's pairs; true once all are.
+    /// Counts about `ROUTED_PER_POLL` more routes' worth of channel 0's pairs; true once all are.
     pub fn advance(&mut self, topology: &Topology) -> bool {
         let Some(state) = self.router.take() else { return true };
         let mut router = Router::resume(topology, state);
-        let n = self.schedule.n_ranks as u64;
-        let pairs = n * (n - 1);
-        let end = self.next.saturating_add(ROUTED_PER_POLL as u64).min(pairs);
-        for k in self.next..end {
-            // Step k / n + 1 of channel 0: every rank sends to the one that many ranks on.
-            let (shift, src) = (k / n + 1, k % n);
-            let dst = (src + shift) % n;
-            let path = router.route(src as u32, dst as u32, 0, &[]);
-            let latency = schedule_flow_latency_ns(topology, &path, &self.schedule);
-            self.most = self.most.max(latency);
-            for link in path {
-                self.flows[link.index()] += 1;
-                self.least[link.index()] = self.least[link.index()].min(latency);
-            }
-        }
-        self.next = end;
-        let done = end == pairs;
+        let schedule = &self.schedule;
+        let done = self.count.advance(&mut router, ROUTED_PER_POLL, |kind| schedule.step_latency_ns(kind));
         if !done {
             self.router = Some(router.into_state());
         }
@@ -130,7 +111,8 @@ impl Bounding {
     /// the whole's busiest link, as `Bound::of_paths` weighs it) and the row's simulation, with
     /// no schedule or trace.
     pub fn finish(self, scenario: &ValidScenario, topology: Topology) -> Stage {
-        let Bounding { schedule, flows, least, most, .. } = self;
+        let Bounding { schedule, count, .. } = self;
+        let PairLoads { pairs: flows, least, most } = count.finish(|kind| schedule.step_latency_ns(kind));
         let (n, channels) = (schedule.n_ranks as u64, schedule.n_channels);
         // Channel c's slice of each rank's block of `count / n` elements.
         let slices = (0..channels).map(|c| slice(schedule.count / n, channels, c).1 * ELEM_BYTES);
@@ -189,10 +171,9 @@ impl Bounding {
         Stage::Done(Some(Ok(sim)))
     }
 
-    /// The share of channel 0's pairs routed.
+    /// The share of GPUs whose pairs are counted.
     pub fn progress(&self) -> f64 {
-        let n = self.schedule.n_ranks as f64;
-        self.next as f64 / (n * (n - 1.0)).max(1.0)
+        self.count.progress(self.schedule.n_ranks)
     }
 }
 
@@ -226,7 +207,7 @@ mod tests {
             };
             let valid = s.validate().unwrap();
             let topology = valid.topology();
-            let Some(Stage::Bounding { topology, mut bounding }) = start(&valid, &topology) else {
+            let Ok(Stage::Bounding { topology, mut bounding }) = start(&valid, &topology, u64::MAX) else {
                 panic!("{nodes} nodes: not bounded")
             };
             while !bounding.advance(&topology) {}

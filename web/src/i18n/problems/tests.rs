@@ -86,8 +86,6 @@ fn the_collectives_problems_read_in_chinese() {
         json!({"collective": "broadcast", "algorithm": "Tree", "nodes": 2}),
         json!({"collective": "broadcast", "root": 500}),
         json!({"collective": "broadcast", "nodes": 2048, "size_bytes": 1 << 30}),
-        // Beyond what a sweep's row bounds: channel 0's 77 million pairs.
-        json!({"collective": "all_to_all", "nodes": 1100}),
         // Within it, but hashed routes on a lossy fabric: no bound holds.
         json!({"collective": "all_to_all", "nodes": 256, "fabric": {"technology": "roce"}}),
         // Channel 0 would fit, but not as copies: ECMP hashes the channel in.
