@@ -136,13 +136,16 @@ fn main() {
     // streamed.
     // And AllToAll on 1,024 GPUs as `fabricscope alltoall --nodes 128 -b 1G -e 1G` makes its row:
     // channel 0 of 8 (1,047,552 of 8,380,416 transfers) for all, the whole trace's hash streamed;
-    // its tuner's time is the model's own (NCCL has none for P2P).
+    // its tuner's time is the model's own (NCCL has none for P2P). On 16,384 GPUs, beyond even
+    // channel 0, the row is bounded by max-min sharing from channel 0's pairs counted in parts:
+    // no engine run, no hash.
     let alltoall = |nodes| Scenario { nodes, collective: Collective::AllToAll, ..Scenario::default_demo() };
     let tuners = |nodes| Scenario { nodes, ..Scenario::default_demo() };
     for (name, scenario, runs, model) in [
         ("tuner-pick-1GiB-1024-gpus", tuners(128), 3, "NCCL's model"),
         ("tuner-pick-1GiB-16384-gpus", tuners(2048), 1, "NCCL's model"),
         ("alltoall-1GiB-1024-gpus", alltoall(128), 1, "the tuner's bound"),
+        ("alltoall-1GiB-16384-gpus", alltoall(2048), 3, "the tuner's bound"),
     ] {
         let sized = Scenario { size_bytes: 1 << 30, ..scenario };
         match sized.validate().map(|valid| time(runs, || fabricscope::sweep_size(&valid, 1 << 30, true))) {
@@ -161,15 +164,18 @@ fn main() {
                     ),
                     None => String::new(),
                 };
+                let (bounds, how) = row
+                    .upper_bound_us
+                    .map_or((String::new(), "simulated"), |upper| (format!(" to {upper:.0}"), "bounded"));
                 let detail = format!(
-                    "{} {}, {}{chunks}: {:.0} us simulated, busbw {:.1} GB/s; {model} {:.0} us; trace {}{peak}",
+                    "{} {}, {}{chunks}: {:.0}{bounds} us {how}, busbw {:.1} GB/s; {model} {:.0} us; trace {}{peak}",
                     row.algorithm.nccl_name(),
                     row.protocol.nccl_name(),
                     row.method.name(),
                     row.time_us,
                     row.busbw_gbyte_per_s,
                     row.tuner_time_us,
-                    row.trace_hash
+                    if row.trace_hash.is_empty() { "none (no engine run)" } else { &row.trace_hash }
                 );
                 report(name, Some(seconds), &detail);
             }

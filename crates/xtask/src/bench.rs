@@ -212,6 +212,11 @@ pub fn bench() -> Result<()> {
         format!("{} ({})", show(secs("alltoall-1GiB-1024-gpus")), detail("alltoall-1GiB-1024-gpus")),
     ));
     rows.push((
+        "AllToAll 1 GiB, 16,384 GPUs (bounded by max-min sharing, no run), a sweep's row, native".into(),
+        "(reference)".into(),
+        format!("{} ({})", show(secs("alltoall-1GiB-16384-gpus")), detail("alltoall-1GiB-16384-gpus")),
+    ));
+    rows.push((
         "ring AllReduce 1 GiB, 131,072 GPUs (the node cap, radix-128 fabric), native".into(),
         "<= 30 s, <= 4 GB peak".into(),
         format!("{} ({})", show(secs("ring-1GiB-131072-gpus")), detail("ring-1GiB-131072-gpus")),
