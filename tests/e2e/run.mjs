@@ -1277,6 +1277,21 @@ await test("any node count: 'Other…' opens a field, 24 typed in runs 192 GPUs,
   await waitFor('8 GPUs drawn', async () => (await gpuCount()) === '8', 30000);
 });
 
+await test('SendRecv on 1,024 GPUs at 1 GiB: channel 0 runs for its copies on the other 7 channels, beyond the page whole', async () => {
+  // 1,048,576 transfers whole, beyond the page's 400,000; channel 0 (131,072) stands for all.
+  const link = base.replace(/#.*$/, '') + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 128, collective: 'send_recv', size_bytes: 1 << 30 }));
+  const t0 = Date.now();
+  await reopen(link, '#topology[data-gpu-count]');
+  await waitFor('1,024 GPUs drawn, the run done', async () => (await gpuCount()) === '1024' && (await page.locator('#progress').count()) === 0, 60000);
+  console.log(`     SendRecv on 128 nodes at 1 GiB: simulated and drawn after ${Date.now() - t0} ms`);
+  expect((await page.locator('.error').count()) === 0, await page.locator('.error').allInnerTexts());
+  const method = await text('#method');
+  expect(method.includes('1048576') && method.includes('exact'), method);
+  const busbw = parseFloat(await text('#busbw'));
+  expect(busbw > 40 && busbw < 50, `busbw ${busbw} GB/s: each GPU's 400 Gb/s NIC`);
+  await page.screenshot({ path: join(shots, 'sendrecv-1024-gpus.png'), fullPage: true });
+});
+
 await test('no console errors', async () => {
   expect(consoleErrors.length === 0, consoleErrors.join('\n'));
 });

@@ -403,6 +403,20 @@ fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
                 ),
             };
         }
+        if sim.copies {
+            return match lang {
+                Lang::En => format!(
+                    "Obtained by exact simulation with the channels' symmetry: channel 0's {one} transfers through the engine, the other {} channels its proved copies on the same NICs and links, which share each link's capacity alike (all {} transfers: every time the same, to the nanosecond, as simulating each).",
+                    channels - 1,
+                    sim.n_transfers()
+                ),
+                Lang::Zh => format!(
+                    "获得方式：利用通道对称的精确模拟——引擎模拟通道 0 的 {one} 个传输，其余 {} 个通道是它在相同网卡和链路上经证明的副本，各链路的带宽由它们均分（共 {} 个传输：每个时间都与逐个模拟相同，精确到纳秒）。",
+                    channels - 1,
+                    sim.n_transfers()
+                ),
+            };
+        }
         return match lang {
             Lang::En => format!(
                 "Obtained by exact simulation with the channels' symmetry: channel 0's {one} transfers through the engine, the other {} channels its proved images on their own NICs and links (all {} transfers: every time the same, to the nanosecond, as simulating each).",

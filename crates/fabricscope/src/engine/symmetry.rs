@@ -102,6 +102,13 @@ impl Symmetry {
         self.stride
     }
 
+    /// Whether σ leaves every link where it is: the lanes are copies of one another on the same
+    /// links (`copies`: an AllToAll's or a SendRecv's channels on their GPUs' own NICs), not
+    /// images on links of their own.
+    pub fn copies_on_same_links(&self) -> bool {
+        self.sigma.iter().enumerate().all(|(i, link)| link.index() == i)
+    }
+
     /// The parts of a channel that are lanes of their own (`Lanes::Parts`), of which part 0
     /// runs for all; 1 where whole channels are.
     pub fn parts(&self) -> u32 {

@@ -19,7 +19,7 @@
 //!                                                          → Copies  (channel 0 runs for all)
 //!     otherwise, where budget.bounded allows any           → Bounded (a sweep's row, bounded)
 //!   a SendRecv on static routes and a lossless fabric whose count splits over the channels,
-//!     channel 0 within budget.copies                       → Copies  (channel 0 runs for all)
+//!     channel 0 within budget.transfers                    → Copies  (channel 0 runs for all)
 //!   otherwise                                              → Refused { transfers }
 //! ```
 
@@ -60,8 +60,9 @@ pub struct Budget {
     /// nodes, else every position's, at least `LEAST_MEASURED_STEPS` steps of them (a leaf
     /// group or pod cut short: what this bounds).
     pub measured: u64,
-    /// Most transfers of an AllToAll's or a SendRecv's channel 0 run for every channel where the
-    /// whole is beyond `transfers` (`Admission::Copies`; 0: none). Every flow of an AllToAll starts at once, so
+    /// Most transfers of an AllToAll's channel 0 run for every channel where the whole is beyond
+    /// `transfers` (`Admission::Copies`; 0: none). A SendRecv's channel 0 runs so within
+    /// `transfers`: its chunks follow one another on each connection, so a batch moves a few. Every flow of an AllToAll starts at once, so
     /// the run's first poll issues them all and each event batch moves them all: its polls grow
     /// with channel 0, not with `transfers`.
     pub copies: u64,
@@ -156,7 +157,7 @@ pub fn admit(
         Admission::Channels { transfers: tree }
     } else if (alltoall_copies_provable(scenario, n_ranks, channels)
         && zero <= budget.copies.min(budget.transfers))
-        || sendrecv_copies_fit(scenario, n_ranks, channels, budget.copies.min(budget.transfers))
+        || sendrecv_copies_fit(scenario, n_ranks, channels, budget.transfers)
     {
         Admission::Copies { transfers }
     } else if alltoall_bounded_provable(scenario, n_ranks) && budget.bounded > 0 {

@@ -64,7 +64,8 @@ pub(super) fn beyond(
     if s.collective == Collective::SendRecv {
         // Each channel's pipeline of the same chunks over the same connections.
         let zero = crate::collective::sendrecv_channel_zero(n, count, channels);
-        if zero.transfers.len() as u64 > copies {
+        // A batch of its moves a chunk per connection at most: the caller's limit holds it.
+        if zero.transfers.len() as u64 > limit {
             return refused("even channel 0 alone is beyond it: use fewer nodes, or a smaller size_bytes");
         }
         if count % channels as u64 != 0 {

@@ -152,6 +152,7 @@ impl Bounding {
             rotated: None,
             stride: 1,
             parts: 1,
+            copies: false,
             images: None,
             bounded: Some(bounds),
             link_bytes,

@@ -180,6 +180,7 @@ pub(super) fn folded_stage(
     plan.folded = true;
     plan.stride = symmetry.stride();
     plan.parts = symmetry.parts();
+    plan.copies = symmetry.copies_on_same_links();
     let fold = symmetry.fold(&topology);
     let policy = scenario.policy();
     let rotated = super::rotate::whole_ring_rotated(scenario, &topology, &symmetry, &fold, &zero);

@@ -87,6 +87,9 @@ pub struct Simulation {
     /// Where each channel's parts fold too (NVLSTree's, one per local GPU: `Lanes::Parts`): how
     /// many parts part 0 ran for; 1 otherwise.
     pub parts: u32,
+    /// Where the channels fold (`Method::Symmetric`) as copies of channel 0 on the same links
+    /// (an AllToAll's or a SendRecv's on their GPUs' own NICs), not images on links of their own.
+    pub copies: bool,
     /// Where the run shown is the lanes that stand for all, never expanded (a tree too big to
     /// build whole, shown from its first channels: `Job::showing_images`): the proof whose
     /// images are the rest. `schedule` and `trace` then hold those lanes' transfers, on their

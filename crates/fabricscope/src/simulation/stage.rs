@@ -30,6 +30,8 @@ pub(super) struct Plan {
     pub stride: u32,
     /// Where each channel's parts fold too: how many part 0 ran for (`Symmetry::parts`), else 1.
     pub parts: u32,
+    /// Where the channels fold as copies on the same links (`Symmetry::copies_on_same_links`).
+    pub copies: bool,
     /// A tree run from its channels that stand for all: its one-chunk schedule and the channel
     /// symmetry proved on it, kept where NVLSTree's finer run will start from them
     /// (`chunk_fit`), which then proves nothing again.
@@ -62,6 +64,7 @@ impl Plan {
                 rotated: None,
                 stride: 1,
                 parts: 1,
+                copies: false,
                 proved: None,
                 rounded: None,
                 capped: None,

@@ -87,7 +87,8 @@ pub(super) fn finish(
     steady: Option<(Steady, Vec<f64>)>,
     plan: Plan,
 ) -> Simulation {
-    let Plan { tuning, bounds, intra, folded, extrapolated, rotated, stride, parts, capped, .. } = plan;
+    let Plan { tuning, bounds, intra, folded, extrapolated, rotated, stride, parts, copies, capped, .. } =
+        plan;
     let (steady, link_bytes) = match steady {
         Some((steady, bytes)) => (Some(steady), bytes),
         None => (None, trace.link_bytes.clone()),
@@ -108,9 +109,15 @@ pub(super) fn finish(
     for (transfer, flow) in schedule.transfers.iter().zip(&trace.flows) {
         if transfer.channel == 0 {
             let k = transfer.step as usize;
-            any[k] = any[k].min(flow.issued);
+            // A SendRecv's chunks are all issued at once, each then waiting for its connection:
+            // its steps start when their data moves.
+            let at = match schedule.collective == crate::scenario::Collective::SendRecv {
+                true => flow.started,
+                false => flow.issued,
+            };
+            any[k] = any[k].min(at);
             if transfer.src == focus_rank {
-                followed[k] = followed[k].min(flow.issued);
+                followed[k] = followed[k].min(at);
             }
         }
     }
@@ -140,6 +147,7 @@ pub(super) fn finish(
         rotated,
         stride,
         parts,
+        copies,
         images: None,
         bounded: None,
         link_bytes,
