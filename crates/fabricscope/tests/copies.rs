@@ -63,28 +63,31 @@ fn cases() -> Vec<(String, Scenario)> {
 #[test]
 fn an_alltoall_run_from_channel_zero_is_the_whole_run() {
     for (what, s) in cases() {
-        let zero = channel_zero(&s);
-        let whole = row(&s, ENGINE_BUDGET);
-        let lean = row(&s, budget(zero));
-        // As printed: a forced protocol the tuner does not predict for P2P has a NaN time.
-        assert_eq!(format!("{lean:?}"), format!("{whole:?}"), "{what}: the row, its hash included");
-        let valid = s.validate().unwrap();
-        let exact = fabricscope::simulate_as(&valid, Mode::Exact).unwrap();
-        assert_eq!(lean.time_us, exact.summary.time.as_us(), "{what}: every transfer, to the nanosecond");
-        // Shown from channel 0 (the page's job): the whole's bytes on every link, and its hash.
-        let shown = Job::within(&valid, Mode::Auto, budget(zero)).showing_images().hashed().run().unwrap();
-        assert!(shown.images.is_some(), "{what}: shown from channel 0");
-        assert_eq!(shown.trace.flows.len() as u64, zero, "{what}");
-        assert_eq!(shown.link_bytes, exact.link_bytes, "{what}: every link's bytes");
-        assert_eq!(shown.summary.time, exact.summary.time, "{what}");
-        // The whole's hash as its folded run expanded gives it (every transfer simulated gives
-        // the same times, its rates differing in their last bits: `tests/symmetry.rs`).
-        assert_eq!(shown.hash_hex(), whole.trace_hash, "{what}: the whole trace's hash");
-        assert_eq!(
-            valid.admit(budget(zero)),
-            Admission::Copies { transfers: zero * valid.channels() as u64 }
-        );
+        assert_channel_zero_is_the_whole(&what, &s, channel_zero(&s));
     }
+}
+
+/// `s` run from its channel 0 of `zero` transfers (a budget of as many) against the whole: the
+/// sweep's row bit for bit, every transfer simulated to the nanosecond, and shown from channel 0
+/// with the whole's bytes on every link and its hash; admitted so.
+fn assert_channel_zero_is_the_whole(what: &str, s: &Scenario, zero: u64) {
+    let whole = row(s, ENGINE_BUDGET);
+    let lean = row(s, budget(zero));
+    // As printed: a forced protocol the tuner does not predict for P2P has a NaN time.
+    assert_eq!(format!("{lean:?}"), format!("{whole:?}"), "{what}: the row, its hash included");
+    let valid = s.validate().unwrap();
+    let exact = fabricscope::simulate_as(&valid, Mode::Exact).unwrap();
+    assert_eq!(lean.time_us, exact.summary.time.as_us(), "{what}: every transfer, to the nanosecond");
+    // Shown from channel 0 (the page's job): the whole's bytes on every link, and its hash.
+    let shown = Job::within(&valid, Mode::Auto, budget(zero)).showing_images().hashed().run().unwrap();
+    assert!(shown.images.is_some(), "{what}: shown from channel 0");
+    assert_eq!(shown.trace.flows.len() as u64, zero, "{what}");
+    assert_eq!(shown.link_bytes, exact.link_bytes, "{what}: every link's bytes");
+    assert_eq!(shown.summary.time, exact.summary.time, "{what}");
+    // The whole's hash as its folded run expanded gives it (every transfer simulated gives
+    // the same times, its rates differing in their last bits: `tests/symmetry.rs`).
+    assert_eq!(shown.hash_hex(), whole.trace_hash, "{what}: the whole trace's hash");
+    assert_eq!(valid.admit(budget(zero)), Admission::Copies { transfers: zero * valid.channels() as u64 });
 }
 
 /// A SendRecv's channels each pipeline their slice over the same connections: channel 0 runs for
@@ -118,20 +121,7 @@ fn a_sendrecv_run_from_channel_zero_is_the_whole_run() {
             fabricscope::collective::sendrecv_channel_zero(valid.n_ranks(), s.count(), valid.channels())
                 .transfers
                 .len() as u64;
-        let whole = row(&s, ENGINE_BUDGET);
-        let lean = row(&s, budget(zero));
-        assert_eq!(format!("{lean:?}"), format!("{whole:?}"), "{what}: the row, its hash included");
-        let exact = fabricscope::simulate_as(&valid, Mode::Exact).unwrap();
-        assert_eq!(lean.time_us, exact.summary.time.as_us(), "{what}: every transfer, to the nanosecond");
-        let shown = Job::within(&valid, Mode::Auto, budget(zero)).showing_images().hashed().run().unwrap();
-        assert!(shown.images.is_some(), "{what}: shown from channel 0");
-        assert_eq!(shown.trace.flows.len() as u64, zero, "{what}");
-        assert_eq!(shown.link_bytes, exact.link_bytes, "{what}: every link's bytes");
-        assert_eq!(shown.hash_hex(), whole.trace_hash, "{what}: the whole trace's hash");
-        assert_eq!(
-            valid.admit(budget(zero)),
-            Admission::Copies { transfers: zero * valid.channels() as u64 }
-        );
+        assert_channel_zero_is_the_whole(&what, &s, zero);
     }
     // Beyond the engine whole (2,048 GPUs at 1 GiB: 2,097,152 transfers): admitted, from channel 0.
     let s = Scenario { collective: Collective::SendRecv, ..alltoall("dgx-h100", 256, 1 << 30, ib()) };

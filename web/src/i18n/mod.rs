@@ -403,28 +403,22 @@ fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
                 ),
             };
         }
-        if sim.copies {
-            return match lang {
-                Lang::En => format!(
-                    "Obtained by exact simulation with the channels' symmetry: channel 0's {one} transfers through the engine, the other {} channels its proved copies on the same NICs and links, which share each link's capacity alike (all {} transfers: every time the same, to the nanosecond, as simulating each).",
-                    channels - 1,
-                    sim.n_transfers()
-                ),
-                Lang::Zh => format!(
-                    "获得方式：利用通道对称的精确模拟——引擎模拟通道 0 的 {one} 个传输，其余 {} 个通道是它在相同网卡和链路上经证明的副本，各链路的带宽由它们均分（共 {} 个传输：每个时间都与逐个模拟相同，精确到纳秒）。",
-                    channels - 1,
-                    sim.n_transfers()
-                ),
-            };
-        }
+        // Channel 0's images on links of their own, or its copies on the same links.
+        let (others_en, others_zh) = match sim.copies {
+            true => (
+                "its proved copies on the same NICs and links, which share each link's capacity alike",
+                "是它在相同网卡和链路上经证明的副本，各链路的带宽由它们均分",
+            ),
+            false => ("its proved images on their own NICs and links", "是它在各自网卡和链路上经证明的映像"),
+        };
         return match lang {
             Lang::En => format!(
-                "Obtained by exact simulation with the channels' symmetry: channel 0's {one} transfers through the engine, the other {} channels its proved images on their own NICs and links (all {} transfers: every time the same, to the nanosecond, as simulating each).",
+                "Obtained by exact simulation with the channels' symmetry: channel 0's {one} transfers through the engine, the other {} channels {others_en} (all {} transfers: every time the same, to the nanosecond, as simulating each).",
                 channels - 1,
                 sim.n_transfers()
             ),
             Lang::Zh => format!(
-                "获得方式：利用通道对称的精确模拟——引擎模拟通道 0 的 {one} 个传输，其余 {} 个通道是它在各自网卡和链路上经证明的映像（共 {} 个传输：每个时间都与逐个模拟相同，精确到纳秒）。",
+                "获得方式：利用通道对称的精确模拟——引擎模拟通道 0 的 {one} 个传输，其余 {} 个通道{others_zh}（共 {} 个传输：每个时间都与逐个模拟相同，精确到纳秒）。",
                 channels - 1,
                 sim.n_transfers()
             ),

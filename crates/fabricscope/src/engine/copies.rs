@@ -3,8 +3,9 @@
 //! NCCL's AllToAll moves a slice of every block on each channel, over the same connections:
 //! channel c's transfers are channel 0's (same ranks, step and bytes, where the block splits
 //! evenly), as a SendRecv's pipeline on each channel is channel 0's, and with static routes and
-//! every connection on its GPU's own NIC they take the same paths (`Router::channels_route_alike`). The flows of all channels are then a system
-//! that swapping channels maps onto itself with every link left where it is: σ is the identity
+//! every connection on its GPU's own NIC they take the same paths
+//! (`Router::channels_route_alike`). The flows of all channels are then a system that swapping
+//! channels maps onto itself with every link left where it is: σ is the identity
 //! on links, and max-min fair sharing, which has one solution, gives every copy of a flow the
 //! flow's own rates. So channel 0 runs alone on links of a C-th of their capacity (every orbit
 //! one link: `Symmetry::fold`), and its flows stand for every channel's (`Simulation::images`,

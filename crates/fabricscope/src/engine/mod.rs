@@ -68,20 +68,10 @@ use issuer::{Issuer, Routes};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// The slowest class of link on a path (network over PCIe over NVLink).
-pub fn path_class(topology: &Topology, path: &[LinkId]) -> LinkKind {
-    path.iter().map(|&id| topology.link(id).kind).max().unwrap_or(LinkKind::NvLink)
-}
-
 /// A flow of `schedule`'s latency before data moves: the links' latencies plus what the
 /// schedule's latency model adds per step (`Schedule::step_latency_ns`).
 pub fn schedule_flow_latency_ns(topology: &Topology, path: &[LinkId], schedule: &Schedule) -> u64 {
-    links_latency_ns(topology, path) + schedule.step_latency_ns(path_class(topology, path))
-}
-
-/// The sum of a path's link latencies [ns].
-fn links_latency_ns(topology: &Topology, path: &[LinkId]) -> u64 {
-    path.iter().map(|&id| topology.link(id).latency_ns).sum()
+    topology.path_latency_ns(path) + schedule.step_latency_ns(topology.path_class(path))
 }
 
 /// A flow's latency before data moves under NCCL's latency model: the links' latencies plus the
@@ -92,7 +82,7 @@ pub fn flow_latency_ns(
     algorithm: Algorithm,
     protocol: Protocol,
 ) -> u64 {
-    links_latency_ns(topology, path) + protocol.step_latency_ns(algorithm, path_class(topology, path))
+    topology.path_latency_ns(path) + protocol.step_latency_ns(algorithm, topology.path_class(path))
 }
 
 /// Bytes a transfer puts on the wire: the protocol's (LL doubles them), and for a hop through

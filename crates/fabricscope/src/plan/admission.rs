@@ -61,10 +61,11 @@ pub struct Budget {
     /// group or pod cut short: what this bounds).
     pub measured: u64,
     /// Most transfers of an AllToAll's channel 0 run for every channel where the whole is beyond
-    /// `transfers` (`Admission::Copies`; 0: none). A SendRecv's channel 0 runs so within
-    /// `transfers`: its chunks follow one another on each connection, so a batch moves a few. Every flow of an AllToAll starts at once, so
+    /// `transfers` (`Admission::Copies`; 0: none). Every flow of an AllToAll starts at once, so
     /// the run's first poll issues them all and each event batch moves them all: its polls grow
-    /// with channel 0, not with `transfers`.
+    /// with channel 0, not with `transfers`. A SendRecv's channel 0 runs so within `transfers`:
+    /// its chunks follow one another on each connection, so a batch moves a chunk per connection
+    /// at most.
     pub copies: u64,
     /// Most routes of an AllToAll bounded rather than simulated, where even its channel 0 is
     /// beyond `copies` (`Admission::Bounded`: channel 0's pairs counted in parts,
@@ -295,30 +296,31 @@ pub fn tree_channels_provable(scenario: &Scenario, channels: u32) -> bool {
         && scenario.faults.is_empty()
 }
 
-/// Whether an AllToAll's channels may be copies of one another, channel 0 standing for all
-/// (`engine::symmetry::Symmetry::copies`): two channels or more, each block split evenly over
-/// them (or a count rounded down so that it does, `collective::alltoall_rounded_count`), static
-/// routes on a lossless fabric (the technology's or the scenario's own congested
-/// efficiency). The run still proves it (every connection on its GPU's own NIC, too), and says
-/// so by name where a setting this does not see breaks it.
-pub fn alltoall_copies_provable(scenario: &Scenario, n_ranks: u32, channels: u32) -> bool {
+/// Whether `scenario`'s routes are static and its fabric lossless (the technology's or the
+/// scenario's own congested efficiency): where channels that route alike may be copies of one
+/// another, and max-min sharing alone sets every rate.
+fn static_and_lossless(scenario: &Scenario) -> bool {
     let technology = scenario.fabric.technology.spec();
     let efficiency = scenario.fabric.congested_efficiency.unwrap_or(technology.congested_efficiency);
-    scenario.collective == Collective::AllToAll
-        && n_ranks >= 2
+    scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static && efficiency == 1.0
+}
+
+/// Whether an AllToAll's channels may be copies of one another, channel 0 standing for all
+/// (`engine::symmetry::Symmetry::copies`): one it may bound (`alltoall_bounded_provable`) of two
+/// channels or more, each block split evenly over them (or a count rounded down so that it
+/// does, `collective::alltoall_rounded_count`). The run still proves it (every connection on its
+/// GPU's own NIC, too), and says so by name where a setting this does not see breaks it.
+pub fn alltoall_copies_provable(scenario: &Scenario, n_ranks: u32, channels: u32) -> bool {
+    alltoall_bounded_provable(scenario, n_ranks)
         && channels >= 2
         && ((scenario.count() / n_ranks as u64) % channels as u64 == 0
             || crate::collective::alltoall_rounded_count(n_ranks, scenario.count(), channels).is_some())
-        && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
-        && efficiency == 1.0
 }
 
 /// Whether `scenario` is a SendRecv whose channel 0 may run for every channel within `limit`
 /// transfers (`simulation::alltoall`, `engine::copies`): each channel's pipeline the same
 /// chunks (a count that splits evenly over the channels), static routes, a lossless fabric.
 fn sendrecv_copies_fit(scenario: &Scenario, n_ranks: u32, channels: u32, limit: u64) -> bool {
-    let technology = scenario.fabric.technology.spec();
-    let efficiency = scenario.fabric.congested_efficiency.unwrap_or(technology.congested_efficiency);
     let count = scenario.count();
     let chunks = crate::collective::chain_chunks(Protocol::Simple, count.div_ceil(channels.max(1) as u64));
     scenario.collective == Collective::SendRecv
@@ -326,20 +328,14 @@ fn sendrecv_copies_fit(scenario: &Scenario, n_ranks: u32, channels: u32, limit: 
         && channels >= 2
         && count % channels as u64 == 0
         && n_ranks as u64 * chunks as u64 <= limit
-        && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
-        && efficiency == 1.0
+        && static_and_lossless(scenario)
 }
 
 /// Whether `scenario` is an AllToAll that a sweep's row may bound by max-min sharing
 /// (`simulation::bounded`): static routes on a lossless fabric, at any size (its channels' slices
 /// may differ by an element). Its channels must also route alike, which the router checks.
 pub fn alltoall_bounded_provable(scenario: &Scenario, n_ranks: u32) -> bool {
-    let technology = scenario.fabric.technology.spec();
-    let efficiency = scenario.fabric.congested_efficiency.unwrap_or(technology.congested_efficiency);
-    scenario.collective == Collective::AllToAll
-        && n_ranks >= 2
-        && scenario.fabric.routing.unwrap_or(technology.default_routing) == Routing::Static
-        && efficiency == 1.0
+    scenario.collective == Collective::AllToAll && n_ranks >= 2 && static_and_lossless(scenario)
 }
 
 /// Steps of a ring's measuring run, at least (`simulation::fluid`): fewer measure too little.

@@ -21,7 +21,7 @@
 //! pair between nodes takes one of each part, so the least latency of the pairs crossing a link
 //! is at least its part's latency plus the least of the other two kinds, and the most of all
 //! pairs at most the three kinds' most: bounds, which is what `bounded` asks of them.
-//! `routing/tests.rs` holds the counts to every pair routed one by one, link by link.
+//! The test below holds the counts to every pair routed one by one, link by link.
 
 use super::Router;
 use crate::topology::{LinkId, LinkKind, Topology};
@@ -50,10 +50,9 @@ pub struct PairCount {
     key: u32,
     /// The next GPU (rank) whose parts are counted.
     next: u32,
-    /// Each local destination's receiving NIC, and each (local source, local destination)'s
-    /// sending NIC.
+    /// Each local destination's receiving NIC (empty on one node or without NICs: no pair
+    /// crosses the fabric).
     recv: Vec<u32>,
-    send: Vec<Vec<u32>>,
     /// `k_j[r]` and `m_i[r]` (the module's documentation).
     into: Vec<Vec<u64>>,
     out_of: Vec<Vec<u64>>,
@@ -84,7 +83,6 @@ impl PairCount {
             key,
             next: 0,
             recv: Vec::new(),
-            send: Vec::new(),
             into: Vec::new(),
             out_of: Vec::new(),
             rails: Vec::new(),
@@ -100,26 +98,17 @@ impl PairCount {
         }
         let rail_aligned = router.rail_aligned();
         count.recv = (0..g).map(|j| router.connection_nic(false, j, key)).collect();
-        count.send = (0..g)
-            .map(|i| {
-                (0..g)
-                    .map(|j| {
-                        if rail_aligned {
-                            count.recv[j as usize]
-                        } else {
-                            router.connection_nic(true, i, key)
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
         count.into = vec![vec![0; nics as usize]; g as usize];
         count.out_of = vec![vec![0; nics as usize]; g as usize];
-        for i in 0..g as usize {
-            for j in 0..g as usize {
-                let r = count.send[i][j] as usize;
-                count.into[j][r] += 1;
-                count.out_of[i][r] += 1;
+        for i in 0..g {
+            for j in 0..g {
+                // The NIC a pair from local GPU i to local GPU j sends through.
+                let r = match rail_aligned {
+                    true => count.recv[j as usize],
+                    false => router.connection_nic(true, i, key),
+                } as usize;
+                count.into[j as usize][r] += 1;
+                count.out_of[i as usize][r] += 1;
             }
         }
         count.rails = (0..nics)
@@ -187,8 +176,7 @@ impl PairCount {
         let mut routes = 0;
         for i in (0..g).filter(|&i| i != local) {
             let path = router.intra(t.gpu(node * g + i), t.gpu(x), false);
-            let class = path.iter().map(|&id| t.link(id).kind).max().unwrap_or(LinkKind::NvLink);
-            let latency = links_latency(t, &path) + step(class);
+            let latency = t.path_latency_ns(&path) + step(t.path_class(&path));
             self.most_within = self.most_within.max(latency);
             for link in path {
                 self.pairs[link.index()] += 1;
@@ -236,7 +224,7 @@ impl PairCount {
     }
 
     fn add(&mut self, t: &Topology, part: Part, path: &[LinkId], pairs: u64) {
-        let latency = links_latency(t, path);
+        let latency = t.path_latency_ns(path);
         let kind = part as usize;
         self.least[kind] = self.least[kind].min(latency);
         self.most[kind] = self.most[kind].max(latency);
@@ -269,11 +257,6 @@ impl PairCount {
     pub fn progress(&self, n: u32) -> f64 {
         self.next as f64 / n.max(1) as f64
     }
-}
-
-/// The sum of a path's link latencies [ns].
-fn links_latency(t: &Topology, path: &[LinkId]) -> u64 {
-    path.iter().map(|&id| t.link(id).latency_ns).sum()
 }
 
 #[cfg(test)]
@@ -339,8 +322,7 @@ mod tests {
             for src in 0..n {
                 for dst in (0..n).filter(|&d| d != src) {
                     let path = router.route(src, dst, 0, &[]);
-                    let class = path.iter().map(|&id| t.link(id).kind).max().unwrap_or(LinkKind::NvLink);
-                    let latency = super::links_latency(&t, &path) + step(class);
+                    let latency = t.path_latency_ns(&path) + step(t.path_class(&path));
                     most = most.max(latency);
                     for link in path {
                         pairs[link.index()] += 1;

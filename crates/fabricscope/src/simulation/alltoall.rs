@@ -13,7 +13,8 @@ use crate::plan::{Bound, ValidScenario};
 use crate::scenario::{Collective, ScenarioError};
 use crate::topology::Topology;
 
-/// Channel 0 of an AllToAll, its proof being routed a piece per poll (`Stage::Copies`).
+/// Channel 0 of an AllToAll or a SendRecv, its proof being routed a piece per poll
+/// (`Stage::Copies`).
 pub(super) struct Copies {
     zero: Schedule,
     search: CopiesSearch,
@@ -22,13 +23,15 @@ pub(super) struct Copies {
 }
 
 /// The run of channel 0 for all, where `scenario` is an AllToAll of more than `limit` transfers
-/// whose channel 0 is within `copies` (validation admits it so: `plan::Admission::Copies`): its proof
-/// routed a piece per poll (`Copies::advance`), then the tuner's table from channel 0's routes
-/// and channel 0 on links of a C-th of their capacity (`Copies::finish`). Its result is shown
-/// from channel 0 (`Job::showing_images`) or is a sweep's point (`shown`); a run whose trace
-/// would be expanded is refused at once. An error that says why where the channels are not
-/// copies. `None` for anything else. A `lean` job (`Job::lean`) with a forced algorithm weighs
-/// that alone.
+/// whose channel 0 is within `copies`, or a SendRecv whose channel 0 is within `limit`
+/// (validation admits them so: `plan::Admission::Copies`): its proof routed a piece per poll
+/// (`Copies::advance`), then the tuner's table from channel 0's routes and channel 0 on links of
+/// a C-th of their capacity (`Copies::finish`). Its result is shown from channel 0
+/// (`Job::showing_images`, `images`) or is a sweep's point (`point`); a run whose trace would be
+/// expanded is refused at once. An AllToAll's point beyond channel 0 (`bounded` routes at most),
+/// or whose slices differ, is bounded instead (`bounded::start`). An error that says why where
+/// the channels are not copies. `None` for anything else. A `lean` job (`Job::lean`) with a
+/// forced algorithm weighs that alone.
 pub(super) fn beyond(
     scenario: &ValidScenario,
     topology: &Topology,
@@ -60,43 +63,42 @@ pub(super) fn beyond(
     if !(point || images) {
         return refused(&format!("a sweep's row (fabricscope {command}) and the page run it from channel 0, which stands for every channel, but a run whose trace is expanded needs every transfer: use fewer nodes or channels"));
     }
-    let not_alike = super::bounded::NOT_ALIKE;
-    if s.collective == Collective::SendRecv {
-        // Each channel's pipeline of the same chunks over the same connections.
+    let uneven = "its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them";
+    // Channel 0, and the runs its transfers take turns in with the other channels'.
+    let (zero, run) = if s.collective == Collective::SendRecv {
+        // Each channel's pipeline of the same chunks over the same connections, one channel
+        // after another.
+        if count % channels as u64 != 0 {
+            return refused(uneven);
+        }
         let zero = crate::collective::sendrecv_channel_zero(n, count, channels);
         // A batch of its moves a chunk per connection at most: the caller's limit holds it.
         if zero.transfers.len() as u64 > limit {
             return refused("even channel 0 alone is beyond it: use fewer nodes, or a smaller size_bytes");
         }
-        if count % channels as u64 != 0 {
-            return refused("its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them");
+        let run = zero.transfers.len();
+        (zero, run)
+    } else {
+        let pairs = n as u64 * (n as u64 - 1);
+        // Every channel's slice of a block alike: the block splits evenly over the channels.
+        let split = channels >= 2 && (count / n as u64) % channels as u64 == 0;
+        if pairs > copies || !split {
+            // A sweep's row beyond channel 0's run, or whose slices differ: bounded by max-min
+            // sharing from channel 0's routes (`bounded`), which needs neither.
+            if point && bounded > 0 {
+                return super::bounded::start(scenario, topology, bounded)
+                    .map_or_else(|why| refused(&why), Some);
+            }
+            return refused(match pairs > copies {
+                true => "even channel 0 alone is beyond it: a sweep's row (fabricscope alltoall) bounds it, a run to show needs fewer nodes",
+                false => uneven,
+            });
         }
-        let per = zero.transfers.len();
-        let Some(search) = CopiesSearch::start(topology, &zero, scenario.policy(), per) else {
-            return refused(not_alike);
-        };
-        return Some(Stage::Copies {
-            topology: topology.clone(),
-            copies: Box::new(Copies { zero, search, lean }),
-        });
-    }
-    let zero = n as u64 * (n as u64 - 1);
-    // Every channel's slice of a block alike: the block splits evenly over the channels.
-    let uneven = channels < 2 || (count / n as u64) % channels as u64 != 0;
-    if zero > copies || uneven {
-        // A sweep's row beyond channel 0's run, or whose slices differ: bounded by max-min
-        // sharing from channel 0's routes (`bounded`), which needs neither.
-        if point && bounded > 0 {
-            return super::bounded::start(scenario, topology, bounded).map_or_else(|why| refused(&why), Some);
-        }
-        return refused(match zero > copies {
-            true => "even channel 0 alone is beyond it: a sweep's row (fabricscope alltoall) bounds it, a run to show needs fewer nodes",
-            false => "its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them",
-        });
-    }
-    let zero = crate::collective::alltoall_channel_zero(n, count, channels);
-    let Some(search) = CopiesSearch::start(topology, &zero, scenario.policy(), n as usize) else {
-        return refused(not_alike);
+        // Each step's n transfers, channel by channel.
+        (crate::collective::alltoall_channel_zero(n, count, channels), n as usize)
+    };
+    let Some(search) = CopiesSearch::start(topology, &zero, scenario.policy(), run) else {
+        return refused(super::bounded::NOT_ALIKE);
     };
     Some(Stage::Copies { topology: topology.clone(), copies: Box::new(Copies { zero, search, lean }) })
 }

@@ -84,7 +84,7 @@ impl Simulation {
                 let path = &self.trace.flows[i].path;
                 (
                     engine::schedule_flow_latency_ns(&self.topology, path, &self.schedule),
-                    engine::path_class(&self.topology, path) == LinkKind::Network,
+                    self.topology.path_class(path) == LinkKind::Network,
                 )
             })
             .collect();

@@ -31,7 +31,6 @@
 
 use super::stage::{Plan, Stage};
 use super::weigh::ROUTED_PER_POLL;
-use super::Simulation;
 use crate::collective::{slice, Algorithm, Schedule};
 use crate::plan::ValidScenario;
 use crate::routing::{PairCount, PairLoads, Router, RouterState};
@@ -83,9 +82,10 @@ pub(super) fn start(scenario: &ValidScenario, topology: &Topology, limit: u64) -
         false => Vec::new(),
     };
     let router = Router::for_transfers(topology, scenario.policy(), &probe);
-    let count = PairCount::start(&router, 0)
-        .filter(|_| n >= 2 && router.channels_route_alike() && topology.congested_efficiency == 1.0)
-        .ok_or(NOT_ALIKE)?;
+    if n < 2 || !router.channels_route_alike() || topology.congested_efficiency != 1.0 {
+        return Err(NOT_ALIKE.into());
+    }
+    let count = PairCount::start(&router, 0).ok_or(NOT_ALIKE)?;
     let routes = count.routes(topology);
     if routes > limit {
         return Err(format!("bounding it counts its pairs in {routes} routes here, more than {limit}: use fewer nodes or switches of a higher radix (fewer leaves)"));
@@ -141,34 +141,14 @@ impl Bounding {
             upper_ns: (base + most as f64 + busiest).ceil() as u64,
         };
         let (plan, _pick) = Plan::tuned(scenario, vec![(Algorithm::Direct, weighed)]);
+        // A trace of no flows ending at the lower bound, with every link's bytes: the
+        // simulation around it as any run's, its figures then the bound's (`Method::Bounded`).
         let end = SimTime(bounds.lower_ns);
-        let method = super::Method::Bounded;
-        let summary = super::summary::summarise(scenario, &topology, end, &link_bytes, method);
-        let trace = Trace::new(Vec::new(), end, link_bytes.clone(), vec![0.0; link_bytes.len()], 0);
-        let sim = Simulation {
-            steady: None,
-            chunk_fit: None,
-            rounded: None,
-            rotated: None,
-            stride: 1,
-            parts: 1,
-            copies: false,
-            images: None,
-            bounded: Some(bounds),
-            link_bytes,
-            step_index: Vec::new(),
-            trace_hash: std::sync::OnceLock::new(),
-            scenario: scenario.clone(),
-            topology,
-            schedule,
-            trace,
-            summary,
-            focus_rank: 0,
-            step_starts: Vec::new(),
-            tuning: plan.tuning,
-            tuning_bounds: plan.bounds,
-            tuning_intra: plan.intra,
-        };
+        let peaks = vec![0.0; link_bytes.len()];
+        let trace = Trace::new(Vec::new(), end, link_bytes, peaks, 0);
+        let mut sim = super::summary::finish(scenario, topology, schedule, trace, None, plan);
+        sim.bounded = Some(bounds);
+        super::summary::refit(&mut sim, end, super::Method::Bounded);
         Stage::Done(Some(Ok(sim)))
     }
 

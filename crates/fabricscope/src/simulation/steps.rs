@@ -3,7 +3,6 @@
 
 use super::Simulation;
 use crate::collective::{Algorithm, ChunkOp, Hop, Phase, Schedule};
-use crate::engine;
 use crate::topology::LinkKind;
 use serde::Serialize;
 
@@ -138,7 +137,7 @@ impl Simulation {
             channel: example.channel,
             op: example.op,
             bytes: example.bytes(),
-            via: engine::path_class(&self.topology, &self.trace.flows[index].path),
+            via: self.topology.path_class(&self.trace.flows[index].path),
             hop: example.hop,
         })
     }

@@ -182,7 +182,7 @@ pub(super) fn refit(sim: &mut Simulation, end: SimTime, method: Method) {
     sim.summary = summarise(&sim.scenario, &sim.topology, end, &sim.link_bytes, method);
 }
 
-pub(super) fn summarise(
+fn summarise(
     scenario: &ValidScenario,
     topology: &Topology,
     end: SimTime,

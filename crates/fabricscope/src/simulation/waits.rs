@@ -8,7 +8,6 @@
 //! list and the CLI. For a steady state the trace is the prefix, whose steps repeat.
 
 use super::Simulation;
-use crate::engine;
 use crate::topology::{LinkId, LinkKind};
 use serde::Serialize;
 
@@ -68,7 +67,7 @@ impl Simulation {
         for (i, flow) in self.trace.flows.iter().enumerate() {
             let Some(t) = self.schedule.transfers.get(flow.transfer as usize) else { continue };
             let duration = flow.finished.as_ns().saturating_sub(flow.started.as_ns());
-            let class = engine::path_class(&self.topology, &flow.path);
+            let class = self.topology.path_class(&flow.path);
             let mut hit = false;
             for link in &flow.path {
                 if let Some(Some(f)) = fault_of.get(link.index()) {

@@ -232,6 +232,16 @@ impl Topology {
         &self.graph[EdgeIndex::new(id.index())]
     }
 
+    /// The slowest class of link on a path (network over PCIe over NVLink).
+    pub fn path_class(&self, path: &[LinkId]) -> LinkKind {
+        path.iter().map(|&id| self.link(id).kind).max().unwrap_or(LinkKind::NvLink)
+    }
+
+    /// The sum of a path's link latencies [ns].
+    pub fn path_latency_ns(&self, path: &[LinkId]) -> u64 {
+        path.iter().map(|&id| self.link(id).latency_ns).sum()
+    }
+
     pub fn links(&self) -> impl Iterator<Item = (LinkId, &Link)> {
         self.graph.edge_indices().map(|index| (LinkId(index.index() as u32), &self.graph[index]))
     }
