@@ -1292,6 +1292,31 @@ await test('SendRecv on 1,024 GPUs at 1 GiB: channel 0 runs for its copies on th
   await page.screenshot({ path: join(shots, 'sendrecv-1024-gpus.png'), fullPage: true });
 });
 
+await test('AllToAll on 1,024 GPUs at 1 GiB: bounded by max-min sharing, labelled, its links at their mean load, the chart filled', async () => {
+  // 8,380,416 transfers whole, and channel 0's 1,047,552 pairs beyond the page's runs: bounded.
+  const link = base.replace(/#.*$/, '') + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 128, collective: 'all_to_all', size_bytes: 1 << 30 }));
+  const t0 = Date.now();
+  await reopen(link, '#topology[data-gpu-count]');
+  await waitFor('1,024 GPUs drawn, the bound done', async () => (await gpuCount()) === '1024' && (await page.locator('#progress').count()) === 0, 60000);
+  console.log(`     AllToAll on 128 nodes at 1 GiB: bounded and drawn after ${Date.now() - t0} ms`);
+  expect((await page.locator('.error').count()) === 0, await page.locator('.error').allInnerTexts());
+  const method = await text('#method');
+  expect(method.includes('max-min bound') && method.includes('8380416') && method.includes('1047552'), method);
+  expect((await text('#trace-hash')) === 'none (no engine run)', await text('#trace-hash'));
+  const busbw = parseFloat(await text('#busbw'));
+  expect(busbw > 40 && busbw < 50, `busbw ${busbw} GB/s: each GPU's 400 Gb/s NIC`);
+  // Mid-run: no step to follow, every link drawn at its mean load, and the table says which.
+  const end = Number(await page.locator('#scrub').getAttribute('max'));
+  await page.locator('#scrub').fill(String(Math.round(end * 0.5)));
+  await waitFor('the bound said in place of a step', async () => (await text('#step-text')).startsWith('No timeline'));
+  await waitFor('the chart filled, its bounded points said', async () => (await page.locator('#busbw-chart').getAttribute('data-complete')) === 'true' && (await page.locator('#chart-bounded').count()) === 1, 60000);
+  expect((await text('#chart-bounded')).includes('bounded by max-min sharing'), await text('#chart-bounded'));
+  await page.screenshot({ path: join(shots, 'alltoall-1024-gpus.png'), fullPage: true });
+  await page.click('#lang-zh');
+  await waitFor('in Chinese', async () => (await text('#method')).startsWith('获得方式：最大最小公平共享的界') && (await text('#step-text')).startsWith('没有时间线'));
+  await page.click('#lang-en');
+});
+
 await test('no console errors', async () => {
   expect(consoleErrors.length === 0, consoleErrors.join('\n'));
 });

@@ -47,7 +47,9 @@ fn summary_json(sim: &Simulation) -> String {
         "protocol": sim.schedule.protocol.nccl_name(),
         "steps": sim.n_steps(),
         "transfers": sim.n_transfers(),
-        "trace_hash": sim.hash_hex(),
+        // A run bounded rather than simulated has no trace: its bounds instead.
+        "trace_hash": sim.bounded.is_none().then(|| sim.hash_hex()),
+        "bounds": sim.bounded,
         "steady": sim.steady,
     })
     .to_string()

@@ -133,6 +133,47 @@ fn an_alltoall_beyond_channel_0_is_a_bounded_row() {
     assert!(refused.problem.contains("a sweep's row"), "{}", refused.problem);
 }
 
+/// The page shows an AllToAll beyond its transfers bounded (`PAGE_BUDGET`): 1,024 GPUs at 1 GiB
+/// give a bounded sweep row's figures and bounds, every link's exact bytes (channel 0's run for all
+/// at 32 nodes, where both run), no flow, and a frame that draws each link's mean rate over
+/// the bound until the run ends.
+#[test]
+fn the_page_shows_a_bounded_alltoall_as_its_row() {
+    use fabricscope::plan::PAGE_BUDGET;
+    let s = alltoall("dgx-h100", 128, 1 << 30, FabricConfig::default());
+    let valid = s.validate().unwrap();
+    assert!(matches!(valid.admit(PAGE_BUDGET), Admission::Bounded { .. }));
+    let shown = Job::admitted(&valid, PAGE_BUDGET).unwrap().showing_images().hashed().run().unwrap();
+    let row = bounded(&s).unwrap();
+    let bounds = shown.bounded.expect("bounded");
+    assert_eq!(shown.summary.method, Method::Bounded);
+    assert_eq!(
+        (shown.summary.time.as_ns() as f64 / 1e3, bounds.upper_ns as f64 / 1e3),
+        (row.time_us, row.upper_bound_us.unwrap())
+    );
+    assert_eq!(shown.n_transfers(), 1024 * 1023 * 8);
+    assert!(shown.trace.flows.is_empty());
+    let middle = shown.sample(fabricscope::units::SimTime(bounds.lower_ns / 2));
+    assert!(middle.in_flight.is_empty());
+    for (id, _) in shown.topology.links() {
+        let rate = shown.link_bytes[id.index()] / bounds.lower_ns as f64;
+        assert_eq!(middle.link_rate[id.index()], rate);
+    }
+    assert!(shown.sample(shown.end()).link_rate.iter().all(|&r| r == 0.0));
+    // Link bytes and time against a run where one fits: 32 nodes, beyond the page's transfers,
+    // channel 0 for all.
+    let small = alltoall("dgx-h100", 32, 1 << 30, FabricConfig::default()).validate().unwrap();
+    let page = Job::admitted(&small, PAGE_BUDGET).unwrap().showing_images().run().unwrap();
+    let exact = fabricscope::simulate(&small).unwrap();
+    assert_eq!(page.summary.method, Method::Bounded);
+    assert_eq!(page.link_bytes, exact.link_bytes);
+    assert!(bounds_hold(&page, exact.summary.time.as_ns()));
+}
+
+fn bounds_hold(sim: &fabricscope::Simulation, exact_ns: u64) -> bool {
+    sim.bounded.is_some_and(|b| b.lower_ns <= exact_ns && exact_ns <= b.upper_ns)
+}
+
 /// Where the channels do not route alike or the fabric loses efficiency when shared, no bound
 /// holds: refused, and the reason named.
 #[test]

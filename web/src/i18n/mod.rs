@@ -4,6 +4,7 @@
 //! function here (`step_text`, `alpha_beta_line`, …) or, used once, a `match lang` beside its
 //! use with both languages' `format!`.
 
+pub mod bounded;
 mod chunks;
 pub mod cluster;
 mod links;
@@ -345,6 +346,10 @@ pub fn first_nodes_zh(m: u32, nodes: u32) -> String {
 }
 
 fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
+    if let Some(bounds) = &sim.bounded {
+        let of = (sim.schedule.n_ranks, sim.schedule.n_channels, sim.n_transfers());
+        return bounded::method_sentence(lang, bounds, of);
+    }
     // A time fitted to NCCL's chunks: how the run shown was obtained (`chunk_fit_sentence` says
     // the rest).
     let method = sim.chunk_fit.map_or(sim.summary.method, |fit| fit.runs);

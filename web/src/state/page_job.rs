@@ -31,6 +31,8 @@ pub fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
 /// budget (`PAGE_BUDGET`): whole, as a ring that settles at any size, else a named refusal. A
 /// tree the tuner picks, too big to build whole, is shown from the channels that stand for all
 /// where they fit (`Job::showing_images`: NVLSTree on 1,024 H100 GPUs), else the best ring row.
+/// An AllToAll beyond the page's transfers is shown bounded by max-min sharing where its
+/// channels route alike (`Simulation::bounded`: its bounds and exact link bytes, no trace).
 pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
     let s = valid.scenario();
     let (n, channels) = (valid.n_ranks(), valid.channels());
@@ -44,8 +46,9 @@ pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
 
 /// Why a collective of `total` transfers on `n` GPUs over `channels` channels is beyond the
 /// page, and what runs it: a ring that may settle at any size, fewer chunks for a chain's or a
-/// SendRecv's smaller message (NCCL cuts them into chunks of a fixed size), and the CLI, whose
-/// engine takes every scenario that validates (`page_job` sees no other).
+/// SendRecv's smaller message (NCCL cuts them into chunks of a fixed size), an AllToAll's bound
+/// where its channels route alike, and the CLI, whose engine takes every scenario that
+/// validates (`page_job` sees no other).
 pub fn too_big_for_page(collective: Collective, (n, channels): (u32, u32), total: u64) -> String {
     let name = collective.nccl_name();
     let cli = name.to_lowercase();
@@ -58,9 +61,10 @@ pub fn too_big_for_page(collective: Collective, (n, channels): (u32, u32), total
         Collective::Broadcast | Collective::Reduce | Collective::SendRecv => format!(
             "nodes: {what}; {page}, fewer for a smaller message (NCCL cuts its pipeline into chunks of a fixed size): use fewer nodes or channels, a smaller message, or the CLI (fabricscope {cli})"
         ),
-        Collective::AllToAll => {
-            format!("nodes: {what}; {page}: use fewer nodes or channels, or the CLI (fabricscope {cli})")
-        }
+        // Bounded where its channels route alike (`Admission::Bounded`), which the CLI needs too.
+        Collective::AllToAll => format!(
+            "nodes: {what}; {page}, or bounds it by max-min sharing where its channels route alike (static routes, every GPU on a NIC of its own in use, a lossless fabric): use fewer nodes or channels"
+        ),
     }
 }
 

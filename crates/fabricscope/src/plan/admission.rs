@@ -17,7 +17,7 @@
 //!   an AllToAll on static routes and a lossless fabric:
 //!     blocks that split (or round) over the channels, channel 0's n(n-1) within budget.copies
 //!                                                          → Copies  (channel 0 runs for all)
-//!     otherwise, where budget.bounded allows any           → Bounded (a sweep's row, bounded)
+//!     otherwise, where budget.bounded allows any           → Bounded (bounded, no trace)
 //!   a SendRecv on static routes and a lossless fabric whose count splits over the channels,
 //!     channel 0 within budget.transfers                    → Copies  (channel 0 runs for all)
 //!   otherwise                                              → Refused { transfers }
@@ -70,7 +70,7 @@ pub struct Budget {
     /// Most routes of an AllToAll bounded rather than simulated, where even its channel 0 is
     /// beyond `copies` (`Admission::Bounded`: channel 0's pairs counted in parts,
     /// `routing::PairCount::routes`, which the job checks once the fabric is built; 0: none).
-    /// A sweep's row only: there is no trace.
+    /// A sweep's row, or the page's run shown as its bounds and link bytes: there is no trace.
     pub bounded: u64,
 }
 
@@ -98,12 +98,17 @@ pub const PAGE_BUDGET: Budget = Budget {
     steady_prefix: PAGE_MAX_TRANSFERS,
     shown_expanded: 0,
     measured: MAX_MEASURED_TRANSFERS,
-    // The page runs an AllToAll whole or not at all: its whole runs already move up to 49,952
+    // The page runs an AllToAll whole or bounds it: its whole runs already move up to 49,952
     // flows a batch (channel 0 of 28 DGX H100 at 8 channels, 399,616 transfers), 20-40 ms
     // natively a poll, and channel 0 of 32 nodes took 40-50 ms.
     copies: 0,
-    bounded: 0,
+    bounded: PAGE_BOUNDED_ROUTES,
 };
+
+/// Most routes of an AllToAll the page bounds (`Budget::bounded`): 2,048 DGX H100 on radix-64
+/// switches take about 1.2 million (0.24 s and 47 MB natively, in polls of `ROUTED_PER_POLL`
+/// routes); a bigger one is the command line's, up to `MAX_BOUNDED_ROUTES`.
+pub const PAGE_BOUNDED_ROUTES: u64 = 1 << 23;
 
 /// How a collective fits a budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,8 +128,9 @@ pub enum Admission {
     /// shown from it or a sweep's point (`simulation::alltoall`). The whole's transfer count.
     Copies { transfers: u64 },
     /// Too big even from channel 0 (or its slices differ), but an AllToAll on static routes and
-    /// a lossless fabric, where `Budget::bounded` allows any: a sweep's row, bounded by max-min
-    /// sharing rather than simulated (`simulation::bounded`). The whole's transfer count.
+    /// a lossless fabric, where `Budget::bounded` allows any: a sweep's row or the page's run,
+    /// bounded by max-min sharing rather than simulated (`simulation::bounded`). The whole's
+    /// transfer count.
     Bounded { transfers: u64 },
     /// None of these: the collective's transfer count.
     Refused { transfers: u64 },

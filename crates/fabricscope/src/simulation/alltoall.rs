@@ -83,9 +83,10 @@ pub(super) fn beyond(
         // Every channel's slice of a block alike: the block splits evenly over the channels.
         let split = channels >= 2 && (count / n as u64) % channels as u64 == 0;
         if pairs > copies || !split {
-            // A sweep's row beyond channel 0's run, or whose slices differ: bounded by max-min
-            // sharing from channel 0's routes (`bounded`), which needs neither.
-            if point && bounded > 0 {
+            // A sweep's row beyond channel 0's run, or whose slices differ, or the page's run
+            // to show: bounded by max-min sharing from channel 0's routes (`bounded`), which
+            // needs neither.
+            if bounded > 0 {
                 return super::bounded::start(scenario, topology, bounded)
                     .map_or_else(|why| refused(&why), Some);
             }

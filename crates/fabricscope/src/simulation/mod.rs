@@ -183,6 +183,20 @@ impl Simulation {
 
     /// Transfers of the whole collective.
     pub fn n_transfers(&self) -> u64 {
+        if self.bounded.is_some() {
+            // None ran: the whole's count, as validation counts it.
+            let s = self.scenario.scenario();
+            let (n, channels) = (self.scenario.n_ranks(), self.scenario.channels());
+            let g = n / s.nodes.max(1);
+            return crate::collective::transfer_count_with(
+                s.collective,
+                s.algorithm,
+                s.nodes,
+                g,
+                s.count(),
+                channels,
+            );
+        }
         match (&self.steady, &self.images) {
             (Some(steady), _) => steady.total_transfers,
             (None, Some(images)) => images.total(),
@@ -198,8 +212,19 @@ impl Simulation {
 
     /// The cluster at time `t` of the whole collective: for a steady state, the prefix's frame
     /// that looks the same (`Steady::fold`); for a run by symmetry shown as its lanes that ran
-    /// (`images`), their chunks in flight and every link's rate in the whole.
+    /// (`images`), their chunks in flight and every link's rate in the whole; for a bounded run,
+    /// which has no trace (`bounded`), no chunk in flight and every link's mean rate over the
+    /// run (its exact bytes over the bound's time) until it ends, which is what its caller
+    /// must then say it draws.
     pub fn sample(&self, t: SimTime) -> crate::trace::Frame {
+        if self.bounded.is_some() {
+            let end = self.trace.end.0.max(1) as f64;
+            let link_rate = match t < self.trace.end {
+                true => self.link_bytes.iter().map(|&bytes| bytes / end).collect(),
+                false => vec![0.0; self.link_bytes.len()],
+            };
+            return crate::trace::Frame { t, link_rate, in_flight: Vec::new() };
+        }
         let (prefix_t, _) = self.fold(t);
         let mut frame = self.trace.sample(prefix_t);
         frame.t = t;

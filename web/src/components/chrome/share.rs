@@ -61,7 +61,9 @@ pub fn share_export(props: &ShareProps) -> Html {
                 "protocol": sim.schedule.protocol,
                 "tuning": sim.tuning,
                 "alpha_beta": sim.alpha_beta(),
-                "trace_hash": sim.hash_hex(),
+                // A run bounded rather than simulated has no trace: its bounds instead.
+                "trace_hash": sim.bounded.is_none().then(|| sim.hash_hex()),
+                "bounds": sim.bounded,
             });
             download(
                 "fabricscope-run.json",

@@ -206,6 +206,15 @@ pub fn chart(props: &Props) -> Html {
             let g = state.curve.gpus / state.curve.scenario.nodes.max(1);
             i18n::nvls_tree_chunking(state.lang, size, g, &fit)
         });
+    // Points bounded by max-min sharing rather than simulated (an AllToAll beyond the page's
+    // runs): from which size, and how far above the run's their busbw may lie.
+    let bounded: Vec<(u64, f64, f64)> = state
+        .curve
+        .points
+        .iter()
+        .filter_map(|p| p.upper_bound_us.map(|upper| (p.size_bytes, p.time_us, upper)))
+        .collect();
+    let bounded_note = i18n::bounded::chart_note(state.lang, &bounded);
     html! {
         <>
             <canvas id="busbw-chart" ref={canvas_ref} data-here={here} role="img" aria-label={i18n::chart_caption(state.lang, state.curve.scenario.collective, state.curve.gpus)}
@@ -213,6 +222,9 @@ pub fn chart(props: &Props) -> Html {
                 data-workers={(*workers_run).to_string()} data-curve-hash={state.curve.hash()}></canvas>
             if let Some(note) = nvls_tree_note {
                 <p class="hint" id="chart-nvlstree-chunks">{ note }</p>
+            }
+            if let Some(note) = bounded_note {
+                <p class="hint" id="chart-bounded">{ note }</p>
             }
             if !gaps.is_empty() {
                 <p class="hint" id="chart-left-off">{ i18n::chart_left_off(state.lang, gaps.iter().map(|g| (g.curve.as_str(), g.first, g.last, g.open))) }</p>

@@ -21,6 +21,10 @@ pub fn results(props: &Props) -> Html {
         let sim = sim.clone();
         use_memo(Shared::of(&sim), move |_| sim.hash_hex())
     };
+    let hash = match sim.bounded {
+        Some(_) => i18n::bounded::no_trace(lang).to_string(),
+        None => (*hash).clone(),
+    };
     let summary = &sim.summary;
     let bottleneck = summary.bottleneck.map(|id| {
         let link = sim.topology.link(id);
@@ -111,7 +115,7 @@ pub fn results(props: &Props) -> Html {
                 </div>
             }
             <p id="method" class="hint">{ i18n::method_line(lang, sim, pick_point.is_some()) }</p>
-            <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ (*hash).clone() }</code></p>
+            <p class="hash" title={ t(lang, Text::TraceHashHelp) }>{ t(lang, Text::TraceHash) }{ ": " }<code id="trace-hash">{ hash }</code></p>
             if let Some(steady) = sim.steady {
                 <p id="steady" class="formula">{ steady_text(lang, &steady, summary.method, sim.rotated.or(steady.measured_nodes).map(|m| (m, sim.scenario.scenario().nodes))) }</p>
             }

@@ -155,7 +155,7 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
     ("{} on {} GPUs over {} channels is {} transfers, more than the engine simulates one by one ({}); {}", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输，超过引擎逐一模拟的上限（{4}）；{5}"),
     ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次，或任意规模下能进入稳态的环（试试 1 或 2 个通道）：请减少节点或通道，或用命令行（fabricscope {5}）"),
     ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one, fewer for a smaller message (NCCL cuts its pipeline into chunks of a fixed size): use fewer nodes or channels, a smaller message, or the CLI (fabricscope {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次，消息越小传输越少（NCCL 按固定大小把流水线切成块）：请减少节点或通道、减小消息，或用命令行（fabricscope {5}）"),
-    ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one: use fewer nodes or channels, or the CLI (fabricscope {})", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次：请减少节点或通道，或用命令行（fabricscope {5}）"),
+    ("{} on {} GPUs over {} channels is {} transfers; the page simulates up to {} one by one, or bounds it by max-min sharing where its channels route alike (static routes, every GPU on a NIC of its own in use, a lossless fabric): use fewer nodes or channels", "{0} 在 {1} 个 GPU、{2} 个通道上有 {3} 次传输；网页最多逐一模拟 {4} 次，或在各通道路由相同时（静态路由、每个 GPU 用自己在用的网卡、无损网络）按最大最小公平共享求界：请减少节点或通道"),
     // plan::node: a node of one's own.
     ("names {} GPUs' PCIe switches; the node has {} GPUs", "列出了 {0} 个 GPU 的 PCIe 交换芯片；该节点有 {1} 个 GPU"),
     ("{} has no NVLink", "{0} 没有 NVLink"),

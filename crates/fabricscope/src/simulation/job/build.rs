@@ -19,11 +19,14 @@ impl Job {
         match scenario.admit(budget) {
             crate::plan::Admission::Whole => Ok(Job::within(scenario, Mode::Auto, budget)),
             crate::plan::Admission::Steady => Ok(Job::within(scenario, Mode::Steady, budget)),
-            // Channel 0 of an AllToAll for all (`alltoall::beyond`): shown from it, or a point.
-            crate::plan::Admission::Copies { .. } => Ok(Job::within(scenario, Mode::Auto, budget)),
+            // Channel 0 of an AllToAll for all (`alltoall::beyond`): shown from it, or a point;
+            // an AllToAll bounded by max-min sharing: shown as its bounds and link bytes
+            // (`Job::showing_images`), or a point.
+            crate::plan::Admission::Copies { .. } | crate::plan::Admission::Bounded { .. } => {
+                Ok(Job::within(scenario, Mode::Auto, budget))
+            }
             // A run from the channels that stand for all is a sweep's point, never one to show.
             crate::plan::Admission::Channels { transfers }
-            | crate::plan::Admission::Bounded { transfers }
             | crate::plan::Admission::Refused { transfers } => Err(transfers),
         }
     }
