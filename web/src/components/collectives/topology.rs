@@ -244,6 +244,20 @@ fn link_info(state: &AppState, sim: &fabricscope::Simulation, id: LinkId) -> Str
         i18n::vertex_name(state.lang, &sim.topology, link.src),
         i18n::vertex_name(state.lang, &sim.topology, link.dst)
     );
+    // Bounded, not simulated: no moment to speak of, the mean alone (`i18n::bounded`).
+    if sim.bounded.is_some() {
+        let bytes = fabricscope::units::format_bytes(sim.link_bytes[id.index()] as u64);
+        return match state.lang {
+            Lang::En => format!(
+                "{name} · {} · {capacity:.1} GB/s · latency {} · bounded, not simulated: {bytes}, a mean of {:.0}% over the run",
+                i18n::link_kind(state.lang, link.kind, network_name(sim)), format_duration_ns(link.latency_ns as f64), 100.0 * mean
+            ),
+            Lang::Zh => format!(
+                "{name} · {} · {capacity:.1} GB/s · 时延 {} · 求界而非模拟：{bytes}，全程平均 {:.0}%",
+                i18n::link_kind(state.lang, link.kind, network_name(sim)), format_duration_ns(link.latency_ns as f64), 100.0 * mean
+            ),
+        };
+    }
     match state.lang {
         Lang::En => format!(
             "{name} · {} · line rate {:.1} GB/s ({:.0} Gb/s) × efficiency {:.3} = {capacity:.1} GB/s · latency {} · now {rate:.1} GB/s = {:.0}% with {flows} flows · mean over the run {:.0}%",
