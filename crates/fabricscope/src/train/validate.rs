@@ -302,6 +302,21 @@ impl TrainScenario {
                 if all <= MAX_TRANSFERS {
                     return all;
                 }
+                // At least one group runs: where even the smallest is beyond the cap, refused
+                // before a group's schedule is built (one ring of 2,048 GPUs is 67 million
+                // transfers, gigabytes).
+                let one = |g: &Vec<u32>| {
+                    comm::collective_transfers(
+                        Collective::AllReduce,
+                        std::slice::from_ref(g),
+                        bytes,
+                        channels,
+                    )
+                };
+                let least = groups.iter().filter(|g| g.len() > 1).map(one).min().unwrap_or(0);
+                if least > MAX_TRANSFERS {
+                    return least;
+                }
                 let topology = topology.get_or_insert_with(|| valid.cluster.topology());
                 comm::collective_traffic(&valid.cluster, Collective::AllReduce, groups, bytes)
                     .representatives(&valid.cluster, topology)
@@ -315,7 +330,7 @@ impl TrainScenario {
             channels,
         ));
         if biggest > MAX_TRANSFERS {
-            errors.add("dp", format!("one step's largest collective is {biggest} transfers (of the groups that run: where every group is an image of one on links of its own, that one), more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes"));
+            errors.add("dp", format!("one step's largest collective is {biggest} transfers (of the groups that run: where every group is an image of one on links of its own, that one), more than the engine's limit of {MAX_TRANSFERS}: use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)"));
         }
         if errors.0.is_empty() {
             Ok(valid)

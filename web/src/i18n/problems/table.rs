@@ -192,7 +192,7 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
     ("interleaved 1F1B runs micro-batches in groups of PP: {} micro-batches per pipeline is not a multiple of PP {}", "交错 1F1B 以 PP 个微批为一组：每条流水线 {0} 个微批不是 PP {1} 的倍数"),
     ("TP {} does not fit the {} GPUs of a {} NVLink domain: a group would straddle two of them; use a TP that divides {} ({}) or a multiple of it", "TP {0} 与 {2} 的 NVLink 域（{1} 个 GPU）不匹配：一个组会横跨两个域；请用能整除 {3}（{4}）的 TP，或它的倍数"),
     ("with {} the {} groups hold different numbers of GPUs in their nodes; pick another order or sizes that divide the node", "按 {0}，{1} 组在各自节点中的 GPU 数不同；请换一种顺序，或用能整除节点的大小"),
-    ("one step's largest collective is {} transfers (of the groups that run: where every group is an image of one on links of its own, that one), more than the engine's limit of {}: use fewer nodes", "一步中最大的集合通信有 {0} 次传输（指实际运行的组：每组都是另一组在自己链路上的像时，即那一组），超过引擎上限 {1}：请减少节点"),
+    ("one step's largest collective is {} transfers (of the groups that run: where every group is an image of one on links of its own, that one), more than the engine's limit of {}: use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)", "一步中最大的集合通信有 {0} 次传输（指实际运行的组：每组都是另一组在自己链路上的像时，即那一组），超过引擎上限 {1}：请减少节点，或增大 TP 或 PP（每个 DP 组的 GPU 随之减少）"),
     // The page's own link checks (services::url, route).
     ("the page simulates up to {} nodes", "网页最多模拟 {0} 个节点"),
     ("the link is {} characters long, more than {}", "链接长 {0} 个字符，超过上限 {1}"),
