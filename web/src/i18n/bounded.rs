@@ -67,3 +67,19 @@ pub fn chart_note(lang: Lang, points: &[(u64, f64, f64)]) -> Option<String> {
         ),
     })
 }
+
+/// A faulted link in a bounded run: no step to say waits on it, what it carried instead
+/// (`bytes` both ways' busier direction's, `mean` its mean load in [0, 1]).
+pub fn fault_text(lang: Lang, bytes: f64, mean: f64) -> String {
+    if bytes == 0.0 {
+        return match lang {
+            Lang::En => "bounded, not simulated: no route crosses it".into(),
+            Lang::Zh => "求界而非模拟：没有路由经过它".into(),
+        };
+    }
+    let bytes = format_bytes(bytes as u64);
+    match lang {
+        Lang::En => format!("bounded, not simulated, so no step is followed: it carries {bytes}, a mean of {:.0}% of what is left of it over the run", 100.0 * mean),
+        Lang::Zh => format!("求界而非模拟，因此不跟踪步骤：它承载 {bytes}，全程平均占其剩余带宽的 {:.0}%", 100.0 * mean),
+    }
+}

@@ -55,7 +55,15 @@ pub fn results(props: &Props) -> Html {
                     i18n::vertex_name(lang, &state.sim.topology, link.src),
                     i18n::vertex_name(lang, &state.sim.topology, link.dst)
                 );
-                (name, i18n::cluster::fault_wait(lang, wait, steps))
+                // Bounded, not simulated: no step waits to read, the link's bytes and mean load.
+                let text = match state.sim.bounded {
+                    Some(_) => {
+                        let (bytes, mean) = busier_way(&state.sim, wait.link);
+                        i18n::bounded::fault_text(lang, bytes, mean)
+                    }
+                    None => i18n::cluster::fault_wait(lang, wait, steps),
+                };
+                (name, text)
             })
             .collect()
     };
@@ -127,6 +135,21 @@ pub fn results(props: &Props) -> Html {
                 </p>
             }
         </>
+    }
+}
+
+/// A link's bytes over the run and its mean load in [0, 1], of its busier direction.
+fn busier_way(sim: &fabricscope::Simulation, link: fabricscope::topology::LinkId) -> (f64, f64) {
+    let mean = sim.mean_utilisation();
+    let way = |l: fabricscope::topology::LinkId| {
+        let bytes = sim.link_bytes.get(l.index()).copied().unwrap_or(0.0);
+        (bytes, mean.get(l.index()).copied().filter(|m| m.is_finite()).unwrap_or(0.0))
+    };
+    let (a, b) = (way(link), way(link.reverse()));
+    if b.0 > a.0 {
+        b
+    } else {
+        a
     }
 }
 

@@ -226,9 +226,12 @@ fn node_info(state: &AppState, sim: &fabricscope::Simulation, node: u32) -> Stri
     }
     let g = sim.topology.gpus_per_node();
     let (first, last) = (node * g, node * g + g - 1);
-    match state.lang {
-        Lang::En => format!("Node {node} (ranks {first}–{last}) · busiest network link now {:.0}% · busiest NVLink {:.0}% · click to open it", 100.0 * nic, 100.0 * nvlink),
-        Lang::Zh => format!("节点 {node}（rank {first}–{last}）· 当前最忙的网络链路 {:.0}% · 最忙的 NVLink {:.0}% · 点击展开", 100.0 * nic, 100.0 * nvlink),
+    // A bounded run's loads are its means (`Simulation::sample`), the same at every moment.
+    match (state.lang, sim.bounded.is_some()) {
+        (Lang::En, false) => format!("Node {node} (ranks {first}–{last}) · busiest network link now {:.0}% · busiest NVLink {:.0}% · click to open it", 100.0 * nic, 100.0 * nvlink),
+        (Lang::Zh, false) => format!("节点 {node}（rank {first}–{last}）· 当前最忙的网络链路 {:.0}% · 最忙的 NVLink {:.0}% · 点击展开", 100.0 * nic, 100.0 * nvlink),
+        (Lang::En, true) => format!("Node {node} (ranks {first}–{last}) · busiest network link {:.0}% · busiest NVLink {:.0}%, mean loads over the run (bounded) · click to open it", 100.0 * nic, 100.0 * nvlink),
+        (Lang::Zh, true) => format!("节点 {node}（rank {first}–{last}）· 最忙的网络链路 {:.0}% · 最忙的 NVLink {:.0}%，均为全程平均负载（求界）· 点击展开", 100.0 * nic, 100.0 * nvlink),
     }
 }
 
