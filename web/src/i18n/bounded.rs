@@ -8,8 +8,8 @@ use fabricscope::units::{format_bytes, format_duration_ns};
 use fabricscope::Bounds;
 
 /// How far above the lower bound the upper lies, in percent.
-fn gap_percent(bounds: &Bounds) -> f64 {
-    100.0 * (bounds.upper_ns as f64 - bounds.lower_ns as f64) / bounds.lower_ns.max(1) as f64
+fn gap_percent(lower: f64, upper: f64) -> f64 {
+    100.0 * (upper - lower) / lower.max(1e-9)
 }
 
 /// The results' "obtained by" sentence for a bounded run on `n` GPUs over `channels` channels
@@ -17,7 +17,7 @@ fn gap_percent(bounds: &Bounds) -> f64 {
 pub fn method_sentence(lang: Lang, bounds: &Bounds, (n, channels, transfers): (u32, u32, u64)) -> String {
     let (lower, upper) =
         (format_duration_ns(bounds.lower_ns as f64), format_duration_ns(bounds.upper_ns as f64));
-    let gap = gap_percent(bounds);
+    let gap = gap_percent(bounds.lower_ns as f64, bounds.upper_ns as f64);
     let pairs = n as u64 * (n as u64).saturating_sub(1);
     match lang {
         Lang::En => format!(
@@ -54,8 +54,7 @@ pub fn no_trace(lang: Lang) -> &'static str {
 /// upper bound [us]): from which size, and how far their bus bandwidth may lie above the run's.
 pub fn chart_note(lang: Lang, points: &[(u64, f64, f64)]) -> Option<String> {
     let first = points.iter().map(|&(size, ..)| size).min()?;
-    let gap =
-        points.iter().map(|&(_, lower, upper)| 100.0 * (upper - lower) / lower.max(1e-9)).fold(0.0, f64::max);
+    let gap = points.iter().map(|&(_, lower, upper)| gap_percent(lower, upper)).fold(0.0, f64::max);
     let all = points.len();
     let from = format_bytes(first);
     Some(match lang {
@@ -81,5 +80,30 @@ pub fn fault_text(lang: Lang, bytes: f64, mean: f64) -> String {
     match lang {
         Lang::En => format!("bounded, not simulated, so no step is followed: it carries {bytes}, a mean of {:.0}% of what is left of it over the run", 100.0 * mean),
         Lang::Zh => format!("求界而非模拟，因此不跟踪步骤：它承载 {bytes}，全程平均占其剩余带宽的 {:.0}%", 100.0 * mean),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chart's note names how many points are bounded, from which size, and the widest gap
+    /// among them; with none, there is no note.
+    #[test]
+    fn the_chart_note_gives_the_widest_gap() {
+        let points = [(1 << 30, 22_219.0, 22_220.0), (1 << 10, 10.0, 10.45)];
+        let en = chart_note(Lang::En, &points).unwrap();
+        assert!(en.starts_with("2 points from 1 KiB") && en.contains("at most 4.500% above"), "{en}");
+        let zh = chart_note(Lang::Zh, &points).unwrap();
+        assert!(zh.contains("从 1 KiB 起的 2 个点") && zh.contains("4.500%"), "{zh}");
+        assert_eq!(chart_note(Lang::En, &[]), None);
+    }
+
+    /// A faulted link no route crosses says so, rather than a mean of nothing.
+    #[test]
+    fn a_fault_no_route_crosses_says_so() {
+        assert!(fault_text(Lang::En, 0.0, 0.0).ends_with("no route crosses it"));
+        let zh = fault_text(Lang::Zh, 1_065_353_216.0, 1.0);
+        assert!(zh.contains("1016 MiB") && zh.contains("100%"), "{zh}");
     }
 }
