@@ -88,7 +88,13 @@ pub(super) fn start(scenario: &ValidScenario, topology: &Topology, limit: u64) -
     let count = PairCount::start(&router, 0).ok_or(NOT_ALIKE)?;
     let routes = count.routes(topology);
     if routes > limit {
-        return Err(format!("bounding it counts its pairs in {routes} routes here, more than {limit}: use fewer nodes or switches of a higher radix (fewer leaves)"));
+        // The page's limit is below the command line's: say which runs it.
+        let max = crate::limits::MAX_BOUNDED_ROUTES;
+        let cli = match limit < max {
+            true => format!(", or the CLI (fabricscope alltoall), which bounds up to {max}"),
+            false => String::new(),
+        };
+        return Err(format!("bounding it counts its pairs in {routes} routes here, more than {limit}: use fewer nodes or switches of a higher radix (fewer leaves){cli}"));
     }
     let bounding = Bounding { schedule, router: Some(router.into_state()), count };
     Ok(Stage::Bounding { topology: topology.clone(), bounding: Box::new(bounding) })

@@ -190,6 +190,18 @@ fn the_runs_too_big_read_in_chinese() {
             &scenario(json!({"nodes": 2700, "nvls": false, "size_bytes": 1 << 30})),
             fabricscope::plan::PAGE_BUDGET,
         ),
+        // An AllToAll the page would bound, beyond the routes it bounds (here 1,000): the
+        // command line bounds more.
+        fabricscope::Job::within(
+            &scenario(json!({"nodes": 8, "collective": "all_to_all", "size_bytes": 1 << 26})),
+            fabricscope::Mode::Auto,
+            fabricscope::plan::Budget { transfers: 1, bounded: 1000, ..fabricscope::plan::PAGE_BUDGET },
+        )
+        .showing_images()
+        .run()
+        .err()
+        .unwrap()
+        .to_string(),
     ];
     for message in &messages {
         eprintln!("{message}\n  {}", problem_text(Lang::Zh, message));
@@ -201,6 +213,11 @@ fn the_runs_too_big_read_in_chinese() {
         }
     }
     assert!(messages[3].contains("use at most 2604 nodes here"), "{}", messages[3]);
+    assert!(
+        messages[4].contains("or the CLI (fabricscope alltoall), which bounds up to 67108864"),
+        "{}",
+        messages[4]
+    );
     assert!(messages[2].contains("a smaller message, or the CLI (fabricscope broadcast)"), "{}", messages[2]);
     assert!(
         !messages[0].contains("steady state") && messages[0].contains("bounds it by max-min sharing"),
