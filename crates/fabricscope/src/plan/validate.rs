@@ -57,6 +57,20 @@ impl ValidScenario {
         self.scenario.nodes * self.preset.gpus_per_node
     }
 
+    /// Transfers of the collective whole, as validation counts them (the forced algorithm's,
+    /// else the ring's or the pattern's: `collective::transfer_count_with`).
+    pub fn transfers(&self) -> u64 {
+        let s = &self.scenario;
+        transfer_count_with(
+            s.collective,
+            s.algorithm,
+            s.nodes,
+            self.preset.gpus_per_node,
+            s.count(),
+            self.channels,
+        )
+    }
+
     /// The cluster this scenario describes, as a graph.
     pub fn topology(&self) -> Topology {
         crate::topology::build(&self.scenario, &self.preset, &self.plan)

@@ -40,14 +40,7 @@ pub(super) fn beyond(
 ) -> Option<Stage> {
     let s = scenario.scenario();
     let (n, channels, count) = (scenario.n_ranks(), scenario.channels(), s.count());
-    let whole = crate::collective::transfer_count_with(
-        s.collective,
-        s.algorithm,
-        s.nodes,
-        n / s.nodes.max(1),
-        count,
-        channels,
-    );
+    let whole = scenario.transfers();
     let copied = matches!(s.collective, Collective::AllToAll | Collective::SendRecv);
     if !copied || n < 2 || whole <= limit {
         return None;

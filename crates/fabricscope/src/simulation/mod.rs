@@ -185,17 +185,7 @@ impl Simulation {
     pub fn n_transfers(&self) -> u64 {
         if self.bounded.is_some() {
             // None ran: the whole's count, as validation counts it.
-            let s = self.scenario.scenario();
-            let (n, channels) = (self.scenario.n_ranks(), self.scenario.channels());
-            let g = n / s.nodes.max(1);
-            return crate::collective::transfer_count_with(
-                s.collective,
-                s.algorithm,
-                s.nodes,
-                g,
-                s.count(),
-                channels,
-            );
+            return self.scenario.transfers();
         }
         match (&self.steady, &self.images) {
             (Some(steady), _) => steady.total_transfers,
