@@ -74,6 +74,17 @@ async function withoutWorkers(body) {
   }
 }
 
+// Opens `scenario` by link and waits until its `gpus` GPUs are drawn and its run is done; logs
+// how long that took (`what`) and checks that no error shows.
+async function openAtScale(scenario, gpus, what) {
+  const link = base.replace(/#.*$/, '') + '#s=' + encodeURIComponent(JSON.stringify(scenario));
+  const t0 = Date.now();
+  await reopen(link, '#topology[data-gpu-count]');
+  await waitFor(`${gpus} GPUs drawn, the run done`, async () => (await gpuCount()) === String(gpus) && (await page.locator('#progress').count()) === 0, 60000);
+  console.log(`     ${what} after ${Date.now() - t0} ms`);
+  expect((await page.locator('.error').count()) === 0, await page.locator('.error').allInnerTexts());
+}
+
 async function waitFor(description, predicate, timeout = 20000) {
   const start = Date.now();
   for (;;) {
@@ -1279,12 +1290,7 @@ await test("any node count: 'Other…' opens a field, 24 typed in runs 192 GPUs,
 
 await test('SendRecv on 1,024 GPUs at 1 GiB: channel 0 runs for its copies on the other 7 channels, beyond the page whole', async () => {
   // 1,048,576 transfers whole, beyond the page's 400,000; channel 0 (131,072) stands for all.
-  const link = base.replace(/#.*$/, '') + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 128, collective: 'send_recv', size_bytes: 1 << 30 }));
-  const t0 = Date.now();
-  await reopen(link, '#topology[data-gpu-count]');
-  await waitFor('1,024 GPUs drawn, the run done', async () => (await gpuCount()) === '1024' && (await page.locator('#progress').count()) === 0, 60000);
-  console.log(`     SendRecv on 128 nodes at 1 GiB: simulated and drawn after ${Date.now() - t0} ms`);
-  expect((await page.locator('.error').count()) === 0, await page.locator('.error').allInnerTexts());
+  await openAtScale({ preset: 'dgx-h100', nodes: 128, collective: 'send_recv', size_bytes: 1 << 30 }, 1024, 'SendRecv on 128 nodes at 1 GiB: simulated and drawn');
   const method = await text('#method');
   expect(method.includes('1048576') && method.includes('exact'), method);
   const busbw = parseFloat(await text('#busbw'));
@@ -1294,12 +1300,7 @@ await test('SendRecv on 1,024 GPUs at 1 GiB: channel 0 runs for its copies on th
 
 await test('AllToAll on 1,024 GPUs at 1 GiB: bounded by max-min sharing, labelled, its links at their mean load, the chart filled', async () => {
   // 8,380,416 transfers whole, and channel 0's 1,047,552 pairs beyond the page's runs: bounded.
-  const link = base.replace(/#.*$/, '') + '#s=' + encodeURIComponent(JSON.stringify({ preset: 'dgx-h100', nodes: 128, collective: 'all_to_all', size_bytes: 1 << 30 }));
-  const t0 = Date.now();
-  await reopen(link, '#topology[data-gpu-count]');
-  await waitFor('1,024 GPUs drawn, the bound done', async () => (await gpuCount()) === '1024' && (await page.locator('#progress').count()) === 0, 60000);
-  console.log(`     AllToAll on 128 nodes at 1 GiB: bounded and drawn after ${Date.now() - t0} ms`);
-  expect((await page.locator('.error').count()) === 0, await page.locator('.error').allInnerTexts());
+  await openAtScale({ preset: 'dgx-h100', nodes: 128, collective: 'all_to_all', size_bytes: 1 << 30 }, 1024, 'AllToAll on 128 nodes at 1 GiB: bounded and drawn');
   const method = await text('#method');
   expect(method.includes('max-min bound') && method.includes('8380416') && method.includes('1047552'), method);
   expect((await text('#trace-hash')) === 'none (no engine run)', await text('#trace-hash'));
