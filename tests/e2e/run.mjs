@@ -805,6 +805,27 @@ await test('training view: a mixture of experts shows its AllToAlls; interleaved
   await waitFor('plain 1F1B again', async () => (await width('bubble')) === plain);
 });
 
+await test('training view: pure DP over 512 GPUs, its rings beyond the engine extrapolated and labelled', async () => {
+  // Llama 2 7B at DP 512 on 64 DGX H100: each DP ring is 4.2 million transfers (refused before).
+  const back = page.url();
+  const job = JSON.parse(decodeURIComponent(back.split('#train=')[1]));
+  Object.assign(job, { model: 'llama2-7b', tp: 1, pp: 1, dp: 512, global_batch: 512 });
+  job.cluster.nodes = 64;
+  const t0 = Date.now();
+  await reopen(back.replace(/#.*$/, '') + '#train=' + encodeURIComponent(JSON.stringify(job)), '#ops td.extrapolated');
+  console.log(`     Llama 2 7B, DP 512 on 64 nodes: shown ${Date.now() - t0} ms after the link opened`);
+  expect(!(await page.locator('#error').count()), 'no error');
+  expect((await page.locator('#ops td.extrapolated').count()) === 2, 'the DP ReduceScatter and AllGather are marked');
+  const note = await text('.op-method');
+  expect(note.includes('extrapolated steady state (±3%)') && note.includes('the first 128 of its 511 steps'), note);
+  expect(note.includes('DP ReduceScatter gradients (ZeRO), DP AllGather updated parameters (ZeRO)'), note);
+  await page.screenshot({ path: join(shots, 'training-dp-512-extrapolated.png'), fullPage: true });
+  await page.click('#lang-zh');
+  expect((await text('.op-method')).includes('外推稳态（±3%）'), await text('.op-method'));
+  await page.click('#lang-en');
+  await reopen(back, '#step-time');
+});
+
 await test('training view: the step animates, the URL keeps the job, Chinese, back to collectives', async () => {
   await page.click('#train-play');
   await page.waitForTimeout(600);

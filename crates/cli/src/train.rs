@@ -3,6 +3,8 @@
 use crate::{apply_hardware, choice, read_file, HardwareArgs};
 use clap::Args;
 use fabricscope::scenario::ScenarioError;
+use fabricscope::train::comm::OpMethod;
+use fabricscope::train::prefix::EXTRAPOLATED_BOUND;
 use fabricscope::train::{scaling_of, scaling_run, OpKind, TrainReport, TrainScenario, ValidTrain};
 use fabricscope::units::{format_bytes, format_duration_ns};
 
@@ -260,6 +262,23 @@ fn table(job: &ValidTrain, r: &TrainReport, curve: &[(u32, f64, f64)]) -> String
             secs(op.time_ns as f64),
             if op.crosses_nodes { "crosses nodes" } else { "inside nodes" }
         ));
+    }
+    for op in &r.ops {
+        if let OpMethod::Extrapolated(p) = op.method {
+            let rounded = if p.rounded {
+                format!(", cut as {} elements (steps alike)", p.count)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "# {} {}: extrapolated steady state (±{:.0}%): each group's first {} of {} steps simulated{rounded}, the rest at the per-step time measured on them\n",
+                kind_name(op.kind),
+                op.op.name(),
+                100.0 * EXTRAPOLATED_BOUND,
+                p.steps,
+                p.total_steps
+            ));
+        }
     }
     if !r.contention.is_empty() {
         out.push_str("# where kinds of traffic share links (run together through the engine; how often they meet, from the step's times):

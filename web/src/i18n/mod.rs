@@ -7,6 +7,7 @@
 pub mod bounded;
 mod chunks;
 pub mod cluster;
+pub mod extrapolated;
 mod links;
 mod problems;
 #[cfg(test)]

@@ -394,6 +394,9 @@ mod tests {
         (step, state.reduce(TrainAction::SetJob(Box::new(change.clone()))))
     }
 
+    /// Event batches per poll of a sliced job in these tests.
+    const TRAIN_TEST_BATCHES: u64 = 4096;
+
     #[test]
     fn a_bad_layout_keeps_the_last_good_job() {
         let (step, next) = changed(&TrainScenario { tp: 3, ..small() });
@@ -425,6 +428,34 @@ mod tests {
         assert!(state.pending.is_none() && state.job == change);
         assert_eq!(*state.report, change.validate().unwrap().run());
         assert!(state.extras_pending());
+    }
+
+    /// Llama 2 7B at DP 512 on the page's 64 nodes: each DP ring (4.2 million transfers) was
+    /// refused; it runs from its groups' first steps, extrapolated, polled in slices to the very
+    /// report a single call gives.
+    #[test]
+    fn a_dp_ring_beyond_the_engine_is_shown_extrapolated() {
+        let mut job = TrainScenario::default_demo();
+        job.cluster.nodes = MAX_PAGE_NODES;
+        job.model = "llama2-7b".into();
+        (job.tp, job.pp, job.dp, job.global_batch) = (1, 1, 512, 512);
+        let state = TrainState::new(job.clone(), Lang::En, false).unwrap();
+        assert_eq!(state.error, None);
+        let valid = job.validate().unwrap();
+        let mut sliced = TrainJob::new(valid.clone());
+        let report = loop {
+            if let Some(report) = sliced.poll(TRAIN_TEST_BATCHES) {
+                break report;
+            }
+        };
+        assert_eq!(report, valid.run());
+        assert_eq!(*state.report, report);
+        let dp: Vec<_> = report.ops.iter().filter(|op| op.kind == fabricscope::train::OpKind::Dp).collect();
+        assert!(!dp.is_empty());
+        for op in dp {
+            let fabricscope::train::comm::OpMethod::Extrapolated(p) = op.method else { panic!("{op:?}") };
+            assert_eq!((p.steps, p.total_steps), (128, 511), "{op:?}");
+        }
     }
 
     #[test]

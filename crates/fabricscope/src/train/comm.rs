@@ -27,10 +27,23 @@ use std::cell::OnceCell;
 pub struct OpTiming {
     /// Time of one call with every group at once [ns].
     pub time_ns: u64,
-    /// Flows the engine ran.
+    /// Transfers of the whole operation (an extrapolated one ran a prefix of them).
     pub transfers: u64,
     /// Whether any group's traffic leaves a node.
     pub crosses_nodes: bool,
+    /// How the time was obtained.
+    pub method: OpMethod,
+}
+
+/// How an operation's time was obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpMethod {
+    /// Every transfer simulated (folded where groups or channels are proved images: exact).
+    Exact,
+    /// A ring beyond the engine: its first steps simulated, every group at once, the rest at the
+    /// per-step time measured on them (`prefix`), within `prefix::EXTRAPOLATED_BOUND`.
+    Extrapolated(super::prefix::RingPrefix),
 }
 
 /// Appends `part` to `into`, its ranks renumbered by `rank` and its dependencies by the offset.
@@ -108,6 +121,9 @@ pub struct Traffic {
     /// schedule, and each group's shape and ranks (`engine::groups::Member`).
     groups: Option<(Vec<Vec<Transfer>>, Vec<Member>)>,
     crosses_nodes: bool,
+    /// A ring beyond the engine: each shape's schedule is its first steps (`prefix`), and the
+    /// whole operation's transfers.
+    prefix: Option<(super::prefix::RingPrefix, u64)>,
 }
 
 impl Traffic {
@@ -125,10 +141,22 @@ impl Traffic {
             transfers: OnceCell::from(transfers),
             groups: None,
             crosses_nodes,
+            prefix: None,
         }
     }
 
-    /// How many transfers it has.
+    /// Where the groups' rings are beyond the engine: the prefix each runs, and the whole
+    /// operation's transfers.
+    pub fn prefix(&self) -> Option<(super::prefix::RingPrefix, u64)> {
+        self.prefix
+    }
+
+    /// How many groups it runs.
+    pub(super) fn n_groups(&self) -> usize {
+        self.groups.as_ref().map_or(1, |(_, members)| members.len())
+    }
+
+    /// How many transfers it runs (an extrapolated ring's prefix: `prefix` has the whole's).
     pub fn transfers(&self) -> u64 {
         match (&self.groups, self.transfers.get()) {
             (_, Some(all)) => all.len() as u64,
@@ -179,23 +207,55 @@ impl Traffic {
         for t in self.all() {
             *totals.entry((t.channel, t.src, t.dst)).or_insert(0) += t.len;
         }
+        // A ring's prefix: its steps carry the same bytes on the same connections, so the whole
+        // ring's are the prefix's per step times its steps.
+        let (per, of) = self.prefix.map_or((1, 1), |(p, _)| (p.steps as u64, p.total_steps as u64));
         let transfers = totals
             .into_iter()
-            .map(|((channel, src, dst), len)| Transfer::copy(channel, src, dst, 0, len))
+            .map(|((channel, src, dst), len)| Transfer::copy(channel, src, dst, 0, len / per * of))
             .collect();
         Traffic::flat(Collective::SendRecv, Algorithm::Direct, self.count, transfers, self.crosses_nodes)
     }
 }
 
-/// `collective` of `bytes` per group (nccl-tests' size convention), every group at once.
+/// `collective` of `bytes` per group (nccl-tests' size convention), every group at once: where
+/// one group's ring is beyond the engine (`MAX_TRANSFERS`), each group's first steps
+/// (`prefix`), to be extrapolated.
 pub fn collective_traffic(
     valid: &ValidScenario,
     collective: Collective,
     groups: &[Vec<u32>],
     bytes: u64,
 ) -> Traffic {
+    collective_traffic_within(valid, collective, groups, bytes, MAX_TRANSFERS)
+}
+
+/// `collective_traffic`, a group's ring beyond `limit` transfers cut to its prefix (a test
+/// compares the two where both run).
+pub fn collective_traffic_within(
+    valid: &ValidScenario,
+    collective: Collective,
+    groups: &[Vec<u32>],
+    bytes: u64,
+    limit: u64,
+) -> Traffic {
     let count = (bytes / ELEM_BYTES).max(1);
     let channels = valid.channels();
+    let running: Vec<&Vec<u32>> = groups.iter().filter(|g| g.len() > 1).collect();
+    let one = |g: &Vec<u32>| {
+        crate::collective::transfer_count(
+            collective,
+            (1, g.len() as u32),
+            count,
+            channels,
+            Some(Protocol::Simple),
+        )
+    };
+    let prefix = running
+        .iter()
+        .find(|g| one(g) > limit)
+        .and_then(|g| super::prefix::plan(collective, g.len() as u32, count, channels).ok())
+        .map(|p| (p, running.iter().map(|g| one(g)).sum::<u64>()));
     // One local schedule per group shape (nodes and ring orders), shared by its groups.
     let mut kinds: Vec<(u32, Vec<Vec<u32>>)> = Vec::new();
     let mut shapes: Vec<Vec<Transfer>> = Vec::new();
@@ -206,6 +266,15 @@ pub fn collective_traffic(
         crosses_nodes |= nodes > 1;
         let shape = match kinds.iter().position(|(n, r)| *n == nodes && *r == rings) {
             Some(shape) => shape,
+            None if prefix.is_some() => {
+                let (p, _) = prefix.expect("a prefix");
+                let steps = (0, p.steps);
+                shapes.push(crate::collective::ring_prefix_steps(
+                    collective, nodes, &rings, p.count, channels, steps,
+                ));
+                kinds.push((nodes, rings));
+                shapes.len() - 1
+            }
             None => {
                 shapes.push(
                     schedule_with(
@@ -232,6 +301,7 @@ pub fn collective_traffic(
         transfers: OnceCell::new(),
         groups: Some((shapes, members)),
         crosses_nodes,
+        prefix,
     }
 }
 

@@ -85,6 +85,7 @@ pub mod comm;
 pub mod layout;
 pub mod model;
 pub mod pipeline;
+pub mod prefix;
 
 mod compare;
 mod contention;

@@ -116,8 +116,11 @@ pub struct Op {
     pub calls: f64,
     /// One call, every group at once, through the engine [ns].
     pub time_ns: u64,
+    /// The whole operation's transfers, every group's.
     pub transfers: u64,
     pub crosses_nodes: bool,
+    /// How `time_ns` was obtained: every transfer, or a ring's prefix extrapolated.
+    pub method: comm::OpMethod,
 }
 
 impl Op {
@@ -140,6 +143,7 @@ impl Op {
             time_ns: timing.time_ns,
             transfers: timing.transfers,
             crosses_nodes: timing.crosses_nodes,
+            method: timing.method,
         }
     }
 }

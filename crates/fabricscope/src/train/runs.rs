@@ -8,7 +8,7 @@
 //! `run`, bit for bit (`tests.rs`), without one long call that a page would have to wait for.
 //! Every run folds by channel symmetry where `engine::symmetry` proves it.
 
-use super::comm::{self, OpTiming, Traffic};
+use super::comm::{self, OpMethod, OpTiming, Traffic};
 use super::{TrainReport, ValidTrain};
 use crate::collective::Schedule;
 use crate::engine::symmetry::{self, FinishRun};
@@ -45,6 +45,11 @@ impl<'a> Runs<'a> {
             return Vec::new();
         }
         let (schedule, ranges) = comm::combined(self.valid, self.topology, parts);
+        self.ends(schedule, ranges)
+    }
+
+    /// `schedule` run once: each range's last finish [ns].
+    fn ends(&mut self, schedule: Schedule, ranges: Vec<Range<usize>>) -> Vec<u64> {
         let Some(known) = self.known else {
             let finished = symmetry::finish_times(self.topology, schedule, self.valid.policy());
             return part_ends(&finished, &ranges);
@@ -53,23 +58,32 @@ impl<'a> Runs<'a> {
         if let Some(ends) = known.get(&key) {
             return ends.clone();
         }
+        let n = ranges.len();
         if !self.missing.iter().any(|(k, _, _)| *k == key) {
             self.missing.push((key, schedule, ranges));
         }
-        vec![0; parts.len()]
+        vec![0; n]
     }
 
     /// One operation alone, every group at once.
     pub fn timing(&mut self, traffic: &Traffic) -> OpTiming {
+        let crosses_nodes = traffic.crosses_nodes();
         if traffic.transfers() == 0 {
-            return OpTiming { time_ns: 0, transfers: 0, crosses_nodes: false };
+            return OpTiming { time_ns: 0, transfers: 0, crosses_nodes: false, method: OpMethod::Exact };
         }
         // Where every group is an image of a few (`engine::groups`), only those run.
-        let time_ns = match traffic.representatives(self.valid, self.topology) {
-            Some(few) => self.together(&[&few])[0],
-            None => self.together(&[traffic])[0],
-        };
-        OpTiming { time_ns, transfers: traffic.transfers(), crosses_nodes: traffic.crosses_nodes() }
+        let few = traffic.representatives(self.valid, self.topology);
+        let run = few.as_ref().unwrap_or(traffic);
+        if let Some((prefix, transfers)) = traffic.prefix() {
+            // Each group's first steps, the rest at the per-step time measured on them.
+            let (schedule, _) = comm::combined(self.valid, self.topology, &[run]);
+            let first = super::prefix::first_step(&schedule);
+            let ends = self.ends(schedule, prefix.step_ranges(run.n_groups()));
+            let time_ns = prefix.extrapolate(self.topology, self.valid.policy(), &first, &ends);
+            return OpTiming { time_ns, transfers, crosses_nodes, method: OpMethod::Extrapolated(prefix) };
+        }
+        let time_ns = self.together(&[run])[0];
+        OpTiming { time_ns, transfers: traffic.transfers(), crosses_nodes, method: OpMethod::Exact }
     }
 
     /// `collective` of `bytes` per group (nccl-tests' size convention), every group at once.

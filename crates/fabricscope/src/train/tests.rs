@@ -53,19 +53,45 @@ fn a_slower_fabric_makes_the_step_slower_and_cost_follows() {
     assert!((tcp.cost.days / ib.cost.days - tcp.step_ns / ib.step_ns).abs() < 1e-9);
 }
 
-/// A DP ring beyond the engine's cap is refused by count, before a group's schedule is built:
-/// Mixtral on 16,384 GPUs at DP 2,048 (eight rings of 67 million transfers each) took 50 s and
-/// 12.6 GB to be refused, one ring built whole to find which groups stand for the others.
+/// A DP ring too long even to extrapolate from its first steps (`prefix`) is refused by count,
+/// before a group's schedule is built: 16,384 GPUs at DP 16,384 (a ring of 4.3 billion
+/// transfers, whose first 48 steps alone are 6.3 million).
 #[test]
-fn a_dp_ring_beyond_the_cap_is_refused_unbuilt() {
+fn a_dp_ring_beyond_even_its_prefix_is_refused_unbuilt() {
     let mut s = TrainScenario::default_demo();
     s.cluster.preset = "hgx-h800".into();
     s.cluster.nodes = 2048;
-    s.model = "mixtral-8x7b".into();
-    (s.tp, s.pp, s.dp, s.ep, s.global_batch) = (8, 1, 2048, 8, 4096);
+    s.model = "llama2-7b".into();
+    (s.tp, s.pp, s.dp, s.global_batch) = (1, 1, 16384, 16384);
     let errors = s.validate().unwrap_err();
     assert_eq!(errors[0].field, "dp");
-    assert!(errors[0].problem.contains("67076096 transfers"), "{}", errors[0].problem);
+    let problem = &errors[0].problem;
+    assert!(problem.contains("a DP group's ring of 16384 GPUs is 4294705152 transfers"), "{problem}");
+    assert!(problem.contains("even 48 of its steps are 6291456 transfers"), "{problem}");
+}
+
+/// A DP ring beyond the engine runs from each group's first steps, extrapolated, and says so:
+/// Llama 2 7B on 1,024 GPUs at DP 1,024 (ZeRO-1: a ReduceScatter and an AllGather of 1,023
+/// steps each, 8.4 million transfers), which was refused.
+#[test]
+fn a_dp_ring_beyond_the_engine_is_extrapolated_and_labelled() {
+    let mut s = TrainScenario::default_demo();
+    s.cluster.nodes = 128;
+    s.model = "llama2-7b".into();
+    (s.tp, s.pp, s.dp, s.global_batch) = (1, 1, 1024, 1024);
+    let r = s.validate().expect("extrapolated, not refused").run();
+    let dp: Vec<&super::Op> = r.ops.iter().filter(|op| op.kind == OpKind::Dp).collect();
+    assert_eq!(dp.len(), 2);
+    for op in dp {
+        let comm::OpMethod::Extrapolated(p) = op.method else { panic!("{op:?}") };
+        assert_eq!((p.steps, p.total_steps, p.rounded), (128, 1023, false), "{op:?}");
+        assert_eq!(op.transfers, 1023 * 1024 * 8, "{op:?}");
+        // 12.6 GiB over 1,023/1,024 of it at no more than 8 NICs of 50 GB/s a node.
+        let floor_ns = 13.5e9 * 1023.0 / 1024.0 / 400.0;
+        assert!(op.time_ns as f64 > floor_ns && (op.time_ns as f64) < 1.2 * floor_ns, "{op:?}");
+    }
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["ops"][0]["method"]["extrapolated"]["steps"], 128);
 }
 
 #[test]

@@ -292,36 +292,37 @@ impl TrainScenario {
         let tp_groups = grid.groups(Dim::Tp);
         let dp_groups = grid.gradient_groups();
         let channels = valid.cluster.channels();
-        // The TP and DP rings: where one is beyond the cap, what runs of it where every group
-        // is an image of a few (`engine::groups`). A ReduceScatter or an AllGather of the same
-        // groups has the same connections as this AllReduce, and half its transfers.
+        // The TP and DP rings: where they are beyond the cap, what runs of them where every group
+        // is an image of a few (`engine::groups`); where one group's ring is, each group's first
+        // steps (`prefix`), refused where even those are too many, before a whole ring is built
+        // (one of 2,048 GPUs is 67 million transfers, gigabytes). A ReduceScatter or an AllGather
+        // of the same groups has the same connections as this AllReduce, and half its transfers.
         let mut topology = None;
-        let mut rings =
-            [(&tp_groups, activation), (&dp_groups, valid.grad_bytes().0)].map(|(groups, bytes)| {
+        let mut rings = [("TP", &tp_groups, activation), ("DP", &dp_groups, valid.grad_bytes().0)].map(
+            |(name, groups, bytes)| {
                 let all = comm::collective_transfers(Collective::AllReduce, groups, bytes, channels);
                 if all <= MAX_TRANSFERS {
                     return all;
                 }
-                // At least one group runs: where even the smallest is beyond the cap, refused
-                // before a group's schedule is built (one ring of 2,048 GPUs is 67 million
-                // transfers, gigabytes).
-                let one = |g: &Vec<u32>| {
-                    comm::collective_transfers(
-                        Collective::AllReduce,
-                        std::slice::from_ref(g),
-                        bytes,
-                        channels,
-                    )
-                };
-                let least = groups.iter().filter(|g| g.len() > 1).map(one).min().unwrap_or(0);
-                if least > MAX_TRANSFERS {
-                    return least;
+                let count = (bytes / crate::collective::ELEM_BYTES).max(1);
+                let widest = groups.iter().map(|g| g.len() as u32).max().unwrap_or(0);
+                let one = comm::collective_transfers(Collective::AllReduce, &[(0..widest).collect()], bytes, channels);
+                if one > MAX_TRANSFERS {
+                    if let Err(why) = super::prefix::plan(Collective::AllReduce, widest, count, channels) {
+                        errors.add(
+                            &name.to_lowercase(),
+                            format!("a {name} group's ring of {widest} GPUs is {one} transfers, beyond the engine's limit of {MAX_TRANSFERS}, and cannot be extrapolated from its first steps: {why}; use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)"),
+                        );
+                        return 0;
+                    }
                 }
                 let topology = topology.get_or_insert_with(|| valid.cluster.topology());
-                comm::collective_traffic(&valid.cluster, Collective::AllReduce, groups, bytes)
-                    .representatives(&valid.cluster, topology)
-                    .map_or(all, |few| few.transfers())
-            });
+                let traffic = comm::collective_traffic(&valid.cluster, Collective::AllReduce, groups, bytes);
+                // Where every group runs whole, the count (a Tree's margin included); a prefix's own.
+                let whole = if traffic.prefix().is_some() { traffic.transfers() } else { all };
+                traffic.representatives(&valid.cluster, topology).map_or(whole, |few| few.transfers())
+            },
+        );
         rings.sort_unstable();
         let biggest = rings[1].max(comm::collective_transfers(
             Collective::AllToAll,

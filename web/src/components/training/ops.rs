@@ -1,8 +1,10 @@
 //! The collectives of one step, each with its engine time, and the scaling table.
 
 use super::{pct, Props};
-use crate::i18n::{shared, t, Lang, Shared, Text};
-use fabricscope::train::StepOp;
+use crate::i18n::{extrapolated, shared, t, Lang, Shared, Text};
+use fabricscope::train::comm::OpMethod;
+use fabricscope::train::prefix::RingPrefix;
+use fabricscope::train::{Op, StepOp};
 use fabricscope::units::{format_bytes, format_duration_ns};
 use yew::prelude::*;
 
@@ -29,13 +31,19 @@ pub fn ops(props: &Props) -> Html {
                                 <td>{ format!("{} × {}", op.groups, op.group_size) }</td>
                                 <td>{ format_bytes(op.bytes) }</td>
                                 <td>{ format!("{:.0}", op.calls) }</td>
-                                <td>{ format_duration_ns(op.time_ns as f64) }</td>
+                                <td class={classes!(extrapolated_of(op).is_some().then_some("extrapolated"))}>
+                                    { format_duration_ns(op.time_ns as f64) }
+                                    if extrapolated_of(op).is_some() { { "\u{a0}" }{ extrapolated::MARK } }
+                                </td>
                                 <td class={classes!(op.crosses_nodes.then_some("crosses"))}>{ if op.crosses_nodes { t(lang, Text::CrossesNodes) } else { t(lang, Text::InsideNodes) } }</td>
                             </tr>
                         }) }
                     </tbody>
                 </table>
             </div>
+            { for extrapolated_notes(lang, &r.ops).into_iter().map(|note| html! {
+                <p class="hint op-method">{ note }</p>
+            }) }
             if !r.contention.is_empty() {
                 <h2>{ shared(lang, Shared::Heading) }</h2>
                 <p class="hint">{ shared(lang, Shared::Caption) }</p>
@@ -81,6 +89,29 @@ pub fn ops(props: &Props) -> Html {
             </div>
         </>
     }
+}
+
+/// How an op extrapolated from its groups' first steps ran; `None` where every transfer ran.
+fn extrapolated_of(op: &Op) -> Option<RingPrefix> {
+    match op.method {
+        OpMethod::Extrapolated(p) => Some(p),
+        OpMethod::Exact => None,
+    }
+}
+
+/// One note per way the extrapolated ops ran, naming them ("DP ReduceScatter gradients").
+fn extrapolated_notes(lang: Lang, ops: &[Op]) -> Vec<String> {
+    let mut ways: Vec<(RingPrefix, Vec<String>)> = Vec::new();
+    for op in ops {
+        let Some(p) = extrapolated_of(op) else { continue };
+        let name = format!("{} {}", format!("{:?}", op.kind).to_uppercase(), op_name(lang, op.op));
+        match ways.iter_mut().find(|(q, _)| *q == p) {
+            Some((_, names)) => names.push(name),
+            None => ways.push((p, vec![name])),
+        }
+    }
+    let and = if lang == Lang::Zh { "、" } else { ", " };
+    ways.iter().map(|(p, names)| extrapolated::op_note(lang, &names.join(and), p)).collect()
 }
 
 /// Each collective of the step in the page's language.

@@ -140,6 +140,8 @@ fn the_training_problems_read_in_chinese() {
         json!({"virtual_stages": 2, "pp": 1, "dp": 32}),
         json!({"compute_efficiency": 5.0}),
         json!({"zero": "three"}),
+        // A DP ring of 16,384 GPUs: beyond even a prefix of its steps (`train::prefix`).
+        json!({"cluster": {"nodes": 2048}, "tp": 1, "pp": 1, "dp": 16384, "global_batch": 16384}),
     ];
     for case in cases {
         let problems = job_problems(case.clone());

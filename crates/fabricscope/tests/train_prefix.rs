@@ -1,0 +1,131 @@
+//! A training op whose ring is beyond the engine is extrapolated from each group's first steps
+//! (`train::prefix`): wherever the whole ring also runs, the two agree within
+//! `EXTRAPOLATED_BOUND`, over data-parallel rings on DGX H100, DGX A100 and HGX B200, InfiniBand
+//! (rails and node wiring), RoCE and TCP, AllReduce, ReduceScatter and
+//! AllGather, buckets of 25 MB to whole gradients. The prefix is forced by a lower limit; the
+//! worst rows are printed.
+
+use fabricscope::catalog::Technology;
+use fabricscope::collective::{self, Protocol};
+use fabricscope::scenario::{FabricConfig, FabricTopology, Wiring};
+use fabricscope::train::comm::{collective_traffic, collective_traffic_within, OpMethod};
+use fabricscope::train::prefix::{self, EXTRAPOLATED_BOUND, PREFIX_STEPS};
+use fabricscope::train::runs::Runs;
+use fabricscope::{Collective, Scenario};
+
+/// Data-parallel groups of `gpus` GPUs with `tp` consecutive GPUs of a node apart (Megatron's
+/// TP-first order): rank r is in group r mod tp.
+fn dp_groups(gpus: u32, tp: u32) -> Vec<Vec<u32>> {
+    (0..tp).map(|first| (first..gpus).step_by(tp as usize).collect()).collect()
+}
+
+struct Row {
+    what: String,
+    error: f64,
+    exact_ns: u64,
+    extrapolated_ns: u64,
+}
+
+fn compare(what: &str, cluster: Scenario, collective: Collective, tp: u32, bytes: u64) -> Row {
+    let valid = cluster.validate().unwrap_or_else(|e| panic!("{what}: {e:?}"));
+    let topology = valid.topology();
+    let groups = dp_groups(valid.n_ranks(), tp);
+    let whole = collective_traffic(&valid, collective, &groups, bytes);
+    assert_eq!(whole.prefix(), None, "{what}: the whole ring fits the engine");
+    // Any limit below one group's ring cuts it.
+    let cut = collective_traffic_within(&valid, collective, &groups, bytes, 1);
+    let exact = Runs::direct(&valid, &topology).timing(&whole);
+    let fast = Runs::direct(&valid, &topology).timing(&cut);
+    assert_eq!(exact.method, OpMethod::Exact);
+    let OpMethod::Extrapolated(p) = fast.method else {
+        panic!("{what}: not extrapolated: {:?}", fast.method)
+    };
+    assert!(p.steps < p.total_steps, "{what}: {p:?}");
+    assert_eq!(fast.transfers, exact.transfers, "{what}: the whole op's transfers");
+    let error = fast.time_ns as f64 / exact.time_ns as f64 - 1.0;
+    Row { what: what.into(), error, exact_ns: exact.time_ns, extrapolated_ns: fast.time_ns }
+}
+
+#[test]
+fn an_extrapolated_ring_agrees_with_every_transfer_simulated() {
+    let leaf_spine = FabricConfig { topology: FabricTopology::LeafSpine, ..FabricConfig::default() };
+    let cluster = |preset: &str, nodes: u32, fabric: &FabricConfig| Scenario {
+        preset: preset.into(),
+        nodes,
+        fabric: fabric.clone(),
+        ..Scenario::default_demo()
+    };
+    let roce = FabricConfig { technology: Technology::Roce, ..leaf_spine.clone() };
+    let node_wiring = FabricConfig { wiring: Wiring::Node, ..leaf_spine.clone() };
+    let tcp = FabricConfig { technology: Technology::Tcp, ..leaf_spine.clone() };
+    let (bucket, gradients) = (25_000_000, 1 << 30);
+    let mut rows = Vec::new();
+    for (preset, nodes) in [("dgx-h100", 32), ("dgx-a100", 32), ("hgx-b200", 32)] {
+        for (collective, bytes) in [
+            (Collective::AllReduce, gradients),
+            (Collective::AllReduce, bucket),
+            (Collective::ReduceScatter, gradients),
+            (Collective::AllGather, gradients),
+        ] {
+            let what = format!("{preset} x{nodes} IB, DP {} {}", nodes * 8, collective.nccl_name());
+            let what = format!("{what} {} MB", bytes / 1_000_000);
+            rows.push(compare(&what, cluster(preset, nodes, &leaf_spine), collective, 1, bytes));
+        }
+    }
+    for (name, fabric) in [("RoCE ECMP", &roce), ("IB node wiring", &node_wiring), ("TCP", &tcp)] {
+        let what = format!("dgx-h100 x32 {name}, DP 256 AllReduce 1073 MB");
+        rows.push(compare(&what, cluster("dgx-h100", 32, fabric), Collective::AllReduce, 1, gradients));
+    }
+    // TP 2 (four GPUs of a node in each DP group) and TP 8 (one GPU of each node: rings on the
+    // rails, every group an image of the first).
+    let what = "dgx-h100 x32 IB, TP 2: 2 x DP 128 AllReduce 1073 MB";
+    rows.push(compare(what, cluster("dgx-h100", 32, &leaf_spine), Collective::AllReduce, 2, gradients));
+    let what = "dgx-h100 x128 IB, TP 8: 8 x DP 128 AllReduce 1073 MB";
+    rows.push(compare(what, cluster("dgx-h100", 128, &leaf_spine), Collective::AllReduce, 8, gradients));
+    let (low, high) = rows.iter().fold((f64::MAX, f64::MIN), |(l, h), r| (l.min(r.error), h.max(r.error)));
+    println!("{} rings: {:+.3}% to {:+.3}%", rows.len(), 100.0 * low, 100.0 * high);
+    rows.sort_by(|a, b| b.error.abs().total_cmp(&a.error.abs()));
+    for row in rows.iter().take(5) {
+        println!(
+            "{:<60} exact {:>10} ns, extrapolated {:>10} ns: {:+.3}%",
+            row.what,
+            row.exact_ns,
+            row.extrapolated_ns,
+            100.0 * row.error
+        );
+    }
+    let worst = &rows[0];
+    assert!(worst.error.abs() <= EXTRAPOLATED_BOUND, "{}: {:+.4}", worst.what, worst.error);
+}
+
+/// A ring's prefix is the whole ring's first steps, transfer for transfer: what makes the
+/// prefix's run the whole's up to its last steps.
+#[test]
+fn a_prefix_is_the_whole_rings_first_steps() {
+    let rings = [vec![0u32, 1, 2, 3]];
+    for collective in [Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather] {
+        let count = 64 * 4 * 40 * 8;
+        let whole = collective::schedule_with(
+            collective,
+            (collective::Algorithm::Ring, Protocol::Simple),
+            40,
+            &rings,
+            count,
+            8,
+            0,
+        );
+        let p = prefix::plan(collective, 160, count, 8).expect("a prefix of 160 ranks");
+        assert_eq!(p.steps, PREFIX_STEPS.min(p.total_steps - 1));
+        let cut = collective::ring_prefix_steps(collective, 40, &rings, count, 8, (0, p.steps));
+        assert_eq!(cut.len() as u64, p.steps as u64 * p.unit);
+        assert_eq!(&whole.transfers[..cut.len()], &cut[..], "{collective:?}");
+        assert_eq!(whole.n_steps, p.total_steps);
+    }
+}
+
+/// Beyond what even a prefix can hold, the plan says why.
+#[test]
+fn a_ring_too_long_even_to_extrapolate_is_refused_with_its_reason() {
+    let why = prefix::plan(Collective::AllReduce, 16_384, 1 << 30, 8).unwrap_err();
+    assert!(why.contains("even 48 of its steps are 6291456 transfers"), "{why}");
+}
