@@ -6,6 +6,7 @@
 
 use fabricscope::plan::PAGE_BUDGET;
 use fabricscope::scenario::{Collective, FabricConfig, FabricTopology};
+use fabricscope::train::comm::OpMethod;
 use fabricscope::train::TrainScenario;
 use fabricscope::{simulate, Job, Scenario};
 use std::time::Instant;
@@ -58,8 +59,12 @@ fn train(name: &str, job: &TrainScenario) {
         Ok(valid) => {
             let (seconds, r) = time(3, || valid.run());
             let flows: u64 = r.ops.iter().map(|op| op.transfers).sum();
-            let detail =
-                format!("step {:.3} s simulated, {} ops, {flows} flows", r.step_ns / 1e9, r.ops.len());
+            let extrapolated = r.ops.iter().filter(|op| op.method != OpMethod::Exact).count();
+            let detail = format!(
+                "step {:.3} s simulated, {} ops ({extrapolated} extrapolated), {flows} transfers",
+                r.step_ns / 1e9,
+                r.ops.len()
+            );
             report(name, Some(seconds), &detail);
         }
         Err(errors) => report(
@@ -219,6 +224,18 @@ fn main() {
         };
         train(name, &job);
     }
+    // Llama 2 7B on 1,024 GPUs at DP 1,024 (TP 1, PP 1): its DP rings beyond the engine,
+    // extrapolated from their first 128 steps (`train::prefix`).
+    let job = TrainScenario {
+        cluster: Scenario { nodes: 128, ..Scenario::default_demo() },
+        model: "llama2-7b".into(),
+        tp: 1,
+        pp: 1,
+        dp: 1024,
+        global_batch: 1024,
+        ..TrainScenario::default_demo()
+    };
+    train("train-llama2-7b-dp-1024-gpus", &job);
     // Peak memory of this process over all of the above.
     println!(
         "{{\"bench\": \"peak-memory\", \"kib\": {}}}",

@@ -232,6 +232,15 @@ pub fn bench() -> Result<()> {
         format!("{} ({})", show(secs("train-gpt3-16384-gpus")), detail("train-gpt3-16384-gpus")),
     ));
     rows.push((
+        "Llama 2 7B training step, pure DP on 1,024 GPUs (DP rings extrapolated), native".into(),
+        "(reference)".into(),
+        format!(
+            "{} ({})",
+            show(secs("train-llama2-7b-dp-1024-gpus")),
+            detail("train-llama2-7b-dp-1024-gpus")
+        ),
+    ));
+    rows.push((
         "animation frame, 64 GPUs (every node in full, the busbw chart filled), headless Chromium".into(),
         "(reference)".into(),
         format!("{} between frames", p95_p50("frame-64-gpus")),

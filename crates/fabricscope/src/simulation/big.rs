@@ -82,7 +82,8 @@ pub(super) struct Weighing {
     /// Keep each tree's one-chunk schedule (`small`) for a run from its first channels
     /// (`tree_channels`): a sweep's point, or a job showing one (`Job::showing_images`).
     keep_small: bool,
-    small: Vec<Schedule>,
+    /// Each kept schedule, with the channel symmetry its weighing proved on it.
+    small: Vec<(Schedule, Option<Symmetry>)>,
 }
 
 /// One bounded piece of `weighing` (`weigh::Weigh`); true once every bound is in.
@@ -91,8 +92,9 @@ pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mu
     let small = one_chunk_count(scenario);
     if let Some(current) = &mut weighing.current {
         if current.advance(scenario, topology) {
-            let current = weighing.current.take().expect("a tree being weighed");
+            let mut current = weighing.current.take().expect("a tree being weighed");
             let (algorithm, schedule, bound) = current.finish(scenario, topology);
+            let proof = current.take_proof();
             weighing.bounds.push((algorithm, bound * count as f64 / small as f64));
             // Kept where channels 0 and 1, which run for all of NCCL's alternating trees, may fit.
             let limit = weighing.tree_limit.min(MAX_TRANSFERS);
@@ -101,15 +103,25 @@ pub(super) fn weigh(scenario: &ValidScenario, topology: &Topology, weighing: &mu
                 Algorithm::NvlsTree => tree_least_capped(scenario, (algorithm, None), limit),
                 _ => tree_least_any(scenario, algorithm),
             };
-            if weighing.keep_small && small < count && least <= limit {
-                weighing.small.push(schedule);
+            if keeps(weighing, scenario, small) && least <= limit {
+                weighing.small.push((schedule, proof));
             }
         }
         return false;
     }
     let Some(algorithm) = weighing.todo.pop() else { return true };
-    weighing.current = Some(Box::new(Weigh::start(scenario, algorithm, small)));
+    // A tree kept for a run from its first channels is weighed by their symmetry, whose proof
+    // the run then starts from (`tree_channels::start`): its routes once, not twice.
+    let provable = crate::plan::tree_channels_provable(scenario.scenario(), scenario.channels());
+    let prove = provable && keeps(weighing, scenario, small);
+    weighing.current = Some(Box::new(Weigh::start(scenario, algorithm, small).proving(prove)));
     false
+}
+
+/// Whether `weighing` keeps a tree's one-chunk schedule of `small` elements (the tree's own
+/// limit aside): for a run from its first channels.
+fn keeps(weighing: &Weighing, scenario: &ValidScenario, small: u64) -> bool {
+    weighing.keep_small && small < scenario.scenario().count()
 }
 
 /// The weighed big plan's choice: the tuner's pick run whole if a tree that fits, else the best
@@ -136,11 +148,11 @@ pub(super) fn decide(
         let ring_protocol = s.protocol.unwrap_or(ring.protocol);
         let picked = (pick.algorithm, protocol);
         let limit = tree_limit.min(MAX_TRANSFERS);
-        if let Some(small) = small.into_iter().find(|small| small.algorithm == pick.algorithm) {
+        if let Some((small, proof)) = small.into_iter().find(|(small, _)| small.algorithm == pick.algorithm) {
             let plan =
                 Plan { tuning: plan.tuning.clone(), bounds: plan.bounds.clone(), proved: None, ..plan };
             let sizes = (whole, limit, total_transfers, ring_protocol);
-            if let Some(tree) = super::tree_channels::start(scenario, picked, small, sizes, plan) {
+            if let Some(tree) = super::tree_channels::start(scenario, picked, (small, proof), sizes, plan) {
                 return Ok(Stage::TreeChannels { topology, tree: Box::new(tree) });
             }
         }

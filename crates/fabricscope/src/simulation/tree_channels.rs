@@ -47,6 +47,9 @@ pub(super) struct TreeChannels {
 /// at 2,048 GPUs, 10 and 27 ms natively, one poll of 45 ms together).
 enum Proof {
     Searching(Box<SymmetrySearch>),
+    /// Found by the weighing (`weigh::Weigh::proving`), on the same schedule under the same
+    /// policy: what the search here would find.
+    Found(Box<Symmetry>),
     Proved(Box<(Symmetry, FirstChannels)>),
     Carried(Box<(Symmetry, Symmetry, Schedule)>),
 }
@@ -58,13 +61,13 @@ const PROOF_ROUTES: usize = 32_768;
 /// The run of `algorithm` from its first channels (the tuner's pick, a tree too big to build
 /// whole), from `small`, its one-chunk schedule the weighing built: `None` unless the channels of
 /// the whole all have the same length and even channels 0 and 1 fit `limit`. The symmetry is
-/// then proved on `small` a piece per poll (`advance`), and the run falls back to the best ring
-/// row where it does not hold or the channels that run have more than `limit` of the whole's
-/// `whole` transfers.
+/// then proved on `small` a piece per poll (`advance`), unless the weighing `found` it, and the
+/// run falls back to the best ring row where it does not hold or the channels that run have
+/// more than `limit` of the whole's `whole` transfers.
 pub(super) fn start(
     scenario: &ValidScenario,
     (algorithm, protocol): (Algorithm, Protocol),
-    small: Schedule,
+    (small, found): (Schedule, Option<Symmetry>),
     (whole, limit, ring_transfers, ring_protocol): (u64, u64, u64, Protocol),
     plan: Plan,
 ) -> Option<TreeChannels> {
@@ -87,7 +90,10 @@ pub(super) fn start(
     if !equal || small.algorithm != algorithm || least > limit {
         return None;
     }
-    let proof = Proof::Searching(Box::new(SymmetrySearch::strided(&small)));
+    let proof = match found {
+        Some(proof) => Proof::Found(Box::new(proof)),
+        None => Proof::Searching(Box::new(SymmetrySearch::strided(&small))),
+    };
     let keep = cap == MAX_CHUNKS && super::chunk_fit::finer_may_run(scenario, algorithm, limit);
     let ring = (ring_transfers, ring_protocol, limit);
     let mut plan = plan;
@@ -115,6 +121,7 @@ impl TreeChannels {
     pub(super) fn hand_proof_on(&mut self) -> Option<(Schedule, Symmetry)> {
         let proof = match &self.proof {
             Proof::Searching(_) => return None,
+            Proof::Found(proof) => proof,
             Proof::Proved(proved) => &proved.0,
             Proof::Carried(carried) => &carried.0,
         };
@@ -137,30 +144,37 @@ pub(super) fn advance(
         super::big::ring_row(scenario, topology, plan, ring).map_err(|error| Box::new((error, kept)))
     };
     let TreeChannels { proof, small, mut plan, protocol, ring, sizes, keep, cap } = tree;
+    // The proof found: the channels that run to be built, or the ring row.
+    let found = |found: Option<Symmetry>| {
+        let s = scenario.scenario();
+        let (whole, limit) = sizes;
+        let rings = &scenario.preset().rings;
+        found.filter(|proof| whole / proof.share() <= limit).and_then(|proof| {
+            let shape = (scenario.channels(), proof.parts() > 1);
+            let builder = ScheduleBuilder::first_channels(
+                (small.algorithm, protocol),
+                s.nodes,
+                rings,
+                s.count(),
+                shape,
+            )?;
+            Some(Proof::Proved(Box::new((proof, builder.with_cap(cap)))))
+        })
+    };
     let proof = match proof {
         Proof::Searching(mut search) => {
             match search.advance(&topology, &small, scenario.policy(), PROOF_ROUTES) {
                 None => Proof::Searching(search),
-                Some(found) => {
-                    let s = scenario.scenario();
-                    let (whole, limit) = sizes;
-                    let rings = &scenario.preset().rings;
-                    let built = found.filter(|proof| whole / proof.share() <= limit).and_then(|proof| {
-                        let shape = (scenario.channels(), proof.parts() > 1);
-                        let builder = ScheduleBuilder::first_channels(
-                            (small.algorithm, protocol),
-                            s.nodes,
-                            rings,
-                            s.count(),
-                            shape,
-                        )?;
-                        Some((proof, builder.with_cap(cap)))
-                    });
-                    let Some(proved) = built else { return ring_row(topology, plan, ring) };
-                    Proof::Proved(Box::new(proved))
-                }
+                Some(proof) => match found(proof) {
+                    Some(proved) => proved,
+                    None => return ring_row(topology, plan, ring),
+                },
             }
         }
+        Proof::Found(proof) => match found(Some(*proof)) {
+            Some(proved) => proved,
+            None => return ring_row(topology, plan, ring),
+        },
         Proof::Proved(mut proved) => {
             let (proof, builder) = &mut *proved;
             if !builder.advance_to(proof.stride()) {

@@ -5,6 +5,7 @@
 //! the bandwidth bound `ROUTED_PER_POLL` at a time (`plan::Bound`).
 
 use crate::collective::{Algorithm, Schedule, ScheduleBuilder};
+use crate::engine::symmetry::{Symmetry, SymmetrySearch};
 use crate::plan::{Bound, ValidScenario};
 use crate::routing::{Policy, Router, RouterState};
 use crate::scenario::Collective;
@@ -56,12 +57,19 @@ pub(super) fn chunks_of(
 pub(super) struct Weigh {
     algorithm: Algorithm,
     state: State,
+    /// Whether to search the built schedule's channel symmetry and weigh it from the proof's
+    /// routes (`proving`); cleared where the search finds none, which then routes it all.
+    prove: bool,
+    /// The proof the search found.
+    proof: Option<Symmetry>,
 }
 
 enum State {
     Building(ScheduleBuilder),
     Built(Schedule),
     Routing(Schedule, Bound, RouterState),
+    /// The channel symmetry being searched, `ROUTED_PER_POLL` routes a poll.
+    Proving(Schedule, Box<SymmetrySearch>),
     Weighed(Schedule, f64),
     /// Between pieces.
     Moving,
@@ -91,7 +99,23 @@ impl Weigh {
             );
             State::Built(schedule)
         };
-        Weigh { algorithm, state }
+        Weigh { algorithm, state, prove: false, proof: None }
+    }
+
+    /// The same weighing by the schedule's channel symmetry where `prove`: the search
+    /// (`SymmetrySearch::strided`, under the scenario's own static policy) routes every transfer
+    /// once, and the bound is the proof's routes of the channels that stand for all, spread over
+    /// their images (`Symmetry::whole_link_bytes`: every link's bytes, to the byte, so the same
+    /// bound to the bit). A tree the big plan may then run from its first channels keeps the
+    /// proof (`proof`), which would otherwise route it all again. Where no symmetry holds, the
+    /// schedule is routed as `start`'s.
+    pub fn proving(self, prove: bool) -> Weigh {
+        Weigh { prove, ..self }
+    }
+
+    /// The channel symmetry the weighing proved (`proving`), once weighed.
+    pub fn take_proof(&mut self) -> Option<Symmetry> {
+        self.proof.take()
     }
 
     /// One more piece; true once the bound is in.
@@ -102,6 +126,27 @@ impl Weigh {
                 true => State::Built(builder.finish()),
                 false => State::Building(builder),
             },
+            State::Built(schedule) if self.prove => {
+                let search = SymmetrySearch::strided(&schedule);
+                State::Proving(schedule, Box::new(search))
+            }
+            State::Proving(schedule, mut search) => {
+                match search.advance(topology, &schedule, scenario.policy(), ROUTED_PER_POLL) {
+                    None => State::Proving(schedule, search),
+                    Some(Some(proof)) => {
+                        let zero = proof.channel_zero(&schedule);
+                        let paths = proof.channel_zero_paths();
+                        let bound =
+                            Bound::of_paths(topology, &zero, paths, |bytes| proof.whole_link_bytes(bytes));
+                        self.proof = Some(proof);
+                        State::Weighed(schedule, bound.ns(topology))
+                    }
+                    Some(None) => {
+                        self.prove = false;
+                        State::Built(schedule)
+                    }
+                }
+            }
             State::Built(schedule) => {
                 let router = Router::for_transfers(topology, policy, &schedule.transfers).into_state();
                 let bound = Bound::new(topology, &schedule);
@@ -121,9 +166,10 @@ impl Weigh {
 
     /// The algorithm, its schedule (protocol and latency settings not yet the run's) and its
     /// bound [ns], once `advance` said so.
-    pub fn finish(mut self, scenario: &ValidScenario, topology: &Topology) -> (Algorithm, Schedule, f64) {
+    pub fn finish(&mut self, scenario: &ValidScenario, topology: &Topology) -> (Algorithm, Schedule, f64) {
         while !self.advance(scenario, topology) {}
-        let State::Weighed(schedule, bound) = self.state else { unreachable!("advance ends weighed") };
+        let state = std::mem::replace(&mut self.state, State::Moving);
+        let State::Weighed(schedule, bound) = state else { unreachable!("advance ends weighed") };
         (self.algorithm, schedule, bound)
     }
 }
