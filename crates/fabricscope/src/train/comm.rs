@@ -111,6 +111,7 @@ pub fn collective_transfers(collective: Collective, groups: &[Vec<u32>], bytes: 
 }
 
 /// One operation's transfers, every group at once, ready to run alone or beside others.
+#[derive(Clone)]
 pub struct Traffic {
     collective: Collective,
     algorithm: Algorithm,
@@ -178,6 +179,28 @@ impl Traffic {
             }
             all
         })
+    }
+
+    /// Every transfer, group after group, taken: the last group of each shape takes its
+    /// shape's transfers rather than a copy (one data-parallel group: nothing copied).
+    fn into_all(self) -> Vec<Transfer> {
+        if let Some(all) = self.transfers.into_inner() {
+            return all;
+        }
+        let mut all = Vec::new();
+        if let Some((mut shapes, members)) = self.groups {
+            let mut left = vec![0usize; shapes.len()];
+            members.iter().for_each(|(shape, _)| left[*shape] += 1);
+            for (shape, map) in &members {
+                left[*shape] -= 1;
+                let part = match left[*shape] {
+                    0 => std::mem::take(&mut shapes[*shape]),
+                    _ => shapes[*shape].clone(),
+                };
+                append(&mut all, part, |r| map[r as usize]);
+            }
+        }
+        all
     }
 
     /// The same operation with only the groups that stand for all the others
@@ -393,6 +416,12 @@ pub fn sends_traffic(valid: &ValidScenario, pairs: &[(u32, u32)], bytes: u64) ->
     Traffic::flat(Collective::SendRecv, Algorithm::Direct, count, transfers, crosses_nodes)
 }
 
+/// `part` alone as one schedule (`combined`'s), its transfers taken rather than copied.
+pub(super) fn alone(valid: &ValidScenario, topology: &Topology, part: Traffic) -> Schedule {
+    let (collective, algorithm, count) = (part.collective, part.algorithm, part.count);
+    schedule_of(valid, topology, (collective, algorithm, count), part.into_all())
+}
+
 /// `parts` launched together as one schedule (a step's messages are megabytes: the tuner's
 /// choice there is Simple), and each part's range of its transfers.
 pub(super) fn combined(
@@ -408,12 +437,22 @@ pub(super) fn combined(
         ranges.push(start..transfers.len());
     }
     debug_assert!(transfers.len() as u64 <= MAX_TRANSFERS * 8, "checked against the cap before");
-    let (collective, algorithm, count) = parts
+    let kind = parts
         .first()
         .map_or((Collective::SendRecv, Algorithm::Direct, 1), |t| (t.collective, t.algorithm, t.count));
+    (schedule_of(valid, topology, kind, transfers), ranges)
+}
+
+/// `transfers` as the schedule of one engine run of a step (`combined`, `alone`).
+fn schedule_of(
+    valid: &ValidScenario,
+    topology: &Topology,
+    (collective, algorithm, count): (Collective, Algorithm, u64),
+    transfers: Vec<Transfer>,
+) -> Schedule {
     let mut schedule =
         Schedule::new(collective, algorithm, topology.n_gpus(), valid.channels(), count, 1, transfers);
     schedule.protocol = Protocol::Simple;
     schedule.latency = valid.scenario().latency;
-    (schedule, ranges)
+    schedule
 }

@@ -91,15 +91,15 @@ impl RingPrefix {
         (0..groups * steps).map(|i| i * unit..(i + 1) * unit).collect()
     }
 
+    /// The ring's per-step floor [ns] (`engine::fluid::ring_floor`), from the first step of
+    /// `schedule`, the prefix's run (every group's), on `topology` under `policy`.
+    pub(super) fn floor_ns(&self, topology: &Topology, policy: Policy, schedule: &Schedule) -> f64 {
+        crate::engine::fluid::ring_floor(topology, &first_step(schedule), policy).step_ns
+    }
+
     /// The whole ring's time [ns] from its prefix's run (each of `step_ranges` last finish in
-    /// `ends`), whose first step is `first` (`first_step`), on `topology` under `policy`.
-    pub(super) fn extrapolate(
-        &self,
-        topology: &Topology,
-        policy: Policy,
-        first: &Schedule,
-        ends: &[u64],
-    ) -> u64 {
+    /// `ends`) and its per-step `floor` (`floor_ns`).
+    pub(super) fn time_ns(&self, floor: f64, ends: &[u64]) -> u64 {
         let k = self.steps as usize;
         let mut front = vec![0u64; k];
         for (i, &end) in ends.iter().enumerate() {
@@ -107,7 +107,6 @@ impl RingPrefix {
         }
         let (a, b) = (k / 4, k - 2 * NCCL_STEPS as usize);
         let measured = front[b].saturating_sub(front[a]) as f64 / (b - a) as f64;
-        let floor = crate::engine::fluid::ring_floor(topology, first, policy).step_ns;
         let step_ns = measured.max(floor).round() as u64;
         let prefix_end = front.iter().copied().max().unwrap_or(0);
         prefix_end + (self.total_steps - self.steps) as u64 * step_ns
@@ -115,7 +114,7 @@ impl RingPrefix {
 }
 
 /// The first step of `schedule`'s ring prefix, every group's: what the floor is routed from.
-pub(super) fn first_step(schedule: &Schedule) -> Schedule {
+fn first_step(schedule: &Schedule) -> Schedule {
     let transfers = schedule
         .transfers
         .iter()

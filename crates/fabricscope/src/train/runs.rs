@@ -30,12 +30,43 @@ pub struct Runs<'a> {
     known: Option<&'a BTreeMap<u64, Vec<u64>>>,
     /// The runs a recording pass asked for and did not know.
     missing: Vec<Needed>,
+    /// The collectives found so far, by what they are (`op_id`).
+    memo: Memo,
+}
+
+/// A `TrainJob`'s collectives over its passes, by what they are (`op_id`): each one's timing
+/// once its run is known, and before that what it waits for (its run's key), so that a later
+/// pass takes them rather than build their schedules again (a data-parallel ring over 512 GPUs
+/// is 524,288 transfers built, copied and hashed).
+#[derive(Default)]
+struct Memo {
+    timings: BTreeMap<u64, OpTiming>,
+    waiting: BTreeMap<u64, (u64, Waiting)>,
+}
+
+/// A collective's timing but its time, which its run's part ends give.
+#[derive(Clone)]
+struct Waiting {
+    timing: OpTiming,
+    /// An extrapolated ring's per-step floor [ns] (`prefix::RingPrefix::floor_ns`).
+    floor: f64,
+}
+
+impl Waiting {
+    /// The timing, from its run's part ends.
+    fn finish(&self, ends: &[u64]) -> OpTiming {
+        let time_ns = match self.timing.method {
+            OpMethod::Extrapolated(prefix) => prefix.time_ns(self.floor, ends),
+            OpMethod::Exact => ends[0],
+        };
+        OpTiming { time_ns, ..self.timing.clone() }
+    }
 }
 
 impl<'a> Runs<'a> {
     /// Each run through the engine when asked.
     pub fn direct(valid: &'a ValidScenario, topology: &'a Topology) -> Runs<'a> {
-        Runs { valid, topology, known: None, missing: Vec::new() }
+        Runs { valid, topology, known: None, missing: Vec::new(), memo: Memo::default() }
     }
 
     /// Several operations launched together in one engine run, so that where they share a
@@ -45,51 +76,89 @@ impl<'a> Runs<'a> {
             return Vec::new();
         }
         let (schedule, ranges) = comm::combined(self.valid, self.topology, parts);
-        self.ends(schedule, ranges)
+        self.ends(schedule, ranges).0
     }
 
-    /// `schedule` run once: each range's last finish [ns].
-    fn ends(&mut self, schedule: Schedule, ranges: Vec<Range<usize>>) -> Vec<u64> {
+    /// `schedule` run once: each range's last finish [ns]; and, where the run is not known yet
+    /// (a recording pass answers 0), its key.
+    fn ends(&mut self, schedule: Schedule, ranges: Vec<Range<usize>>) -> (Vec<u64>, Option<u64>) {
         let Some(known) = self.known else {
             let finished = symmetry::finish_times(self.topology, schedule, self.valid.policy());
-            return part_ends(&finished, &ranges);
+            return (part_ends(&finished, &ranges), None);
         };
         let key = key_of(&schedule, &ranges);
         if let Some(ends) = known.get(&key) {
-            return ends.clone();
+            return (ends.clone(), None);
         }
         let n = ranges.len();
         if !self.missing.iter().any(|(k, _, _)| *k == key) {
             self.missing.push((key, schedule, ranges));
         }
-        vec![0; n]
+        (vec![0; n], Some(key))
     }
 
     /// One operation alone, every group at once.
     pub fn timing(&mut self, traffic: &Traffic) -> OpTiming {
+        self.timing_waiting(traffic.clone()).0
+    }
+
+    /// `timing` of `traffic`, taken (its transfers moved into the run, not copied), and where
+    /// its run is not known yet, what its timing waits for.
+    fn timing_waiting(&mut self, traffic: Traffic) -> (OpTiming, Option<(u64, Waiting)>) {
         let crosses_nodes = traffic.crosses_nodes();
         if traffic.transfers() == 0 {
-            return OpTiming { time_ns: 0, transfers: 0, crosses_nodes: false, method: OpMethod::Exact };
+            let none = OpTiming { time_ns: 0, transfers: 0, crosses_nodes: false, method: OpMethod::Exact };
+            return (none, None);
         }
+        let (prefix, whole) = (traffic.prefix(), traffic.transfers());
         // Where every group is an image of a few (`engine::groups`), only those run.
-        let few = traffic.representatives(self.valid, self.topology);
-        let run = few.as_ref().unwrap_or(traffic);
-        if let Some((prefix, transfers)) = traffic.prefix() {
+        let run = traffic.representatives(self.valid, self.topology).unwrap_or(traffic);
+        let groups = run.n_groups();
+        let schedule = comm::alone(self.valid, self.topology, run);
+        let (timing, floor, (ends, key)) = match prefix {
             // Each group's first steps, the rest at the per-step time measured on them.
-            let (schedule, _) = comm::combined(self.valid, self.topology, &[run]);
-            let first = super::prefix::first_step(&schedule);
-            let ends = self.ends(schedule, prefix.step_ranges(run.n_groups()));
-            let time_ns = prefix.extrapolate(self.topology, self.valid.policy(), &first, &ends);
-            return OpTiming { time_ns, transfers, crosses_nodes, method: OpMethod::Extrapolated(prefix) };
-        }
-        let time_ns = self.together(&[run])[0];
-        OpTiming { time_ns, transfers: traffic.transfers(), crosses_nodes, method: OpMethod::Exact }
+            Some((prefix, transfers)) => {
+                let floor = prefix.floor_ns(self.topology, self.valid.policy(), &schedule);
+                let ends = self.ends(schedule, prefix.step_ranges(groups));
+                let method = OpMethod::Extrapolated(prefix);
+                (OpTiming { time_ns: 0, transfers, crosses_nodes, method }, floor, ends)
+            }
+            None => {
+                let ranges = std::iter::once(0..schedule.transfers.len()).collect();
+                let ends = self.ends(schedule, ranges);
+                (OpTiming { time_ns: 0, transfers: whole, crosses_nodes, method: OpMethod::Exact }, 0.0, ends)
+            }
+        };
+        let waiting = Waiting { timing, floor };
+        (waiting.finish(&ends), key.map(|key| (key, waiting)))
     }
 
     /// `collective` of `bytes` per group (nccl-tests' size convention), every group at once.
+    /// Within a `TrainJob`, each found once: a later pass takes it, or finishes it from its run,
+    /// without building its schedule again.
     pub fn collective_op(&mut self, collective: Collective, groups: &[Vec<u32>], bytes: u64) -> OpTiming {
+        let id = op_id(collective, groups, bytes);
+        if let Some(timing) = self.memo.timings.get(&id) {
+            return timing.clone();
+        }
+        if let (Some(known), Some((key, waiting))) = (self.known, self.memo.waiting.get(&id)) {
+            if let Some(ends) = known.get(key) {
+                let timing = waiting.finish(ends);
+                self.memo.timings.insert(id, timing.clone());
+                return timing;
+            }
+        }
         let traffic = comm::collective_traffic(self.valid, collective, groups, bytes);
-        self.timing(&traffic)
+        let (timing, waiting) = self.timing_waiting(traffic);
+        match waiting {
+            Some((key, waiting)) => {
+                self.memo.waiting.insert(id, (key, waiting));
+            }
+            None => {
+                self.memo.timings.insert(id, timing.clone());
+            }
+        }
+        timing
     }
 
     /// Point-to-point sends `(src, dst)` of `bytes` each, all at once.
@@ -97,6 +166,22 @@ impl<'a> Runs<'a> {
         let traffic = comm::sends_traffic(self.valid, pairs, bytes);
         self.timing(&traffic)
     }
+}
+
+/// What identifies a collective of a step within one job: the collective, its size and every
+/// group's ranks (the cluster and its settings are the job's).
+fn op_id(collective: Collective, groups: &[Vec<u32>], bytes: u64) -> u64 {
+    let mut h = crate::hash::Fnv::default();
+    for x in [collective as u64, bytes, groups.len() as u64] {
+        h.word_rotated(x);
+    }
+    for group in groups {
+        h.word_rotated(group.len() as u64);
+        for &rank in group {
+            h.word_rotated(rank as u64);
+        }
+    }
+    h.0
 }
 
 /// Each part's last finish [ns].
@@ -165,6 +250,8 @@ pub struct TrainJob {
     queue: Vec<Needed>,
     running: Option<Running>,
     passes: u32,
+    /// The collectives the passes so far found (`Runs::memo`).
+    memo: Memo,
 }
 
 impl std::fmt::Debug for TrainJob {
@@ -183,7 +270,8 @@ impl std::fmt::Debug for TrainJob {
 impl TrainJob {
     pub fn new(train: ValidTrain) -> TrainJob {
         let topology = train.cluster().topology();
-        TrainJob { train, topology, known: BTreeMap::new(), queue: Vec::new(), running: None, passes: 0 }
+        let (known, memo) = (BTreeMap::new(), Memo::default());
+        TrainJob { train, topology, known, queue: Vec::new(), running: None, passes: 0, memo }
     }
 
     /// The job being run.
@@ -204,7 +292,7 @@ impl TrainJob {
             return None;
         }
         if let Some((key, schedule, ranges)) = self.queue.pop() {
-            let run = FinishRun::start(&self.topology, schedule, policy);
+            let run = FinishRun::start(schedule, policy);
             self.running = Some(Running { key, ranges, run });
             return None;
         }
@@ -214,8 +302,10 @@ impl TrainJob {
             topology: &self.topology,
             known: Some(&self.known),
             missing: Vec::new(),
+            memo: std::mem::take(&mut self.memo),
         };
         let report = self.train.run_with(&mut runs);
+        self.memo = std::mem::take(&mut runs.memo);
         if runs.missing.is_empty() {
             return Some(report);
         }

@@ -336,11 +336,13 @@ impl ValidTrain {
         }
         let (mut dp_exposed, mut dp_total, mut dp_reduce) = (0.0, 0.0, 0.0);
         let collective = if s.zero == 0 { Collective::AllReduce } else { Collective::ReduceScatter };
-        // One bucket of the first reduction, every group at once: what meets the AllToAlls.
-        let bucket_traffic = reductions.first().map(|&(groups, _, bytes, _)| {
-            let bucket = round_to_elements((bytes as f64).min(BUCKET_BYTES) as u64);
-            comm::collective_traffic(&self.cluster, collective, groups, bucket)
-        });
+        // One bucket of the first reduction, every group at once: what meets the AllToAlls (built
+        // only where there are AllToAlls).
+        let bucket_traffic =
+            reductions.first().filter(|_| ep_traffic.is_some()).map(|&(groups, _, bytes, _)| {
+                let bucket = round_to_elements((bytes as f64).min(BUCKET_BYTES) as u64);
+                comm::collective_traffic(&self.cluster, collective, groups, bucket)
+            });
         for &(groups, size, bytes, experts) in &reductions {
             let op = runs.collective_op(collective, groups, bytes);
             let name = match (s.zero == 0, experts) {
