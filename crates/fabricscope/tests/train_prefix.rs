@@ -129,3 +129,60 @@ fn a_ring_too_long_even_to_extrapolate_is_refused_with_its_reason() {
     let why = prefix::plan(Collective::AllReduce, 16_384, 1 << 30, 8).unwrap_err();
     assert!(why.contains("even 48 of its steps are 6291456 transfers"), "{why}");
 }
+
+/// Jobs whose rings are beyond the engine, across models, presets, fabrics and ZeRO stages
+/// (sizes not a multiple of ranks × channels among them): each is refused with a named field
+/// or runs to a report, a job polled in slices gives the very report one call gives, and every
+/// extrapolated op's time is at least its prefix's share of the ring.
+#[test]
+fn jobs_with_rings_beyond_the_engine_run_alike_in_slices() {
+    use fabricscope::train::{runs::TrainJob, TrainScenario};
+    let mut extrapolated = 0;
+    for (model, preset, technology, nodes, tp, zero, ep) in [
+        ("gpt2-small", "dgx-a100", Technology::Infiniband, 64, 1, 0, 1),
+        ("llama2-7b", "hgx-b200", Technology::Infiniband, 64, 1, 3, 1),
+        ("llama2-7b", "hgx-b200", Technology::Infiniband, 64, 2, 0, 1),
+        ("llama2-7b", "dgx-h100", Technology::Roce, 64, 1, 2, 1),
+        ("llama2-7b", "dgx-h100", Technology::Infiniband, 96, 1, 1, 1),
+        ("mixtral-8x7b", "dgx-h100", Technology::Infiniband, 64, 1, 1, 8),
+    ] {
+        let mut job = TrainScenario::default_demo();
+        job.cluster.preset = preset.into();
+        job.cluster.nodes = nodes;
+        job.cluster.fabric.technology = technology;
+        job.model = model.into();
+        let gpus = nodes * 8;
+        (job.tp, job.pp, job.dp, job.ep, job.zero, job.global_batch) =
+            (tp, 1, gpus / tp, ep, zero, gpus / tp);
+        let what = format!("{model} on {nodes} {preset} {technology:?}, TP {tp}, ZeRO {zero}, EP {ep}");
+        let valid = match job.validate() {
+            Ok(valid) => valid,
+            Err(errors) => {
+                assert!(
+                    errors.iter().all(|e| !e.field.is_empty() && !e.problem.is_empty()),
+                    "{what}: {errors:?}"
+                );
+                println!("{what}: refused: {}", errors[0]);
+                continue;
+            }
+        };
+        let report = valid.run();
+        let mut sliced = TrainJob::new(valid.clone());
+        let polled = loop {
+            if let Some(report) = sliced.poll(4096) {
+                break report;
+            }
+        };
+        assert_eq!(polled, report, "{what}");
+        let methods: Vec<String> =
+            report.ops.iter().map(|op| format!("{:?}", op.method).chars().take(12).collect()).collect();
+        println!("{what}: step {:.3} s, ops {methods:?}", report.step_ns / 1e9);
+        for op in &report.ops {
+            if let OpMethod::Extrapolated(p) = op.method {
+                extrapolated += 1;
+                assert!(p.steps < p.total_steps && op.time_ns > 0, "{what}: {op:?}");
+            }
+        }
+    }
+    assert!(extrapolated >= 6, "{extrapolated} extrapolated ops");
+}
