@@ -265,15 +265,7 @@ pub fn collective_traffic_within(
     let count = (bytes / ELEM_BYTES).max(1);
     let channels = valid.channels();
     let running: Vec<&Vec<u32>> = groups.iter().filter(|g| g.len() > 1).collect();
-    let one = |g: &Vec<u32>| {
-        crate::collective::transfer_count(
-            collective,
-            (1, g.len() as u32),
-            count,
-            channels,
-            Some(Protocol::Simple),
-        )
-    };
+    let one = |g: &Vec<u32>| collective_transfers(collective, std::slice::from_ref(g), bytes, channels);
     let prefix = running
         .iter()
         .find(|g| one(g) > limit)
@@ -284,33 +276,32 @@ pub fn collective_traffic_within(
     let mut shapes: Vec<Vec<Transfer>> = Vec::new();
     let mut members: Vec<Member> = Vec::new();
     let mut crosses_nodes = false;
-    for group in groups.iter().filter(|g| g.len() > 1) {
+    for group in running {
         let (nodes, rings, map) = group_shape(valid, group);
         crosses_nodes |= nodes > 1;
         let shape = match kinds.iter().position(|(n, r)| *n == nodes && *r == rings) {
             Some(shape) => shape,
-            None if prefix.is_some() => {
-                let (p, _) = prefix.expect("a prefix");
-                let steps = (0, p.steps);
-                shapes.push(crate::collective::ring_prefix_steps(
-                    collective, nodes, &rings, p.count, channels, steps,
-                ));
-                kinds.push((nodes, rings));
-                shapes.len() - 1
-            }
             None => {
-                shapes.push(
-                    schedule_with(
-                        collective,
-                        (Algorithm::Ring, Protocol::Simple),
-                        nodes,
-                        &rings,
-                        count,
-                        channels,
-                        0,
-                    )
-                    .transfers,
-                );
+                shapes.push(match prefix {
+                    Some((p, _)) => {
+                        let steps = (0, p.steps);
+                        crate::collective::ring_prefix_steps(
+                            collective, nodes, &rings, p.count, channels, steps,
+                        )
+                    }
+                    None => {
+                        schedule_with(
+                            collective,
+                            (Algorithm::Ring, Protocol::Simple),
+                            nodes,
+                            &rings,
+                            count,
+                            channels,
+                            0,
+                        )
+                        .transfers
+                    }
+                });
                 kinds.push((nodes, rings));
                 shapes.len() - 1
             }
