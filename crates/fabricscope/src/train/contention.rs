@@ -23,10 +23,10 @@
 
 use super::runs::Runs;
 use super::{comm, OpKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One kind of traffic slowed by another on the links they share.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Contention {
     /// The traffic slowed (its `Op`s: EP's dispatch and combine, PP's sends, DP's reduction).
     pub op: OpKind,

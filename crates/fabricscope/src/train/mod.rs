@@ -113,4 +113,4 @@ use crate::plan::ValidScenario;
 use crate::scenario::{Collective, ScenarioError};
 use layout::{Dim, Grid};
 use model::ModelShape;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};

@@ -16,17 +16,17 @@
 //! with equal stages it equals `(m + p - 1) × (t_f + t_b)`, interleaved
 //! `(m + (p - 1)/v) × (t_f + t_b)`: a bubble of `(p - 1)/(v·m)` (tested).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a stage does in a block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Phase {
     Forward,
     Backward,
 }
 
 /// One forward or backward of one micro-batch on one stage, with its parts [ns from the step's start].
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Block {
     pub stage: u32,
     pub micro_batch: u32,
@@ -38,7 +38,7 @@ pub struct Block {
 }
 
 /// Per-stage durations of one micro-batch's forward and backward through one model chunk [ns].
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StageTimes {
     pub forward_ns: f64,
     pub backward_ns: f64,

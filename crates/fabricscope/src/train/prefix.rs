@@ -30,7 +30,7 @@ use crate::plan::LEAST_MEASURED_STEPS;
 use crate::routing::Policy;
 use crate::scenario::Collective;
 use crate::topology::Topology;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::ops::Range;
 
 /// Steps of a ring simulated where it is extrapolated, at most (`simulation::fluid`'s
@@ -42,7 +42,7 @@ pub const PREFIX_STEPS: u32 = 128;
 pub const EXTRAPOLATED_BOUND: f64 = 0.03;
 
 /// A ring op cut to its first steps: what each group runs, and of what.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RingPrefix {
     /// Steps each group runs, of its ring's `total_steps`.
     pub steps: u32,

@@ -5,7 +5,7 @@
 use super::*;
 
 /// What a step's time is spent on [ns]; the parts add up to the step.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Breakdown {
     pub compute_ns: f64,
     /// Tensor-parallel collectives (not overlapped).
@@ -23,7 +23,7 @@ pub struct Breakdown {
     pub optimizer_ns: f64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OpKind {
     Tp,
     /// Expert parallelism's AllToAlls.
@@ -71,6 +71,25 @@ pub enum StepOp {
 }
 
 impl StepOp {
+    /// Every one, in the order they are declared.
+    pub const ALL: [StepOp; 15] = [
+        StepOp::SequenceAllGather,
+        StepOp::SequenceReduceScatter,
+        StepOp::TpAllReduce,
+        StepOp::PipelineSendRecv,
+        StepOp::LayerParamGather,
+        StepOp::GradAllReduce,
+        StepOp::GradReduceScatter,
+        StepOp::UpdatedParamGather,
+        StepOp::ExpertDispatch,
+        StepOp::ExpertCombine,
+        StepOp::ExpertGradAllReduce,
+        StepOp::ExpertGradReduceScatter,
+        StepOp::ExpertParamGather,
+        StepOp::ContextKvPass,
+        StepOp::ContextKvGradPass,
+    ];
+
     /// Its name in English (the CLI's, and the JSON's `name`).
     pub fn name(self) -> &'static str {
         match self {
@@ -100,8 +119,19 @@ impl Serialize for StepOp {
     }
 }
 
+/// Read from its English name (a worker's report, back on the page).
+impl<'de> Deserialize<'de> for StepOp {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<StepOp, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        StepOp::ALL
+            .into_iter()
+            .find(|op| op.name() == name)
+            .ok_or_else(|| serde::de::Error::custom(format!("no step op is named {name:?}")))
+    }
+}
+
 /// One kind of collective in the step.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Op {
     pub kind: OpKind,
     /// Which one (serialised as `name`, its English name).
@@ -149,7 +179,7 @@ impl Op {
 }
 
 /// Memory per GPU on the most loaded stage [B].
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Memory {
     pub weights: f64,
     pub grads: f64,
@@ -161,7 +191,7 @@ pub struct Memory {
     pub fits: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cost {
     pub gpu_hour_usd: f64,
     pub discount: f64,
@@ -171,7 +201,7 @@ pub struct Cost {
     pub usd: f64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Storage {
     pub checkpoint_bytes: f64,
     pub write_s: f64,
@@ -182,7 +212,7 @@ pub struct Storage {
 
 /// One micro-batch on the slowest stage, by part [ns]: a forward is `compute_f + tp_f + ep_f +
 /// zero_f + v·p2p` (v model chunks each receive their input), a backward the same with `_b`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MicroBatch {
     pub compute_f: f64,
     pub compute_b: f64,
@@ -200,7 +230,7 @@ pub struct MicroBatch {
 }
 
 /// One training step, simulated.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrainReport {
     pub micro: MicroBatch,
     /// The same for every stage (stages differ in layers, logits and embeddings).
@@ -240,7 +270,7 @@ pub struct TrainReport {
 }
 
 /// What a stage is doing at one time of the step (for the animation and the Gantt).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Activity {
     /// Waiting: the pipeline bubble, or done before the others.
     Idle,

@@ -92,6 +92,26 @@ fn a_dp_ring_beyond_the_engine_is_extrapolated_and_labelled() {
     }
     let json = serde_json::to_value(&r).unwrap();
     assert_eq!(json["ops"][0]["method"]["extrapolated"]["steps"], 128);
+    reads_back(&r);
+}
+
+/// `report` through its JSON and back (as a page's worker sends it) is `report`, to the bit.
+fn reads_back(report: &TrainReport) {
+    let json = serde_json::to_string(report).unwrap();
+    let back: TrainReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(&back, report);
+    assert_eq!(back.step_ns.to_bits(), report.step_ns.to_bits());
+    assert_eq!(serde_json::to_string(&back).unwrap(), json);
+}
+
+#[test]
+fn every_step_op_reads_back_from_its_name_and_no_other() {
+    for op in StepOp::ALL {
+        let json = serde_json::to_string(&op).unwrap();
+        assert_eq!(serde_json::from_str::<StepOp>(&json).unwrap(), op, "{json}");
+    }
+    let why = serde_json::from_str::<StepOp>("\"AllReduce everything\"").unwrap_err().to_string();
+    assert!(why.contains("AllReduce everything"), "{why}");
 }
 
 #[test]
@@ -231,6 +251,7 @@ fn a_training_step_in_slices_gives_what_one_call_gives() {
             }
         };
         assert_eq!(report, whole);
+        reads_back(&whole);
         assert_eq!(sliced.passes(), passes);
         assert!(polls > 10, "{polls} polls: the work came in pieces");
     }
@@ -275,4 +296,67 @@ fn groups_that_are_images_of_one_run_as_one_to_the_nanosecond() {
         traffic.representatives(thin.cluster(), &topology).is_none(),
         "DP groups share a leaf's up-links"
     );
+}
+
+/// Validation counts the transfers of a step's rings that run from each group's first step
+/// alone (`comm::representatives_transfers`), never building a ring: the very count the whole
+/// rings' representatives give, or none where they prove none, over rail and node wiring, 4:1
+/// oversubscription, RoCE's ECMP, DGX A100 and HGX B200, TP and DP groups.
+#[test]
+fn representatives_from_first_steps_count_what_the_whole_rings_do() {
+    use crate::scenario::Wiring;
+    let mut proved = 0;
+    for (preset, nodes, tp, technology, wiring, oversubscription) in [
+        ("dgx-h100", 64, 2, Technology::Infiniband, Wiring::Rail, 1.0),
+        ("dgx-h100", 16, 8, Technology::Infiniband, Wiring::Node, 1.0),
+        ("dgx-h100", 32, 4, Technology::Infiniband, Wiring::Rail, 4.0),
+        ("dgx-h100", 16, 2, Technology::Roce, Wiring::Rail, 1.0),
+        ("dgx-a100", 16, 4, Technology::Infiniband, Wiring::Rail, 1.0),
+        ("hgx-b200", 8, 2, Technology::Infiniband, Wiring::Rail, 2.0),
+    ] {
+        let mut s = TrainScenario::default_demo();
+        s.model = "llama2-7b".into();
+        s.cluster.preset = preset.into();
+        s.cluster.nodes = nodes;
+        s.cluster.fabric.technology = technology;
+        s.cluster.fabric.wiring = wiring;
+        s.cluster.fabric.oversubscription = oversubscription;
+        (s.tp, s.pp) = (tp, 1);
+        s.dp = nodes * 8 / tp;
+        s.global_batch = s.dp;
+        let Ok(valid) = s.validate() else { panic!("{preset} x{nodes} TP {tp}: {:?}", s.validate().err()) };
+        let topology = valid.cluster().topology();
+        let grid = valid.grid();
+        for (groups, bytes) in
+            [(grid.groups(Dim::Tp), valid.activation_bytes()), (grid.gradient_groups(), valid.grad_bytes().0)]
+        {
+            let traffic = comm::collective_traffic(valid.cluster(), Collective::AllReduce, &groups, bytes);
+            let whole = traffic.representatives(valid.cluster(), &topology).map(|few| few.transfers());
+            let first = comm::representatives_transfers(
+                valid.cluster(),
+                &topology,
+                Collective::AllReduce,
+                &groups,
+                bytes,
+            );
+            assert_eq!(
+                first,
+                whole,
+                "{preset} x{nodes} TP {tp} {technology:?} {wiring:?} {oversubscription}:1, {} groups",
+                groups.len()
+            );
+            proved += whole.is_some() as u32;
+        }
+    }
+    assert!(proved >= 4, "{proved} proved");
+    // A DP ring beyond the engine: validation's count of its prefix is the prefix built.
+    let mut s = TrainScenario::default_demo();
+    s.cluster.nodes = 128;
+    s.model = "llama2-7b".into();
+    (s.tp, s.pp, s.dp, s.global_batch) = (2, 1, 512, 512);
+    let valid = s.validate().unwrap();
+    let (dp, bytes) = (valid.grid().gradient_groups(), valid.grad_bytes().0);
+    let traffic = comm::collective_traffic(valid.cluster(), Collective::AllReduce, &dp, bytes);
+    let (plan, _) = traffic.prefix().expect("extrapolated");
+    assert_eq!(traffic.transfers(), plan.steps as u64 * 1024 * valid.cluster().channels() as u64);
 }

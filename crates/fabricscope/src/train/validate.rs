@@ -307,19 +307,31 @@ impl TrainScenario {
                 let count = (bytes / crate::collective::ELEM_BYTES).max(1);
                 let widest = groups.iter().map(|g| g.len() as u32).max().unwrap_or(0);
                 let one = comm::collective_transfers(Collective::AllReduce, &[(0..widest).collect()], bytes, channels);
-                if one > MAX_TRANSFERS {
-                    if let Err(why) = super::prefix::plan(Collective::AllReduce, widest, count, channels) {
+                if one <= MAX_TRANSFERS {
+                    // Every group whole is beyond the limit: the few that stand for all, if any.
+                    let topology = topology.get_or_insert_with(|| valid.cluster.topology());
+                    return comm::representatives_transfers(&valid.cluster, topology, Collective::AllReduce, groups, bytes)
+                        .unwrap_or(all);
+                }
+                let plan = match super::prefix::plan(Collective::AllReduce, widest, count, channels) {
+                    Ok(plan) => plan,
+                    Err(why) => {
                         errors.add(
                             &name.to_lowercase(),
                             format!("a {name} group's ring of {widest} GPUs is {one} transfers, beyond the engine's limit of {MAX_TRANSFERS}, and cannot be extrapolated from its first steps: {why}; use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)"),
                         );
                         return 0;
                     }
+                };
+                // Each group's prefix, a transfer per rank and channel a step; or, beyond the
+                // limit, of the few groups that stand for all.
+                let running = groups.iter().filter(|g| g.len() > 1);
+                let whole: u64 = running.map(|g| plan.steps as u64 * g.len() as u64 * channels as u64).sum();
+                if whole <= MAX_TRANSFERS {
+                    return whole;
                 }
                 let topology = topology.get_or_insert_with(|| valid.cluster.topology());
                 let traffic = comm::collective_traffic(&valid.cluster, Collective::AllReduce, groups, bytes);
-                // Where every group runs whole, the count (a Tree's margin included); a prefix's own.
-                let whole = if traffic.prefix().is_some() { traffic.transfers() } else { all };
                 traffic.representatives(&valid.cluster, topology).map_or(whole, |few| few.transfers())
             },
         );
