@@ -1,10 +1,10 @@
 // One of the page's workers (`web/src/services/workers.rs`): it loads the page's own
 // WebAssembly module (the JS the page preloads, and the module the page compiled, both sent in
 // the first message: nothing is fetched or compiled again) and runs the page's independent
-// simulations off its main thread: busbw chart points, the training view's comparisons and the
-// shown simulation's NVLSTree finer run. Messages in: {module, wasm} first, then {id, kind,
-// input} (kind 'chart': a scenario's JSON; 'train': a comparison's JSON; 'finer': a finer
-// run's). Out: {id, result} (its outcome as JSON), {id, error} if the module failed on it, or
+// simulations off its main thread: busbw chart points, the training view's step and
+// comparisons, and the shown simulation's NVLSTree finer run. Messages in: {module, wasm}
+// first, then {id, kind, input} (kind 'chart': a scenario's JSON; 'step': a training job's;
+// 'train': a comparison's; 'finer': a finer run's). Out: {id, result} (its outcome as JSON), {id, error} if the module failed on it, or
 // {init_error}.
 let ready = null;
 
@@ -25,7 +25,7 @@ self.onmessage = async (event) => {
     return;
   }
   try {
-    const run = { train: module.trainExtra, finer: module.finerRun }[message.kind] ?? module.chartPoint;
+    const run = { step: module.trainStep, train: module.trainExtra, finer: module.finerRun }[message.kind] ?? module.chartPoint;
     self.postMessage({ id: message.id, result: run(message.input) });
   } catch (error) {
     self.postMessage({ id: message.id, error: String(error?.message ?? error) });

@@ -151,6 +151,39 @@ await page.waitForTimeout(500);
   report('freeze-train-change', { ms: gap });
 }
 
+// The training view opened by link on Llama 2 7B at DP 512 on 64 DGX H100 (its DP rings
+// extrapolated): how long until its step shows, and the longest main-thread task after the page
+// started (the first view, the step pending, shown) until then; then TP 1 -> 2, the same.
+{
+  const train = await ctx.newPage();
+  await train.setViewportSize({ width: 1400, height: 1000 });
+  await train.addInitScript(() => {
+    window.__long = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__long.push({ start: e.startTime, ms: e.duration });
+    }).observe({ entryTypes: ['longtask'] });
+  });
+  const job = JSON.parse(decodeURIComponent(page.url().split('#train=')[1]));
+  Object.assign(job, { model: 'llama2-7b', tp: 1, pp: 1, dp: 512, micro_batch: 1, global_batch: 512 });
+  job.cluster.nodes = 64;
+  const t0 = Date.now();
+  await train.goto(base + '#train=' + encodeURIComponent(JSON.stringify(job)));
+  await train.waitForSelector('#train-pending', { timeout: 120000 });
+  const started = await train.evaluate(() => performance.now());
+  await train.waitForSelector('#ops td.extrapolated', { timeout: 120000 });
+  const shown = Date.now() - t0;
+  const longest = () => train.evaluate((from) => Math.max(0, ...window.__long.filter((t) => t.start + t.ms >= from).map((t) => t.ms)), started);
+  const opened = await longest();
+  const changed = await train.evaluate(() => performance.now());
+  const t1 = Date.now();
+  await train.selectOption('#tp', '2');
+  await train.waitForFunction(() => !document.querySelector('#train-pending') && document.querySelector('#dp').innerText.endsWith('= 256'), null, { timeout: 120000 });
+  const changeShown = Date.now() - t1;
+  const change = await train.evaluate((from) => Math.max(0, ...window.__long.filter((t) => t.start >= from).map((t) => t.ms)), changed);
+  report('train-link-dp-512', { ms: shown, longest_task_ms: opened, change_ms: changeShown, change_task_ms: change });
+  await train.close();
+}
+
 // The busbw chart at NCCL's defaults, opened from a link: how long from navigation until every
 // point is drawn, with the page's workers, and the longest main-thread task after the first
 // result showed (the page's own start-up, the WebAssembly compile and first simulation, before).

@@ -704,6 +704,9 @@ await test('embed mode (?embed) shows the live figure and its numbers without co
   await page.goto(base + '#');
 });
 
+// Whether the training view shows the step its controls show (none pending).
+const trainSettled = async () => (await page.locator('#train-pending').count()) === 0;
+
 const stepSeconds = async () => {
   const t = await text('#step-time');
   const value = parseFloat(t);
@@ -759,7 +762,7 @@ await test('training view: TP across two nodes is slower and says so; a bad batc
   await page.selectOption('#tp', '16');
   await waitFor('TP 16', async () => (await text('#tp-note')).includes('16 GPUs per group'));
   await page.selectOption('#pp', '8');
-  await waitFor('DP 2 again', async () => (await text('#dp')).endsWith('= 2'));
+  await waitFor('DP 2 again', async () => (await text('#dp')).endsWith('= 2') && (await trainSettled()));
   const across = await stepSeconds();
   expect((await text('#tp-note')).includes('across nodes, through the NICs'), await text('#tp-note'));
   expect(across > inside, `TP 16 across nodes ${across} s vs TP 8 inside ${inside} s`);
@@ -775,13 +778,13 @@ await test('training view: TP across two nodes is slower and says so; a bad batc
   await page.click('#error button');
   await page.selectOption('#tp', '8');
   await page.selectOption('#pp', '16');
-  await waitFor('TP 8 again', async () => (await text('#tp-note')).includes('8 GPUs per group') && (await text('#dp')).endsWith('= 2'));
+  await waitFor('TP 8 again', async () => (await text('#tp-note')).includes('8 GPUs per group') && (await text('#dp')).endsWith('= 2') && (await trainSettled()));
 });
 
 await test('training view: a mixture of experts shows its AllToAlls; interleaved 1F1B shrinks the bubble', async () => {
   const width = async (part) => parseFloat((await page.locator(`#breakdown .part[data-part="${part}"]`).getAttribute('style') || 'width: 0%').replace(/[^0-9.]/g, '')) || 0;
   await page.selectOption('#model', 'deepseek-v3');
-  await waitFor('DeepSeek-V3', async () => (await text('#model-shape')).includes('256 experts'));
+  await waitFor('DeepSeek-V3', async () => (await text('#model-shape')).includes('256 experts') && (await trainSettled()));
   expect((await text('#model-shape')).includes('671.0 B parameters, 37.6 B active'), await text('#model-shape'));
   expect((await page.locator('#ops tbody tr[data-kind="Ep"]').count()) === 0, 'EP 1: no AllToAll');
   await page.selectOption('#ep', '2');
@@ -794,7 +797,7 @@ await test('training view: a mixture of experts shows its AllToAlls; interleaved
   await page.click('#lang-en');
   // Back to GPT-3: EP falls back to 1 by itself (a dense model has no experts).
   await page.selectOption('#model', 'gpt3-175b');
-  await waitFor('GPT-3', async () => (await text('#model-shape')).includes('174.6 B parameters'));
+  await waitFor('GPT-3', async () => (await text('#model-shape')).includes('174.6 B parameters') && (await trainSettled()));
   expect((await page.locator('#ep').count()) === 0 && !(await page.locator('#error').count()), 'no EP control, no error');
   const plain = await width('bubble');
   await page.selectOption('#virtual-stages', '2');
@@ -828,9 +831,7 @@ await test('training view: pure DP over 512 GPUs, its rings beyond the engine ex
 
 await test('training view: the step animates, the URL keeps the job, Chinese, back to collectives', async () => {
   await page.click('#train-play');
-  await page.waitForTimeout(600);
-  const clock = await text('#train-clock');
-  expect(!clock.startsWith('0 ns'), clock);
+  await waitFor('the clock to move', async () => !(await text('#train-clock')).startsWith('0 ns'), 5000);
   await page.click('#train-play');
   await page.click('#groups-dp');
   await page.screenshot({ path: join(shots, 'training.png'), fullPage: true });

@@ -1,6 +1,7 @@
 //! What the page's workers run (`public/fabricscope-worker.js` loads this same WebAssembly
 //! module in a Web Worker): a busbw chart point (scenario JSON in, `PointOutcome` JSON out), a
-//! training view's comparison (`ExtraTask` JSON in, `ExtraResult` JSON out) and the shown
+//! training view's step (`TrainScenario` JSON in, `TrainReport` JSON out) and comparison
+//! (`ExtraTask` JSON in, `ExtraResult` JSON out) and the shown
 //! simulation's NVLSTree finer run (`FinerTask` JSON in, its end out). Only strings
 //! cross: the page never copies a trace between threads.
 
@@ -26,10 +27,7 @@ pub fn chart_point(scenario: &str) -> String {
 #[wasm_bindgen(js_name = trainExtra)]
 pub fn train_extra(task: &str) -> String {
     let result = serde_json::from_str::<ExtraTask>(task).map_err(|e| e.to_string()).and_then(|task| {
-        let valid = task
-            .job
-            .validate()
-            .map_err(|errors| errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; "))?;
+        let valid = task.job.validate().map_err(|errors| joined(&errors))?;
         Ok(ExtraResult::of(task.extra, &valid, &valid.run()))
     });
     let reply = match result {
@@ -37,6 +35,26 @@ pub fn train_extra(task: &str) -> String {
         Err(why) => serde_json::json!({ "error": why }),
     };
     reply.to_string()
+}
+
+/// Simulates the training view's step of `job` (`TrainScenario` JSON) to its end, as the view
+/// would in slices, and returns `{"ok": TrainReport}` or `{"error": why}` as JSON.
+#[wasm_bindgen(js_name = trainStep)]
+pub fn train_step(job: &str) -> String {
+    let report = serde_json::from_str::<fabricscope::train::TrainScenario>(job)
+        .map_err(|e| e.to_string())
+        .and_then(|job| job.validate().map_err(|errors| joined(&errors)))
+        .map(|valid| valid.run());
+    let reply = match report {
+        Ok(report) => serde_json::json!({ "ok": report }),
+        Err(why) => serde_json::json!({ "error": why }),
+    };
+    reply.to_string()
+}
+
+/// Errors as one line.
+fn joined(errors: &[fabricscope::ScenarioError]) -> String {
+    errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
 }
 
 /// Runs NVLSTree's finer run (`fabricscope::FinerTask` JSON, from `Job::finer_task`) to its
@@ -131,6 +149,33 @@ mod tests {
         }
         let reply: serde_json::Value = serde_json::from_str(&super::train_extra("{}")).unwrap();
         assert!(reply["error"].as_str().is_some_and(|e| !e.is_empty()), "{reply}");
+    }
+
+    /// A worker's training step, through JSON both ways, is the step one call gives, to the bit
+    /// (an op extrapolated from its ring's first steps included); a job that does not read or
+    /// is not valid says why.
+    #[test]
+    fn a_workers_training_step_is_the_views_own() {
+        use fabricscope::train::{TrainReport, TrainScenario};
+        let mut dp = TrainScenario::default_demo();
+        dp.cluster.nodes = crate::state::training::MAX_PAGE_NODES;
+        dp.model = "llama2-7b".into();
+        (dp.tp, dp.pp, dp.dp, dp.global_batch) = (1, 1, 512, 512);
+        let extrapolated = |r: &TrainReport| {
+            r.ops.iter().any(|op| matches!(op.method, fabricscope::train::comm::OpMethod::Extrapolated(_)))
+        };
+        for (job, extrapolates) in [(TrainScenario::default_demo(), false), (dp, true)] {
+            let reply: serde_json::Value =
+                serde_json::from_str(&super::train_step(&serde_json::to_string(&job).unwrap())).unwrap();
+            let from_worker: TrainReport = serde_json::from_value(reply["ok"].clone()).unwrap();
+            assert_eq!(from_worker, job.validate().unwrap().run());
+            assert_eq!(extrapolated(&from_worker), extrapolates);
+        }
+        let bad = TrainScenario { tp: 3, ..TrainScenario::default_demo() };
+        for input in ["{}".to_string(), serde_json::to_string(&bad).unwrap()] {
+            let reply: serde_json::Value = serde_json::from_str(&super::train_step(&input)).unwrap();
+            assert!(reply["error"].as_str().is_some_and(|e| !e.is_empty()), "{reply}");
+        }
     }
 
     /// The shown simulation's finer run, through JSON to a worker and back, is the page's job's

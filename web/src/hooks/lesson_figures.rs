@@ -7,11 +7,12 @@ use crate::state::Shared;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// After each new `run`, emits `figures(run)` on `on_figures` when `is_the_steps` says the run
-/// is the open lesson step's (checked once per run, not per render).
+/// After each new `run` (none before the view's first), emits `figures(run)` on `on_figures`
+/// when `is_the_steps` says the run is the open lesson step's (checked once per run, not per
+/// render).
 #[hook]
 pub fn use_lesson_figures<T, F>(
-    run: &Rc<T>,
+    run: Option<&Rc<T>>,
     is_the_steps: F,
     figures: fn(&T) -> Figures,
     on_figures: Callback<Rc<Figures>>,
@@ -19,9 +20,9 @@ pub fn use_lesson_figures<T, F>(
     T: 'static,
     F: FnOnce() -> bool + 'static,
 {
-    let shown = run.clone();
-    use_effect_with(Shared::of(run), move |_| {
-        if is_the_steps() {
+    let shown = run.cloned();
+    use_effect_with(run.map(Shared::of), move |_| {
+        if let Some(shown) = shown.filter(|_| is_the_steps()) {
             on_figures.emit(Rc::new(figures(&shown)));
         }
     });

@@ -2,8 +2,10 @@
 //! step, and the comparisons (other fabrics, more nodes) that fill in one run per idle tick.
 //!
 //! Like the collectives view (`state::collectives`), it keeps the last *valid* job: a rejected change sets
-//! `error` and nothing else. A valid change is simulated a slice at a time (`pending`, a
-//! `TrainJob` the view polls between frames); the last step stays shown until the new one is done.
+//! `error` and nothing else. A valid job is simulated off the main thread (`pending`, a
+//! `TrainJob` a worker runs, or the view polls between frames where workers cannot run); the
+//! last step stays shown until the new one is done. The view opens with its job pending and
+//! nothing shown but the controls until its first step is done.
 
 use crate::i18n::Lang;
 use fabricscope::train::layout::Dim;
@@ -26,7 +28,8 @@ pub const MAX_PAGE_NODES: u32 = 64;
 pub struct TrainState {
     pub job: TrainScenario,
     pub valid: Rc<ValidTrain>,
-    pub report: Rc<TrainReport>,
+    /// The step shown: none until the first one is done.
+    pub report: Option<Rc<TrainReport>>,
     /// Playhead in the step [ns].
     pub playhead: f64,
     pub playing: bool,
@@ -50,7 +53,8 @@ pub struct TrainState {
     pub dark: bool,
     /// A job kept as "A" to compare the current one with.
     pub pinned: Option<Rc<(TrainScenario, TrainReport)>>,
-    /// The valid change being simulated, a slice at a time, and the slices run so far.
+    /// The valid job being simulated (from the start, or a change), and the slices the view ran
+    /// of it so far where workers cannot run.
     pub pending: Option<Rc<RefCell<TrainJob>>>,
     pub pending_slices: u32,
     /// The comparison being simulated (a fabric row or a scaling point), a slice at a time.
@@ -145,16 +149,16 @@ fn scaling_plan(job: &TrainScenario) -> Vec<u32> {
 }
 
 impl TrainState {
+    /// The view on `job`, valid, its step pending: nothing is simulated here.
     pub fn new(job: TrainScenario, lang: Lang, dark: bool) -> Result<TrainState, String> {
         let valid = job.validate().map_err(|e| join(&e))?;
-        let report = valid.run();
         Ok(TrainState {
-            scaling: Rc::new(vec![(valid.cluster().n_ranks(), report.tokens_per_s, 1.0)]),
-            scaling_todo: Rc::new(scaling_plan(&job)),
+            scaling: Rc::new(Vec::new()),
+            scaling_todo: Rc::new(Vec::new()),
             scaling_stop: None,
             job,
-            valid: Rc::new(valid),
-            report: Rc::new(report),
+            valid: Rc::new(valid.clone()),
+            report: None,
             playhead: 0.0,
             playing: false,
             last_frame_ms: None,
@@ -166,16 +170,22 @@ impl TrainState {
             lang,
             dark,
             pinned: None,
-            pending: None,
+            pending: Some(job_of(valid)),
             pending_slices: 0,
             extra: None,
             extra_slices: 0,
         })
     }
 
-    /// Whether a comparison is still to start (none in flight, no change pending).
+    /// The shown step's length [ns] (0 before the first step is done).
+    pub fn step_ns(&self) -> f64 {
+        self.report.as_ref().map_or(0.0, |r| r.step_ns())
+    }
+
+    /// Whether a comparison is still to start (a step shown, none in flight, no change pending).
     pub fn extras_pending(&self) -> bool {
         self.pending.is_none()
+            && self.report.is_some()
             && self.extra.is_none()
             && (self.fabrics.is_none() || !self.scaling_todo.is_empty())
     }
@@ -206,7 +216,7 @@ impl TrainState {
 
 impl PartialEq for TrainState {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.report, &other.report)
+        same(self.report.as_ref(), other.report.as_ref())
             && Rc::ptr_eq(&self.fabrics, &other.fabrics)
             && Rc::ptr_eq(&self.fabric_rows, &other.fabric_rows)
             && Rc::ptr_eq(&self.scaling, &other.scaling)
@@ -267,7 +277,7 @@ impl Reducible for TrainState {
                 let valid = job.borrow().train().clone();
                 let job = valid.scenario().clone();
                 next.scaling = Rc::new(vec![(valid.cluster().n_ranks(), report.tokens_per_s, 1.0)]);
-                next.report = Rc::new(*report);
+                next.report = Some(Rc::new(*report));
                 next.valid = Rc::new(valid);
                 next.scaling_todo = Rc::new(scaling_plan(&job));
                 next.scaling_stop = None;
@@ -284,14 +294,17 @@ impl Reducible for TrainState {
             TrainAction::DismissError => next.error = None,
             TrainAction::DismissLinkProblem => next.link_problem = None,
             TrainAction::TogglePlay => {
+                if self.report.is_none() {
+                    return self;
+                }
                 next.playing = !self.playing;
                 next.last_frame_ms = None;
-                if next.playing && self.playhead >= self.report.step_ns() {
+                if next.playing && self.playhead >= self.step_ns() {
                     next.playhead = 0.0;
                 }
             }
             TrainAction::Seek(t) => {
-                next.playhead = t.clamp(0.0, self.report.step_ns());
+                next.playhead = t.clamp(0.0, self.step_ns());
                 next.last_frame_ms = None;
             }
             TrainAction::Frame { now_ms } => {
@@ -299,7 +312,7 @@ impl Reducible for TrainState {
                     return self;
                 }
                 if let Some(last) = self.last_frame_ms {
-                    let step = self.report.step_ns();
+                    let step = self.step_ns();
                     next.playhead =
                         (self.playhead + (now_ms - last).clamp(0.0, 100.0) / STEP_MS * step).min(step);
                     if next.playhead >= step {
@@ -311,15 +324,15 @@ impl Reducible for TrainState {
             TrainAction::SetGroups(dim) => next.groups = dim,
             TrainAction::Extra => {
                 // A timer set before a change may fire after it: nothing starts then.
-                if !self.extras_pending() {
+                let (true, Some(report)) = (self.extras_pending(), &self.report) else {
                     return self;
-                }
+                };
                 if self.fabrics.is_none() {
                     // One fabric a job; the job's own is the report already shown.
                     let technology = FABRICS[self.fabric_rows.len()];
                     let job = on_fabric(&self.job, technology);
                     if job == self.job {
-                        next.add_fabric_row(FabricRow::of(technology, &self.report));
+                        next.add_fabric_row(FabricRow::of(technology, report));
                     } else {
                         match job.validate() {
                             Ok(valid) => next.extra = Some((Extra::Fabric(technology), job_of(valid))),
@@ -363,7 +376,8 @@ impl Reducible for TrainState {
                 }
             }
             TrainAction::Pin(on) => {
-                next.pinned = on.then(|| Rc::new((self.job.clone(), (*self.report).clone())))
+                next.pinned =
+                    self.report.as_ref().filter(|_| on).map(|r| Rc::new((self.job.clone(), (**r).clone())))
             }
             TrainAction::SetLang(lang) => next.lang = lang,
             TrainAction::SetDark(dark) => next.dark = dark,
@@ -387,21 +401,55 @@ mod tests {
         job
     }
 
+    /// Event batches per poll of a sliced job in these tests.
+    const TRAIN_TEST_BATCHES: u64 = 4096;
+
+    /// What the view's effects do with the pending step: poll it to its end, hand it back.
+    fn finish_pending(state: Rc<TrainState>) -> Rc<TrainState> {
+        let job = state.pending.clone().expect("a step pending");
+        let report = loop {
+            if let Some(report) = job.borrow_mut().poll(TRAIN_TEST_BATCHES) {
+                break report;
+            }
+        };
+        state.reduce(TrainAction::Ready(job, Box::new(report)))
+    }
+
+    /// The view on `job`, its first step done.
+    fn shown(job: TrainScenario) -> Rc<TrainState> {
+        finish_pending(Rc::new(TrainState::new(job, Lang::En, false).unwrap()))
+    }
+
     /// The small job's state, its step time, and the state after `change` is submitted.
     fn changed(change: &TrainScenario) -> (f64, Rc<TrainState>) {
-        let state = Rc::new(TrainState::new(small(), Lang::En, false).unwrap());
-        let step = state.report.step_ns();
+        let state = shown(small());
+        let step = state.step_ns();
         (step, state.reduce(TrainAction::SetJob(Box::new(change.clone()))))
     }
 
-    /// Event batches per poll of a sliced job in these tests.
-    const TRAIN_TEST_BATCHES: u64 = 4096;
+    /// The view opens on its job with nothing simulated: the step pending, nothing to play or
+    /// compare, until the step is handed back; then it is shown, with its scaling point.
+    #[test]
+    fn the_view_opens_with_its_step_pending_and_shows_it_once_done() {
+        let state = Rc::new(TrainState::new(small(), Lang::En, false).unwrap());
+        assert!(state.report.is_none() && state.pending.is_some() && state.scaling.is_empty());
+        assert_eq!((state.shown_job().0, state.step_ns()), (small(), 0.0));
+        assert!(!state.extras_pending());
+        let same = state.clone().reduce(TrainAction::TogglePlay);
+        assert!(Rc::ptr_eq(&same, &state), "nothing to play yet");
+        let state = finish_pending(state.reduce(TrainAction::Pin(true)));
+        assert!(state.pinned.is_none(), "nothing to keep as A before a step is shown");
+        let report = state.report.clone().expect("the step shown");
+        assert_eq!(*report, small().validate().unwrap().run());
+        assert_eq!(*state.scaling, [(16, report.tokens_per_s, 1.0)]);
+        assert!(state.pending.is_none() && state.extras_pending());
+    }
 
     #[test]
     fn a_bad_layout_keeps_the_last_good_job() {
         let (step, next) = changed(&TrainScenario { tp: 3, ..small() });
         assert!(next.error.as_deref().unwrap().contains("TP × PP × DP"), "{:?}", next.error);
-        assert_eq!(next.report.step_ns(), step);
+        assert_eq!(next.step_ns(), step);
         assert_eq!(next.job.tp, 8);
     }
 
@@ -412,7 +460,7 @@ mod tests {
         assert!(state.error.is_none(), "{:?}", state.error);
         let job = state.pending.clone().expect("the change is being simulated");
         // The last step stays; the controls show the change; the comparisons wait.
-        assert_eq!((state.report.step_ns(), state.job.global_batch), (step, 16));
+        assert_eq!((state.step_ns(), state.job.global_batch), (step, 16));
         assert_eq!(state.shown_job().0, change);
         assert!(!state.extras_pending());
         let report = loop {
@@ -426,7 +474,7 @@ mod tests {
         assert!(Rc::ptr_eq(&same, &state));
         let state = state.reduce(TrainAction::Ready(job, Box::new(report)));
         assert!(state.pending.is_none() && state.job == change);
-        assert_eq!(*state.report, change.validate().unwrap().run());
+        assert_eq!(**state.report.as_ref().unwrap(), change.validate().unwrap().run());
         assert!(state.extras_pending());
     }
 
@@ -439,17 +487,10 @@ mod tests {
         job.cluster.nodes = MAX_PAGE_NODES;
         job.model = "llama2-7b".into();
         (job.tp, job.pp, job.dp, job.global_batch) = (1, 1, 512, 512);
-        let state = TrainState::new(job.clone(), Lang::En, false).unwrap();
+        let state = shown(job.clone());
         assert_eq!(state.error, None);
-        let valid = job.validate().unwrap();
-        let mut sliced = TrainJob::new(valid.clone());
-        let report = loop {
-            if let Some(report) = sliced.poll(TRAIN_TEST_BATCHES) {
-                break report;
-            }
-        };
-        assert_eq!(report, valid.run());
-        assert_eq!(*state.report, report);
+        let report = state.report.as_deref().unwrap().clone();
+        assert_eq!(report, job.validate().unwrap().run());
         let dp: Vec<_> = report.ops.iter().filter(|op| op.kind == fabricscope::train::OpKind::Dp).collect();
         assert!(!dp.is_empty());
         for op in dp {
@@ -460,16 +501,15 @@ mod tests {
 
     #[test]
     fn playing_moves_through_the_step_and_stops_at_its_end() {
-        let state = Rc::new(TrainState::new(small(), Lang::En, false).unwrap());
-        let state = state.reduce(TrainAction::TogglePlay);
+        let state = shown(small()).reduce(TrainAction::TogglePlay);
         let state = state.reduce(TrainAction::Frame { now_ms: 0.0 });
         let state = state.reduce(TrainAction::Frame { now_ms: 50.0 });
-        assert!((state.playhead - 50.0 / STEP_MS * state.report.step_ns()).abs() < 1e-6);
+        assert!((state.playhead - 50.0 / STEP_MS * state.step_ns()).abs() < 1e-6);
         let mut state = state;
         for i in 0..400 {
             state = state.reduce(TrainAction::Frame { now_ms: 100.0 + 100.0 * i as f64 });
         }
-        assert!(!state.playing && state.playhead == state.report.step_ns());
+        assert!(!state.playing && state.playhead == state.step_ns());
     }
 
     /// What the view's effects do: start the next comparison, poll it to its end, hand its
@@ -487,7 +527,7 @@ mod tests {
 
     #[test]
     fn comparisons_fill_in_one_job_at_a_time() {
-        let mut state = Rc::new(TrainState::new(small(), Lang::En, false).unwrap());
+        let mut state = shown(small());
         assert!(state.extras_pending());
         // One fabric at a time: InfiniBand (the job's own, the report shown), RoCE, EFA, TCP.
         state = state.reduce(TrainAction::Extra);
@@ -521,7 +561,7 @@ mod tests {
         job.cluster.nodes = 1;
         job.cluster.fabric.technology = fabricscope::catalog::Technology::Roce;
         (job.tp, job.pp, job.dp, job.global_batch) = (24, 3, 1, 96);
-        let mut state = Rc::new(TrainState::new(job, Lang::En, false).unwrap());
+        let mut state = shown(job);
         while state.extras_pending() {
             state = next_extra(state);
         }

@@ -135,7 +135,12 @@ fn lab(props: &LabProps) -> Html {
         let (wanted, shown) = (props.lesson_scenario.clone(), state.scenario.clone());
         let is_the_steps =
             move || wanted.is_some_and(|wanted| url::encode(&wanted, None) == url::encode(&shown, None));
-        use_lesson_figures(&state.sim, is_the_steps, LessonFigures::of_collective, props.on_figures.clone());
+        use_lesson_figures(
+            Some(&state.sim),
+            is_the_steps,
+            LessonFigures::of_collective,
+            props.on_figures.clone(),
+        );
     }
     use_scenario_in_url(&state);
     use_remembered_scenario(state.scenario.clone(), state.embed);

@@ -8,7 +8,7 @@ use crate::state::Shared;
 use fabricscope::catalog::{Technology, NODE_PRESETS};
 use fabricscope::train::layout::RankOrder;
 use fabricscope::train::model::MODEL_PRESETS;
-use fabricscope::train::{Recompute, TrainReport, TrainScenario, ValidTrain};
+use fabricscope::train::{default_gpu_hour_usd, Recompute, TrainScenario, ValidTrain};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -18,9 +18,8 @@ pub struct ControlsProps {
     /// The controls re-render only when the job (or the language) changes.
     pub job: TrainScenario,
     pub lang: Lang,
-    /// The job validated, and its report, for the figures the controls show from them.
+    /// The job validated, for the figures the controls show from it.
     pub valid: Shared<ValidTrain>,
-    pub report: Shared<TrainReport>,
 }
 
 /// What the controls read and where they send a change: the props, and the reducer's
@@ -31,7 +30,6 @@ struct Ctx {
     job: TrainScenario,
     lang: Lang,
     valid: Shared<ValidTrain>,
-    report: Shared<TrainReport>,
 }
 
 impl Ctx {
@@ -41,7 +39,6 @@ impl Ctx {
             job: props.job.clone(),
             lang: props.lang,
             valid: props.valid.clone(),
-            report: props.report.clone(),
         }
     }
 
@@ -431,7 +428,7 @@ pub fn train_controls(props: &ControlsProps) -> Html {
             </label>
             <h2>{ t(lang, Text::CostAndStorageAssumptions) }</h2>
             <label>{ t(lang, Text::GPUHourUSDEmptyAssumed) }
-                <input id="price" type="number" min="0" step="any" placeholder={format!("{:.2}", s.report.cost.gpu_hour_usd)}
+                <input id="price" type="number" min="0" step="any" placeholder={format!("{:.2}", default_gpu_hour_usd(job.cluster.fabric.technology))}
                     value={job.cost.gpu_hour_usd.map(|p| p.to_string()).unwrap_or_default()} onchange={on_price} />
             </label>
             <label>{ t(lang, Text::ReservedCommittedDiscount) }

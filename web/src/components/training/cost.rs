@@ -11,7 +11,7 @@ use yew::prelude::*;
 pub fn cost_panel(props: &Props) -> Html {
     let s = &props.state;
     let lang = s.lang;
-    let r = &s.report;
+    let r = &props.report;
     let c = &r.cost;
     let st = &r.storage;
     let assumed = s.job.cost.gpu_hour_usd.is_none();

@@ -16,7 +16,7 @@ use yew::prelude::*;
 pub fn figures(props: &Props) -> Html {
     let s = &props.state;
     let lang = s.lang;
-    let r = &s.report;
+    let r = &props.report;
     let b = &r.breakdown;
     let parts: [(&str, &str, &str, f64); 8] = [
         ("compute", t(lang, Text::Compute), "part-compute", b.compute_ns),
@@ -77,14 +77,14 @@ pub fn figures(props: &Props) -> Html {
             </ul>
             <p id="tp-note" class="formula">{ tp_note }</p>
             <div class="buttons">
-                <button id="export-train" onclick={ let h = s.clone(); Callback::from(move |_| {
-                    let value = serde_json::json!({ "job": h.job, "report": *h.report, "fabrics": *h.fabrics, "scaling": *h.scaling });
+                <button id="export-train" onclick={ let (h, report) = (s.clone(), props.report.clone()); Callback::from(move |_| {
+                    let value = serde_json::json!({ "job": h.job, "report": *report, "fabrics": *h.fabrics, "scaling": *h.scaling });
                     download("fabricscope-training.json", "application/json", &serde_json::to_string_pretty(&value).unwrap_or_default());
                 }) }>{ t(lang, Text::ExportJSON) }</button>
                 <button id="export-gantt" onclick={ Callback::from(|_| export_canvas_png("gantt", "fabricscope-1f1b.png")) }>{ t(lang, Text::N1F1BChartPNG) }</button>
-                <button id="export-gantt-svg" onclick={ let h = s.clone(); Callback::from(move |_| download("fabricscope-1f1b.svg", "image/svg+xml", &gantt_svg(&h))) }>{ t(lang, Text::N1F1BChartSVG) }</button>
+                <button id="export-gantt-svg" onclick={ let (h, report) = (s.clone(), props.report.clone()); Callback::from(move |_| download("fabricscope-1f1b.svg", "image/svg+xml", &gantt_svg(&h, &report))) }>{ t(lang, Text::N1F1BChartSVG) }</button>
                 <button id="export-placement" onclick={ Callback::from(|_| export_canvas_png("placement", "fabricscope-placement.png")) }>{ t(lang, Text::PlacementPNG) }</button>
-                <button id="export-placement-svg" onclick={ let h = s.clone(); Callback::from(move |_| download("fabricscope-placement.svg", "image/svg+xml", &placement_svg(&h))) }>{ t(lang, Text::PlacementSVG) }</button>
+                <button id="export-placement-svg" onclick={ let (h, report) = (s.clone(), props.report.clone()); Callback::from(move |_| download("fabricscope-placement.svg", "image/svg+xml", &placement_svg(&h, &report))) }>{ t(lang, Text::PlacementSVG) }</button>
                 <button id="pin-a" aria-pressed={s.pinned.is_some().to_string()} onclick={ let h = s.clone(); let on = s.pinned.is_none(); Callback::from(move |_| h.dispatch(TrainAction::Pin(on))) }>
                     { if s.pinned.is_some() { t(lang, Text::ForgetA) } else { t(lang, Text::KeepThisJobAsA) } }
                 </button>

@@ -6,17 +6,17 @@ use crate::render::palette::TrainPalette;
 use crate::render::surface::Svg;
 use crate::render::training as train_paint;
 use crate::state::training::{TrainAction, TrainState};
-use crate::state::Shared;
+use fabricscope::train::TrainReport;
 use fabricscope::units::format_duration_ns;
 use web_sys::{HtmlCanvasElement, HtmlInputElement};
 use yew::prelude::*;
 
 /// The 1F1B chart as SVG, as the canvas shows it now (light theme).
-pub fn gantt_svg(s: &TrainState) -> String {
+pub fn gantt_svg(s: &TrainState, report: &TrainReport) -> String {
     let width = drawn_width("gantt");
-    let stages = s.report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
+    let stages = report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
     let svg = Svg::new();
-    train_paint::paint_gantt(&svg, width, &s.report, s.playhead, s.lang, TrainPalette::of(false));
+    train_paint::paint_gantt(&svg, width, report, s.playhead, s.lang, TrainPalette::of(false));
     svg.finish(width, train_paint::gantt_height(stages))
 }
 
@@ -28,8 +28,8 @@ pub fn gantt(props: &Props) -> Html {
     let canvas = use_node_ref();
     {
         let canvas = canvas.clone();
-        let (report, playhead, dark) = (s.report.clone(), s.playhead, s.dark);
-        use_effect_with((Shared::of(&report), playhead.to_bits(), dark, lang), move |_| {
+        let (report, playhead, dark) = (props.report.clone(), s.playhead, s.dark);
+        use_effect_with((report.clone(), playhead.to_bits(), dark, lang), move |_| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
                 let width = canvas_width(&canvas);
                 let stages = report.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
@@ -51,7 +51,8 @@ pub fn gantt(props: &Props) -> Html {
             }
         })
     };
-    let r = &s.report;
+    let r = &props.report;
+    let stages = r.blocks.iter().map(|b| b.stage + 1).max().unwrap_or(1);
     let parts = [
         ("part-compute", t(lang, Text::Forward)),
         ("part-backward", t(lang, Text::Backward)),
@@ -65,7 +66,9 @@ pub fn gantt(props: &Props) -> Html {
     html! {
         <>
             <h2>{ t(lang, Text::PipelineSchedule1F1BOneRow) }</h2>
-            <div class="canvas-wrap"><canvas id="gantt" ref={canvas} data-stages={s.job.pp.to_string()}></canvas></div>
+            // Its height from the first render: the controls below do not move once it is painted.
+            <div class="canvas-wrap"><canvas id="gantt" ref={canvas} data-stages={s.job.pp.to_string()}
+                style={format!("height: {}px", train_paint::gantt_height(stages))}></canvas></div>
             <div class="transport">
                 <button id="train-play" class="primary" onclick={on_play}>{ if s.playing { t(lang, Text::Pause) } else { t(lang, Text::Play) } }</button>
                 <input id="train-scrub" type="range" min="0" max={format!("{}", r.step_ns.floor())} step="any" value={format!("{}", s.playhead)} oninput={on_scrub}

@@ -27,8 +27,8 @@ use crate::state::training::{TrainAction, TrainState};
 use crate::state::{Mode, Shared};
 use controls::TrainControls;
 use cost::CostPanel;
-use extras::use_extras_in_workers;
-use fabricscope::train::TrainScenario;
+use extras::{use_extras_in_workers, use_step_in_worker};
+use fabricscope::train::{TrainReport, TrainScenario};
 use figures::Figures;
 use gantt::Gantt;
 use ops::Ops;
@@ -39,9 +39,11 @@ use yew::prelude::*;
 
 pub type State = UseReducerHandle<TrainState>;
 
+/// A panel's: the view's state, and the step it shows.
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub state: State,
+    pub report: Shared<TrainReport>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -120,7 +122,12 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
         let (wanted, shown) = (props.job.clone(), state.job.clone());
         let is_the_steps =
             move || wanted.is_some_and(|wanted| url::encode_train(&wanted) == url::encode_train(&shown));
-        use_lesson_figures(&state.report, is_the_steps, LessonFigures::of_train, props.on_figures.clone());
+        use_lesson_figures(
+            state.report.as_ref(),
+            is_the_steps,
+            LessonFigures::of_train,
+            props.on_figures.clone(),
+        );
     }
     // The URL and this browser follow the job.
     use_job_in_url(state.job.clone());
@@ -130,11 +137,12 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
         let deps = (state.playhead.to_bits(), state.last_frame_ms.map(f64::to_bits));
         use_animation_frame(state.playing, deps, move |now_ms| s.dispatch(TrainAction::Frame { now_ms }));
     }
-    // A change's step, simulated in slices between frames: the last step stays shown meanwhile.
-    // Then the comparison in flight, the same way.
-    use_polled(&state, state.pending.clone(), state.pending_slices, TrainAction::Ready, || {
-        TrainAction::Worked
-    });
+    // The pending step (the first, or a change's) runs in a worker, the last step shown
+    // meanwhile; where workers cannot run, it is polled here in slices between frames. Then the
+    // comparison in flight, the same way.
+    let step_in_worker = use_step_in_worker(&state);
+    let pending = state.pending.clone().filter(|_| !step_in_worker);
+    use_polled(&state, pending, state.pending_slices, TrainAction::Ready, || TrainAction::Worked);
     // The comparison in flight runs in a worker; where workers cannot run, it is polled here.
     let in_workers = use_extras_in_workers(&state);
     let extra = state.extra.as_ref().filter(|_| !in_workers).map(|(_, job)| job.clone());
@@ -181,22 +189,54 @@ pub fn train_lab(props: &TrainLabProps) -> Html {
             <div class="columns">
                 <ControlsDrawer lang={lang}>
                     <TrainControls dispatch={state.dispatcher()} job={shown_job} lang={state.lang}
-                        valid={Shared(shown_valid)} report={Shared::of(&state.report)} />
+                        valid={Shared(shown_valid.clone())} />
                 </ControlsDrawer>
                 <div class="main">
-                    if state.pending.is_some() {
+                    if state.pending.is_some() && state.report.is_some() {
                         <p class="hint" id="train-pending" role="status">{ t(lang, Text::Simulating) }</p>
                     }
-                    <section class="panel"><Figures state={state.clone()} /></section>
-                    <section class="panel"><Gantt state={state.clone()} /></section>
-                    <section class="panel"><PlacementView state={state.clone()} /></section>
-                    <div class="lower">
-                        <section class="panel"><Ops state={state.clone()} /></section>
-                        <section class="panel"><CostPanel state={state.clone()} /></section>
-                    </div>
+                    if state.report.is_none() {
+                        <section class="panel" id="train-pending" role="status">
+                            <h2>{ t(lang, Text::OneTrainingStep) }</h2>
+                            <p>{ first_step_text(lang, &shown_valid) }</p>
+                        </section>
+                    }
+                    if let Some(report) = state.report.as_ref().map(Shared::of) {
+                        <section class="panel"><Figures state={state.clone()} report={report.clone()} /></section>
+                        <section class="panel"><Gantt state={state.clone()} report={report.clone()} /></section>
+                        <section class="panel"><PlacementView state={state.clone()} report={report.clone()} /></section>
+                        <div class="lower">
+                            <section class="panel"><Ops state={state.clone()} report={report.clone()} /></section>
+                            <section class="panel"><CostPanel state={state.clone()} report={report} /></section>
+                        </div>
+                    }
                 </div>
             </div>
         </div>
+    }
+}
+
+/// What the view simulates while its first step runs: the model, the layout and the cluster.
+fn first_step_text(lang: Lang, valid: &fabricscope::train::ValidTrain) -> String {
+    let job = valid.scenario();
+    let model = fabricscope::train::model::MODEL_PRESETS.iter().find(|p| p.id == job.model).map(|p| p.name);
+    let (nodes, node, gpus) = (job.cluster.nodes, &valid.cluster().preset().name, valid.grid().ranks());
+    let dims = [("TP", job.tp), ("CP", job.cp), ("PP", job.pp), ("DP", job.dp), ("EP", job.ep)];
+    let layout = dims
+        .iter()
+        .filter(|&&(name, n)| n > 1 || matches!(name, "TP" | "PP" | "DP"))
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect::<Vec<_>>()
+        .join(" × ");
+    match lang {
+        Lang::En => format!(
+            "Simulating one step of {} as {layout} on {nodes} × {node} ({gpus} GPUs), every collective through the engine…",
+            model.unwrap_or("the custom model")
+        ),
+        Lang::Zh => format!(
+            "正在模拟 {} 的一个训练步：{layout}，{nodes} × {node}（{gpus} 块 GPU），每个集合通信都经引擎模拟……",
+            model.unwrap_or("自定义模型")
+        ),
     }
 }
 

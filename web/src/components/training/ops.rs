@@ -13,7 +13,7 @@ use yew::prelude::*;
 pub fn ops(props: &Props) -> Html {
     let s = &props.state;
     let lang = s.lang;
-    let r = &s.report;
+    let r = &props.report;
     html! {
         <>
             <h2>{ t(lang, Text::CollectivesOfOneStepEach) }</h2>

@@ -7,13 +7,13 @@ use crate::render::palette::TrainPalette;
 use crate::render::surface::Svg;
 use crate::render::training::{self as train_paint, Placement, PlacementScene};
 use crate::state::training::{TrainAction, TrainState};
-use crate::state::Shared;
 use fabricscope::train::layout::Dim;
+use fabricscope::train::TrainReport;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 /// The placement grid as SVG, as the canvas shows it now (light theme).
-pub fn placement_svg(s: &TrainState) -> String {
+pub fn placement_svg(s: &TrainState, report: &TrainReport) -> String {
     let width = drawn_width("placement");
     let nodes = s.valid.cluster().scenario().nodes;
     let place = Placement::new(width, nodes, s.valid.cluster().preset().gpus_per_node);
@@ -22,7 +22,7 @@ pub fn placement_svg(s: &TrainState) -> String {
         place: &place,
         grid: s.valid.grid(),
         nodes,
-        report: &s.report,
+        report,
         ep: s.job.ep,
         t: s.playhead,
         groups: s.groups,
@@ -42,9 +42,9 @@ pub fn placement_view(props: &Props) -> Html {
     {
         let canvas = canvas.clone();
         let (report, valid, playhead, dark, groups) =
-            (s.report.clone(), s.valid.clone(), s.playhead, s.dark, s.groups);
+            (props.report.clone(), s.valid.clone(), s.playhead, s.dark, s.groups);
         let ep = s.job.ep;
-        use_effect_with((Shared::of(&report), playhead.to_bits(), dark, lang, groups), move |_| {
+        use_effect_with((report.clone(), playhead.to_bits(), dark, lang, groups), move |_| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
                 let width = canvas_width(&canvas);
                 let nodes = valid.cluster().scenario().nodes;
