@@ -808,7 +808,7 @@ await test('training view: a mixture of experts shows its AllToAlls; interleaved
   await waitFor('plain 1F1B again', async () => (await width('bubble')) === plain);
 });
 
-await test('training view: pure DP over 512 GPUs, its rings beyond the engine extrapolated and labelled', async () => {
+await test('training view: pure DP over 512 GPUs, its rings beyond the engine extrapolated and labelled; at TP 2, beyond it together, every fabric compared', async () => {
   // Llama 2 7B at DP 512 on 64 DGX H100: each DP ring is 4.2 million transfers (refused before).
   const back = page.url();
   const job = JSON.parse(decodeURIComponent(back.split('#train=')[1]));
@@ -826,6 +826,12 @@ await test('training view: pure DP over 512 GPUs, its rings beyond the engine ex
   await page.click('#lang-zh');
   expect((await text('.op-method')).includes('外推稳态（±3%）'), await text('.op-method'));
   await page.click('#lang-en');
+  // TP 2: two DP rings of 256 GPUs, beyond the engine together; over RoCE neither stands for
+  // the other (ECMP), and they run from their first steps: every fabric's row fills in.
+  await page.selectOption('#tp', '2');
+  await waitFor('DP 256', async () => (await text('#dp')).endsWith('= 256') && (await trainSettled()));
+  await waitFor('every fabric', async () => (await page.locator('#fabrics tbody tr').count()) === 4, 60000);
+  expect((await text('#fabrics')).includes('RoCE'), await text('#fabrics'));
   await reopen(back, '#step-time');
 });
 

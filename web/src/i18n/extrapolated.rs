@@ -14,11 +14,11 @@ pub fn op_note(lang: Lang, names: &str, p: &RingPrefix) -> String {
     let count = p.count;
     match (lang, p.rounded) {
         (Lang::En, rounded) => format!(
-            "{MARK} {names}: extrapolated steady state (±{bound:.0}%). Each ring is beyond what the engine runs transfer by transfer, so each group ran the first {steps} of its {total} steps{}, and the rest are taken at the per-step time measured on them (never below the fastest the links allow). Within {bound:.0}% of every transfer simulated wherever both run (tests/train_prefix.rs).",
+            "{MARK} {names}: extrapolated steady state (±{bound:.0}%). Its rings, every group at once, are beyond what the engine runs transfer by transfer, so each group ran the first {steps} of its {total} steps{}, and the rest are taken at the per-step time measured on them (never below the fastest the links allow). Within {bound:.0}% of every transfer simulated wherever both run (tests/train_prefix.rs).",
             if rounded { format!(", its size cut to {count} elements so that every step is alike") } else { String::new() }
         ),
         (Lang::Zh, rounded) => format!(
-            "{MARK} {names}：外推稳态（±{bound:.0}%）。各环超出引擎逐个传输模拟的上限，因此每组只运行其 {total} 步中的前 {steps} 步{}，其余各步按在这些步上测得的每步用时计（不低于链路所允许的最快速度）。凡两者都能运行之处，与逐个模拟每次传输相差不超过 {bound:.0}%（tests/train_prefix.rs）。",
+            "{MARK} {names}：外推稳态（±{bound:.0}%）。这些环（所有组同时运行）超出引擎逐个传输模拟的上限，因此每组只运行其 {total} 步中的前 {steps} 步{}，其余各步按在这些步上测得的每步用时计（不低于链路所允许的最快速度）。凡两者都能运行之处，与逐个模拟每次传输相差不超过 {bound:.0}%（tests/train_prefix.rs）。",
             if rounded { format!("，其大小截为 {count} 个元素，使每一步都相同") } else { String::new() }
         ),
     }

@@ -216,6 +216,13 @@ impl Traffic {
         })
     }
 
+    /// The ranks of each group it holds (none where it is not kept by group).
+    pub fn group_sizes(&self) -> Vec<u64> {
+        self.groups
+            .as_ref()
+            .map_or(Vec::new(), |(_, members)| members.iter().map(|(_, r)| r.len() as u64).collect())
+    }
+
     /// Whether any group's traffic leaves a node.
     pub fn crosses_nodes(&self) -> bool {
         self.crosses_nodes
@@ -262,51 +269,69 @@ pub fn collective_traffic_within(
     bytes: u64,
     limit: u64,
 ) -> Traffic {
-    traffic_of(valid, collective, groups, bytes, Some(limit))
+    let count = (bytes / ELEM_BYTES).max(1);
+    let channels = valid.channels();
+    let prefix = groups
+        .iter()
+        .find(|g| {
+            g.len() > 1 && collective_transfers(collective, std::slice::from_ref(g), bytes, channels) > limit
+        })
+        .and_then(|g| super::prefix::plan(collective, g.len() as u32, count, channels).ok());
+    collective_traffic_cut(valid, collective, groups, bytes, prefix)
 }
 
-/// How many transfers of ring `collective` (an AllReduce, a ReduceScatter or an AllGather of
-/// `bytes` per group, every group at once, none of its rings beyond the engine) run where every group is proved an image of a few
-/// (`Traffic::representatives`): the few found from each group's first step alone, which
-/// holds every connection its ring has (a step is a transfer per rank and channel), so that
-/// no ring is built (validation's count: at DP 256 on 64 DGX H100, 0.37 s of building and
-/// sorting rings before). `None` where the groups are not proved images.
-pub fn representatives_transfers(
+/// A step's `collective` of `bytes` per group, every group at once, as it runs within the
+/// engine's limit on `topology` (`cut::ring_cut`): whole, or each group's first steps.
+pub fn step_traffic(
     valid: &ValidScenario,
     topology: &Topology,
     collective: Collective,
     groups: &[Vec<u32>],
     bytes: u64,
-) -> Option<u64> {
-    let few = traffic_of(valid, collective, groups, bytes, None).representatives(valid, topology)?;
-    let (firsts, members) = few.groups.as_ref()?;
-    // Each step of a ring moves what its first does: a transfer per rank and channel.
-    let steps = |n: u64| match collective {
-        Collective::AllReduce => 2 * (n - 1),
-        _ => n - 1,
-    };
-    Some(members.iter().map(|(shape, ranks)| firsts[*shape].len() as u64 * steps(ranks.len() as u64)).sum())
+) -> Traffic {
+    let cut = super::cut::ring_cut(valid, topology, collective, groups, bytes).ok();
+    collective_traffic_cut(valid, collective, groups, bytes, cut.and_then(|cut| cut.prefix))
 }
 
-/// `collective_traffic_within(.., limit)`; with no limit, each group's first step alone.
-fn traffic_of(
+/// `collective` of `bytes` per group, every group at once: whole, or each group's first steps as
+/// `prefix` plans them (a test compares the two where both run).
+pub fn collective_traffic_cut(
     valid: &ValidScenario,
     collective: Collective,
     groups: &[Vec<u32>],
     bytes: u64,
-    limit: Option<u64>,
+    prefix: Option<super::prefix::RingPrefix>,
+) -> Traffic {
+    traffic_shaped(valid, collective, groups, bytes, prefix.map_or(Shape::Whole, Shape::Prefix))
+}
+
+/// What a `Traffic` of a collective's groups holds of each group's schedule.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Shape {
+    Whole,
+    /// Its first steps (ring collectives only).
+    Prefix(super::prefix::RingPrefix),
+    /// Its first step alone, a transfer per rank and channel: every connection of its ring.
+    FirstStep,
+}
+
+/// `collective` of `bytes` per group, every group at once, each group's schedule as `shape` says.
+pub(super) fn traffic_shaped(
+    valid: &ValidScenario,
+    collective: Collective,
+    groups: &[Vec<u32>],
+    bytes: u64,
+    shape: Shape,
 ) -> Traffic {
     let count = (bytes / ELEM_BYTES).max(1);
     let channels = valid.channels();
     let running: Vec<&Vec<u32>> = groups.iter().filter(|g| g.len() > 1).collect();
-    let one = |g: &Vec<u32>| collective_transfers(collective, std::slice::from_ref(g), bytes, channels);
-    let prefix = limit.and_then(|limit| {
-        running
-            .iter()
-            .find(|g| one(g) > limit)
-            .and_then(|g| super::prefix::plan(collective, g.len() as u32, count, channels).ok())
-            .map(|p| (p, running.iter().map(|g| one(g)).sum::<u64>()))
-    });
+    // A prefix's whole: every group's ring, a transfer per rank and channel a step.
+    let ring = |g: &Vec<u32>| super::cut::ring_transfers(collective, g.len() as u64, channels as u64);
+    let prefix = match shape {
+        Shape::Prefix(p) => Some((p, running.iter().map(|g| ring(g)).sum::<u64>())),
+        _ => None,
+    };
     // One local schedule per group shape (nodes and ring orders), shared by its groups.
     let mut kinds: Vec<(u32, Vec<Vec<u32>>)> = Vec::new();
     let mut shapes: Vec<Vec<Transfer>> = Vec::new();
@@ -318,14 +343,14 @@ fn traffic_of(
         let shape = match kinds.iter().position(|(n, r)| *n == nodes && *r == rings) {
             Some(shape) => shape,
             None => {
-                shapes.push(match (prefix, limit) {
-                    (Some((p, _)), _) => {
+                shapes.push(match shape {
+                    Shape::Prefix(p) => {
                         let steps = (0, p.steps);
                         crate::collective::ring_prefix_steps(
                             collective, nodes, &rings, p.count, channels, steps,
                         )
                     }
-                    (None, None) => crate::collective::ring_prefix_steps(
+                    Shape::FirstStep => crate::collective::ring_prefix_steps(
                         collective,
                         nodes,
                         &rings,
@@ -333,7 +358,7 @@ fn traffic_of(
                         channels,
                         (0, 1),
                     ),
-                    (None, Some(_)) => {
+                    Shape::Whole => {
                         schedule_with(
                             collective,
                             (Algorithm::Ring, Protocol::Simple),

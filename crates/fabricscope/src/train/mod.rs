@@ -89,6 +89,7 @@ pub mod prefix;
 
 mod compare;
 mod contention;
+pub mod cut;
 mod memory;
 mod report;
 pub mod runs;

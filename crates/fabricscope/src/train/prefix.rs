@@ -60,6 +60,18 @@ pub struct RingPrefix {
 /// that leaves `LEAST_ROUNDED_CHUNK` elements a chunk, else as it is (its steps then differ by
 /// an element a chunk).
 pub fn plan(collective: Collective, n: u32, count: u64, channels: u32) -> Result<RingPrefix, String> {
+    plan_within(collective, n, count, channels, MAX_TRANSFERS)
+}
+
+/// `plan`, its steps as many as `budget` transfers allow (`MAX_TRANSFERS` over the groups that
+/// run, where the rings are beyond the engine only together: `cut`).
+pub fn plan_within(
+    collective: Collective,
+    n: u32,
+    count: u64,
+    channels: u32,
+    budget: u64,
+) -> Result<RingPrefix, String> {
     let whole_steps = match collective {
         Collective::AllReduce => 2 * n.saturating_sub(1),
         Collective::AllGather | Collective::ReduceScatter => n.saturating_sub(1),
@@ -73,7 +85,7 @@ pub fn plan(collective: Collective, n: u32, count: u64, channels: u32) -> Result
         None => ring_rounded_count(collective, n, count, channels).map_or((count, false), |r| (r, true)),
     };
     let unit = n as u64 * channels as u64;
-    let fit = (MAX_TRANSFERS / unit.max(1)).min(u32::MAX as u64) as u32;
+    let fit = (budget / unit.max(1)).min(u32::MAX as u64) as u32;
     let steps = PREFIX_STEPS.min(whole_steps - 1).min(fit);
     if steps < LEAST_MEASURED_STEPS {
         return Err(format!(

@@ -148,7 +148,7 @@ impl<'a> Runs<'a> {
                 return timing;
             }
         }
-        let traffic = comm::collective_traffic(self.valid, collective, groups, bytes);
+        let traffic = self.traffic(collective, groups, bytes);
         let (timing, waiting) = self.timing_waiting(traffic);
         match waiting {
             Some((key, waiting)) => {
@@ -159,6 +159,12 @@ impl<'a> Runs<'a> {
             }
         }
         timing
+    }
+
+    /// `collective` of `bytes` per group, every group at once, as it runs within the engine's
+    /// limit (`comm::step_traffic`).
+    pub fn traffic(&self, collective: Collective, groups: &[Vec<u32>], bytes: u64) -> Traffic {
+        comm::step_traffic(self.valid, self.topology, collective, groups, bytes)
     }
 
     /// Point-to-point sends `(src, dst)` of `bytes` each, all at once.

@@ -341,7 +341,7 @@ impl ValidTrain {
         let bucket_traffic =
             reductions.first().filter(|_| ep_traffic.is_some()).map(|&(groups, _, bytes, _)| {
                 let bucket = round_to_elements((bytes as f64).min(BUCKET_BYTES) as u64);
-                comm::collective_traffic(&self.cluster, collective, groups, bucket)
+                runs.traffic(collective, groups, bucket)
             });
         for &(groups, size, bytes, experts) in &reductions {
             let op = runs.collective_op(collective, groups, bytes);

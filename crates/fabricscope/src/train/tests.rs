@@ -298,6 +298,37 @@ fn groups_that_are_images_of_one_run_as_one_to_the_nanosecond() {
     );
 }
 
+/// TP 2 × DP 256 on 64 DGX H100, gradients AllReduced (ZeRO 0): on InfiniBand the two DP rings
+/// (1.04 M transfers each) are images of one another and one runs whole; over RoCE, whose ECMP
+/// hashes each flow, neither stands for the other, and together they were refused, the job
+/// with them (and with ZeRO 1, whose ReduceScatter and AllGather fit whole, since validation
+/// counts the AllReduce). They run from each group's first steps, extrapolated and labelled,
+/// within 2% of InfiniBand's step.
+#[test]
+fn rings_beyond_the_engine_only_together_run_from_their_first_steps() {
+    let job = |technology: Technology, zero: u8| {
+        let mut s = TrainScenario::default_demo();
+        s.cluster.nodes = 64;
+        s.cluster.fabric.technology = technology;
+        s.model = "llama2-7b".into();
+        (s.tp, s.pp, s.dp, s.global_batch, s.zero) = (2, 1, 256, 512, zero);
+        s.validate().unwrap_or_else(|e| panic!("{technology:?}: {e:?}")).run()
+    };
+    let (ib, roce) = (job(Technology::Infiniband, 0), job(Technology::Roce, 0));
+    let dp = |r: &TrainReport| r.ops.iter().filter(|op| op.kind == OpKind::Dp).cloned().collect::<Vec<_>>();
+    assert_eq!(dp(&ib).len(), 1);
+    for (op, other) in dp(&ib).iter().zip(dp(&roce)) {
+        assert_eq!(op.method, comm::OpMethod::Exact, "{op:?}");
+        let comm::OpMethod::Extrapolated(p) = other.method else { panic!("{other:?}") };
+        assert_eq!((p.steps, p.total_steps, other.transfers), (128, 510, op.transfers), "{other:?}");
+        let ratio = other.time_ns as f64 / op.time_ns as f64;
+        assert!((0.98..1.1).contains(&ratio), "RoCE {} ns vs IB {} ns", other.time_ns, op.time_ns);
+    }
+    assert!((roce.step_ns / ib.step_ns - 1.0).abs() < 0.02, "{} vs {}", roce.step_ns, ib.step_ns);
+    let zero = job(Technology::Roce, 1);
+    assert!(dp(&zero).iter().all(|op| op.method == comm::OpMethod::Exact), "{:?}", dp(&zero));
+}
+
 /// Validation counts the transfers of a step's rings that run from each group's first step
 /// alone (`comm::representatives_transfers`), never building a ring: the very count the whole
 /// rings' representatives give, or none where they prove none, over rail and node wiring, 4:1
@@ -332,7 +363,7 @@ fn representatives_from_first_steps_count_what_the_whole_rings_do() {
         {
             let traffic = comm::collective_traffic(valid.cluster(), Collective::AllReduce, &groups, bytes);
             let whole = traffic.representatives(valid.cluster(), &topology).map(|few| few.transfers());
-            let first = comm::representatives_transfers(
+            let first = cut::representatives_transfers(
                 valid.cluster(),
                 &topology,
                 Collective::AllReduce,

@@ -292,11 +292,11 @@ impl TrainScenario {
         let tp_groups = grid.groups(Dim::Tp);
         let dp_groups = grid.gradient_groups();
         let channels = valid.cluster.channels();
-        // The TP and DP rings: where they are beyond the cap, what runs of them where every group
-        // is an image of a few (`engine::groups`); where one group's ring is, each group's first
-        // steps (`prefix`), refused where even those are too many, before a whole ring is built
-        // (one of 2,048 GPUs is 67 million transfers, gigabytes). A ReduceScatter or an AllGather
-        // of the same groups has the same connections as this AllReduce, and half its transfers.
+        // The TP and DP rings as they run within the engine's limit (`cut`): whole, the few
+        // groups that stand for all, or each group's first steps, extrapolated; refused where
+        // even those are too many, counted before any ring is built (one of 2,048 GPUs is 67
+        // million transfers, gigabytes). A ReduceScatter or an AllGather of the same groups has
+        // the same connections as this AllReduce, and half its steps.
         let mut topology = None;
         let mut rings = [("TP", &tp_groups, activation), ("DP", &dp_groups, valid.grad_bytes().0)].map(
             |(name, groups, bytes)| {
@@ -304,35 +304,21 @@ impl TrainScenario {
                 if all <= MAX_TRANSFERS {
                     return all;
                 }
-                let count = (bytes / crate::collective::ELEM_BYTES).max(1);
+                let topology = topology.get_or_insert_with(|| valid.cluster.topology());
+                let why = match super::cut::ring_cut(&valid.cluster, topology, Collective::AllReduce, groups, bytes) {
+                    Ok(cut) => return cut.transfers,
+                    Err(why) => why,
+                };
                 let widest = groups.iter().map(|g| g.len() as u32).max().unwrap_or(0);
                 let one = comm::collective_transfers(Collective::AllReduce, &[(0..widest).collect()], bytes, channels);
-                if one <= MAX_TRANSFERS {
-                    // Every group whole is beyond the limit: the few that stand for all, if any.
-                    let topology = topology.get_or_insert_with(|| valid.cluster.topology());
-                    return comm::representatives_transfers(&valid.cluster, topology, Collective::AllReduce, groups, bytes)
-                        .unwrap_or(all);
-                }
-                let plan = match super::prefix::plan(Collective::AllReduce, widest, count, channels) {
-                    Ok(plan) => plan,
-                    Err(why) => {
-                        errors.add(
-                            &name.to_lowercase(),
-                            format!("a {name} group's ring of {widest} GPUs is {one} transfers, beyond the engine's limit of {MAX_TRANSFERS}, and cannot be extrapolated from its first steps: {why}; use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)"),
-                        );
-                        return 0;
-                    }
+                let running = groups.iter().filter(|g| g.len() > 1).count();
+                let problem = if one > MAX_TRANSFERS {
+                    format!("a {name} group's ring of {widest} GPUs is {one} transfers, beyond the engine's limit of {MAX_TRANSFERS}, and cannot be extrapolated from its first steps: {why}; use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)")
+                } else {
+                    format!("the {name} rings of {running} groups × {widest} GPUs are {all} transfers together, beyond the engine's limit of {MAX_TRANSFERS}, and cannot be extrapolated from their first steps: {why}; use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)")
                 };
-                // Each group's prefix, a transfer per rank and channel a step; or, beyond the
-                // limit, of the few groups that stand for all.
-                let running = groups.iter().filter(|g| g.len() > 1);
-                let whole: u64 = running.map(|g| plan.steps as u64 * g.len() as u64 * channels as u64).sum();
-                if whole <= MAX_TRANSFERS {
-                    return whole;
-                }
-                let topology = topology.get_or_insert_with(|| valid.cluster.topology());
-                let traffic = comm::collective_traffic(&valid.cluster, Collective::AllReduce, groups, bytes);
-                traffic.representatives(&valid.cluster, topology).map_or(whole, |few| few.transfers())
+                errors.add(&name.to_lowercase(), problem);
+                0
             },
         );
         rings.sort_unstable();

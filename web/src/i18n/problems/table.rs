@@ -81,6 +81,7 @@ pub(super) const CLAUSES: &[(&str, &str)] = &[
     ("at this size only a few nodes standing for every node can be simulated, and here turning the ring by whole nodes does not keep its routes (leaf groups of different sizes, a fault)", "在此规模下只能用少数节点代表所有节点来模拟，而这里按整节点旋转环不能保持其路由（叶交换机组大小不一，或有故障）"),
     ("its steps differ, and measuring their time would take {} transfers ({} steps of channel 0), more than {}, where turning the ring by whole nodes does not keep its routes (leaf groups or pods of different sizes, a fault)", "它的各步不相同，测量其用时需要 {0} 次传输（通道 0 的 {1} 步），超过 {2}，而这里按整节点旋转环不能保持其路由（叶交换机组或 pod 大小不一，或有故障）"),
     ("even {} of its steps are {} transfers (the engine's limit is {})", "仅它的 {0} 步就有 {1} 次传输（引擎上限为 {2}）"),
+    ("even {} steps of each of its {} groups that run are {} transfers (the engine's limit is {})", "它运行的 {1} 个组各 {0} 步就有 {2} 次传输（引擎上限为 {3}）"),
     ("use fewer nodes or fewer channels (NCCL_MAX_NCHANNELS)", "请减少节点或通道（NCCL_MAX_NCHANNELS）"),
     ("use at most {} nodes here", "此处最多用 {0} 个节点"),
     ("a sweep's row (fabricscope allreduce) runs it from channels 0 and 1, which stand for all, but a run to show needs every transfer: use fewer nodes or channels, or let the tuner choose", "扫描的一行（fabricscope allreduce）由代表全部通道的通道 0 和 1 运行它，但要展示的运行需要每一次传输：请减少节点或通道，或让调优器选择"),
@@ -195,6 +196,7 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
     ("TP {} does not fit the {} GPUs of a {} NVLink domain: a group would straddle two of them; use a TP that divides {} ({}) or a multiple of it", "TP {0} 与 {2} 的 NVLink 域（{1} 个 GPU）不匹配：一个组会横跨两个域；请用能整除 {3}（{4}）的 TP，或它的倍数"),
     ("with {} the {} groups hold different numbers of GPUs in their nodes; pick another order or sizes that divide the node", "按 {0}，{1} 组在各自节点中的 GPU 数不同；请换一种顺序，或用能整除节点的大小"),
     ("a {} group's ring of {} GPUs is {} transfers, beyond the engine's limit of {}, and cannot be extrapolated from its first steps: {}; use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)", "一个 {0} 组的环有 {1} 个 GPU、{2} 次传输，超过引擎上限 {3}，也无法由它的前几步外推：{4}；请减少节点，或增大 TP 或 PP（每个 DP 组的 GPU 随之减少）"),
+    ("the {} rings of {} groups × {} GPUs are {} transfers together, beyond the engine's limit of {}, and cannot be extrapolated from their first steps: {}; use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)", "{0} 的 {1} 个环（每个 {2} 个 GPU）合计 {3} 次传输，超过引擎上限 {4}，也无法由它们的前几步外推：{5}；请减少节点，或增大 TP 或 PP（每个 DP 组的 GPU 随之减少）"),
     ("one step's largest collective is {} transfers (of the groups that run: where every group is an image of one on links of its own, that one), more than the engine's limit of {}: use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)", "一步中最大的集合通信有 {0} 次传输（指实际运行的组：每组都是另一组在自己链路上的像时，即那一组），超过引擎上限 {1}：请减少节点，或增大 TP 或 PP（每个 DP 组的 GPU 随之减少）"),
     // The page's own link checks (services::url, route).
     ("the page simulates up to {} nodes", "网页最多模拟 {0} 个节点"),

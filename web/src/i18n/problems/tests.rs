@@ -142,6 +142,9 @@ fn the_training_problems_read_in_chinese() {
         json!({"zero": "three"}),
         // A DP ring of 16,384 GPUs: beyond even a prefix of its steps (`train::prefix`).
         json!({"cluster": {"nodes": 2048}, "tp": 1, "pp": 1, "dp": 16384, "global_batch": 16384}),
+        // 32 DP rings of 256 GPUs over RoCE: no group stands for the others (ECMP), and 48
+        // steps of each are beyond the engine together (`train::cut`).
+        json!({"cluster": {"nodes": 1024, "fabric": {"technology": "roce"}}, "tp": 8, "pp": 4, "dp": 256, "global_batch": 1024}),
     ];
     for case in cases {
         let problems = job_problems(case.clone());
