@@ -101,9 +101,8 @@ pub fn representatives_transfers(
     groups: &[Vec<u32>],
     bytes: u64,
 ) -> Option<u64> {
-    let (whole_steps, c) = (steps(collective), valid.channels() as u64);
     let few = few_sizes(valid, topology, collective, groups, bytes)?;
-    Some(few.iter().map(|&n| whole_steps(n) * n * c).sum())
+    Some(few.iter().map(|&n| ring_transfers(collective, n, valid.channels() as u64)).sum())
 }
 
 /// The ranks of each of the few groups of ring `collective` that stand for all, found from each
