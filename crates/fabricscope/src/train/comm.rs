@@ -327,7 +327,7 @@ pub(super) fn traffic_shaped(
     let channels = valid.channels();
     let running: Vec<&Vec<u32>> = groups.iter().filter(|g| g.len() > 1).collect();
     // A prefix's whole: every group's ring, a transfer per rank and channel a step.
-    let ring = |g: &Vec<u32>| super::cut::ring_transfers(collective, g.len() as u64, channels as u64);
+    let ring = |g: &Vec<u32>| crate::plan::ring_transfers(collective, g.len() as u32, count, channels);
     let prefix = match shape {
         Shape::Prefix(p) => Some((p, running.iter().map(|g| ring(g)).sum::<u64>())),
         _ => None,

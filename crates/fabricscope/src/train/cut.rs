@@ -22,7 +22,7 @@ use super::comm::{collective_transfers, traffic_shaped, Shape};
 use super::prefix::{self, RingPrefix};
 use crate::collective::ELEM_BYTES;
 use crate::limits::MAX_TRANSFERS;
-use crate::plan::{ValidScenario, LEAST_MEASURED_STEPS};
+use crate::plan::{ring_transfers, ValidScenario, LEAST_MEASURED_STEPS};
 use crate::scenario::Collective;
 use crate::topology::Topology;
 
@@ -60,25 +60,31 @@ pub fn ring_cut(
     let alone = collective_transfers(collective, &[(0..widest).collect()], bytes, channels);
     // The ranks of the groups that run: the few that stand for all where they are proved so.
     let few = few_sizes(valid, topology, collective, groups, bytes);
-    let ranks: Vec<u64> = few.clone().unwrap_or_else(|| running.iter().map(|g| g.len() as u64).collect());
-    let (whole_steps, c) = (steps(collective), channels as u64);
-    let of = |steps: &dyn Fn(u64) -> u64, sizes: &[u64]| sizes.iter().map(|&n| steps(n) * n * c).sum::<u64>();
+    let every: Vec<u64> = running.iter().map(|g| g.len() as u64).collect();
+    let c = channels as u64;
+    // Transfers of rings of `sizes` ranks, each whole or cut to its first `k` steps.
+    let of = |k: Option<u32>, sizes: &[u64]| -> u64 {
+        let ring = |n: u64| match k {
+            None => ring_transfers(collective, n as u32, count, channels),
+            Some(k) => prefix::ring_steps(collective, n as u32).min(k) as u64 * n * c,
+        };
+        sizes.iter().map(|&n| ring(n)).sum()
+    };
+    let fits = |t: &u64| *t <= MAX_TRANSFERS;
     if alone <= MAX_TRANSFERS {
-        if let Some(few) = few.as_deref().map(|few| of(&whole_steps, few)).filter(|&t| t <= MAX_TRANSFERS) {
-            return Ok(Cut { prefix: None, transfers: few });
+        if let Some(t) = few.as_deref().map(|few| of(None, few)).filter(fits) {
+            return Ok(Cut { prefix: None, transfers: t });
         }
     } else {
         let p = prefix::plan(collective, widest, count, channels)?;
-        let cut = |n: u64| (p.steps as u64).min(whole_steps(n));
-        let every: u64 = of(&cut, &running.iter().map(|g| g.len() as u64).collect::<Vec<_>>());
-        if every <= MAX_TRANSFERS {
-            return Ok(Cut { prefix: Some(p), transfers: every });
-        }
-        if let Some(few) = few.as_deref().map(|few| of(&cut, few)).filter(|&t| t <= MAX_TRANSFERS) {
-            return Ok(Cut { prefix: Some(p), transfers: few });
+        // Every group's prefix, else the few's.
+        let few_cut = few.as_deref().map(|few| of(Some(p.steps), few));
+        if let Some(t) = Some(of(Some(p.steps), &every)).filter(fits).or(few_cut.filter(fits)) {
+            return Ok(Cut { prefix: Some(p), transfers: t });
         }
     }
     // Beyond the limit together: the first steps of each group that runs, as many as fit them all.
+    let ranks = few.unwrap_or(every);
     let budget = MAX_TRANSFERS / ranks.len().max(1) as u64;
     let p = prefix::plan_within(collective, widest, count, channels, budget).map_err(|_| {
         let least = LEAST_MEASURED_STEPS as u64 * ranks.iter().sum::<u64>() * c;
@@ -87,8 +93,7 @@ pub fn ring_cut(
             ranks.len()
         )
     })?;
-    let cut = |n: u64| (p.steps as u64).min(whole_steps(n));
-    Ok(Cut { prefix: Some(p), transfers: of(&cut, &ranks) })
+    Ok(Cut { prefix: Some(p), transfers: of(Some(p.steps), &ranks) })
 }
 
 /// How many transfers of ring `collective` (`bytes` per group, every group at once, each group
@@ -101,8 +106,9 @@ pub fn representatives_transfers(
     groups: &[Vec<u32>],
     bytes: u64,
 ) -> Option<u64> {
+    let (count, channels) = ((bytes / ELEM_BYTES).max(1), valid.channels());
     let few = few_sizes(valid, topology, collective, groups, bytes)?;
-    Some(few.iter().map(|&n| ring_transfers(collective, n, valid.channels() as u64)).sum())
+    Some(few.iter().map(|&n| ring_transfers(collective, n as u32, count, channels)).sum())
 }
 
 /// The ranks of each of the few groups of ring `collective` that stand for all, found from each
@@ -118,18 +124,4 @@ fn few_sizes(
 ) -> Option<Vec<u64>> {
     let first = traffic_shaped(valid, collective, groups, bytes, Shape::FirstStep);
     first.representatives(valid, topology).map(|few| few.group_sizes())
-}
-
-/// The transfers of a ring `collective` of `n` ranks over `channels`: a transfer per rank and
-/// channel a step.
-pub fn ring_transfers(collective: Collective, n: u64, channels: u64) -> u64 {
-    steps(collective)(n) * n * channels
-}
-
-/// A ring's steps, of `n` ranks.
-fn steps(collective: Collective) -> impl Fn(u64) -> u64 {
-    move |n| match collective {
-        Collective::AllReduce => 2 * n.saturating_sub(1),
-        _ => n.saturating_sub(1),
-    }
 }

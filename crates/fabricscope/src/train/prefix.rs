@@ -72,11 +72,7 @@ pub fn plan_within(
     channels: u32,
     budget: u64,
 ) -> Result<RingPrefix, String> {
-    let whole_steps = match collective {
-        Collective::AllReduce => 2 * n.saturating_sub(1),
-        Collective::AllGather | Collective::ReduceScatter => n.saturating_sub(1),
-        _ => 0,
-    };
+    let whole_steps = ring_steps(collective, n);
     if whole_steps < 2 {
         return Err(format!("a {} over {n} ranks is not a ring", collective.nccl_name()));
     }
@@ -94,6 +90,16 @@ pub fn plan_within(
         ));
     }
     Ok(RingPrefix { steps, total_steps: whole_steps, count, rounded, unit })
+}
+
+/// The steps of a ring `collective` of `n` ranks: 2(n − 1) for an AllReduce, n − 1 for a
+/// ReduceScatter or an AllGather, 0 for what is not a ring.
+pub fn ring_steps(collective: Collective, n: u32) -> u32 {
+    match collective {
+        Collective::AllReduce => 2 * n.saturating_sub(1),
+        Collective::AllGather | Collective::ReduceScatter => n.saturating_sub(1),
+        _ => 0,
+    }
 }
 
 impl RingPrefix {
