@@ -151,18 +151,24 @@ await page.waitForTimeout(500);
   report('freeze-train-change', { ms: gap });
 }
 
-// The training view opened by link on Llama 2 7B at DP 512 on 64 DGX H100 (its DP rings
-// extrapolated): how long until its step shows, and the longest main-thread task after the page
-// started (the first view, the step pending, shown) until then; then TP 1 -> 2, the same.
-{
-  const train = await ctx.newPage();
-  await train.setViewportSize({ width: 1400, height: 1000 });
-  await train.addInitScript(() => {
+// A new 1400x1000 page that records its main thread's long tasks in `window.__long` ({start, ms}).
+async function pageWithLongTasks() {
+  const fresh = await ctx.newPage();
+  await fresh.setViewportSize({ width: 1400, height: 1000 });
+  await fresh.addInitScript(() => {
     window.__long = [];
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) window.__long.push({ start: e.startTime, ms: e.duration });
     }).observe({ entryTypes: ['longtask'] });
   });
+  return fresh;
+}
+
+// The training view opened by link on Llama 2 7B at DP 512 on 64 DGX H100 (its DP rings
+// extrapolated): how long until its step shows, and the longest main-thread task after the page
+// started (the first view, the step pending, shown) until then; then TP 1 -> 2, the same.
+{
+  const train = await pageWithLongTasks();
   const job = JSON.parse(decodeURIComponent(page.url().split('#train=')[1]));
   Object.assign(job, { model: 'llama2-7b', tp: 1, pp: 1, dp: 512, micro_batch: 1, global_batch: 512 });
   job.cluster.nodes = 64;
@@ -191,14 +197,7 @@ await page.waitForTimeout(500);
 for (const nodes of [8, 128]) {
   const runs = [];
   for (let run = 0; run < 3; run += 1) {
-    const chart = await ctx.newPage();
-    await chart.setViewportSize({ width: 1400, height: 1000 });
-    await chart.addInitScript(() => {
-      window.__long = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) window.__long.push({ start: e.startTime, ms: e.duration });
-      }).observe({ entryTypes: ['longtask'] });
-    });
+    const chart = await pageWithLongTasks();
     let workers = 0;
     chart.on('worker', () => { workers = Math.max(workers, chart.workers().length); });
     const t0 = Date.now();

@@ -28,7 +28,9 @@ enum Reply<R> {
 pub fn use_step_in_worker(state: &UseReducerHandle<TrainState>) -> bool {
     let current = state.pending.clone();
     let wanted = current.is_some();
-    let input = current.as_ref().map(|job| serde_json::to_string(job.borrow().train().scenario()));
+    let input = |state: &TrainState| {
+        state.pending.as_ref().map(|job| serde_json::to_string(job.borrow().train().scenario()))
+    };
     let done: fn(Job, TrainReport) -> TrainAction = |job, report| TrainAction::Ready(job, Box::new(report));
     use_in_worker(state, "training steps", "step", current, input, wanted, done)
 }
@@ -40,15 +42,17 @@ pub fn use_extras_in_workers(state: &UseReducerHandle<TrainState>) -> bool {
     let current = state.extra.as_ref().map(|(_, job)| job.clone());
     // The worker stays while comparisons remain, and stops (its memory freed) once they are done.
     let wanted = state.extra.is_some() || state.extras_pending();
-    let input = state.extra.as_ref().map(|(extra, job)| {
-        serde_json::to_string(&ExtraTask { job: job.borrow().train().scenario().clone(), extra: *extra })
-    });
+    let input = |state: &TrainState| {
+        state.extra.as_ref().map(|(extra, job)| {
+            serde_json::to_string(&ExtraTask { job: job.borrow().train().scenario().clone(), extra: *extra })
+        })
+    };
     let done: fn(Job, ExtraResult) -> TrainAction = TrainAction::ExtraDone;
     use_in_worker(state, "training comparisons", "train", current, input, wanted, done)
 }
 
-/// Runs `current` (its task `input`, of `kind`) in a worker of a pool of one, kept while
-/// `wanted`: its answer goes to the view as `done` makes it. A task that cannot be written, a
+/// Runs `current` (its task `input` of the state, written only as it starts, of `kind`) in a
+/// worker of a pool of one, kept while `wanted`: its answer goes to the view as `done` makes it. A task that cannot be written, a
 /// worker that fails on it, or workers that cannot start make the view poll it instead (`what`
 /// names it in the console): false from then on.
 #[hook]
@@ -58,14 +62,14 @@ fn use_in_worker<R: DeserializeOwned + 'static>(
     what: &'static str,
     kind: &'static str,
     current: Option<Job>,
-    input: Option<serde_json::Result<String>>,
+    input: fn(&TrainState) -> Option<serde_json::Result<String>>,
     wanted: bool,
     done: fn(Job, R) -> TrainAction,
 ) -> bool {
     let workers_run = use_state(|| true);
     let pool = use_mut_ref(|| None::<Rc<RefCell<Pool<Job>>>>);
     let deps = (current.as_ref().map(|job| Rc::as_ptr(job) as usize), wanted, *workers_run);
-    let (dispatch, run) = (state.dispatcher(), workers_run.clone());
+    let (dispatch, run, state) = (state.dispatcher(), workers_run.clone(), state.clone());
     use_effect_with(deps, move |&(_, wanted, running)| {
         if !running {
             return;
@@ -101,10 +105,11 @@ fn use_in_worker<R: DeserializeOwned + 'static>(
             return;
         }
         pool.stop_where(|job| current.as_ref().is_none_or(|wanted| !Rc::ptr_eq(wanted, job)));
-        let (Some(job), Some(input)) = (current, input) else { return };
+        let Some(job) = current else { return };
         if pool.running().iter().any(|running| Rc::ptr_eq(running, &job)) {
             return;
         }
+        let Some(input) = input(&state) else { return };
         let started = input.map_err(|e| e.to_string()).and_then(|input| pool.start(job, kind, input));
         if let Err(why) = started {
             drop(pool);
