@@ -124,6 +124,14 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
+/// Formats a byte count in the largest binary unit that holds it whole: "3840 KiB", "488 MiB",
+/// "12 B": for a limit, which `format_bytes`' rounding could overstate.
+pub fn format_bytes_whole(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let unit = (1..UNITS.len()).rev().find(|&u| bytes > 0 && bytes % (1u64 << (10 * u)) == 0).unwrap_or(0);
+    format!("{} {}", bytes >> (10 * unit), UNITS[unit])
+}
+
 /// Parses a size as nccl-tests' `-b`/`-e` flags take it: a number with an optional binary
 /// suffix K, M, G or T (powers of 1024), e.g. "8", "64K", "1G". Returns a message on error.
 pub fn parse_size(text: &str) -> Result<u64, String> {
@@ -170,5 +178,10 @@ mod tests {
         assert!(parse_size("99999999999T").unwrap_err().contains("too large"));
         assert_eq!(format_bytes(256 << 20), "256 MiB");
         assert_eq!(format_bytes(1536), "1.5 KiB");
+        assert_eq!(format_bytes_whole(3_932_160), "3840 KiB");
+        assert_eq!(format_bytes_whole(488 << 20), "488 MiB");
+        assert_eq!(format_bytes_whole(1 << 30), "1 GiB");
+        assert_eq!(format_bytes_whole(1028), "1028 B");
+        assert_eq!(format_bytes_whole(0), "0 B");
     }
 }

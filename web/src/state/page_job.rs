@@ -41,15 +41,23 @@ pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
         Ok(job) => return Ok(job.showing_images().hashed()),
         Err(transfers) => transfers,
     };
-    Err(too_big_for_page(s.collective, (n, channels), total))
+    let reduces = valid.preset().gpu_fabric.reduces_in_switch();
+    let most = fabricscope::plan::most_pipeline_bytes(s, n, channels, PAGE_BUDGET, reduces);
+    Err(too_big_for_page(s.collective, (n, channels), total, most))
 }
 
 /// Why a collective of `total` transfers on `n` GPUs over `channels` channels is beyond the
 /// page, and what runs it: a ring that may settle at any size, fewer chunks for a chain's or a
 /// SendRecv's smaller message (NCCL cuts them into chunks of a fixed size), an AllToAll's bound
 /// where its channels route alike, and the CLI, whose engine takes every scenario that
-/// validates (`page_job` sees no other).
-pub fn too_big_for_page(collective: Collective, (n, channels): (u32, u32), total: u64) -> String {
+/// validates (`page_job` sees no other). `most`: the largest message of a pipeline the page runs
+/// here (`plan::most_pipeline_bytes`).
+pub fn too_big_for_page(
+    collective: Collective,
+    (n, channels): (u32, u32),
+    total: u64,
+    most: Option<u64>,
+) -> String {
     let name = collective.nccl_name();
     let cli = name.to_lowercase();
     let what = format!("{name} on {n} GPUs over {channels} channels is {total} transfers");
@@ -58,9 +66,15 @@ pub fn too_big_for_page(collective: Collective, (n, channels): (u32, u32), total
         Collective::AllReduce | Collective::AllGather | Collective::ReduceScatter => format!(
             "nodes: {what}; {page}, or a ring that settles into a steady state (try 1 or 2 channels) at any size: use fewer nodes or channels, or the CLI (fabricscope {cli})"
         ),
-        Collective::Broadcast | Collective::Reduce | Collective::SendRecv => format!(
-            "nodes: {what}; {page}, fewer for a smaller message (NCCL cuts its pipeline into chunks of a fixed size): use fewer nodes or channels, a smaller message, or the CLI (fabricscope {cli})"
-        ),
+        Collective::Broadcast | Collective::Reduce | Collective::SendRecv => match most {
+            Some(most) => format!(
+                "nodes: {what}; {page}, fewer for a smaller message (NCCL cuts its pipeline into chunks of a fixed size): use fewer nodes or channels, a message of at most {} here, or the CLI (fabricscope {cli})",
+                fabricscope::units::format_bytes_whole(most)
+            ),
+            None => format!(
+                "nodes: {what}; {page}, fewer for a smaller message (NCCL cuts its pipeline into chunks of a fixed size): use fewer nodes or channels, a smaller message, or the CLI (fabricscope {cli})"
+            ),
+        },
         // Bounded where its channels route alike (`Admission::Bounded`), which the CLI needs too.
         Collective::AllToAll => format!(
             "nodes: {what}; {page}, or bounds it by max-min sharing where its channels route alike (static routes, every GPU on a NIC of its own in use, a lossless fabric): use fewer nodes or channels"

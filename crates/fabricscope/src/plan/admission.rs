@@ -174,6 +174,45 @@ pub fn admit(
     }
 }
 
+/// The largest message of `scenario`'s pipeline (a Broadcast's or Reduce's chain, a SendRecv)
+/// that `admit` runs within `budget` on the same nodes and channels, below its own size: NCCL
+/// cuts these pipelines into chunks of a fixed size (`collective::chain_chunk_bytes`), so a
+/// smaller message is fewer transfers. Tried as `channels × k` chunks of each protocol's size
+/// the count may be cut in (all three for a chain, Simple's for a SendRecv), the most k by
+/// bisection on `admit` itself, which grows with k. `None` for any other collective,
+/// or where even one chunk a channel is beyond the budget.
+pub fn most_pipeline_bytes(
+    scenario: &Scenario,
+    n_ranks: u32,
+    channels: u32,
+    budget: Budget,
+    switch_reduces: bool,
+) -> Option<u64> {
+    let protocols: Vec<Protocol> = match scenario.collective {
+        Collective::SendRecv => vec![Protocol::Simple],
+        // A chain's count is the finest protocol's even where one is forced (`transfer_count`).
+        Collective::Broadcast | Collective::Reduce => Protocol::ALL.to_vec(),
+        _ => return None,
+    };
+    let runs = |size_bytes: u64| {
+        let smaller = Scenario { size_bytes, ..scenario.clone() };
+        !matches!(admit(&smaller, n_ranks, channels, budget, switch_reduces), Admission::Refused { .. })
+    };
+    let most_of = |chunk: u64| {
+        let size = |k: u64| channels.max(1) as u64 * k * chunk;
+        let (mut low, mut high) = (0u64, crate::collective::MAX_CHAIN_CHUNKS as u64);
+        while low < high {
+            let k = (low + high).div_ceil(2);
+            match size(k) < scenario.size_bytes && runs(size(k)) {
+                true => low = k,
+                false => high = k - 1,
+            }
+        }
+        (low > 0).then(|| size(low))
+    };
+    protocols.into_iter().filter_map(|p| most_of(crate::collective::chain_chunk_bytes(p))).max()
+}
+
 /// The transfers of the tree `scenario` forces (Tree, NVLSTree), whole, where they are beyond
 /// `budget` but channels 0 and 1 may stand for all within it (`tree_channels_provable`): the
 /// tree's own count, not the ring's (a forced tree's sweep point weighs nothing else).

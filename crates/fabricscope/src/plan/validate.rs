@@ -2,7 +2,7 @@
 //! list of *all* its problems, each naming its field. The caps are in `limits`; what runs at
 //! all is `admission`'s rule. The rest of the core takes a `ValidScenario` without checking again.
 
-use super::admission::{admit, most_ring_ranks, Admission, Budget, ENGINE_BUDGET};
+use super::admission::{admit, most_pipeline_bytes, most_ring_ranks, Admission, Budget, ENGINE_BUDGET};
 use crate::catalog::{
     LinkSpec, NodePreset, NodeSpec, Routing, Technology, SRIOV_EFFICIENCY, SRIOV_LATENCY_NS,
 };
@@ -455,14 +455,24 @@ impl Scenario {
                             _ => u64::MAX,
                         };
                         let zero = n as u64 * (n as u64 - 1);
-                        match one_chunk <= MAX_TRANSFERS {
-                            true => ", or a smaller size_bytes (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message)".to_string(),
+                        let reduces = preset.gpu_fabric.reduces_in_switch();
+                        let most = most_pipeline_bytes(self, n, channels, ENGINE_BUDGET, reduces);
+                        match (one_chunk <= MAX_TRANSFERS, most) {
+                            (true, Some(most)) => format!(
+                                ", or a smaller size_bytes, at most {most} ({}) here (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message){}",
+                                crate::units::format_bytes_whole(most),
+                                match self.collective {
+                                    Collective::SendRecv => "",
+                                    _ => "; a chain through every GPU never settles into a steady state, so no faster method runs it within a known error",
+                                }
+                            ),
+                            (true, None) => ", or a smaller size_bytes (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message)".to_string(),
                             // An AllToAll whose channel 0 would fit but may not stand for all.
-                            false if self.collective == Collective::AllToAll && zero <= MAX_TRANSFERS => format!(
+                            (false, _) if self.collective == Collective::AllToAll && zero <= MAX_TRANSFERS => format!(
                                 " (channel 0 alone, {zero} transfers, runs for all where the channels are copies of one another: static routes on a lossless fabric, and at least 64 elements of each rank's block on every channel)"
                             ),
-                            false if self.collective == Collective::AllToAll => " (a sweep's row is bounded by max-min sharing where the channels route alike: static routes, every GPU on a NIC of its own in use, a lossless fabric)".to_string(),
-                            false => String::new(),
+                            (false, _) if self.collective == Collective::AllToAll => " (a sweep's row is bounded by max-min sharing where the channels route alike: static routes, every GPU on a NIC of its own in use, a lossless fabric)".to_string(),
+                            (false, _) => String::new(),
                         }
                     }
                 };

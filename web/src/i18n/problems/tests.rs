@@ -86,6 +86,8 @@ fn the_collectives_problems_read_in_chinese() {
         json!({"collective": "broadcast", "algorithm": "Tree", "nodes": 2}),
         json!({"collective": "broadcast", "root": 500}),
         json!({"collective": "broadcast", "nodes": 2048, "size_bytes": 1 << 30}),
+        // A SendRecv beyond the engine even from channel 0: the largest message that runs.
+        json!({"collective": "send_recv", "nodes": 2048, "size_bytes": 1 << 30}),
         // Within it, but hashed routes on a lossy fabric: no bound holds.
         json!({"collective": "all_to_all", "nodes": 256, "fabric": {"technology": "roce"}}),
         // Channel 0 would fit, but not as copies: ECMP hashes the channel in.
@@ -223,7 +225,11 @@ fn the_runs_too_big_read_in_chinese() {
         "{}",
         messages[4]
     );
-    assert!(messages[2].contains("a smaller message, or the CLI (fabricscope broadcast)"), "{}", messages[2]);
+    assert!(
+        messages[2].contains("a message of at most 12 MiB here, or the CLI (fabricscope broadcast)"),
+        "{}",
+        messages[2]
+    );
     assert!(
         !messages[0].contains("steady state") && messages[0].contains("bounds it by max-min sharing"),
         "{}",

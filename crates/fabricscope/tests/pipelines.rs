@@ -1,0 +1,71 @@
+//! A pipeline beyond the engine (a Broadcast's or Reduce's chain, a SendRecv) and the largest
+//! message that runs in its place (`plan::most_pipeline_bytes`): admitted, one element a channel
+//! more refused, named in the refusal, and run. Beyond the engine a chain is refused rather than
+//! extrapolated: ARCHITECTURE.md gives the measurements.
+
+use fabricscope::catalog::Technology;
+use fabricscope::collective::Protocol;
+use fabricscope::plan::{admit, most_pipeline_bytes, Admission, Budget, ENGINE_BUDGET, PAGE_BUDGET};
+use fabricscope::scenario::{Collective, FabricConfig};
+use fabricscope::Scenario;
+
+fn pipeline(collective: Collective, nodes: u32, size_bytes: u64) -> Scenario {
+    Scenario { nodes, collective, size_bytes, ..Scenario::default_demo() }
+}
+
+fn refused(s: &Scenario, budget: Budget) -> bool {
+    matches!(admit(s, s.nodes * 8, 8, budget, true), Admission::Refused { .. })
+}
+
+#[test]
+fn the_largest_message_a_pipeline_runs_is_admitted_and_one_element_a_channel_more_is_not() {
+    let roce = FabricConfig { technology: Technology::Roce, ..FabricConfig::default() };
+    let mut ll128 = pipeline(Collective::Reduce, 300, 1 << 30);
+    ll128.protocol = Some(Protocol::Ll128);
+    let cases = [
+        ("Broadcast, 2,048 nodes", pipeline(Collective::Broadcast, 2048, 1 << 30), ENGINE_BUDGET, 3_932_160),
+        // Forced LL128 still counts LL's finer chunks (`collective::transfer_count`).
+        ("Reduce LL128, 300 nodes", ll128, ENGINE_BUDGET, 8 * (32 << 10) * 104),
+        ("SendRecv, 2,048 nodes", pipeline(Collective::SendRecv, 2048, 1 << 30), ENGINE_BUDGET, 488 << 20),
+        // Lossy: no channel runs for the others, so every channel's chunks count.
+        (
+            "SendRecv on RoCE, 2,048 nodes",
+            Scenario { fabric: roce, ..pipeline(Collective::SendRecv, 2048, 1 << 30) },
+            ENGINE_BUDGET,
+            8 * (512 << 10) * 15,
+        ),
+        (
+            "Broadcast in the page, 128 nodes",
+            pipeline(Collective::Broadcast, 128, 1 << 30),
+            PAGE_BUDGET,
+            8 * (32 << 10) * 48,
+        ),
+    ];
+    for (what, s, budget, expected) in cases {
+        assert!(refused(&s, budget), "{what}: its own size is refused");
+        let most = most_pipeline_bytes(&s, s.nodes * 8, 8, budget, true).unwrap();
+        assert_eq!(most, expected, "{what}");
+        assert!(!refused(&Scenario { size_bytes: most, ..s.clone() }, budget), "{what}: {most} B runs");
+        let more = Scenario { size_bytes: most + 4 * 8, ..s.clone() };
+        assert!(refused(&more, budget), "{what}: one element a channel more is refused");
+    }
+    // Not a pipeline; and a chain beyond the engine even at one chunk a channel.
+    let ring = pipeline(Collective::AllGather, 2048, 1 << 30);
+    assert_eq!(most_pipeline_bytes(&ring, 16384, 8, ENGINE_BUDGET, true), None);
+    let tiny = Budget { transfers: 1000, ..ENGINE_BUDGET };
+    let chain = pipeline(Collective::Broadcast, 2048, 1 << 30);
+    assert_eq!(most_pipeline_bytes(&chain, 16384, 8, tiny, true), None);
+}
+
+#[test]
+fn a_chain_beyond_the_engine_names_the_largest_message_that_runs_and_it_runs() {
+    let s = pipeline(Collective::Broadcast, 2048, 1 << 30);
+    let errors = s.validate().unwrap_err();
+    let problem = &errors.iter().find(|e| e.field == "nodes").expect("refused by its nodes").problem;
+    assert!(problem.contains("at most 3932160 (3840 KiB) here"), "{problem}");
+    assert!(problem.contains("never settles into a steady state"), "{problem}");
+    let smaller = Scenario { size_bytes: 3_932_160, ..s };
+    let sim = fabricscope::simulate(&smaller.validate().unwrap()).unwrap();
+    assert_eq!(sim.summary.method, fabricscope::Method::Exact);
+    assert!(sim.summary.time.as_us() > 0.0);
+}
