@@ -144,13 +144,23 @@ fn main() {
     // its tuner's time is the model's own (NCCL has none for P2P). On 16,384 GPUs, beyond even
     // channel 0, the row is bounded by max-min sharing from channel 0's pairs counted in parts:
     // no engine run, no hash.
+    // And SendRecv on 16,384 and 131,072 GPUs, beyond even channel 0: a few nodes' sources of
+    // channel 0 for all, where the ranks turn by whole nodes, the whole trace's hash streamed.
     let alltoall = |nodes| Scenario { nodes, collective: Collective::AllToAll, ..Scenario::default_demo() };
+    let sendrecv = |nodes| Scenario {
+        collective: Collective::SendRecv,
+        algorithm: None,
+        protocol: None,
+        ..ring(nodes, None)
+    };
     let tuners = |nodes| Scenario { nodes, ..Scenario::default_demo() };
     for (name, scenario, runs, model) in [
         ("tuner-pick-1GiB-1024-gpus", tuners(128), 3, "NCCL's model"),
         ("tuner-pick-1GiB-16384-gpus", tuners(2048), 1, "NCCL's model"),
         ("alltoall-1GiB-1024-gpus", alltoall(128), 1, "the tuner's bound"),
         ("alltoall-1GiB-16384-gpus", alltoall(2048), 3, "the tuner's bound"),
+        ("sendrecv-1GiB-16384-gpus", sendrecv(2048), 3, "the tuner's bound"),
+        ("sendrecv-1GiB-131072-gpus", sendrecv(16384), 1, "the tuner's bound"),
     ] {
         let sized = Scenario { size_bytes: 1 << 30, ..scenario };
         match sized.validate().map(|valid| time(runs, || fabricscope::sweep_size(&valid, 1 << 30, true))) {

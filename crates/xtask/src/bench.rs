@@ -217,6 +217,17 @@ pub fn bench() -> Result<()> {
         format!("{} ({})", show(secs("alltoall-1GiB-16384-gpus")), detail("alltoall-1GiB-16384-gpus")),
     ));
     rows.push((
+        "SendRecv 1 GiB, 16,384 GPUs (a few nodes' sources of channel 0 for all), a sweep's row (hashed), native".into(),
+        "(reference)".into(),
+        format!("{} ({})", show(secs("sendrecv-1GiB-16384-gpus")), detail("sendrecv-1GiB-16384-gpus")),
+    ));
+    rows.push((
+        "SendRecv 1 GiB, 131,072 GPUs (the node cap, radix-128 fabric), a sweep's row (hashed), native"
+            .into(),
+        "(reference)".into(),
+        format!("{} ({})", show(secs("sendrecv-1GiB-131072-gpus")), detail("sendrecv-1GiB-131072-gpus")),
+    ));
+    rows.push((
         "ring AllReduce 1 GiB, 131,072 GPUs (the node cap, radix-128 fabric), native".into(),
         "<= 30 s, <= 4 GB peak".into(),
         format!("{} ({})", show(secs("ring-1GiB-131072-gpus")), detail("ring-1GiB-131072-gpus")),

@@ -69,18 +69,52 @@ fn alltoall_channels(n: u32, count: u64, n_channels: u32, built: u32) -> Schedul
 /// chunks per channel over one connection, Simple's 512 KiB (NCCL's P2P chunks are its own,
 /// `NCCL_P2P_NET_CHUNKSIZE` 128 KiB across nodes; a single hop's time hardly depends on them).
 pub fn sendrecv(n: u32, count: u64, n_channels: u32) -> Schedule {
-    sendrecv_channels(n, count, n_channels, n_channels)
+    sendrecv_channels(n, count, n_channels, (n_channels, n))
 }
 
 /// SendRecv's channel 0 alone, numbered as in the whole (whose channels come one after
 /// another): where the channels are copies of one another, it runs for all
 /// (`engine::copies`).
 pub fn sendrecv_channel_zero(n: u32, count: u64, n_channels: u32) -> Schedule {
-    sendrecv_channels(n, count, n_channels, 1)
+    sendrecv_channels(n, count, n_channels, (1, n))
 }
 
-/// `sendrecv` over `n_channels`, of which the first `built` are built.
-fn sendrecv_channels(n: u32, count: u64, n_channels: u32, built: u32) -> Schedule {
+/// SendRecv's channel 0 from its first `sources` ranks alone, every chunk, each to its real
+/// destination, numbered chunk by chunk (`chunk × sources + src`): where turning the ranks by
+/// whole nodes keeps the routes, they stand for every source (`engine::rotation`).
+pub fn sendrecv_rotated(n: u32, count: u64, n_channels: u32, sources: u32) -> Schedule {
+    sendrecv_channels(n, count, n_channels, (1, sources.min(n)))
+}
+
+/// SendRecv's channel 0 as one transfer per connection carrying the channel's whole slice: every
+/// chunk of a connection routes alike, so the copies proof (`engine::copies`) and the tuner's
+/// bound (its bytes summed in integers) are the whole channel's, from n transfers.
+pub fn sendrecv_connections(n: u32, count: u64, n_channels: u32) -> Schedule {
+    let (_, len) = slice(count, n_channels, 0);
+    let transfers = (0..n)
+        .filter(|_| n > 1)
+        .map(|src| Transfer {
+            step: 0,
+            channel: 0,
+            src,
+            dst: (src + 1) % n,
+            chunk: 0,
+            offset: 0,
+            src_offset: 0,
+            from_input: true,
+            len,
+            op: ChunkOp::Copy,
+            deps: Deps::new(),
+            after: None,
+            hop: Hop::Peer,
+        })
+        .collect();
+    Schedule::new(Collective::SendRecv, Algorithm::Direct, n, n_channels, count, 1, transfers)
+}
+
+/// `sendrecv` over `n_channels`, of which the first `built` are built, from the first `sources`
+/// ranks.
+fn sendrecv_channels(n: u32, count: u64, n_channels: u32, (built, sources): (u32, u32)) -> Schedule {
     let chunks = chain_chunks(Protocol::Simple, count.div_ceil(n_channels as u64));
     let mut transfers = Vec::new();
     if n > 1 {
@@ -88,7 +122,7 @@ fn sendrecv_channels(n: u32, count: u64, n_channels: u32, built: u32) -> Schedul
             let (start, len) = slice(count, n_channels, channel);
             for chunk in 0..chunks {
                 let (chunk_start, chunk_len) = slice(len, chunks, chunk);
-                for src in 0..n {
+                for src in 0..sources {
                     let index = transfers.len() as u32;
                     transfers.push(Transfer {
                         step: chunk,
@@ -102,7 +136,7 @@ fn sendrecv_channels(n: u32, count: u64, n_channels: u32, built: u32) -> Schedul
                         len: chunk_len,
                         op: ChunkOp::Copy,
                         deps: Deps::new(),
-                        after: (chunk > 0).then(|| index - n),
+                        after: (chunk > 0).then(|| index - sources),
                         hop: Hop::Peer,
                     });
                 }

@@ -112,11 +112,54 @@ impl Rotation {
                 });
             }
         }
-        let link_peak = (0..self.orbit_rep.len())
-            .map(|l| {
-                rotated.link_peak[self.orbit_rep[l].index()] * self.classes as f64 / self.orbit[l] as f64
-            })
-            .collect();
+        let link_peak = self.link_peak(&rotated.link_peak);
         Trace::of_flows(flows, self.orbit_rep.len(), link_peak, rotated.batches)
+    }
+
+    /// Each link's peak in the whole channel: its orbit's rotated peak × the classes / the
+    /// orbit's size.
+    fn link_peak(&self, rotated: &[f64]) -> Vec<f64> {
+        (0..self.orbit_rep.len())
+            .map(|l| rotated[self.orbit_rep[l].index()] * self.classes as f64 / self.orbit[l] as f64)
+            .collect()
+    }
+
+    /// `Trace::hash` of the whole run where `rotated` ran for channel 0 of `copies`, channels
+    /// that are copies of one another on the same links (`Symmetry::copies` of a SendRecv, whose
+    /// channels come one after another): every flow made and hashed one at a time, in schedule
+    /// order (channel, then step, then position), on its position's routed path (`paths`, the
+    /// proof's) with its class representative's record; each link's bytes summed in integers and
+    /// its peak the rotation's times the channels, as `expand` and `Symmetry::expanded_hash` give
+    /// them. Held to the whole run's hash by `tests/turned.rs`.
+    pub fn copies_hash(&self, rotated: &Trace, paths: &[Vec<LinkId>], steps: u32, copies: u32) -> u64 {
+        let n = paths.len();
+        let class = n / self.classes as usize;
+        let records: Vec<u64> = rotated.flows.iter().map(crate::trace::record_hash).collect();
+        let mut hash = crate::hash::Fnv::default();
+        hash.word_rotated(copies as u64 * steps as u64 * n as u64);
+        let mut index = 0u32;
+        for _ in 0..copies {
+            for step in 0..steps as usize {
+                for (p, path) in paths.iter().enumerate() {
+                    let record = records[step * class + p % class];
+                    crate::trace::hash_flow(&mut hash, index, path.iter().copied(), record);
+                    index += 1;
+                }
+            }
+        }
+        let mut link_bytes = vec![0u64; self.orbit_rep.len()];
+        for step in 0..steps as usize {
+            for (p, path) in paths.iter().enumerate() {
+                let bytes = rotated.flows[step * class + p % class].bytes;
+                for link in path {
+                    link_bytes[link.index()] += bytes * copies as u64;
+                }
+            }
+        }
+        let end = rotated.flows.iter().map(|f| f.finished).max().unwrap_or(crate::units::SimTime::ZERO);
+        let link_peak: Vec<f64> =
+            self.link_peak(&rotated.link_peak).iter().map(|&peak| peak * copies as f64).collect();
+        let bytes = link_bytes.iter().map(|&b| b as f64);
+        crate::trace::hash_tail(hash, end, bytes, &link_peak, rotated.batches)
     }
 }

@@ -20,6 +20,9 @@
 //!     otherwise, where budget.bounded allows any           → Bounded (bounded, no trace)
 //!   a SendRecv on static routes and a lossless fabric whose count splits over the channels,
 //!     channel 0 within budget.transfers                    → Copies  (channel 0 runs for all)
+//!     or, where budget.copies allows any, one node's sources of channel 0 within it
+//!                                                          → Copies  (a sweep's row: a few nodes'
+//!                                                             sources for all, where they turn)
 //!   otherwise                                              → Refused { transfers }
 //! ```
 
@@ -65,7 +68,8 @@ pub struct Budget {
     /// the run's first poll issues them all and each event batch moves them all: its polls grow
     /// with channel 0, not with `transfers`. A SendRecv's channel 0 runs so within `transfers`:
     /// its chunks follow one another on each connection, so a batch moves a chunk per connection
-    /// at most.
+    /// at most; beyond, where this is not 0, a sweep's row runs a few nodes' sources of it for
+    /// all (`simulation::turned`).
     pub copies: u64,
     /// Most routes of an AllToAll bounded rather than simulated, where even its channel 0 is
     /// beyond `copies` (`Admission::Bounded`: channel 0's pairs counted in parts,
@@ -164,7 +168,7 @@ pub fn admit(
         Admission::Channels { transfers: tree }
     } else if (alltoall_copies_provable(scenario, n_ranks, channels)
         && zero <= budget.copies.min(budget.transfers))
-        || sendrecv_copies_fit(scenario, n_ranks, channels, budget.transfers)
+        || sendrecv_copies_fit(scenario, n_ranks, channels, budget)
     {
         Admission::Copies { transfers }
     } else if alltoall_bounded_provable(scenario, n_ranks) && budget.bounded > 0 {
@@ -362,17 +366,24 @@ pub fn alltoall_copies_provable(scenario: &Scenario, n_ranks: u32, channels: u32
             || crate::collective::alltoall_rounded_count(n_ranks, scenario.count(), channels).is_some())
 }
 
-/// Whether `scenario` is a SendRecv whose channel 0 may run for every channel within `limit`
-/// transfers (`simulation::alltoall`, `engine::copies`): each channel's pipeline the same
-/// chunks (a count that splits evenly over the channels), static routes, a lossless fabric.
-fn sendrecv_copies_fit(scenario: &Scenario, n_ranks: u32, channels: u32, limit: u64) -> bool {
+/// Whether `scenario` is a SendRecv whose channel 0 may run for every channel within
+/// `budget.transfers` (`simulation::alltoall`, `engine::copies`): each channel's pipeline the
+/// same chunks (a count that splits evenly over the channels), static routes, a lossless fabric.
+/// Beyond, where `budget.copies` is not 0, a sweep's row runs one node's sources of channel 0 or
+/// a few for all, where its ranks turn by whole nodes (`simulation::turned`, which proves it and
+/// refuses by name where they do not): their transfers within `budget.transfers`.
+fn sendrecv_copies_fit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -> bool {
     let count = scenario.count();
     let chunks = crate::collective::chain_chunks(Protocol::Simple, count.div_ceil(channels.max(1) as u64));
+    let sources = match budget.copies > 0 {
+        true => n_ranks / scenario.nodes.max(1),
+        false => n_ranks,
+    };
     scenario.collective == Collective::SendRecv
         && n_ranks >= 2
         && channels >= 2
         && count % channels as u64 == 0
-        && n_ranks as u64 * chunks as u64 <= limit
+        && sources as u64 * chunks as u64 <= budget.transfers
         && static_and_lossless(scenario)
 }
 

@@ -20,11 +20,15 @@ pub(super) struct Copies {
     search: CopiesSearch,
     /// Weigh only a forced algorithm (`Job::lean`).
     lean: bool,
+    /// A SendRecv beyond channel 0, `zero` one transfer per connection: run from a few nodes'
+    /// sources where its ranks turn by whole nodes (`turned`), their transfers within this.
+    turned: Option<u64>,
 }
 
 /// The run of channel 0 for all, where `scenario` is an AllToAll of more than `limit` transfers
-/// whose channel 0 is within `copies`, or a SendRecv whose channel 0 is within `limit`
-/// (validation admits them so: `plan::Admission::Copies`): its proof routed a piece per poll
+/// whose channel 0 is within `copies`, or a SendRecv whose channel 0 is within `limit` (beyond
+/// it, a sweep's row where `copies` is not 0 runs a few nodes' sources of channel 0 for all:
+/// `turned`) (validation admits them so: `plan::Admission::Copies`): its proof routed a piece per poll
 /// (`Copies::advance`), then the tuner's table from channel 0's routes and channel 0 on links of
 /// a C-th of their capacity (`Copies::finish`). Its result is shown from channel 0
 /// (`Job::showing_images`, `images`) or is a sweep's point (`point`); a run whose trace would be
@@ -58,19 +62,29 @@ pub(super) fn beyond(
     }
     let uneven = "its channels move slices of different sizes, so channel 0 does not stand for them: use fewer nodes or channels, or a size that splits evenly over them";
     // Channel 0, and the runs its transfers take turns in with the other channels'.
-    let (zero, run) = if s.collective == Collective::SendRecv {
+    let (zero, run, turned) = if s.collective == Collective::SendRecv {
         // Each channel's pipeline of the same chunks over the same connections, one channel
         // after another.
         if count % channels as u64 != 0 {
             return refused(uneven);
         }
-        let zero = crate::collective::sendrecv_channel_zero(n, count, channels);
+        let chunks =
+            crate::collective::chain_chunks(crate::collective::Protocol::Simple, count / channels as u64);
         // A batch of its moves a chunk per connection at most: the caller's limit holds it.
-        if zero.transfers.len() as u64 > limit {
-            return refused("even channel 0 alone is beyond it: use fewer nodes, or a smaller size_bytes");
+        if n as u64 * chunks as u64 > limit {
+            // Beyond channel 0: a sweep's row, where the caller runs channel 0 for all, from a
+            // few nodes' sources (`turned`), proved from one transfer per connection.
+            if !point || copies == 0 {
+                return refused(
+                    "even channel 0 alone is beyond it: use fewer nodes, or a smaller size_bytes",
+                );
+            }
+            (crate::collective::sendrecv_connections(n, count, channels), n as usize, Some(limit))
+        } else {
+            let zero = crate::collective::sendrecv_channel_zero(n, count, channels);
+            let run = zero.transfers.len();
+            (zero, run, None)
         }
-        let run = zero.transfers.len();
-        (zero, run)
     } else {
         let pairs = n as u64 * (n as u64 - 1);
         // Every channel's slice of a block alike: the block splits evenly over the channels.
@@ -89,12 +103,15 @@ pub(super) fn beyond(
             });
         }
         // Each step's n transfers, channel by channel.
-        (crate::collective::alltoall_channel_zero(n, count, channels), n as usize)
+        (crate::collective::alltoall_channel_zero(n, count, channels), n as usize, None)
     };
     let Some(search) = CopiesSearch::start(topology, &zero, scenario.policy(), run) else {
         return refused(super::bounded::NOT_ALIKE);
     };
-    Some(Stage::Copies { topology: topology.clone(), copies: Box::new(Copies { zero, search, lean }) })
+    Some(Stage::Copies {
+        topology: topology.clone(),
+        copies: Box::new(Copies { zero, search, lean, turned }),
+    })
 }
 
 impl Copies {
@@ -108,7 +125,7 @@ impl Copies {
     /// Bruck's beside it where it stays small), then channel 0's run on the folded links.
     pub fn finish(self, scenario: &ValidScenario, topology: Topology) -> Stage {
         let s = scenario.scenario();
-        let Copies { mut zero, search, lean } = self;
+        let Copies { mut zero, search, lean, turned } = self;
         let symmetry = search.finish(&topology, &zero);
         let paths = symmetry.channel_zero_paths();
         let bound = Bound::of_paths(&topology, &zero, paths, |bytes| symmetry.whole_link_bytes(bytes));
@@ -129,7 +146,11 @@ impl Copies {
             bounds.push((algorithm, ns));
         }
         let (plan, pick): (Plan, _) = Plan::tuned(scenario, bounds);
-        zero.protocol = s.protocol.unwrap_or(pick.protocol);
+        let protocol = s.protocol.unwrap_or(pick.protocol);
+        if let Some(limit) = turned {
+            return super::turned::start(scenario, topology, (symmetry, plan), (protocol, limit));
+        }
+        zero.protocol = protocol;
         run_settings(&mut zero, scenario);
         folded_stage(scenario, topology, (symmetry, zero, None), plan)
     }

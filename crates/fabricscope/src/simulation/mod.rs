@@ -28,6 +28,7 @@ mod steps;
 mod summary;
 mod sweep;
 mod tree_channels;
+mod turned;
 mod waits;
 mod weigh;
 

@@ -90,6 +90,9 @@ pub(super) const CLAUSES: &[(&str, &str)] = &[
     // simulation::alltoall: an AllToAll from channel 0.
     ("a sweep's row (fabricscope {}) and the page run it from channel 0, which stands for every channel, but a run whose trace is expanded needs every transfer: use fewer nodes or channels", "扫描的一行（fabricscope {0}）和网页由代表全部通道的通道 0 运行它，但需要展开轨迹的运行需要每一次传输：请减少节点或通道"),
     ("even channel 0 alone is beyond it: use fewer nodes, or a smaller size_bytes", "连通道 0 单独运行也超过上限：请减少节点，或减小 size_bytes"),
+    // simulation::turned: a SendRecv from a few nodes' sources of channel 0.
+    ("even channel 0 of the fewest nodes whose sources stand for all ({}) is beyond it: use fewer nodes, or a smaller size_bytes", "连能代表全部的最少节点（{0} 个）的通道 0 也超过上限：请减少节点，或减小 size_bytes"),
+    ("even channel 0 alone is beyond it, and turning its ranks by whole nodes does not keep their routes (leaf groups of different sizes, a fault), so no few nodes' sources stand for all: use fewer nodes, or a smaller size_bytes", "连通道 0 单独运行也超过上限，且按整节点轮转各 rank 不能保持其路由（叶交换机组大小不一或有故障），因此没有几个节点的源能代表全部：请减少节点，或减小 size_bytes"),
     ("bounding it counts its pairs in {} routes here, more than {}: use fewer nodes or switches of a higher radix (fewer leaves), or the CLI (fabricscope alltoall), which bounds up to {}", "在这里求界需用 {0} 条路由统计其各对，超过 {1}：请减少节点，或用更高端口数（更少叶交换机）的交换机，或用命令行（fabricscope alltoall），它最多可对 {2} 条路由求界"),
     ("bounding it counts its pairs in {} routes here, more than {}: use fewer nodes or switches of a higher radix (fewer leaves)", "在这里求界需用 {0} 条路由统计其各对，超过 {1}：请减少节点，或用更高端口数（更少叶交换机）的交换机"),
     ("even channel 0 alone is beyond it: a sweep's row (fabricscope alltoall) bounds it, a run to show needs fewer nodes", "连通道 0 单独运行也超过上限：扫描行（fabricscope alltoall）可对其求界，要显示运行则需减少节点"),

@@ -86,8 +86,9 @@ fn the_collectives_problems_read_in_chinese() {
         json!({"collective": "broadcast", "algorithm": "Tree", "nodes": 2}),
         json!({"collective": "broadcast", "root": 500}),
         json!({"collective": "broadcast", "nodes": 2048, "size_bytes": 1 << 30}),
-        // A SendRecv beyond the engine even from channel 0: the largest message that runs.
-        json!({"collective": "send_recv", "nodes": 2048, "size_bytes": 1 << 30}),
+        // A SendRecv beyond the engine on a lossy fabric, where no channel runs for the others:
+        // the largest message that runs.
+        json!({"collective": "send_recv", "nodes": 2048, "size_bytes": 1 << 30, "fabric": {"technology": "roce"}}),
         // Within it, but hashed routes on a lossy fabric: no bound holds.
         json!({"collective": "all_to_all", "nodes": 256, "fabric": {"technology": "roce"}}),
         // Channel 0 would fit, but not as copies: ECMP hashes the channel in.
@@ -205,6 +206,18 @@ fn the_runs_too_big_read_in_chinese() {
             fabricscope::plan::Budget { transfers: 1, bounded: 1000, ..fabricscope::plan::PAGE_BUDGET },
         )
         .showing_images()
+        .run()
+        .err()
+        .unwrap()
+        .to_string(),
+        // A SendRecv beyond its channel 0 whose ranks do not turn by whole nodes (12 nodes on
+        // leaves of 8): a sweep's row, refused by name.
+        fabricscope::Job::within(
+            &scenario(json!({"nodes": 12, "collective": "send_recv", "size_bytes": 256 << 20, "fabric": {"topology": "leaf_spine", "radix": 16}})),
+            fabricscope::Mode::Auto,
+            fabricscope::plan::Budget { transfers: 1000, ..fabricscope::plan::ENGINE_BUDGET },
+        )
+        .point_hashed()
         .run()
         .err()
         .unwrap()

@@ -403,6 +403,12 @@ impl Job {
             (Some(symmetry), None, Then::Finish) if self.point && self.hashed => {
                 Some(symmetry.expanded_hash(&trace))
             }
+            // A SendRecv's few nodes' sources of channel 0 for all (`turned`): never expanded.
+            (Some(symmetry), Some((rotation, paths)), Then::Finish)
+                if self.point && self.hashed && unfold.whole.is_none() && symmetry.copies_on_same_links() =>
+            {
+                Some(rotation.copies_hash(&trace, paths, schedule.n_steps, symmetry.share() as u32))
+            }
             _ => None,
         };
         if self.point && timed_only && (!self.hashed || streamed.is_some()) {
