@@ -835,6 +835,32 @@ await test('training view: pure DP over 512 GPUs, its rings beyond the engine ex
   await reopen(back, '#step-time');
 });
 
+await test('training view: GPT-3 175B on 2,048 GPUs, its step in a worker, the placement compact', async () => {
+  // 256 DGX H100 at TP 8 × PP 16 × DP 16: the page took 64 nodes at most before.
+  const back = page.url();
+  const job = JSON.parse(decodeURIComponent(back.split('#train=')[1]));
+  Object.assign(job, { model: 'gpt3-175b', tp: 8, pp: 16, dp: 16, global_batch: 1024, micro_batch: 1 });
+  job.cluster.nodes = 256;
+  const t0 = Date.now();
+  await reopen(back.replace(/#.*$/, '') + '#train=' + encodeURIComponent(JSON.stringify(job)), '#step-time');
+  await waitFor('the step', () => trainSettled(), 60000);
+  console.log(`     GPT-3 175B on 256 nodes: shown ${Date.now() - t0} ms after the link opened`);
+  expect(!(await page.locator('#error').count()), 'no error');
+  expect((await text('#train-nodes')).includes('256') && !(await text('#train-nodes')).includes('512'), await text('#train-nodes'));
+  // Every node a tile, every GPU a stripe, in about a screen's height.
+  const box = await page.evaluate(() => document.querySelector('#placement').getBoundingClientRect().height);
+  expect(box > 100 && box <= 800, `placement ${box} px tall`);
+  expect((await text('#placement-hint')).includes('small tile'), await text('#placement-hint'));
+  await page.click('#train-play');
+  await waitFor('the clock to move', async () => !(await text('#train-clock')).startsWith('0 ns'), 5000);
+  await page.click('#train-play');
+  await page.screenshot({ path: join(shots, 'training-2048-gpus.png'), fullPage: true });
+  await page.click('#lang-zh');
+  expect((await text('#placement-hint')).includes('小方块'), await text('#placement-hint'));
+  await page.click('#lang-en');
+  await reopen(back, '#step-time');
+});
+
 await test('training view: the step animates, the URL keeps the job, Chinese, back to collectives', async () => {
   await page.click('#train-play');
   await waitFor('the clock to move', async () => !(await text('#train-clock')).startsWith('0 ns'), 5000);

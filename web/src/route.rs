@@ -7,7 +7,7 @@ use crate::lessons::{self, LessonAt, Step};
 use crate::services::{location, storage, url};
 use crate::state::collectives::{page_demo, AppState, Focus};
 use crate::state::page_job::simulate_in_page;
-use crate::state::training::{TrainState, MAX_PAGE_NODES};
+use crate::state::training::{within_page, TrainState, MAX_PAGE_GPUS};
 use crate::state::Mode;
 use fabricscope::train::TrainScenario;
 use fabricscope::units::SimTime;
@@ -170,10 +170,8 @@ pub fn initial_job_stored() -> TrainScenario {
 pub fn initial_job() -> (TrainScenario, Option<String>) {
     let hash = location::hash();
     match url::decode_train(&hash) {
-        Ok(Some(job)) if job.cluster.nodes <= MAX_PAGE_NODES => (job, None),
-        Ok(Some(_)) => {
-            (initial_job_stored(), Some(format!("the page simulates up to {MAX_PAGE_NODES} nodes")))
-        }
+        Ok(Some(job)) if within_page(&job) => (job, None),
+        Ok(Some(_)) => (initial_job_stored(), Some(format!("the page simulates up to {MAX_PAGE_GPUS} GPUs"))),
         Ok(None) => (initial_job_stored(), None),
         Err(message) => (initial_job_stored(), Some(message)),
     }
@@ -185,7 +183,7 @@ pub fn initial_train_state(lesson_job: Option<TrainScenario>, lang: Lang, dark: 
     // A lesson step's job, or the reader's change of it that the URL carries.
     let (job, problem) = match lesson_job {
         Some(job) => match url::decode_train(&location::hash()) {
-            Ok(Some(linked)) if linked.cluster.nodes <= MAX_PAGE_NODES => (linked, None),
+            Ok(Some(linked)) if within_page(&linked) => (linked, None),
             _ => (job, None),
         },
         None => initial_job(),

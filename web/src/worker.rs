@@ -158,7 +158,7 @@ mod tests {
     fn a_workers_training_step_is_the_views_own() {
         use fabricscope::train::{TrainReport, TrainScenario};
         let mut dp = TrainScenario::default_demo();
-        dp.cluster.nodes = crate::state::training::MAX_PAGE_NODES;
+        dp.cluster.nodes = 64;
         dp.model = "llama2-7b".into();
         (dp.tp, dp.pp, dp.dp, dp.global_batch) = (1, 1, 512, 512);
         let extrapolated = |r: &TrainReport| {

@@ -61,7 +61,7 @@ mod parse {
                     }
                     (None, Some(job)) => {
                         job.validate().unwrap_or_else(|e| panic!("{at}: {e:?}"));
-                        assert!(job.cluster.nodes <= crate::state::training::MAX_PAGE_NODES, "{at}");
+                        assert!(crate::state::training::within_page(job), "{at}");
                     }
                     _ => panic!("{at}: a step shows a scenario or a training job"),
                 }

@@ -148,13 +148,28 @@ pub struct Placement {
     pub node_w: f64,
     pub node_h: f64,
     pub gpus_per_node: u32,
+    /// Nodes as small tiles without labels, their GPUs stripes (`COMPACT_ABOVE`).
+    pub compact: bool,
+    gap: f64,
 }
 
 const GAP: f64 = 10.0;
 const CELL_H: f64 = 22.0;
 
+/// Beyond this many nodes the placement is compact: each node a tile of the widest of
+/// `COMPACT_WIDTHS` that fits every node in about `COMPACT_HEIGHT` (2,048 nodes in 1,400 px are
+/// tiles of 16 px, 38 rows), its GPUs stripes, no labels, group underlines or arrows.
+pub const COMPACT_ABOVE: u32 = 64;
+const COMPACT_WIDTHS: [f64; 6] = [48.0, 32.0, 24.0, 16.0, 12.0, 8.0];
+const COMPACT_HEIGHT: f64 = 720.0;
+const COMPACT_GAP: f64 = 2.0;
+const COMPACT_H: f64 = 14.0;
+
 impl Placement {
     pub fn new(width: f64, nodes: u32, gpus_per_node: u32) -> Placement {
+        if nodes > COMPACT_ABOVE {
+            return Placement::compact(width, nodes, gpus_per_node);
+        }
         let node_w = (gpus_per_node as f64 * 22.0 + 16.0).max(120.0);
         let cols = (((width - GAP) / (node_w + GAP)).floor() as u32).clamp(1, nodes.max(1));
         let node_w = (width - GAP) / cols as f64 - GAP;
@@ -167,12 +182,37 @@ impl Placement {
             node_w,
             node_h,
             gpus_per_node,
+            compact: false,
+            gap: GAP,
+        }
+    }
+
+    /// `COMPACT_ABOVE`'s layout.
+    fn compact(width: f64, nodes: u32, gpus_per_node: u32) -> Placement {
+        let gap = COMPACT_GAP;
+        let shape = |w: f64| {
+            let cols = (((width - gap) / (w + gap)).floor() as u32).clamp(1, nodes.max(1));
+            (cols, nodes.div_ceil(cols))
+        };
+        let height_of = |rows: u32| gap + rows as f64 * (COMPACT_H + gap);
+        let fits = |w: &&f64| height_of(shape(**w).1) <= COMPACT_HEIGHT;
+        let node_w = *COMPACT_WIDTHS.iter().find(fits).unwrap_or(&COMPACT_WIDTHS[COMPACT_WIDTHS.len() - 1]);
+        let (cols, rows) = shape(node_w);
+        Placement {
+            width,
+            height: height_of(rows) + 4.0,
+            cols,
+            node_w: (width - gap) / cols as f64 - gap,
+            node_h: COMPACT_H,
+            gpus_per_node,
+            compact: true,
+            gap,
         }
     }
 
     fn node_origin(&self, node: u32) -> (f64, f64) {
         let (r, c) = (node / self.cols, node % self.cols);
-        (GAP + c as f64 * (self.node_w + GAP), GAP + r as f64 * (self.node_h + GAP))
+        (self.gap + c as f64 * (self.node_w + self.gap), self.gap + r as f64 * (self.node_h + self.gap))
     }
 
     fn node_centre(&self, node: u32) -> (f64, f64) {
@@ -180,11 +220,15 @@ impl Placement {
         (x + self.node_w / 2.0, y + self.node_h / 2.0)
     }
 
-    /// GPU `rank`'s cell.
+    /// GPU `rank`'s cell (compact: a stripe of its node's tile).
     pub fn cell(&self, rank: u32) -> (f64, f64, f64, f64) {
         let node = rank / self.gpus_per_node;
         let local = rank % self.gpus_per_node;
         let (x, y) = self.node_origin(node);
+        if self.compact {
+            let slot = self.node_w / self.gpus_per_node as f64;
+            return (x + local as f64 * slot, y, slot, self.node_h);
+        }
         let slot = (self.node_w - 12.0) / self.gpus_per_node as f64;
         (x + 6.0 + local as f64 * slot + 1.0, y + 20.0, slot - 2.0, CELL_H)
     }
@@ -219,6 +263,9 @@ pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
     let PlacementScene { place, grid, nodes, report, ep, t, groups, lang, palette } = *scene;
     ctx.set_fill_style_str(palette.background);
     ctx.fill_rect(0.0, 0.0, place.width, place.height);
+    if place.compact {
+        return paint_compact(ctx, scene);
+    }
     ctx.set_font("600 11px system-ui, sans-serif");
     ctx.set_text_baseline("alphabetic");
     ctx.set_text_align("left");
@@ -312,5 +359,79 @@ pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
         ctx.line_to(x1 - 8.0 * (angle + 0.4).cos(), y1 - 8.0 * (angle + 0.4).sin());
         ctx.close_path();
         ctx.fill();
+    }
+}
+
+/// The compact placement (`COMPACT_ABOVE`): each GPU a stripe of its node's tile, filled with its
+/// stage's activity at the playhead; a node's neighbouring GPUs that do the same drawn as one
+/// rect (a node of one stage is one), so 16,384 GPUs take about 2,048 rects a frame.
+fn paint_compact<S: Surface>(ctx: &S, scene: &PlacementScene) {
+    let PlacementScene { place, grid, report, t, palette, .. } = *scene;
+    let stage_activity: Vec<Activity> = (0..grid.pp).map(|s| report.activity(s, t)).collect();
+    let g = place.gpus_per_node.max(1);
+    let mut run: Option<(u32, &str, u32)> = None;
+    let paint = |(first, colour, count): (u32, &str, u32)| {
+        let (x, y, w, h) = place.cell(first);
+        ctx.set_fill_style_str(colour);
+        ctx.fill_rect(x, y, w * count as f64, h);
+    };
+    for rank in 0..grid.ranks() {
+        let colour = activity_colour(palette, stage_activity[grid.coord(rank, Dim::Pp) as usize]);
+        run = match run {
+            Some((first, c, count)) if c == colour && first / g == rank / g => Some((first, c, count + 1)),
+            Some(done) => {
+                paint(done);
+                Some((rank, colour, 1))
+            }
+            None => Some((rank, colour, 1)),
+        };
+    }
+    if let Some(done) = run {
+        paint(done);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2,048 GPUs are 256 tiles in about a screen's height, every GPU a stripe inside its node's
+    /// tile; a node of one pipeline stage is one rect, so the frame paints a rect a node.
+    #[test]
+    fn a_large_cluster_is_placed_compact_a_rect_a_node() {
+        let job = fabricscope::train::TrainScenario {
+            cluster: fabricscope::Scenario { nodes: 256, ..fabricscope::Scenario::default_demo() },
+            dp: 16,
+            global_batch: 1024,
+            ..fabricscope::train::TrainScenario::default_demo()
+        };
+        let valid = job.validate().unwrap();
+        let report = valid.run();
+        let place = Placement::new(1400.0, 256, 8);
+        assert!(place.compact && place.height <= COMPACT_HEIGHT + 4.0, "{} px", place.height);
+        for rank in 0..2048 {
+            let (x, y, w, h) = place.cell(rank);
+            let (nx, ny) = place.node_origin(rank / 8);
+            assert!(x >= nx - 1e-9 && x + w <= nx + place.node_w + 1e-9 && y == ny && h == place.node_h);
+            assert!(x + w <= place.width && y + h <= place.height);
+        }
+        let svg = crate::render::surface::Svg::new();
+        let scene = PlacementScene {
+            place: &place,
+            grid: valid.grid(),
+            nodes: 256,
+            report: &report,
+            ep: 1,
+            t: report.step_ns / 3.0,
+            groups: Dim::Dp,
+            lang: Lang::En,
+            palette: TrainPalette::of(false),
+        };
+        paint_placement(&svg, &scene);
+        let drawn = svg.finish(place.width, place.height);
+        assert_eq!(drawn.matches("<rect").count(), 1 + 256, "the background and a rect a node");
+        // Up to 64 nodes, every node framed and labelled as before.
+        let small = Placement::new(1400.0, 64, 8);
+        assert!(!small.compact && small.cell(0).2 >= 18.0);
     }
 }

@@ -3,7 +3,7 @@
 //! is lost when the URL is: a bare link, a damaged one).
 
 use crate::i18n::Lang;
-use crate::state::training::MAX_PAGE_NODES;
+use crate::state::training::within_page;
 use fabricscope::train::TrainScenario;
 use fabricscope::Scenario;
 use gloo::storage::{LocalStorage, Storage};
@@ -54,7 +54,7 @@ pub fn stored_job() -> Option<TrainScenario> {
     LocalStorage::get::<String>(JOB_KEY)
         .ok()
         .and_then(|text| TrainScenario::from_json(&text).ok())
-        .filter(|job| job.validate().is_ok() && job.cluster.nodes <= MAX_PAGE_NODES)
+        .filter(|job| job.validate().is_ok() && within_page(job))
 }
 
 /// Remembers a training job.

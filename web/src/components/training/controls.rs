@@ -3,7 +3,7 @@
 
 use crate::components::{input_value, select_value};
 use crate::i18n::{t, Lang, Text};
-use crate::state::training::{TrainAction, TrainState, MAX_PAGE_NODES};
+use crate::state::training::{TrainAction, TrainState, MAX_PAGE_GPUS};
 use crate::state::Shared;
 use fabricscope::catalog::{Technology, NODE_PRESETS};
 use fabricscope::train::layout::RankOrder;
@@ -162,7 +162,7 @@ pub fn train_controls(props: &ControlsProps) -> Html {
                 .iter()
                 .find(|p| p.id == id)
                 .map(|p| p.gpus_per_node)
-                .filter(|&g| g > 0 && gpus % g == 0 && gpus / g <= MAX_PAGE_NODES)
+                .filter(|&g| g > 0 && gpus % g == 0 && gpus <= MAX_PAGE_GPUS)
                 .map(|g| gpus / g);
             edit(&s, |j| {
                 j.cluster.preset = id;
@@ -360,7 +360,7 @@ pub fn train_controls(props: &ControlsProps) -> Html {
                 </select>
             </label>
             <label>{ t(lang, Text::Nodes) }
-                <select id="train-nodes" onchange={on_nodes}>{ options(node_counts(job.cluster.nodes), job.cluster.nodes) }</select>
+                <select id="train-nodes" onchange={on_nodes}>{ options(node_counts(job.cluster.nodes, valid.cluster().preset().gpus_per_node), job.cluster.nodes) }</select>
             </label>
             <label>{ t(lang, Text::FabricTitle) }
                 <select id="train-fabric" onchange={on_fabric}>
@@ -448,8 +448,13 @@ pub fn train_controls(props: &ControlsProps) -> Html {
 }
 
 /// The node counts offered, and the job's own when it is another (9 boxes of 8 for 72 GPUs).
-fn node_counts(current: u32) -> Vec<u32> {
-    let mut counts = vec![1, 2, 4, 8, 16, 32, 64];
+/// Node counts to choose from: powers of two whose GPUs the page simulates (`MAX_PAGE_GPUS`), and
+/// the current one.
+fn node_counts(current: u32, gpus_per_node: u32) -> Vec<u32> {
+    let mut counts: Vec<u32> = (0..=14)
+        .map(|k| 1u32 << k)
+        .filter(|&n| n.saturating_mul(gpus_per_node.max(1)) <= MAX_PAGE_GPUS)
+        .collect();
     if !counts.contains(&current) {
         counts.push(current);
         counts.sort_unstable();

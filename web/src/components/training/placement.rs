@@ -96,7 +96,7 @@ pub fn placement_view(props: &Props) -> Html {
                 format!("{}; {}; {}.", span(Dim::Tp, "TP"), span(Dim::Pp, "PP"), span(Dim::Dp, "DP"))
             } }</p>
             <div class="canvas-wrap"><canvas id="placement" ref={canvas} data-gpus={grid.ranks().to_string()}></canvas></div>
-            <p class="hint">{ t(lang, Text::EachGPUIsFilledWith) }</p>
+            <p class="hint" id="placement-hint">{ t(lang, if s.valid.cluster().scenario().nodes > crate::render::training::COMPACT_ABOVE { Text::PlacementCompact } else { Text::EachGPUIsFilledWith }) }</p>
         </>
     }
 }

@@ -206,6 +206,8 @@ pub(super) const TEMPLATES: &[(&str, &str)] = &[
     ("one step's largest collective is {} transfers (of the groups that run: where every group is an image of one on links of its own, that one), more than the engine's limit of {}: use fewer nodes, or a larger TP or PP (each DP group then holds fewer GPUs)", "一步中最大的集合通信有 {0} 次传输（指实际运行的组：每组都是另一组在自己链路上的像时，即那一组），超过引擎上限 {1}：请减少节点，或增大 TP 或 PP（每个 DP 组的 GPU 随之减少）"),
     // The page's own link checks (services::url, route).
     ("the page simulates up to {} nodes", "网页最多模拟 {0} 个节点"),
+    ("the page simulates up to {} GPUs", "网页最多模拟 {0} 个 GPU"),
+    ("{} GPUs; the page simulates up to {} (the CLI takes more)", "{0} 个 GPU；网页最多模拟 {1} 个（命令行可以更多）"),
     ("the link is {} characters long, more than {}", "链接长 {0} 个字符，超过上限 {1}"),
     ("'{}' is not a time in ns", "“{0}”不是以 ns 计的时间"),
     // The page's own fields (components::collectives, components::training).
