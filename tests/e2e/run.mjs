@@ -855,8 +855,17 @@ await test('training view: GPT-3 175B on 2,048 GPUs, its step in a worker, the p
   await waitFor('the clock to move', async () => !(await text('#train-clock')).startsWith('0 ns'), 5000);
   await page.click('#train-play');
   await page.screenshot({ path: join(shots, 'training-2048-gpus.png'), fullPage: true });
+  // Every fabric compared: over RoCE, EFA and TCP (hashed routes) its 128 DP rings of 16 GPUs
+  // are beyond the engine together, and too short to extrapolate from: rows that say so.
+  await waitFor('every fabric', async () => (await page.locator('#fabrics tbody tr').count()) === 4, 60000);
+  const refused = await text('#fabrics tr.refused >> nth=0');
+  expect(refused.includes('RoCE') && refused.includes('beyond the engine here'), refused);
+  expect((await page.locator('.fabrics-refused').count()) === 1, 'the reason once');
+  expect((await text('.fabrics-refused')).includes('have only 30 steps'), await text('.fabrics-refused'));
+  expect((await page.locator('#fabrics tr.refused').count()) === 3, 'RoCE, EFA and TCP refused');
   await page.click('#lang-zh');
   expect((await text('#placement-hint')).includes('小方块'), await text('#placement-hint'));
+  expect((await text('.fabrics-refused')).includes('只有 30 步'), await text('.fabrics-refused'));
   await page.click('#lang-en');
   await reopen(back, '#step-time');
 });

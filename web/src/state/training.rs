@@ -56,9 +56,9 @@ pub struct TrainState {
     /// Which groups the placement view outlines.
     pub groups: Dim,
     /// The job on every fabric, once computed.
-    pub fabrics: Rc<Option<Result<Vec<FabricRow>, String>>>,
+    pub fabrics: Rc<Option<Vec<FabricOutcome>>>,
     /// The fabric rows done so far, one run per idle tick, until `fabrics` has them all.
-    pub fabric_rows: Rc<Vec<FabricRow>>,
+    pub fabric_rows: Rc<Vec<FabricOutcome>>,
     /// (GPUs, tokens/s, efficiency) at growing DP, one point per tick.
     pub scaling: Rc<Vec<(u32, f64, f64)>>,
     pub scaling_todo: Rc<Vec<u32>>,
@@ -88,6 +88,9 @@ pub enum Extra {
     Fabric(fabricscope::catalog::Technology),
     Scaling,
 }
+
+/// One fabric's row of the comparison, or the fabric and why the job does not run on it.
+pub type FabricOutcome = Result<FabricRow, (fabricscope::catalog::Technology, String)>;
 
 /// What a comparison came to: its fabric row, or its scaling point's GPUs and tokens/s (what a
 /// worker sends back, as JSON).
@@ -209,12 +212,12 @@ impl TrainState {
             && (self.fabrics.is_none() || !self.scaling_todo.is_empty())
     }
 
-    /// A fabric row done; with the last, the table.
-    fn add_fabric_row(&mut self, row: FabricRow) {
+    /// A fabric row done, or why the job does not run on that fabric; with the last, the table.
+    fn add_fabric_row(&mut self, row: FabricOutcome) {
         let mut rows = (*self.fabric_rows).clone();
         rows.push(row);
         if rows.len() == FABRICS.len() {
-            self.fabrics = Rc::new(Some(Ok(rows)));
+            self.fabrics = Rc::new(Some(rows));
             self.fabric_rows = Rc::new(Vec::new());
         } else {
             self.fabric_rows = Rc::new(rows);
@@ -352,11 +355,13 @@ impl Reducible for TrainState {
                     let technology = FABRICS[self.fabric_rows.len()];
                     let job = on_fabric(&self.job, technology);
                     if job == self.job {
-                        next.add_fabric_row(FabricRow::of(technology, report));
+                        next.add_fabric_row(Ok(FabricRow::of(technology, report)));
                     } else {
                         match job.validate() {
                             Ok(valid) => next.extra = Some((Extra::Fabric(technology), job_of(valid))),
-                            Err(errors) => next.fabrics = Rc::new(Some(Err(join(&errors)))),
+                            // Beyond the engine there (RoCE's ECMP, where no group stands for the
+                            // others): a row that says why, and the next fabric.
+                            Err(errors) => next.add_fabric_row(Err((technology, join(&errors)))),
                         }
                     }
                 } else if let Some((&dp, rest)) = self.scaling_todo.split_first() {
@@ -386,7 +391,7 @@ impl Reducible for TrainState {
                 }
                 next.extra = None;
                 match result {
-                    ExtraResult::Fabric(row) => next.add_fabric_row(row),
+                    ExtraResult::Fabric(row) => next.add_fabric_row(Ok(row)),
                     ExtraResult::Scaling { gpus, tokens_per_s: tps } => {
                         let (base_gpus, base_tps, _) = self.scaling[0];
                         let mut curve = (*self.scaling).clone();
@@ -557,7 +562,8 @@ mod tests {
             assert!(state.fabrics.is_none() && state.fabric_rows.len() == done);
         }
         state = next_extra(state);
-        let fabrics = state.fabrics.as_ref().clone().unwrap().unwrap();
+        let fabrics: Vec<FabricRow> =
+            state.fabrics.as_ref().clone().unwrap().into_iter().map(Result::unwrap).collect();
         assert_eq!(fabrics, fabricscope::train::compare_fabrics(&state.job).unwrap());
         while state.extras_pending() {
             state = next_extra(state);
@@ -588,5 +594,37 @@ mod tests {
         assert_eq!(state.error, None);
         let stop = state.scaling_stop.clone().expect("a point beyond the engine");
         assert!(stop.starts_with("DP ") && stop.contains("limit"), "{stop}");
+    }
+
+    #[test]
+    fn a_fabric_beyond_the_engine_is_a_row_that_says_why_and_the_others_run() {
+        // GPT-3 on 256 DGX H100, DP 16: over RoCE, EFA and TCP (hashed routes: no group stands
+        // for the others) its 128 DP rings are beyond the engine together, and each ring's 30
+        // steps too few to extrapolate from; InfiniBand's row runs, and each other row says why
+        // it does not.
+        let job = TrainScenario {
+            cluster: fabricscope::Scenario { nodes: 256, ..fabricscope::Scenario::default_demo() },
+            dp: 16,
+            global_batch: 1024,
+            ..TrainScenario::default_demo()
+        };
+        let mut state = shown(job);
+        while state.fabrics.is_none() {
+            state = next_extra(state);
+        }
+        let rows = state.fabrics.as_ref().clone().unwrap();
+        let technologies: Vec<_> = rows
+            .iter()
+            .map(|row| match row {
+                Ok(row) => row.technology,
+                Err((technology, _)) => *technology,
+            })
+            .collect();
+        assert_eq!(technologies, FABRICS);
+        let refused: Vec<_> = rows.iter().filter_map(|row| row.as_ref().err()).collect();
+        assert_eq!(refused.iter().map(|(t, _)| *t).collect::<Vec<_>>(), FABRICS[1..]);
+        assert!(refused.iter().all(|(_, why)| why.contains("have only 30 steps")), "{refused:?}");
+        assert!(rows[0].is_ok(), "InfiniBand runs");
+        assert_eq!(state.error, None);
     }
 }

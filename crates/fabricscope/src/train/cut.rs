@@ -87,6 +87,10 @@ pub fn ring_cut(
     let ranks = few.unwrap_or(every);
     let budget = MAX_TRANSFERS / ranks.len().max(1) as u64;
     let p = prefix::plan_within(collective, widest, count, channels, budget).map_err(|_| {
+        let steps = prefix::ring_steps(collective, widest);
+        if steps <= LEAST_MEASURED_STEPS {
+            return prefix::short_rings(widest, steps);
+        }
         let least = LEAST_MEASURED_STEPS as u64 * ranks.iter().sum::<u64>() * c;
         format!(
             "even {LEAST_MEASURED_STEPS} steps of each of its {} groups that run are {least} transfers (the engine's limit is {MAX_TRANSFERS})",

@@ -76,6 +76,9 @@ pub fn plan_within(
     if whole_steps < 2 {
         return Err(format!("a {} over {n} ranks is not a ring", collective.nccl_name()));
     }
+    if whole_steps <= LEAST_MEASURED_STEPS {
+        return Err(short_rings(n, whole_steps));
+    }
     let (count, rounded) = match ring_steady_steps(collective, n, count, channels) {
         Some(_) => (count, false),
         None => ring_rounded_count(collective, n, count, channels).map_or((count, false), |r| (r, true)),
@@ -90,6 +93,12 @@ pub fn plan_within(
         ));
     }
     Ok(RingPrefix { steps, total_steps: whole_steps, count, rounded, unit })
+}
+
+/// Why rings of `n` ranks and `steps` steps are not extrapolated: a prefix of at least
+/// `LEAST_MEASURED_STEPS` steps, and more after it, is what the per-step time is measured on.
+pub fn short_rings(n: u32, steps: u32) -> String {
+    format!("its rings of {n} GPUs have only {steps} steps, too few to extrapolate from their first ones (that takes at least {LEAST_MEASURED_STEPS} of them and more after)")
 }
 
 /// The steps of a ring `collective` of `n` ranks: 2(n − 1) for an AllReduce, n − 1 for a

@@ -1,7 +1,7 @@
 //! Cost and checkpoints of the whole training run, and the same job on every fabric.
 
 use super::{pct, Props};
-use crate::i18n::{t, Lang, Text};
+use crate::i18n::{problem_text, t, Lang, Text};
 use fabricscope::catalog::Technology;
 use fabricscope::units::format_duration_ns;
 use yew::prelude::*;
@@ -19,10 +19,17 @@ pub fn cost_panel(props: &Props) -> Html {
         None => {
             html! { <p class="hint">{ t(lang, Text::SimulatingTheOtherFabrics) }</p> }
         }
-        Some(Err(message)) => html! { <p class="bad">{ message.clone() }</p> },
-        Some(Ok(rows)) => {
-            let tcp = rows.iter().find(|row| row.technology == Technology::Tcp).cloned();
-            let ib = rows.iter().find(|row| row.technology == Technology::Infiniband).cloned();
+        Some(outcomes) => {
+            let ran = || outcomes.iter().filter_map(|row| row.as_ref().ok());
+            let tcp = ran().find(|row| row.technology == Technology::Tcp).cloned();
+            let ib = ran().find(|row| row.technology == Technology::Infiniband).cloned();
+            // Each reason once: the fabrics beyond the engine for one cause share it.
+            let mut refusals: Vec<&String> = Vec::new();
+            for (_, why) in outcomes.iter().filter_map(|row| row.as_ref().err()) {
+                if !refusals.contains(&why) {
+                    refusals.push(why);
+                }
+            }
             html! {
                 <>
                     <div class="table-scroll">
@@ -30,15 +37,24 @@ pub fn cost_panel(props: &Props) -> Html {
                             <thead><tr><th>{ t(lang, Text::FabricColumn) }</th><th>{ t(lang, Text::StepColumn) }</th><th>{ t(lang, Text::ExposedComm) }</th>
                                 <th>{ t(lang, Text::Days) }</th><th>{ "$/GPU-h" }</th><th>{ t(lang, Text::Cost) }</th></tr></thead>
                             <tbody>
-                                { for rows.iter().map(|row| html! {
-                                    <tr class={classes!((row.technology == s.job.cluster.fabric.technology).then_some("current"))}>
-                                        <td>{ row.technology.spec().name }</td><td>{ format_duration_ns(row.step_ns) }</td><td>{ pct(row.comm_exposed_share) }</td>
-                                        <td>{ format!("{:.1}", row.days) }</td><td>{ format!("{:.2}", row.gpu_hour_usd) }</td><td>{ format!("${:.0}", row.usd) }</td>
-                                    </tr>
+                                { for outcomes.iter().map(|outcome| match outcome {
+                                    Ok(row) => html! {
+                                        <tr class={classes!((row.technology == s.job.cluster.fabric.technology).then_some("current"))}>
+                                            <td>{ row.technology.spec().name }</td><td>{ format_duration_ns(row.step_ns) }</td><td>{ pct(row.comm_exposed_share) }</td>
+                                            <td>{ format!("{:.1}", row.days) }</td><td>{ format!("{:.2}", row.gpu_hour_usd) }</td><td>{ format!("${:.0}", row.usd) }</td>
+                                        </tr>
+                                    },
+                                    // Beyond the engine on that fabric: its name; why, under the table.
+                                    Err((technology, _)) => html! {
+                                        <tr class="refused">
+                                            <td>{ technology.spec().name }</td><td colspan="5" class="bad">{ t(lang, Text::BeyondTheEngineHere) }</td>
+                                        </tr>
+                                    },
                                 }) }
                             </tbody>
                         </table>
                     </div>
+                    { for refusals.iter().map(|why| html! { <p class="bad fabrics-refused">{ problem_text(lang, why) }</p> }) }
                     if let (Some(ib), Some(tcp)) = (ib, tcp) {
                         <p class="formula" id="fabric-verdict">{ {
                             let time = 1.0 - ib.days / tcp.days;

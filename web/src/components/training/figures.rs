@@ -78,7 +78,8 @@ pub fn figures(props: &Props) -> Html {
             <p id="tp-note" class="formula">{ tp_note }</p>
             <div class="buttons">
                 <button id="export-train" onclick={ let (h, report) = (s.clone(), props.report.clone()); Callback::from(move |_| {
-                    let value = serde_json::json!({ "job": h.job, "report": *report, "fabrics": *h.fabrics, "scaling": *h.scaling });
+                    let fabrics = h.fabrics.as_ref().as_ref().map(|rows| rows.iter().map(|row| match row { Ok(row) => serde_json::json!(row), Err((technology, why)) => serde_json::json!({ "technology": technology, "refused": why }) }).collect::<Vec<_>>());
+                    let value = serde_json::json!({ "job": h.job, "report": *report, "fabrics": fabrics, "scaling": *h.scaling });
                     download("fabricscope-training.json", "application/json", &serde_json::to_string_pretty(&value).unwrap_or_default());
                 }) }>{ t(lang, Text::ExportJSON) }</button>
                 <button id="export-gantt" onclick={ Callback::from(|_| export_canvas_png("gantt", "fabricscope-1f1b.png")) }>{ t(lang, Text::N1F1BChartPNG) }</button>

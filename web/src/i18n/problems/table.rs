@@ -81,6 +81,7 @@ pub(super) const CLAUSES: &[(&str, &str)] = &[
     ("at this size only a few nodes standing for every node can be simulated, and here turning the ring by whole nodes does not keep its routes (leaf groups of different sizes, a fault)", "在此规模下只能用少数节点代表所有节点来模拟，而这里按整节点旋转环不能保持其路由（叶交换机组大小不一，或有故障）"),
     ("its steps differ, and measuring their time would take {} transfers ({} steps of channel 0), more than {}, where turning the ring by whole nodes does not keep its routes (leaf groups or pods of different sizes, a fault)", "它的各步不相同，测量其用时需要 {0} 次传输（通道 0 的 {1} 步），超过 {2}，而这里按整节点旋转环不能保持其路由（叶交换机组或 pod 大小不一，或有故障）"),
     ("even {} of its steps are {} transfers (the engine's limit is {})", "仅它的 {0} 步就有 {1} 次传输（引擎上限为 {2}）"),
+    ("its rings of {} GPUs have only {} steps, too few to extrapolate from their first ones (that takes at least {} of them and more after)", "它的 {0} 个 GPU 的环只有 {1} 步，太少，无法由前几步外推（外推至少需要其中 {2} 步，且其后还有步）"),
     ("even {} steps of each of its {} groups that run are {} transfers (the engine's limit is {})", "它运行的 {1} 个组各 {0} 步就有 {2} 次传输（引擎上限为 {3}）"),
     ("use fewer nodes or fewer channels (NCCL_MAX_NCHANNELS)", "请减少节点或通道（NCCL_MAX_NCHANNELS）"),
     ("use at most {} nodes here", "此处最多用 {0} 个节点"),

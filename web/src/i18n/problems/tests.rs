@@ -148,12 +148,17 @@ fn the_training_problems_read_in_chinese() {
         // 32 DP rings of 256 GPUs over RoCE: no group stands for the others (ECMP), and 48
         // steps of each are beyond the engine together (`train::cut`).
         json!({"cluster": {"nodes": 1024, "fabric": {"technology": "roce"}}, "tp": 8, "pp": 4, "dp": 256, "global_batch": 1024}),
+        // 128 DP rings of 16 GPUs over RoCE: beyond the engine together, and each ring's 30 steps
+        // too few to extrapolate from.
+        json!({"cluster": {"nodes": 256, "fabric": {"technology": "roce"}}, "tp": 8, "pp": 16, "dp": 16, "global_batch": 1024}),
     ];
     for case in cases {
         let problems = job_problems(case.clone());
         assert!(!problems.is_empty(), "{case} has no problem");
         assert_chinese(&problems.join("; "));
     }
+    let short = job_problems(json!({"cluster": {"nodes": 256, "fabric": {"technology": "roce"}}, "tp": 8, "pp": 16, "dp": 16, "global_batch": 1024})).join("; ");
+    assert!(short.contains("its rings of 16 GPUs have only 30 steps, too few to extrapolate"), "{short}");
 }
 
 #[test]
