@@ -90,32 +90,28 @@ pub fn sendrecv_rotated(n: u32, count: u64, n_channels: u32, sources: u32) -> Sc
 /// chunk of a connection routes alike, so the copies proof (`engine::copies`) and the tuner's
 /// bound (its bytes summed in integers) are the whole channel's, from n transfers.
 pub fn sendrecv_connections(n: u32, count: u64, n_channels: u32) -> Schedule {
-    let (_, len) = slice(count, n_channels, 0);
-    let transfers = (0..n)
-        .filter(|_| n > 1)
-        .map(|src| Transfer {
-            step: 0,
-            channel: 0,
-            src,
-            dst: (src + 1) % n,
-            chunk: 0,
-            offset: 0,
-            src_offset: 0,
-            from_input: true,
-            len,
-            op: ChunkOp::Copy,
-            deps: Deps::new(),
-            after: None,
-            hop: Hop::Peer,
-        })
-        .collect();
-    Schedule::new(Collective::SendRecv, Algorithm::Direct, n, n_channels, count, 1, transfers)
+    sendrecv_built(n, count, n_channels, (1, n), 1)
+}
+
+/// Chunks of each channel of a SendRecv of `count` elements over `n_channels`: Simple's.
+pub fn sendrecv_chunks(count: u64, n_channels: u32) -> u32 {
+    chain_chunks(Protocol::Simple, count.div_ceil(n_channels.max(1) as u64))
 }
 
 /// `sendrecv` over `n_channels`, of which the first `built` are built, from the first `sources`
 /// ranks.
-fn sendrecv_channels(n: u32, count: u64, n_channels: u32, (built, sources): (u32, u32)) -> Schedule {
-    let chunks = chain_chunks(Protocol::Simple, count.div_ceil(n_channels as u64));
+fn sendrecv_channels(n: u32, count: u64, n_channels: u32, built: (u32, u32)) -> Schedule {
+    sendrecv_built(n, count, n_channels, built, sendrecv_chunks(count, n_channels))
+}
+
+/// `sendrecv_channels` with each channel cut into `chunks`.
+fn sendrecv_built(
+    n: u32,
+    count: u64,
+    n_channels: u32,
+    (built, sources): (u32, u32),
+    chunks: u32,
+) -> Schedule {
     let mut transfers = Vec::new();
     if n > 1 {
         for channel in 0..built {

@@ -20,7 +20,7 @@ mod verify;
 pub use builder::{FirstChannels, ScheduleBuilder};
 pub use direct::{
     alltoall, alltoall_channel_zero, alltoall_rounded_count, sendrecv, sendrecv_channel_zero,
-    sendrecv_connections, sendrecv_rotated,
+    sendrecv_chunks, sendrecv_connections, sendrecv_rotated,
 };
 pub use hierarchical::{collnet_allreduce, hierarchical_allreduce};
 pub use protocol::Protocol;

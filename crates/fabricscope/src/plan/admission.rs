@@ -374,7 +374,7 @@ pub fn alltoall_copies_provable(scenario: &Scenario, n_ranks: u32, channels: u32
 /// refuses by name where they do not): their transfers within `budget.transfers`.
 fn sendrecv_copies_fit(scenario: &Scenario, n_ranks: u32, channels: u32, budget: Budget) -> bool {
     let count = scenario.count();
-    let chunks = crate::collective::chain_chunks(Protocol::Simple, count.div_ceil(channels.max(1) as u64));
+    let chunks = crate::collective::sendrecv_chunks(count, channels);
     let sources = match budget.copies > 0 {
         true => n_ranks / scenario.nodes.max(1),
         false => n_ranks,

@@ -68,8 +68,7 @@ pub(super) fn beyond(
         if count % channels as u64 != 0 {
             return refused(uneven);
         }
-        let chunks =
-            crate::collective::chain_chunks(crate::collective::Protocol::Simple, count / channels as u64);
+        let chunks = crate::collective::sendrecv_chunks(count, channels);
         // A batch of its moves a chunk per connection at most: the caller's limit holds it.
         if n as u64 * chunks as u64 > limit {
             // Beyond channel 0: a sweep's row, where the caller runs channel 0 for all, from a

@@ -60,13 +60,24 @@ pub(super) fn rotated_ring(
     schedule.protocol = protocol;
     run_settings(&mut schedule, scenario);
     let class = rotation.nodes as usize * paths.len() / s.nodes as usize;
-    let mut router = Router::for_transfers(topology, policy, &schedule.transfers);
-    let load = vec![0u32; topology.n_links()];
-    let same = schedule.transfers[..class.min(schedule.transfers.len())]
-        .iter()
-        .zip(&paths)
-        .all(|(transfer, path)| router.route_transfer(transfer, &load) == *path);
+    let same = routes_as_whole(scenario, topology, &schedule, (&paths, class));
     same.then_some(Rotated { rotation, paths, schedule })
+}
+
+/// Whether the first `class` transfers of a rotated `schedule` (its first step's) route as the
+/// whole's positions do (`paths`): its NIC plan counts only its own connections.
+pub(super) fn routes_as_whole(
+    scenario: &ValidScenario,
+    topology: &Topology,
+    schedule: &Schedule,
+    (paths, class): (&[Vec<LinkId>], usize),
+) -> bool {
+    let mut router = Router::for_transfers(topology, scenario.policy(), &schedule.transfers);
+    let load = vec![0u32; topology.n_links()];
+    schedule.transfers[..class.min(schedule.transfers.len())]
+        .iter()
+        .zip(paths)
+        .all(|(transfer, path)| router.route_transfer(transfer, &load) == *path)
 }
 
 /// Channel 0's routed paths of one step where it is the ring's only channel (no channel fold to

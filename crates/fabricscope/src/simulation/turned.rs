@@ -10,12 +10,10 @@
 use super::job::run_settings;
 use super::rotate::Unfold;
 use super::stage::{Plan, Stage, Then};
-use crate::collective::Schedule;
 use crate::engine;
 use crate::engine::rotation::Rotation;
 use crate::engine::symmetry::Symmetry;
 use crate::plan::ValidScenario;
-use crate::routing::Router;
 use crate::scenario::ScenarioError;
 use crate::topology::Topology;
 
@@ -50,8 +48,7 @@ pub(super) fn start(
         return refused(UNTURNED);
     };
     let sources = rotation.nodes * (n / s.nodes);
-    let chunks =
-        crate::collective::chain_chunks(crate::collective::Protocol::Simple, s.count() / channels as u64);
+    let chunks = crate::collective::sendrecv_chunks(s.count(), channels);
     if sources as u64 * chunks as u64 > limit {
         let few = rotation.nodes;
         return refused(&format!("even channel 0 of the fewest nodes whose sources stand for all ({few}) is beyond it: use fewer nodes, or a smaller size_bytes"));
@@ -60,7 +57,7 @@ pub(super) fn start(
     rotated.protocol = protocol;
     run_settings(&mut rotated, scenario);
     // Routed as the whole's: the run's NIC plan counts only its own connections.
-    if !routes_alike(scenario, &topology, &rotated, &paths) {
+    if !super::rotate::routes_as_whole(scenario, &topology, &rotated, (&paths, sources as usize)) {
         return refused(UNTURNED);
     }
     plan.folded = true;
@@ -79,20 +76,4 @@ pub(super) fn start(
         then: Then::Finish,
         unfold: Some(Box::new(unfold)),
     }
-}
-
-/// Whether the rotated schedule's first chunk routes as the whole's connections do (`paths`).
-fn routes_alike(
-    scenario: &ValidScenario,
-    topology: &Topology,
-    rotated: &Schedule,
-    paths: &[Vec<crate::topology::LinkId>],
-) -> bool {
-    let mut router = Router::for_transfers(topology, scenario.policy(), &rotated.transfers);
-    let load = vec![0u32; topology.n_links()];
-    let sources = rotated.transfers.len() / rotated.n_steps.max(1) as usize;
-    rotated.transfers[..sources.min(rotated.transfers.len())]
-        .iter()
-        .zip(paths)
-        .all(|(transfer, path)| router.route_transfer(transfer, &load) == *path)
 }
