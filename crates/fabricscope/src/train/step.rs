@@ -121,9 +121,26 @@ impl ValidTrain {
         )
     }
 
-    /// Simulates one step.
+    /// Simulates one step: natively on every core the machine has (`run_on`), in WebAssembly
+    /// on the page's one thread.
     pub fn run(&self) -> TrainReport {
+        let threads = match cfg!(target_arch = "wasm32") {
+            true => 1,
+            false => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        self.run_on(threads)
+    }
+
+    /// Simulates one step with its engine runs on up to `threads` threads: with 1, each run
+    /// when the step model asks for it; with more, the runs a pass over the step asks for
+    /// side by side (`runs::on_threads`), the same report bit for bit (`tests.rs`).
+    pub fn run_on(&self, threads: usize) -> TrainReport {
         let topology = self.cluster.topology();
+        #[cfg(not(target_arch = "wasm32"))]
+        if threads > 1 {
+            return super::runs::on_threads(self, &topology, threads);
+        }
+        let _ = threads;
         self.run_with(&mut Runs::direct(&self.cluster, &topology))
     }
 

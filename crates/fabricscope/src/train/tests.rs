@@ -227,10 +227,11 @@ fn a_coarsened_bucket_meets_the_alltoall_as_its_every_step_would() {
     }
 }
 
-/// A step run a slice at a time (`TrainJob`, what the page polls between frames) gives the
-/// report one call gives, field for field: GPT-3 (every run known after one pass) and
-/// DeepSeek-V3 across nodes (its gradient bucket meets the AllToAlls only once the DP reduction's
-/// time is known: a third pass).
+/// A step run a slice at a time (`TrainJob`, what the page polls between frames), and one whose
+/// runs go side by side on threads (`run_on`), give the report one call running each when asked
+/// gives, field for field: GPT-3 (every run known after one pass) and DeepSeek-V3 across nodes
+/// (its gradient bucket meets the AllToAlls only once the DP reduction's time is known: a third
+/// pass).
 #[test]
 fn a_training_step_in_slices_gives_what_one_call_gives() {
     let mut deepseek = TrainScenario::default_demo();
@@ -241,7 +242,8 @@ fn a_training_step_in_slices_gives_what_one_call_gives() {
     deepseek.order = layout::RankOrder::TpPpDp;
     for (job, passes) in [(TrainScenario::default_demo(), 2), (deepseek, 3)] {
         let valid = job.validate().unwrap();
-        let whole = valid.run();
+        let whole = valid.run_on(1);
+        assert_eq!(valid.run_on(3), whole, "side by side on three threads");
         let mut sliced = TrainJob::new(valid);
         let mut polls = 0;
         let report = loop {
