@@ -851,6 +851,13 @@ await test('training view: GPT-3 175B on 2,048 GPUs, its step in a worker, the p
   const box = await page.evaluate(() => document.querySelector('#placement').getBoundingClientRect().height);
   expect(box > 100 && box <= 800, `placement ${box} px tall`);
   expect((await text('#placement-hint')).includes('small tile'), await text('#placement-hint'));
+  // The TP/PP/DP buttons recolour the GPUs' underlines, as they do up to 64 nodes.
+  const shot = () => page.locator('#placement').screenshot();
+  await page.click('#groups-tp');
+  const byTp = await shot();
+  await page.click('#groups-dp');
+  expect(!byTp.equals(await shot()), 'DP groups underlined otherwise than TP groups');
+  await page.click('#groups-tp');
   await page.click('#train-play');
   await waitFor('the clock to move', async () => !(await text('#train-clock')).startsWith('0 ns'), 5000);
   await page.click('#train-play');

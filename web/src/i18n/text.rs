@@ -583,8 +583,8 @@ pub fn t(lang: Lang, text: Text) -> &'static str {
         (Lang::En, EachGPUIsFilledWith) => "Each GPU is filled with what its pipeline stage does at the playhead and underlined in its group's colour (the number is its index in that group); arrows are traffic between nodes right now: PP sends (pink), DP reduction (blue), TP collectives that span nodes (amber), experts' AllToAlls that span nodes (vermilion), CP key/value passing left exposed (purple).",
         (Lang::En, BeyondTheEngineHere) => "beyond the engine here (why: under the table)",
         (Lang::Zh, BeyondTheEngineHere) => "此处超出引擎上限（原因见表下）",
-        (Lang::En, PlacementCompact) => "At this size each node is a small tile, its GPUs stripes in it filled with what their stage does at the playhead; groups are not underlined and no arrows are drawn.",
-        (Lang::Zh, PlacementCompact) => "在这个规模下，每个节点是一个小方块，其中每块 GPU 是一条竖条，填充色表示其阶段在播放头时刻的工作；不画分组下划线，也不画箭头。",
+        (Lang::En, PlacementCompact) => "At this size each node is a small tile, its GPUs stripes in it filled with what their stage does at the playhead and underlined in their group's colour; no arrows are drawn.",
+        (Lang::Zh, PlacementCompact) => "在这个规模下，每个节点是一个小方块，其中每块 GPU 是一条竖条，填充色表示其阶段在播放头时刻的工作，下划线为其所在分组的颜色；不画箭头。",
         (Lang::Zh, EachGPUIsFilledWith) => "每块 GPU 的填充色表示其流水线阶段在播放头时刻的工作，下划线颜色表示所属分组（数字为组内序号）；箭头是此刻跨节点的流量：PP 发送（粉）、DP 归约（蓝）、跨节点的 TP 集合通信（橙）、跨节点的专家 AllToAll（朱红）、未被重叠的 CP K/V 传递（紫）。",
     }
 }

@@ -158,7 +158,8 @@ const CELL_H: f64 = 22.0;
 
 /// Beyond this many nodes the placement is compact: each node a tile of the widest of
 /// `COMPACT_WIDTHS` that fits every node in about `COMPACT_HEIGHT` (2,048 nodes in 1,400 px are
-/// tiles of 16 px, 38 rows), its GPUs stripes, no labels, group underlines or arrows.
+/// tiles of 16 px, 38 rows), its GPUs stripes underlined in their groups' colours, no labels or
+/// arrows.
 pub const COMPACT_ABOVE: u32 = 64;
 const COMPACT_WIDTHS: [f64; 6] = [48.0, 32.0, 24.0, 16.0, 12.0, 8.0];
 const COMPACT_HEIGHT: f64 = 720.0;
@@ -240,6 +241,19 @@ fn group_colour(i: u32, n: u32) -> String {
     format!("hsl({hue:.0}, 70%, 50%)")
 }
 
+/// Each rank's group along `dim` (its index among `grid.groups(dim)`), and each group's colour.
+fn group_colours(grid: Grid, dim: Dim) -> (Vec<u32>, Vec<String>) {
+    let all_groups = grid.groups(dim);
+    let mut group_of = vec![0u32; grid.ranks() as usize];
+    for (i, members) in all_groups.iter().enumerate() {
+        for &r in members {
+            group_of[r as usize] = i as u32;
+        }
+    }
+    let n = all_groups.len() as u32;
+    (group_of, (0..n).map(|i| group_colour(i, n)).collect())
+}
+
 /// What the placement view paints.
 pub struct PlacementScene<'a> {
     pub place: &'a Placement,
@@ -281,13 +295,7 @@ pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
         };
         ctx.fill_text(&label, x + 6.0, y + 13.0);
     }
-    let all_groups = grid.groups(groups);
-    let mut group_of = vec![0u32; grid.ranks() as usize];
-    for (i, members) in all_groups.iter().enumerate() {
-        for &r in members {
-            group_of[r as usize] = i as u32;
-        }
-    }
+    let (group_of, colours) = group_colours(grid, groups);
     ctx.set_font("10px system-ui, sans-serif");
     ctx.set_text_align("center");
     let stage_activity: Vec<Activity> = (0..grid.pp).map(|s| report.activity(s, t)).collect();
@@ -297,7 +305,7 @@ pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
         let activity = stage_activity[stage as usize];
         ctx.set_fill_style_str(activity_colour(palette, activity));
         ctx.fill_rect(x, y, w, h - 5.0);
-        ctx.set_fill_style_str(&group_colour(group_of[rank as usize], all_groups.len() as u32));
+        ctx.set_fill_style_str(&colours[group_of[rank as usize] as usize]);
         ctx.fill_rect(x, y + h - 4.0, w, 4.0);
         if w >= 18.0 {
             ctx.set_fill_style_str(palette.text);
@@ -363,20 +371,42 @@ pub fn paint_placement<S: Surface>(ctx: &S, scene: &PlacementScene) {
 }
 
 /// The compact placement (`COMPACT_ABOVE`): each GPU a stripe of its node's tile, filled with its
-/// stage's activity at the playhead; a node's neighbouring GPUs that do the same drawn as one
-/// rect (a node of one stage is one), so 16,384 GPUs take about 2,048 rects a frame.
+/// stage's activity at the playhead and underlined in its group's colour (groups along
+/// `groups`), as the full placement does; a node's neighbouring GPUs that look the same drawn as
+/// one rect (a node of one stage is one, a node that is one TP group one underline), so 2,048
+/// GPUs take at most 2 × 2,048 rects a frame.
 fn paint_compact<S: Surface>(ctx: &S, scene: &PlacementScene) {
-    let PlacementScene { place, grid, report, t, palette, .. } = *scene;
+    let PlacementScene { place, grid, report, t, groups, palette, .. } = *scene;
     let stage_activity: Vec<Activity> = (0..grid.pp).map(|s| report.activity(s, t)).collect();
+    let (group_of, colours) = group_colours(grid, groups);
+    let line = COMPACT_UNDERLINE;
+    let activity = |rank: u32| activity_colour(palette, stage_activity[grid.coord(rank, Dim::Pp) as usize]);
+    paint_runs(ctx, place, grid.ranks(), activity, (0.0, place.node_h - line - 1.0));
+    let group = |rank: u32| colours[group_of[rank as usize] as usize].as_str();
+    paint_runs(ctx, place, grid.ranks(), group, (place.node_h - line, line));
+}
+
+/// Height of a compact tile's group underline [px].
+const COMPACT_UNDERLINE: f64 = 3.0;
+
+/// Each of `ranks` GPUs' stripe in the band `(top, height)` of its cell, in `colour_of(rank)`,
+/// a node's neighbouring GPUs of one colour as one rect.
+fn paint_runs<'c, S: Surface>(
+    ctx: &S,
+    place: &Placement,
+    ranks: u32,
+    colour_of: impl Fn(u32) -> &'c str,
+    (top, height): (f64, f64),
+) {
     let g = place.gpus_per_node.max(1);
-    let mut run: Option<(u32, &str, u32)> = None;
     let paint = |(first, colour, count): (u32, &str, u32)| {
-        let (x, y, w, h) = place.cell(first);
+        let (x, y, w, _) = place.cell(first);
         ctx.set_fill_style_str(colour);
-        ctx.fill_rect(x, y, w * count as f64, h);
+        ctx.fill_rect(x, y + top, w * count as f64, height);
     };
-    for rank in 0..grid.ranks() {
-        let colour = activity_colour(palette, stage_activity[grid.coord(rank, Dim::Pp) as usize]);
+    let mut run: Option<(u32, &str, u32)> = None;
+    for rank in 0..ranks {
+        let colour = colour_of(rank);
         run = match run {
             Some((first, c, count)) if c == colour && first / g == rank / g => Some((first, c, count + 1)),
             Some(done) => {
@@ -396,9 +426,10 @@ mod tests {
     use super::*;
 
     /// 2,048 GPUs are 256 tiles in about a screen's height, every GPU a stripe inside its node's
-    /// tile; a node of one pipeline stage is one rect, so the frame paints a rect a node.
+    /// tile; a node of one pipeline stage is one rect, so the frame paints a rect a node, and
+    /// its GPUs' underlines in their groups' colours, a rect per run of one group.
     #[test]
-    fn a_large_cluster_is_placed_compact_a_rect_a_node() {
+    fn a_large_cluster_is_placed_compact_a_rect_a_node_and_its_groups_underlined() {
         let job = fabricscope::train::TrainScenario {
             cluster: fabricscope::Scenario { nodes: 256, ..fabricscope::Scenario::default_demo() },
             dp: 16,
@@ -415,21 +446,42 @@ mod tests {
             assert!(x >= nx - 1e-9 && x + w <= nx + place.node_w + 1e-9 && y == ny && h == place.node_h);
             assert!(x + w <= place.width && y + h <= place.height);
         }
-        let svg = crate::render::surface::Svg::new();
-        let scene = PlacementScene {
-            place: &place,
-            grid: valid.grid(),
-            nodes: 256,
-            report: &report,
-            ep: 1,
-            t: report.step_ns / 3.0,
-            groups: Dim::Dp,
-            lang: Lang::En,
-            palette: TrainPalette::of(false),
-        };
-        paint_placement(&svg, &scene);
-        let drawn = svg.finish(place.width, place.height);
-        assert_eq!(drawn.matches("<rect").count(), 1 + 256, "the background and a rect a node");
+        // Underlined by group: a DP group is GPU i of every 16th node (8 underlines a node, 128
+        // colours); a TP group is a node (one underline a node, 256 colours).
+        for (dim, underlines, colours) in [(Dim::Dp, 8 * 256, 128), (Dim::Tp, 256, 256)] {
+            let svg = crate::render::surface::Svg::new();
+            let scene = PlacementScene {
+                place: &place,
+                grid: valid.grid(),
+                nodes: 256,
+                report: &report,
+                ep: 1,
+                t: report.step_ns / 3.0,
+                groups: dim,
+                lang: Lang::En,
+                palette: TrainPalette::of(false),
+            };
+            paint_placement(&svg, &scene);
+            let drawn = svg.finish(place.width, place.height);
+            let rects: Vec<&str> = drawn.lines().filter(|l| l.starts_with("<rect")).collect();
+            assert_eq!(
+                rects.len(),
+                1 + 256 + underlines,
+                "{dim:?}: the background, a rect a node, the underlines"
+            );
+            let fill =
+                |l: &str| l.split("fill=\"").nth(1).and_then(|f| f.split('"').next()).map(str::to_owned);
+            let hues: std::collections::BTreeSet<String> =
+                rects.iter().filter_map(|l| fill(l)).filter(|f| f.starts_with("hsl(")).collect();
+            assert_eq!(hues.len(), colours, "{dim:?}: a colour a group");
+            // GPU 0 of nodes 0 and 16 are in one DP group, in two TP groups: underlined alike or not.
+            let underline = |rank: u32| {
+                let (x, y, _, _) = place.cell(rank);
+                let at = format!("<rect x=\"{x:.2}\" y=\"{:.2}\"", y + place.node_h - COMPACT_UNDERLINE);
+                rects.iter().find(|l| l.starts_with(&at)).and_then(|l| fill(l)).expect("an underline")
+            };
+            assert_eq!(underline(0) == underline(128), dim == Dim::Dp, "{dim:?}");
+        }
         // Up to 64 nodes, every node framed and labelled as before.
         let small = Placement::new(1400.0, 64, 8);
         assert!(!small.compact && small.cell(0).2 >= 18.0);
