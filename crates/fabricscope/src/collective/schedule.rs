@@ -186,6 +186,27 @@ pub struct Region {
 }
 
 impl Schedule {
+    /// This schedule's settings (every field but its transfers) with `transfers`: what a
+    /// schedule cut to the transfers that run is, without copying the ones it drops.
+    pub fn with_transfers(&self, transfers: Vec<Transfer>) -> Schedule {
+        Schedule {
+            collective: self.collective,
+            algorithm: self.algorithm,
+            n_ranks: self.n_ranks,
+            n_channels: self.n_channels,
+            count: self.count,
+            scratch: self.scratch,
+            n_steps: self.n_steps,
+            root: self.root,
+            protocol: self.protocol,
+            latency: self.latency,
+            exposed_network: self.exposed_network,
+            regions: self.regions.clone(),
+            phase_starts: self.phase_starts.clone(),
+            transfers,
+        }
+    }
+
     /// A schedule with no root, no owned regions and no sequential phases, under Simple (the
     /// engine's caller sets the protocol the tuner picks).
     pub fn new(

@@ -136,7 +136,7 @@ impl Symmetry {
             })
             .collect();
         let rep = (0..tau.len()).map(|l| self.rep[l].min(self.rep[tau[l].index()])).collect();
-        let schedule = Schedule { transfers: lane0.to_vec(), ..built.clone() };
+        let schedule = built.with_transfers(lane0.to_vec());
         Some((schedule, Mirrored { fold: Fold { rep, capacity }, pairs: pi }))
     }
 

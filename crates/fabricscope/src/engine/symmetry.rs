@@ -125,6 +125,28 @@ impl Symmetry {
         self.share() as f64
     }
 
+    /// This proof's σ and orbits for other lanes: `members`, the transfers that run and where
+    /// each lane's are among them, and their paths (the rest cloned, not the lanes replaced).
+    fn with_lanes(
+        &self,
+        members: Members,
+        (zero, zero_pos): (Vec<u32>, Vec<Vec<u32>>),
+        paths: Vec<Vec<LinkId>>,
+    ) -> Symmetry {
+        Symmetry {
+            n_lanes: self.n_lanes,
+            lanes: self.lanes,
+            stride: self.stride,
+            members,
+            zero,
+            zero_pos,
+            sigma: self.sigma.clone(),
+            paths,
+            rep: self.rep.clone(),
+            orbit: self.orbit.clone(),
+        }
+    }
+
     /// The proof for a schedule made of `steps` copies of the proved one, each numbered after
     /// the one before, with the same connections, bytes and dependencies shifted by whole
     /// copies (a ring's prefix of its identical first step, `collective::ring_prefix`): every
@@ -141,7 +163,7 @@ impl Symmetry {
         let zero = members[0].clone();
         let members = Members::list(members);
         let zero_pos = vec![(0..zero.len() as u32).collect()];
-        Symmetry { members, zero, zero_pos, paths, ..self.clone() }
+        self.with_lanes(members, (zero, zero_pos), paths)
     }
 
     /// The proof for a schedule of which only the channels that run are built (`built`, or the
@@ -208,13 +230,9 @@ impl Symmetry {
             .map(|&i| routes.get(&key(&built.transfers[i as usize])).map(|&z| self.paths[z as usize].clone()))
             .collect::<Option<Vec<_>>>()?;
         let run = |k: usize| (k * per) as u32..((k + 1) * per) as u32;
-        Some(Symmetry {
-            members: Members::blocks((0..self.n_lanes as usize).map(|k| whole_block(k).start).collect(), per),
-            zero,
-            zero_pos: (0..stride).map(|k| run(k).collect()).collect(),
-            paths,
-            ..self.clone()
-        })
+        let members =
+            Members::blocks((0..self.n_lanes as usize).map(|k| whole_block(k).start).collect(), per);
+        Some(self.with_lanes(members, (zero, (0..stride).map(|k| run(k).collect()).collect()), paths))
     }
 
     /// Channel 0's routed paths, position for position (`channel_zero`'s numbering): for a ring
@@ -256,7 +274,7 @@ impl Symmetry {
                 t
             })
             .collect();
-        Schedule { transfers, ..schedule.clone() }
+        schedule.with_transfers(transfers)
     }
 
     /// Each transfer of the whole schedule given its counterpart's `value` among those that run

@@ -20,12 +20,12 @@
 //! model's, at `MAX_CHUNKS`; the link bytes are the same at any chunking.
 
 use super::job::run_settings;
-use super::tree_channels::FirstChannelsBuild;
+use super::tree_channels::{FirstChannelsBuild, Proved};
 use super::{Method, Mode, Simulation};
 use crate::collective::nvls_tree::{self, NvlsTreeBuilder, MAX_CHUNKS};
 use crate::collective::{Algorithm, Protocol, Schedule};
 use crate::engine;
-use crate::engine::symmetry::{Fold, Symmetry};
+use crate::engine::symmetry::Fold;
 use crate::plan::ValidScenario;
 use crate::scenario::Collective;
 use crate::topology::Topology;
@@ -150,7 +150,7 @@ pub(super) fn start(
     mut sim: Box<Simulation>,
     (mode, limit): (Mode, u64),
     ahead: Option<Ahead>,
-    proved: Option<Box<(Schedule, Symmetry)>>,
+    proved: Option<Box<Proved>>,
 ) -> Result<Box<Fit>, Box<Simulation>> {
     let Some(fit) = needed(&sim) else {
         return Err(sim);
@@ -176,11 +176,7 @@ pub(super) fn start(
 
 /// `sim`'s finer run to be run here: its channels that stand for all to be built a channel per
 /// poll where they fold, else `nvls_tree_run`'s (every transfer), set up at once.
-fn finer_here(
-    sim: &Simulation,
-    (fold, limit): (bool, u64),
-    proved: Option<Box<(Schedule, Symmetry)>>,
-) -> Finer {
+fn finer_here(sim: &Simulation, (fold, limit): (bool, u64), proved: Option<Box<Proved>>) -> Finer {
     let (scenario, topology, protocol) = (&sim.scenario, &sim.topology, sim.schedule.protocol);
     if transfers_at(scenario, scenario.channels(), FINE_CHUNKS).1 > limit {
         return Finer::None;
@@ -284,7 +280,7 @@ impl Ahead {
         topology: &Topology,
         (protocol, channels): (Protocol, u32),
         (mode, limit): (Mode, u64),
-        proved: Option<(Schedule, Symmetry)>,
+        proved: Option<Proved>,
     ) -> Option<Ahead> {
         // Not wanted, or not even part 0 of channels 0 and 1 fits: nothing to start.
         let key = Ahead::task(scenario, (protocol, channels), (mode, limit))?.key();
@@ -394,7 +390,7 @@ pub(super) fn nvls_tree_run(
     protocol: Protocol,
     cap: u64,
     (fold, limit): (bool, u64),
-    proved: Option<(Schedule, Symmetry)>,
+    proved: Option<Proved>,
 ) -> Option<(Schedule, engine::Run)> {
     let s = scenario.scenario();
     let (g, channels, policy) =
@@ -478,7 +474,7 @@ fn nvls_tree_end(
     protocol: Protocol,
     cap: u64,
     limits: (bool, u64),
-    proved: Option<(Schedule, Symmetry)>,
+    proved: Option<Proved>,
 ) -> Option<(SimTime, usize)> {
     let (schedule, mut run) = nvls_tree_run(scenario, topology, protocol, cap, limits, proved)?;
     while !run.advance(topology, &schedule, u64::MAX) {}

@@ -35,7 +35,7 @@ pub(super) struct Plan {
     /// A tree run from its channels that stand for all: its one-chunk schedule and the channel
     /// symmetry proved on it, kept where NVLSTree's finer run will start from them
     /// (`chunk_fit`), which then proves nothing again.
-    pub proved: Option<Box<(Schedule, Symmetry)>>,
+    pub proved: Option<Box<super::tree_channels::Proved>>,
     /// A ring whose steps differ by an element per chunk, run as the ring of this many
     /// elements, whose steps are alike (`collective::ring_rounded_count`; `Job::round`).
     pub rounded: Option<u64>,

@@ -63,7 +63,7 @@ pub struct Job {
     /// The finer run was given out as a task (`finer_task`).
     offered: bool,
     /// The run's one-chunk schedule and symmetry, for the finer run (`Plan::proved`).
-    proved: Option<Box<(Schedule, crate::engine::symmetry::Symmetry)>>,
+    proved: Option<Box<super::tree_channels::Proved>>,
     /// The scenario asked for, where the job runs a ring of fewer elements (`round`).
     asked: Option<Box<ValidScenario>>,
 }
