@@ -147,13 +147,16 @@ impl Rotation {
                 }
             }
         }
+        // A position's flows over the steps carry its class position's bytes: summed once per
+        // class position, then spread over each position's path (integers: the same sums).
+        let class_bytes: Vec<u64> = (0..class)
+            .map(|c| (0..steps as usize).map(|step| rotated.flows[step * class + c].bytes).sum())
+            .collect();
         let mut link_bytes = vec![0u64; self.orbit_rep.len()];
-        for step in 0..steps as usize {
-            for (p, path) in paths.iter().enumerate() {
-                let bytes = rotated.flows[step * class + p % class].bytes;
-                for link in path {
-                    link_bytes[link.index()] += bytes * copies as u64;
-                }
+        for (p, path) in paths.iter().enumerate() {
+            let bytes = class_bytes[p % class] * copies as u64;
+            for link in path {
+                link_bytes[link.index()] += bytes;
             }
         }
         let end = rotated.flows.iter().map(|f| f.finished).max().unwrap_or(crate::units::SimTime::ZERO);
