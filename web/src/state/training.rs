@@ -27,8 +27,8 @@ pub const SCALING: [u32; 4] = [1, 2, 4, 8];
 /// (`worker::train_step`), but the main thread validates each change, which routes the first step
 /// of every TP and DP group to find the groups that stand for all: at most 9 ms natively at 2,048
 /// GPUs, 18 ms at 4,096 and 122 ms at 16,384 (GPT-3 175B, TP 8 × PP 16); and beyond, some steps
-/// take minutes in the engine (GPT-3 175B over RoCE on 4,096 GPUs: 186 s natively, every DP
-/// ring's flows one max-min component under ECMP). The CLI takes more.
+/// take minutes in the engine (GPT-3 175B over RoCE on 4,096 GPUs: 86 s natively on 2 cores,
+/// 148 s on one, every DP ring's flows in one max-min component under ECMP). The CLI takes more.
 pub const MAX_PAGE_GPUS: u32 = 2048;
 
 /// The GPUs of `job`'s cluster, where its node is one validation knows.

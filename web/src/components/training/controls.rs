@@ -447,9 +447,8 @@ pub fn train_controls(props: &ControlsProps) -> Html {
     }
 }
 
-/// The node counts offered, and the job's own when it is another (9 boxes of 8 for 72 GPUs).
-/// Node counts to choose from: powers of two whose GPUs the page simulates (`MAX_PAGE_GPUS`), and
-/// the current one.
+/// The node counts offered: powers of two whose GPUs the page simulates (`MAX_PAGE_GPUS`), and
+/// the job's own when it is another (9 boxes of 8 for 72 GPUs).
 fn node_counts(current: u32, gpus_per_node: u32) -> Vec<u32> {
     let mut counts: Vec<u32> = (0..=14)
         .map(|k| 1u32 << k)
