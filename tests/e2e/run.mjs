@@ -1388,6 +1388,25 @@ await test('AllToAll on 1,024 GPUs at 1 GiB: bounded by max-min sharing, labelle
   await page.click('#lang-en');
 });
 
+await test('Broadcast on 4,096 GPUs: its chain runs on its first nodes, the rest extrapolated, labelled in both languages', async () => {
+  // 524,160 transfers whole at 4 MiB, beyond the page's 400,000: the chain runs on 390 or more
+  // of its 512 nodes and is extrapolated (`simulation::chain`).
+  await openAtScale({ preset: 'dgx-h100', nodes: 512, collective: 'broadcast', size_bytes: 4 << 20 }, 4096, 'Broadcast on 512 nodes at 4 MiB: run on fewer nodes, extrapolated and drawn');
+  const method = await text('#method');
+  expect(method.startsWith('Obtained by running the chain on fewer nodes') && method.includes('of 512 nodes') && method.includes('±5%'), method);
+  expect((await text('#trace-hash')) === 'none (the whole chain is not run)', await text('#trace-hash'));
+  const busbw = parseFloat(await text('#busbw'));
+  expect(busbw > 0 && busbw < 50, `busbw ${busbw} GB/s: below each GPU's 400 Gb/s NIC`);
+  const end = Number(await page.locator('#scrub').getAttribute('max'));
+  await page.locator('#scrub').fill(String(Math.round(end * 0.5)));
+  await waitFor('the extrapolation said in place of a step', async () => (await text('#step-text')).startsWith('No timeline: this chain was run on its first'));
+  await page.screenshot({ path: join(shots, 'broadcast-4096-gpus.png'), fullPage: true });
+  await page.click('#lang-zh');
+  await waitFor('in Chinese', async () => (await text('#method')).startsWith('获得方式：在较少节点上运行链') && (await text('#step-text')).startsWith('没有时间线'));
+  await page.screenshot({ path: join(shots, 'broadcast-4096-gpus-zh.png'), fullPage: true });
+  await page.click('#lang-en');
+});
+
 await test('no console errors', async () => {
   expect(consoleErrors.length === 0, consoleErrors.join('\n'));
 });

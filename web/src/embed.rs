@@ -47,9 +47,10 @@ fn summary_json(sim: &Simulation) -> String {
         "protocol": sim.schedule.protocol.nccl_name(),
         "steps": sim.n_steps(),
         "transfers": sim.n_transfers(),
-        // A run bounded rather than simulated has no trace: its bounds instead.
-        "trace_hash": sim.bounded.is_none().then(|| sim.hash_hex()),
+        // A run bounded, or a chain extrapolated, has no trace: its bounds or its run instead.
+        "trace_hash": (!sim.traceless()).then(|| sim.hash_hex()),
         "bounds": sim.bounded,
+        "chain": sim.chain,
         "steady": sim.steady,
     })
     .to_string()

@@ -479,6 +479,10 @@ pub(crate) struct Row {
     /// row's time is the proved earliest.
     #[serde(skip_serializing_if = "Option::is_none")]
     upper_bound_us: Option<f64>,
+    /// A chain run on fewer nodes and extrapolated (method "extrapolated chain (±5%)"): that
+    /// run and the paces measured on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chain: Option<fabricscope::ChainRun>,
 }
 
 #[derive(Serialize)]
@@ -522,7 +526,9 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
         let admitted = scenario.with_size(size).map(|s| s.admit(fabricscope::plan::ENGINE_BUDGET));
         !matches!(
             admitted,
-            Ok(fabricscope::plan::Admission::Copies { .. } | fabricscope::plan::Admission::Bounded { .. })
+            Ok(fabricscope::plan::Admission::Copies { .. }
+                | fabricscope::plan::Admission::Bounded { .. }
+                | fabricscope::plan::Admission::Chain { .. })
         )
     };
     let (points, faults) = match sizes.split_last() {
@@ -559,6 +565,7 @@ fn sweep_command(collective: Collective, args: &SweepArgs) -> Result<String, Vec
             chunk_fit: point.chunk_fit,
             rounded_count: point.rounded_count,
             upper_bound_us: point.upper_bound_us,
+            chain: point.chain,
             time_us: point.time_us,
             algbw_gbyte_per_s: point.algbw_gbyte_per_s,
             busbw_gbyte_per_s: point.busbw_gbyte_per_s,

@@ -63,7 +63,7 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
     }
     out.push_str(&footer(report.avg_busbw_gbyte_per_s, binary));
     // Ours, per size. The page prints the same trace hash under its results.
-    out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), how the row was obtained (exact: every transfer simulated; exact by symmetry: channel 0 simulated (channels 0 and 1 where they alternate NCCL's two trees, of an NVLSTree part 0 of each, the others parts images under a turn of the node's GPUs; of a ring that turns by whole nodes, a few nodes' share of it), the others its proved images; steady state: a simulated prefix and its proved period; extrapolated steady state (±3%): a simulated prefix and a per-step time measured on a longer one, within 3% of every transfer simulated; fitted to NCCL's chunks (±1%): NVLSTree run at the model's 16 chunks per part and at 32, its time fitted to NCCL's chunk count as A + B/chunks, within 1% of running every chunk; max-min bound: no engine run, an AllToAll too big even from channel 0, every pair of channel 0 routed and its time the earliest max-min sharing allows, the busiest link's bytes from its first flow's start, with the latest it allows beside it), NCCL's model's prediction, the trace hash\n");
+    out.push_str("# fabricscope per size: the algorithm and protocol it ran with (the tuner's choice unless forced), how the row was obtained (exact: every transfer simulated; exact by symmetry: channel 0 simulated (channels 0 and 1 where they alternate NCCL's two trees, of an NVLSTree part 0 of each, the others parts images under a turn of the node's GPUs; of a ring that turns by whole nodes, a few nodes' share of it), the others its proved images; steady state: a simulated prefix and its proved period; extrapolated steady state (±3%): a simulated prefix and a per-step time measured on a longer one, within 3% of every transfer simulated; fitted to NCCL's chunks (±1%): NVLSTree run at the model's 16 chunks per part and at 32, its time fitted to NCCL's chunk count as A + B/chunks, within 1% of running every chunk; max-min bound: no engine run, an AllToAll too big even from channel 0, every pair of channel 0 routed and its time the earliest max-min sharing allows, the busiest link's bytes from its first flow's start, with the latest it allows beside it; extrapolated chain (±5%): a Broadcast's or Reduce's chain too big to run whole, run on fewer nodes, every transfer simulated, and the rest extrapolated from the paces of its wave's head and tail, within 5% of every transfer simulated, its link bytes every hop's routed), NCCL's model's prediction, the trace hash\n");
     for row in &report.rows {
         let instead = match (row.tuner_pick_not_run, row.tuner_pick_time_us) {
             (Some(pick), Some(model)) => format!(
@@ -82,12 +82,23 @@ pub fn table(scenario: &ValidScenario, report: &Report) -> String {
                 100.0 * (upper / row.time_us - 1.0)
             )
         });
+        let chain = row.chain.map(|run| {
+            format!(
+                " (the chain ran on {} nodes in {:.2} us; beyond them its head moves {:.2} us a node and its tail falls behind {:.3} us a node more)",
+                run.nodes_run,
+                run.run_ns as f64 / 1e3,
+                run.front_ns_per_node / 1e3,
+                run.lag_ns_per_node / 1e3
+            )
+        });
         let notes = row.chunk_fit.map(chunk_words).unwrap_or_default()
             + &bounded.unwrap_or_default()
+            + &chain.unwrap_or_default()
             + &rounded.unwrap_or_default();
-        let trace = match row.trace_hash.as_str() {
-            "" => "none (no engine run)",
-            hash => hash,
+        let trace = match (row.trace_hash.as_str(), row.chain) {
+            ("", Some(_)) => "none (the whole chain is not run)",
+            ("", None) => "none (no engine run)",
+            (hash, _) => hash,
         };
         out.push_str(&format!(
             "# fabricscope size {:>12} B: {} {}{instead}, {}{notes}, tuner {:.2} us, trace {trace}\n",

@@ -154,6 +154,9 @@ fn main() {
         ..ring(nodes, None)
     };
     let tuners = |nodes| Scenario { nodes, ..Scenario::default_demo() };
+    // And Broadcast on 16,384 GPUs: its chain run on 128 nodes, every transfer, the rest
+    // extrapolated (`Method::Chain`), every hop routed for the link bytes; no hash.
+    let broadcast = |nodes| Scenario { nodes, collective: Collective::Broadcast, ..Scenario::default_demo() };
     for (name, scenario, runs, model) in [
         ("tuner-pick-1GiB-1024-gpus", tuners(128), 3, "NCCL's model"),
         ("tuner-pick-1GiB-16384-gpus", tuners(2048), 1, "NCCL's model"),
@@ -161,6 +164,7 @@ fn main() {
         ("alltoall-1GiB-16384-gpus", alltoall(2048), 3, "the tuner's bound"),
         ("sendrecv-1GiB-16384-gpus", sendrecv(2048), 3, "the tuner's bound"),
         ("sendrecv-1GiB-131072-gpus", sendrecv(16384), 1, "the tuner's bound"),
+        ("broadcast-1GiB-16384-gpus", broadcast(2048), 1, "NCCL's model"),
     ] {
         let sized = Scenario { size_bytes: 1 << 30, ..scenario };
         match sized.validate().map(|valid| time(runs, || fabricscope::sweep_size(&valid, 1 << 30, true))) {
@@ -179,9 +183,11 @@ fn main() {
                     ),
                     None => String::new(),
                 };
-                let (bounds, how) = row
-                    .upper_bound_us
-                    .map_or((String::new(), "simulated"), |upper| (format!(" to {upper:.0}"), "bounded"));
+                let (bounds, how) = match (row.upper_bound_us, row.chain) {
+                    (Some(upper), _) => (format!(" to {upper:.0}"), "bounded".to_string()),
+                    (None, Some(run)) => (String::new(), format!("extrapolated from {} nodes run", run.nodes_run)),
+                    (None, None) => (String::new(), "simulated".to_string()),
+                };
                 let detail = format!(
                     "{} {}, {}{chunks}: {:.0}{bounds} us {how}, busbw {:.1} GB/s; {model} {:.0} us; trace {}{peak}",
                     row.algorithm.nccl_name(),
@@ -190,7 +196,11 @@ fn main() {
                     row.time_us,
                     row.busbw_gbyte_per_s,
                     row.tuner_time_us,
-                    if row.trace_hash.is_empty() { "none (no engine run)" } else { &row.trace_hash }
+                    match (row.trace_hash.as_str(), row.chain) {
+                        ("", Some(_)) => "none (the whole chain is not run)",
+                        ("", None) => "none (no engine run)",
+                        (hash, _) => hash,
+                    }
                 );
                 report(name, Some(seconds), &detail);
             }

@@ -53,7 +53,7 @@ pub use plan::ValidScenario;
 pub use scenario::{Collective, Scenario, ScenarioError};
 pub use simulation::{
     nvls_tree_ran, nvls_tree_time, simulate, simulate_as, sweep, sweep_point, sweep_size, sweep_sizes,
-    sweep_unhashed, AlphaBeta, Bounds, ChunkFit, FaultWait, FinerTask, Job, Method, Mode, PointJob, Rounding,
-    Simulation, Steady, StepInfo, StepWait, Summary, SweepPoint, CHUNK_FIT_BOUND, EXTRAPOLATION_BOUND,
-    FINE_CHUNKS, MEASURED_STEPS, ROUNDING_BOUND,
+    sweep_unhashed, AlphaBeta, Bounds, ChainRun, ChunkFit, FaultWait, FinerTask, Job, Method, Mode, PointJob,
+    Rounding, Simulation, Steady, StepInfo, StepWait, Summary, SweepPoint, CHAIN_BOUND, CHUNK_FIT_BOUND,
+    EXTRAPOLATION_BOUND, FINE_CHUNKS, MEASURED_STEPS, ROUNDING_BOUND,
 };

@@ -20,12 +20,19 @@ fn refused(s: &Scenario, budget: Budget) -> bool {
 #[test]
 fn the_largest_message_a_pipeline_runs_is_admitted_and_one_element_a_channel_more_is_not() {
     let roce = FabricConfig { technology: Technology::Roce, ..FabricConfig::default() };
-    let mut ll128 = pipeline(Collective::Reduce, 300, 1 << 30);
+    let mut ll128 = pipeline(Collective::Reduce, 4200, 1 << 30);
     ll128.protocol = Some(Protocol::Ll128);
     let cases = [
-        ("Broadcast, 2,048 nodes", pipeline(Collective::Broadcast, 2048, 1 << 30), ENGINE_BUDGET, 3_932_160),
-        // Forced LL128 still counts LL's finer chunks (`collective::transfer_count`).
-        ("Reduce LL128, 300 nodes", ll128, ENGINE_BUDGET, 8 * (32 << 10) * 104),
+        // Beyond 32 times the nodes its chain runs on at 1 GiB (128): run on 256 at 64 chunks.
+        (
+            "Broadcast, 8,192 nodes",
+            pipeline(Collective::Broadcast, 8192, 1 << 30),
+            ENGINE_BUDGET,
+            8 * (32 << 10) * 64,
+        ),
+        // A chain runs on fewer nodes in its forced protocol's chunks, LL128's 576,000 B: on at
+        // least 132 nodes (4,200 / 32), 124 chunks a channel within 2^20 transfers.
+        ("Reduce LL128, 4,200 nodes", ll128, ENGINE_BUDGET, 8 * 576_000 * 124),
         // The page runs channel 0 for all within its transfers (a sweep's row, a few nodes').
         (
             "SendRecv in the page, 2,048 nodes",
@@ -65,13 +72,16 @@ fn the_largest_message_a_pipeline_runs_is_admitted_and_one_element_a_channel_mor
 
 #[test]
 fn a_chain_beyond_the_engine_names_the_largest_message_that_runs_and_it_runs() {
-    let s = pipeline(Collective::Broadcast, 2048, 1 << 30);
+    // 2,048 nodes at 1 GiB run on 128 and are extrapolated (`tests/chain.rs`); 8,192 would be
+    // extrapolated 64 times the nodes run, beyond what is validated.
+    let s = pipeline(Collective::Broadcast, 8192, 1 << 30);
     let errors = s.validate().unwrap_err();
     let problem = &errors.iter().find(|e| e.field == "nodes").expect("refused by its nodes").problem;
-    assert!(problem.contains("at most 3932160 (3840 KiB) here"), "{problem}");
-    assert!(problem.contains("never settles into a steady state"), "{problem}");
-    let smaller = Scenario { size_bytes: 3_932_160, ..s };
+    assert!(problem.contains("at most 16777216 (16 MiB) here"), "{problem}");
+    assert!(problem.contains("not extrapolated from fewer nodes: its chain on 128 nodes"), "{problem}");
+    assert!(problem.contains("use at most 4096 nodes"), "{problem}");
+    let smaller = Scenario { size_bytes: 16_777_216, ..s };
     let sim = fabricscope::simulate(&smaller.validate().unwrap()).unwrap();
-    assert_eq!(sim.summary.method, fabricscope::Method::Exact);
+    assert_eq!(sim.summary.method, fabricscope::Method::Chain);
     assert!(sim.summary.time.as_us() > 0.0);
 }

@@ -207,6 +207,11 @@ pub fn bench() -> Result<()> {
         format!("{} ({})", show(secs("tuner-pick-1GiB-16384-gpus")), detail("tuner-pick-1GiB-16384-gpus")),
     ));
     rows.push((
+        "Broadcast 1 GiB, 16,384 GPUs (its chain run on 128 nodes, the rest extrapolated), a sweep's row, native".into(),
+        "(reference)".into(),
+        format!("{} ({})", show(secs("broadcast-1GiB-16384-gpus")), detail("broadcast-1GiB-16384-gpus")),
+    ));
+    rows.push((
         "AllToAll 1 GiB, 1,024 GPUs (channel 0 for all 8), a sweep's row (hashed), native".into(),
         "(reference)".into(),
         format!("{} ({})", show(secs("alltoall-1GiB-1024-gpus")), detail("alltoall-1GiB-1024-gpus")),

@@ -5,6 +5,7 @@
 //! use with both languages' `format!`.
 
 pub mod bounded;
+pub mod chain;
 mod chunks;
 pub mod cluster;
 pub mod extrapolated;
@@ -231,6 +232,7 @@ pub fn method_name(lang: Lang, method: fabricscope::Method) -> &'static str {
         (Lang::Zh, Method::Extrapolated) => "外推稳态（±3%）",
         (Lang::Zh, Method::ChunkFit) => "拟合到 NCCL 的分块（±1%）",
         (Lang::Zh, Method::Bounded) => "最大最小公平共享的界",
+        (Lang::Zh, Method::Chain) => "外推的链（±5%）",
     }
 }
 
@@ -350,6 +352,9 @@ fn method_sentence(lang: Lang, sim: &fabricscope::Simulation) -> String {
     if let Some(bounds) = &sim.bounded {
         let of = (sim.schedule.n_ranks, sim.schedule.n_channels, sim.n_transfers());
         return bounded::method_sentence(lang, bounds, of);
+    }
+    if let Some(run) = &sim.chain {
+        return chain::method_sentence(lang, sim, run);
     }
     // A time fitted to NCCL's chunks: how the run shown was obtained (`chunk_fit_sentence` says
     // the rest).

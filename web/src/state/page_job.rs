@@ -32,7 +32,9 @@ pub fn transfers_of(valid: &fabricscope::ValidScenario) -> u64 {
 /// tree the tuner picks, too big to build whole, is shown from the channels that stand for all
 /// where they fit (`Job::showing_images`: NVLSTree on 1,024 H100 GPUs), else the best ring row.
 /// An AllToAll beyond the page's transfers is shown bounded by max-min sharing where its
-/// channels route alike (`Simulation::bounded`: its bounds and exact link bytes, no trace).
+/// channels route alike (`Simulation::bounded`: its bounds and exact link bytes, no trace), a
+/// Broadcast's or Reduce's chain run on fewer nodes and extrapolated where that many fit
+/// (`Simulation::chain`: its run and exact link bytes, no trace).
 pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
     let s = valid.scenario();
     let (n, channels) = (valid.n_ranks(), valid.channels());
@@ -43,7 +45,14 @@ pub fn page_job(valid: &fabricscope::ValidScenario) -> Result<Job, String> {
     };
     let reduces = valid.preset().gpu_fabric.reduces_in_switch();
     let most = fabricscope::plan::most_pipeline_bytes(s, n, channels, PAGE_BUDGET, reduces);
-    Err(too_big_for_page(s.collective, (n, channels), total, most))
+    let refusal = too_big_for_page(s.collective, (n, channels), total, most);
+    // A chain that is not run on fewer nodes and extrapolated says why.
+    match fabricscope::plan::chain_nodes_run(s, n, channels, PAGE_BUDGET.transfers) {
+        Err(why) if matches!(s.collective, Collective::Broadcast | Collective::Reduce) => {
+            Err(format!("{refusal}; it is not extrapolated from fewer nodes here: {why}"))
+        }
+        _ => Err(refusal),
+    }
 }
 
 /// Why a collective of `total` transfers on `n` GPUs over `channels` channels is beyond the

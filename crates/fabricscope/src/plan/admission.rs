@@ -23,6 +23,10 @@
 //!     or, where budget.copies allows any, one node's sources of channel 0 within it
 //!                                                          → Copies  (a sweep's row: a few nodes'
 //!                                                             sources for all, where they turn)
+//!   a Broadcast's or Reduce's ring chain, no fault, routes that do not follow the load, whose
+//!     chain on fewer nodes (`chain_nodes_run`, at least `CHAIN_LEAST_NODES`) fits
+//!     min(budget.transfers, CHAIN_RUN_TRANSFERS)       → Chain   (run on fewer nodes, the rest
+//!                                                             extrapolated: `simulation::chain`)
 //!   otherwise                                              → Refused { transfers }
 //! ```
 
@@ -136,6 +140,11 @@ pub enum Admission {
     /// bounded by max-min sharing rather than simulated (`simulation::bounded`). The whole's
     /// transfer count.
     Bounded { transfers: u64 },
+    /// Too big whole, but a Broadcast's or Reduce's chain that runs on fewer nodes
+    /// (`chain_nodes_run`) and is extrapolated to the rest (`simulation::chain`): a sweep's
+    /// row or the page's run, shown as its figures and link bytes, with no trace. The whole's
+    /// transfer count.
+    Chain { transfers: u64 },
     /// None of these: the collective's transfer count.
     Refused { transfers: u64 },
 }
@@ -173,9 +182,67 @@ pub fn admit(
         Admission::Copies { transfers }
     } else if alltoall_bounded_provable(scenario, n_ranks) && budget.bounded > 0 {
         Admission::Bounded { transfers }
+    } else if chain_nodes_run(scenario, n_ranks, channels, budget.transfers).is_ok() {
+        Admission::Chain { transfers }
     } else {
         Admission::Refused { transfers }
     }
+}
+
+/// Most transfers of the run on fewer nodes a chain too big to run whole is extrapolated from
+/// (`chain_nodes_run`): about 2.5 s natively at 128 chunks a channel.
+pub const CHAIN_RUN_TRANSFERS: u64 = 1 << 20;
+
+/// Fewest nodes a chain is run on to be extrapolated (`chain_nodes_run`): fewer would measure
+/// its wave while it still forms (`simulation::chain`).
+pub const CHAIN_LEAST_NODES: u32 = 128;
+
+/// Most times its length a chain run on fewer nodes is extrapolated to (`chain_nodes_run`): the
+/// longest `tests/chain.rs` holds within its bound.
+pub const CHAIN_MOST_RATIO: u32 = 32;
+
+/// The nodes a Broadcast's or Reduce's ring chain beyond the engine runs on before it is
+/// extrapolated to the rest (`simulation::chain`): the most whose chain, in the protocol's chunks
+/// that cut it finest (or the forced one's), fits `limit` and `CHAIN_RUN_TRANSFERS`, fewer than
+/// the scenario's. Why not where it is not such a chain, a fault is set (it breaks the likeness of
+/// one node's hops to the next's), routes follow the load (a link's bytes then depend on the
+/// run), fewer than `CHAIN_LEAST_NODES` fit, or the chain is more than `CHAIN_MOST_RATIO` times
+/// as long as the one that fits.
+pub fn chain_nodes_run(scenario: &Scenario, n_ranks: u32, channels: u32, limit: u64) -> Result<u32, String> {
+    let chain = matches!(scenario.collective, Collective::Broadcast | Collective::Reduce)
+        && matches!(scenario.algorithm, None | Some(Algorithm::Ring));
+    if !chain {
+        return Err("not a Broadcast's or Reduce's ring chain".into());
+    }
+    if !scenario.faults.is_empty() {
+        return Err("a fault makes one node's hops unlike the next's, so the chain is not extrapolated from fewer nodes: use fewer nodes, or no fault".into());
+    }
+    let routing = scenario.fabric.routing.unwrap_or(scenario.fabric.technology.spec().default_routing);
+    if routing == Routing::Adaptive {
+        return Err("adaptive routes follow the load, so the chain's link bytes are not known without running it whole: use fewer nodes, or static or ECMP routes".into());
+    }
+    let g = (n_ranks / scenario.nodes.max(1)) as u64;
+    let per_channel = scenario.count().div_ceil(channels.max(1) as u64);
+    let chunks = match scenario.protocol {
+        Some(protocol) => crate::collective::chain_chunks(protocol, per_channel),
+        None => Protocol::ALL
+            .into_iter()
+            .map(|p| crate::collective::chain_chunks(p, per_channel))
+            .max()
+            .unwrap_or(1),
+    } as u64;
+    let per_node = g * channels as u64 * chunks;
+    let most = (limit.min(CHAIN_RUN_TRANSFERS) / per_node.max(1)).min(scenario.nodes.saturating_sub(1) as u64)
+        as u32;
+    let limit = limit.min(CHAIN_RUN_TRANSFERS);
+    if most < CHAIN_LEAST_NODES {
+        return Err(format!("even its chain on {CHAIN_LEAST_NODES} nodes, to extrapolate from, is beyond {limit} transfers: use fewer channels or a smaller size_bytes"));
+    }
+    if scenario.nodes > most.saturating_mul(CHAIN_MOST_RATIO) {
+        let most_nodes = most * CHAIN_MOST_RATIO;
+        return Err(format!("its chain on {most} nodes, the most within {limit} transfers, would be extrapolated more than {CHAIN_MOST_RATIO} times its length, beyond what is validated: use at most {most_nodes} nodes, or a smaller size_bytes (fewer chunks, more nodes run)"));
+    }
+    Ok(most)
 }
 
 /// The largest message of `scenario`'s pipeline (a Broadcast's or Reduce's chain, a SendRecv)

@@ -457,16 +457,19 @@ impl Scenario {
                         let zero = n as u64 * (n as u64 - 1);
                         let reduces = preset.gpu_fabric.reduces_in_switch();
                         let most = most_pipeline_bytes(self, n, channels, ENGINE_BUDGET, reduces);
+                        // Why a chain is not run on fewer nodes and extrapolated.
+                        let chain = match super::chain_nodes_run(self, n, channels, ENGINE_BUDGET.transfers) {
+                            Err(why) if self.collective != Collective::SendRecv => {
+                                format!("; not extrapolated from fewer nodes: {why}")
+                            }
+                            _ => String::new(),
+                        };
                         match (one_chunk <= MAX_TRANSFERS, most) {
                             (true, Some(most)) => format!(
-                                ", or a smaller size_bytes, at most {most} ({}) here (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message){}",
+                                ", or a smaller size_bytes, at most {most} ({}) here (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message){chain}",
                                 crate::units::format_bytes_whole(most),
-                                match self.collective {
-                                    Collective::SendRecv => "",
-                                    _ => "; a chain through every GPU never settles into a steady state, so no faster method runs it within a known error",
-                                }
                             ),
-                            (true, None) => ", or a smaller size_bytes (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message)".to_string(),
+                            (true, None) => format!(", or a smaller size_bytes (NCCL cuts its pipeline into chunks of a fixed size: fewer for a smaller message){chain}"),
                             // An AllToAll whose channel 0 would fit but may not stand for all.
                             (false, _) if self.collective == Collective::AllToAll && zero <= MAX_TRANSFERS => format!(
                                 " (channel 0 alone, {zero} transfers, runs for all where the channels are copies of one another: static routes on a lossless fabric, and at least 64 elements of each rank's block on every channel)"

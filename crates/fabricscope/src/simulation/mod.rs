@@ -16,6 +16,7 @@ mod alltoall;
 mod alpha_beta;
 mod big;
 mod bounded;
+mod chain;
 mod chunk_fit;
 mod exact;
 mod export;
@@ -34,6 +35,7 @@ mod weigh;
 
 pub use alpha_beta::AlphaBeta;
 pub use bounded::Bounds;
+pub use chain::{extrapolate as chain_time, ChainRun, CHAIN_BOUND};
 pub use chunk_fit::{nvls_tree_ran, nvls_tree_time, ChunkFit, FinerTask, CHUNK_FIT_BOUND, FINE_CHUNKS};
 pub use fluid::{EXTRAPOLATION_BOUND, MEASURED_STEPS};
 pub use job::Job;
@@ -105,6 +107,9 @@ pub struct Simulation {
     /// Where no engine ran (`Method::Bounded`, an AllToAll too big even from channel 0): the
     /// bounds max-min sharing proves on the time; `schedule` and `trace` then hold no transfer.
     pub bounded: Option<Bounds>,
+    /// Where a Broadcast's or Reduce's chain ran on fewer nodes and was extrapolated to the rest
+    /// (`Method::Chain`): that run's figures; `schedule` and `trace` then hold no transfer.
+    pub chain: Option<ChainRun>,
     /// Bytes each link carried over the whole collective.
     pub link_bytes: Vec<f64>,
     /// The trace's hash, once worked out (`hash_hex`; a hashed `Job` works it out in slices).
@@ -184,6 +189,9 @@ impl Simulation {
 
     /// Transfers of the whole collective.
     pub fn n_transfers(&self) -> u64 {
+        if let Some(chain) = &self.chain {
+            return chain.transfers;
+        }
         if self.bounded.is_some() {
             // None ran: the whole's count, as validation counts it.
             return self.scenario.transfers();
@@ -208,7 +216,7 @@ impl Simulation {
     /// run (its exact bytes over the bound's time) until it ends, which is what its caller
     /// must then say it draws.
     pub fn sample(&self, t: SimTime) -> crate::trace::Frame {
-        if self.bounded.is_some() {
+        if self.traceless() {
             let end = self.trace.end.0.max(1) as f64;
             let link_rate = match t < self.trace.end {
                 true => self.link_bytes.iter().map(|&bytes| bytes / end).collect(),
@@ -241,6 +249,12 @@ impl Simulation {
             })
             .sum();
         orbit.map_or(crossings, |(images, (_, size))| crossings * images.share() / size.max(1) as u64)
+    }
+
+    /// Whether no trace stands behind the figures (`bounded`, `chain`): the page then draws
+    /// every link's mean load and no chunk in flight, and there is no trace hash.
+    pub fn traceless(&self) -> bool {
+        self.bounded.is_some() || self.chain.is_some()
     }
 
     /// `t` as the prefix's time and the steps the whole collective is ahead then.

@@ -141,6 +141,12 @@ pub(super) enum Stage {
         topology: Topology,
         bounding: Box<super::bounded::Bounding>,
     },
+    /// A Broadcast's or Reduce's chain too big to run whole: its hops routed a piece per poll,
+    /// then run on fewer nodes and extrapolated (`chain`).
+    Chain {
+        topology: Topology,
+        chain: Box<super::chain::Chain>,
+    },
     /// Not yet planned (`Job::new`).
     Start,
     /// A big plan being weighed, a piece per poll (`big::weigh`).

@@ -45,6 +45,11 @@ pub enum Method {
     /// capacity over their flow counts). `tests/bounded.rs` holds `Exact` within the two.
     #[serde(rename = "max-min bound")]
     Bounded,
+    /// A Broadcast's or Reduce's chain run on fewer nodes, every transfer simulated, and
+    /// extrapolated to the rest from the paces of its wave's head and tail (`chain`): within
+    /// `CHAIN_BOUND` (5%) of `Exact` on time over `tests/chain.rs`'s matrix; link bytes exact.
+    #[serde(rename = "extrapolated chain (±5%)")]
+    Chain,
 }
 
 impl Method {
@@ -57,6 +62,7 @@ impl Method {
             Method::Extrapolated => "extrapolated steady state (±3%)",
             Method::ChunkFit => "fitted to NCCL's chunks (±1%)",
             Method::Bounded => "max-min bound",
+            Method::Chain => "extrapolated chain (±5%)",
         }
     }
 }
@@ -150,6 +156,7 @@ pub(super) fn finish(
         copies,
         images: None,
         bounded: None,
+        chain: None,
         link_bytes,
         step_index,
         trace_hash: std::sync::OnceLock::new(),
@@ -228,6 +235,8 @@ mod tests {
         assert!(Method::Extrapolated.name().ends_with(&bound));
         let bound = format!("(±{:.0}%)", 100.0 * super::super::CHUNK_FIT_BOUND);
         assert!(Method::ChunkFit.name().ends_with(&bound));
+        let bound = format!("(±{:.0}%)", 100.0 * super::super::CHAIN_BOUND);
+        assert!(Method::Chain.name().ends_with(&bound));
         for method in [
             Method::Exact,
             Method::SteadyState,
@@ -235,6 +244,7 @@ mod tests {
             Method::Extrapolated,
             Method::ChunkFit,
             Method::Bounded,
+            Method::Chain,
         ] {
             let json = serde_json::to_string(&method).unwrap();
             assert_eq!(json, format!("\"{}\"", method.name()));

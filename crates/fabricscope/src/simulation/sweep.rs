@@ -40,6 +40,9 @@ pub struct SweepPoint {
     /// time [us] (the time is the lower).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upper_bound_us: Option<f64>,
+    /// Where a chain ran on fewer nodes and was extrapolated (`Method::Chain`): that run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chain: Option<super::ChainRun>,
 }
 
 /// A sweep's point simulated a slice at a time (`Job::point`): `poll` as `Job::poll`, giving
@@ -147,12 +150,13 @@ pub fn sweep_point(sim: &Simulation, hash: bool) -> SweepPoint {
             .map(|row| row.predicted_ns / 1e3)
             .unwrap_or(f64::NAN),
         // A bounded row has no trace to hash.
-        trace_hash: if hash && sim.bounded.is_none() { sim.hash_hex() } else { String::new() },
+        trace_hash: if hash && !sim.traceless() { sim.hash_hex() } else { String::new() },
         method: sim.summary.method,
         tuner_pick_not_run: sim.tuner_pick_not_run(),
         tuner_pick_time_us: sim.tuner_pick_predicted_ns().map(|ns| ns / 1e3),
         chunk_fit: sim.chunk_fit,
         rounded_count: sim.rounded,
         upper_bound_us: sim.bounded.map(|b| b.upper_ns as f64 / 1e3),
+        chain: sim.chain,
     }
 }

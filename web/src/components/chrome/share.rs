@@ -61,9 +61,10 @@ pub fn share_export(props: &ShareProps) -> Html {
                 "protocol": sim.schedule.protocol,
                 "tuning": sim.tuning,
                 "alpha_beta": sim.alpha_beta(),
-                // A run bounded rather than simulated has no trace: its bounds instead.
-                "trace_hash": sim.bounded.is_none().then(|| sim.hash_hex()),
+                // A run bounded, or a chain extrapolated, has no trace: its bounds or its run instead.
+                "trace_hash": (!sim.traceless()).then(|| sim.hash_hex()),
                 "bounds": sim.bounded,
+                "chain": sim.chain,
             });
             download(
                 "fabricscope-run.json",

@@ -113,10 +113,10 @@ pub fn link_table(props: &LinkTableProps) -> Html {
                     Lang::Zh => "此刻没有数据在传输（本步的时延正在经过）；下表为本步中点时刻的负载。",
                 } }</p>
             }
-            if sim.bounded.is_some() && !busy.is_empty() {
+            if sim.traceless() && !busy.is_empty() {
                 <p class="hint" id="link-table-mean">{ match lang {
-                    Lang::En => "Bounded, not simulated: these are the links' mean loads over the run, the same at every moment.",
-                    Lang::Zh => "求界而非模拟：下表为各链路全程的平均负载，任何时刻都相同。",
+                    Lang::En => format!("{}: these are the links' mean loads over the run, the same at every moment.", crate::i18n::chain::untraced(lang, sim)),
+                    Lang::Zh => format!("{}：下表为各链路全程的平均负载，任何时刻都相同。", crate::i18n::chain::untraced(lang, sim)),
                 } }</p>
             }
             if busy.is_empty() {

@@ -21,9 +21,10 @@ pub fn results(props: &Props) -> Html {
         let sim = sim.clone();
         use_memo(Shared::of(&sim), move |_| sim.hash_hex())
     };
-    let hash = match sim.bounded {
-        Some(_) => i18n::bounded::no_trace(lang).to_string(),
-        None => (*hash).clone(),
+    let hash = match (&sim.bounded, &sim.chain) {
+        (Some(_), _) => i18n::bounded::no_trace(lang).to_string(),
+        (None, Some(_)) => i18n::chain::no_trace(lang).to_string(),
+        (None, None) => (*hash).clone(),
     };
     let summary = &sim.summary;
     let bottleneck = summary.bottleneck.map(|id| {

@@ -42,9 +42,11 @@ pub fn timeline(props: &Props) -> Html {
     let base = format_duration_ns(sim.schedule.protocol.base_latency_ns(sim.schedule.algorithm) as f64);
     let text = match state.stage() {
         // No steps to follow where no engine ran: what the figure draws instead.
-        Stage::Launch | Stage::Step(_) if sim.bounded.is_some() => {
-            sim.bounded.as_ref().map(|b| i18n::bounded::timeline_text(lang, b)).unwrap_or_default()
-        }
+        Stage::Launch | Stage::Step(_) if sim.traceless() => match (&sim.bounded, &sim.chain) {
+            (Some(bounds), _) => i18n::bounded::timeline_text(lang, bounds),
+            (None, Some(run)) => i18n::chain::timeline_text(lang, sim, run),
+            (None, None) => String::new(),
+        },
         Stage::Step(step) => sim.step_info(step, sim.focus_rank).map(|info| i18n::step_text(lang, &info, &gpu_name, network_name(sim))).unwrap_or_default(),
         Stage::Launch => match lang {
             Lang::En => format!("Launch — NCCL starts the kernels: {base} before the first chunk moves (the {} protocol's base latency).", sim.schedule.protocol.nccl_name()),

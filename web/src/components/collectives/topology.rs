@@ -226,12 +226,14 @@ fn node_info(state: &AppState, sim: &fabricscope::Simulation, node: u32) -> Stri
     }
     let g = sim.topology.gpus_per_node();
     let (first, last) = (node * g, node * g + g - 1);
-    // A bounded run's loads are its means (`Simulation::sample`), the same at every moment.
-    match (state.lang, sim.bounded.is_some()) {
+    // A run without a trace (bounded, or a chain extrapolated) has its means for loads
+    // (`Simulation::sample`), the same at every moment.
+    let how = i18n::chain::untraced(state.lang, sim);
+    match (state.lang, sim.traceless()) {
         (Lang::En, false) => format!("Node {node} (ranks {first}–{last}) · busiest network link now {:.0}% · busiest NVLink {:.0}% · click to open it", 100.0 * nic, 100.0 * nvlink),
         (Lang::Zh, false) => format!("节点 {node}（rank {first}–{last}）· 当前最忙的网络链路 {:.0}% · 最忙的 NVLink {:.0}% · 点击展开", 100.0 * nic, 100.0 * nvlink),
-        (Lang::En, true) => format!("Node {node} (ranks {first}–{last}) · busiest network link {:.0}% · busiest NVLink {:.0}%, mean loads over the run (bounded) · click to open it", 100.0 * nic, 100.0 * nvlink),
-        (Lang::Zh, true) => format!("节点 {node}（rank {first}–{last}）· 最忙的网络链路 {:.0}% · 最忙的 NVLink {:.0}%，均为全程平均负载（求界）· 点击展开", 100.0 * nic, 100.0 * nvlink),
+        (Lang::En, true) => format!("Node {node} (ranks {first}–{last}) · busiest network link {:.0}% · busiest NVLink {:.0}%, mean loads over the run ({how}) · click to open it", 100.0 * nic, 100.0 * nvlink),
+        (Lang::Zh, true) => format!("节点 {node}（rank {first}–{last}）· 最忙的网络链路 {:.0}% · 最忙的 NVLink {:.0}%，均为全程平均负载（{how}）· 点击展开", 100.0 * nic, 100.0 * nvlink),
     }
 }
 
@@ -247,16 +249,17 @@ fn link_info(state: &AppState, sim: &fabricscope::Simulation, id: LinkId) -> Str
         i18n::vertex_name(state.lang, &sim.topology, link.src),
         i18n::vertex_name(state.lang, &sim.topology, link.dst)
     );
-    // Bounded, not simulated: no moment to speak of, the mean alone (`i18n::bounded`).
-    if sim.bounded.is_some() {
+    // No trace (bounded, or a chain extrapolated): no moment to speak of, the mean alone.
+    if sim.traceless() {
         let bytes = fabricscope::units::format_bytes(sim.link_bytes[id.index()] as u64);
+        let how = i18n::chain::untraced(state.lang, sim);
         return match state.lang {
             Lang::En => format!(
-                "{name} · {} · {capacity:.1} GB/s · latency {} · bounded, not simulated: {bytes}, a mean of {:.0}% over the run",
+                "{name} · {} · {capacity:.1} GB/s · latency {} · {how}: {bytes}, a mean of {:.0}% over the run",
                 i18n::link_kind(state.lang, link.kind, network_name(sim)), format_duration_ns(link.latency_ns as f64), 100.0 * mean
             ),
             Lang::Zh => format!(
-                "{name} · {} · {capacity:.1} GB/s · 时延 {} · 求界而非模拟：{bytes}，全程平均 {:.0}%",
+                "{name} · {} · {capacity:.1} GB/s · 时延 {} · {how}：{bytes}，全程平均 {:.0}%",
                 i18n::link_kind(state.lang, link.kind, network_name(sim)), format_duration_ns(link.latency_ns as f64), 100.0 * mean
             ),
         };

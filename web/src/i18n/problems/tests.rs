@@ -85,7 +85,11 @@ fn the_collectives_problems_read_in_chinese() {
         json!({"collective": "all_to_all", "algorithm": "Ring"}),
         json!({"collective": "broadcast", "algorithm": "Tree", "nodes": 2}),
         json!({"collective": "broadcast", "root": 500}),
-        json!({"collective": "broadcast", "nodes": 2048, "size_bytes": 1 << 30}),
+        // Chains beyond the engine not run on fewer nodes: more than 32 times the nodes run,
+        // adaptive routes, a fault.
+        json!({"collective": "broadcast", "nodes": 8192, "size_bytes": 1 << 30}),
+        json!({"collective": "reduce", "nodes": 2048, "size_bytes": 1 << 30, "fabric": {"routing": "adaptive"}}),
+        json!({"collective": "broadcast", "nodes": 2048, "size_bytes": 1 << 30, "faults": [{"kind": "nic", "node": 1, "index": 0, "rate": 0.5}]}),
         // A SendRecv beyond the engine on a lossy fabric, where no channel runs for the others:
         // the largest message that runs.
         json!({"collective": "send_recv", "nodes": 2048, "size_bytes": 1 << 30, "fabric": {"technology": "roce"}}),

@@ -22,9 +22,10 @@ impl Job {
             // Channel 0 of an AllToAll for all (`alltoall::beyond`): shown from it, or a point;
             // an AllToAll bounded by max-min sharing: shown as its bounds and link bytes
             // (`Job::showing_images`), or a point.
-            crate::plan::Admission::Copies { .. } | crate::plan::Admission::Bounded { .. } => {
-                Ok(Job::within(scenario, Mode::Auto, budget))
-            }
+            // A chain run on fewer nodes and extrapolated: shown as its figures and link bytes.
+            crate::plan::Admission::Copies { .. }
+            | crate::plan::Admission::Bounded { .. }
+            | crate::plan::Admission::Chain { .. } => Ok(Job::within(scenario, Mode::Auto, budget)),
             // A run from the channels that stand for all is a sweep's point, never one to show.
             crate::plan::Admission::Channels { transfers }
             | crate::plan::Admission::Refused { transfers } => Err(transfers),
@@ -105,5 +106,24 @@ impl Job {
     /// channels fold (`Symmetry::expanded_hash`), else from the expanded trace: a sweep's row.
     pub fn point_hashed(self) -> crate::simulation::sweep::PointJob {
         crate::simulation::sweep::PointJob::hashed(Job { lean: true, hashed: true, point: true, ..self })
+    }
+}
+
+/// What the scenario says about the schedule's latencies: the latency model, and whether each
+/// node has one GPU (NCCL then charges every network step the Tree's latency: "with ppn=1
+/// latencies are fully exposed", `tuning.cc`).
+pub(in crate::simulation) fn run_settings(
+    schedule: &mut crate::collective::Schedule,
+    scenario: &ValidScenario,
+) {
+    schedule.latency = scenario.scenario().latency;
+    schedule.exposed_network = scenario.preset().gpus_per_node == 1;
+}
+
+/// The class of a node's GPU-to-GPU links (PCIe, else NVLink): the tuner's intra-node term.
+pub(in crate::simulation) fn intra_link(scenario: &ValidScenario) -> crate::topology::LinkKind {
+    match scenario.preset().gpu_fabric {
+        crate::catalog::NodeFabric::Pcie => crate::topology::LinkKind::Pcie,
+        _ => crate::topology::LinkKind::NvLink,
     }
 }

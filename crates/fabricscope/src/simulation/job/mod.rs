@@ -28,6 +28,7 @@ mod refusals;
 mod round;
 mod run;
 
+pub(super) use build::{intra_link, run_settings};
 use refusals::{not_settled, FEWER};
 pub(super) use refusals::{too_big, too_big_advised, unturned_advice};
 
@@ -96,6 +97,9 @@ impl Job {
             return stage;
         }
         if matches!(mode, Mode::Auto | Mode::Symmetric) {
+            if let Some(stage) = super::chain::beyond(scenario, &topology, tree_limit) {
+                return stage;
+            }
             let shown = (lean, point, images);
             if let Some(stage) = super::alltoall::beyond(scenario, &topology, (tree_limit, copies), shown) {
                 return stage;
@@ -290,6 +294,14 @@ impl Job {
                     };
                     self.stage = bounding.finish(&self.scenario, topology);
                 }
+                return None;
+            }
+            Stage::Chain { .. } => {
+                let Stage::Chain { topology, chain } = std::mem::replace(&mut self.stage, Stage::Done(None))
+                else {
+                    return None;
+                };
+                self.stage = super::chain::advance(&self.scenario, topology, chain, batches);
                 return None;
             }
             Stage::Copies { topology, copies } => {
@@ -602,6 +614,7 @@ impl Job {
         match &self.stage {
             Stage::Done(_) => 1.0,
             Stage::Bounding { bounding, .. } => bounding.progress(),
+            Stage::Chain { chain, .. } => chain.progress(self.scenario.channels()),
             Stage::Start
             | Stage::Planning { .. }
             | Stage::Weighing { .. }
@@ -623,24 +636,8 @@ impl Job {
     }
 }
 
-/// What the scenario says about the schedule's latencies: the latency model, and whether each
-/// node has one GPU (NCCL then charges every network step the Tree's latency: "with ppn=1
-/// latencies are fully exposed", `tuning.cc`).
-pub(super) fn run_settings(schedule: &mut Schedule, scenario: &ValidScenario) {
-    schedule.latency = scenario.scenario().latency;
-    schedule.exposed_network = scenario.preset().gpus_per_node == 1;
-}
-
 /// Whether a job runs light (`Job::exact`): a chart's point (unhashed, `Auto`), which builds
 /// only the channels that run for all of a forced ring or tree.
 fn light(point: bool, hashed: bool, mode: Mode) -> bool {
     point && !hashed && mode == Mode::Auto
-}
-
-/// The class of a node's GPU-to-GPU links (PCIe, else NVLink): the tuner's intra-node term.
-pub(super) fn intra_link(scenario: &ValidScenario) -> crate::topology::LinkKind {
-    match scenario.preset().gpu_fabric {
-        crate::catalog::NodeFabric::Pcie => crate::topology::LinkKind::Pcie,
-        _ => crate::topology::LinkKind::NvLink,
-    }
 }

@@ -106,6 +106,7 @@ impl std::fmt::Debug for Job {
             super::Stage::TreeChannels { .. } => "tree-channels",
             super::Stage::Copies { .. } => "copies",
             super::Stage::Bounding { .. } => "bounding",
+            super::Stage::Chain { .. } => "chain",
             super::Stage::BuildingTree { .. } => "building-tree",
             super::Stage::Running { .. } => "running",
             super::Stage::Expanding { .. } => "expanding",

@@ -1,0 +1,381 @@
+//! A Broadcast's or Reduce's ring chain too big to run whole (`plan::Admission::Chain`): run on
+//! fewer nodes, the rest extrapolated (`Method::Chain`).
+//!
+//! NCCL's ring Broadcast pipelines each channel's slice in chunks down a chain through every GPU
+//! (`collective::ring_chain`): on 2,048 DGX H100 over 8 channels at 1 GiB, 128 chunks over
+//! 16,383 hops, 16.8 million transfers. The chain never repeats in time (every step moves the
+//! wave of chunks one hop further), and the root pins it, so neither a steady state nor a
+//! channel symmetry folds it. What holds instead is causality along the chain: a node's hops
+//! wait for the hops before them, and on a fabric where one node's hops are like the next's a
+//! node's data arrives at the same time in a chain of K nodes as in one of N (the engine's
+//! per-node arrival times agree to the nanosecond, `tests/chain.rs`). So the chain runs exactly
+//! on K nodes (`plan::chain_nodes_run`: as many as `CHAIN_RUN_TRANSFERS` allow, at least
+//! `CHAIN_LEAST_NODES`), and the N − K nodes beyond are extrapolated from two paces measured on
+//! it, per node along the chain:
+//!
+//! - **front**: when a node receives the first chunk of every channel: how fast the wave's head
+//!   moves, which nothing ahead of it slows;
+//! - **lag**: how much later a node has every chunk, the wave's tail, as chunks queue behind one
+//!   another on shared links.
+//!
+//! Over the runs measured, the tail's lag grows as the square root of the distance along the
+//! chain while the wave is young (many chunks: 128 a channel at 64 MiB) and then steadily (few
+//! chunks, or a long way down the chain). So the head's pace is fitted as a line and the lag as
+//! `c + α·p + 2β·√p` at node `p`, by least squares over the run's last half of nodes (`α`, `β`
+//! at least 0), and `T(N) = T(K) + (N − K)·(front + α) + 2β·(√(N−1) − √(K−1))`. Fewer than
+//! `CHAIN_LEAST_NODES` (128) nodes would measure the wave while it still forms (a pace that
+//! changes 20 nodes on, a lag that shrinks before it grows): the method needs them. It is
+//! within `CHAIN_BOUND` of the exact run wherever both run (`tests/chain.rs`: Broadcast and
+//! Reduce, the three protocols, rail and node wiring, D-mod-K and ECMP routes, oversubscribed
+//! and lossy fabrics, two and three tiers, four presets, chains of 1 to 128 chunks a channel
+//! extrapolated 1.75 to 32 times their length). What it leaves out: a pace that changes beyond
+//! the K nodes (a pod crossing's longer route, a few nanoseconds), and a root on another node
+//! than the first, taken as node 0's (the chain through it is the same but for where it crosses
+//! leaves).
+//!
+//! Link bytes are exact: every hop of the whole chain is routed (`ROUTED_PER_POLL` a poll) and
+//! carries its channel's slice in the protocol's wire bytes; the tuner's bound is the busiest
+//! link's data bytes, as the exact plan's. There is no trace: the page shows the figures and
+//! every link's mean load, never chunks in flight.
+
+use super::job::{run_settings, Job};
+use super::stage::{Plan, Stage};
+use super::weigh::ROUTED_PER_POLL;
+use super::{Method, Mode, Simulation};
+use crate::collective::{chain_chunks, ring_order, slice, Algorithm, Protocol, Schedule};
+use crate::plan::{chain_nodes_run, ValidScenario};
+use crate::routing::{Router, RouterState};
+use crate::scenario::{Collective, ScenarioError};
+use crate::topology::Topology;
+use crate::trace::Trace;
+use crate::units::{SimTime, ELEM_BYTES};
+use serde::{Deserialize, Serialize};
+
+/// How far an extrapolated chain's time may be from the exact run's, as a share: `tests/chain.rs`
+/// holds every case of its matrix within it (the worst, -3.2%, a RoCE Reduce whose tail's lag
+/// still quickens at the 128 nodes run).
+pub const CHAIN_BOUND: f64 = 0.05;
+
+/// What an extrapolated chain ran and measured (`Simulation::chain`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChainRun {
+    /// Nodes the chain ran on, every transfer simulated.
+    pub nodes_run: u32,
+    /// That run's time [ns].
+    pub run_ns: u64,
+    /// The wave's head's pace [ns per node].
+    pub front_ns_per_node: f64,
+    /// Its tail's lag behind the head, fitted as `c + lag·p + 2·root·√p` at node `p` [ns per
+    /// node, ns per √node].
+    pub lag_ns_per_node: f64,
+    pub lag_root_ns: f64,
+    /// Transfers of the whole chain, in the protocol it ran with.
+    pub transfers: u64,
+}
+
+/// The chain's hops being routed, then its run on fewer nodes (`Stage::Chain`).
+pub(super) struct Chain {
+    router: Option<RouterState>,
+    /// The channel being routed, its ring turned to the chain's order, and its next hop.
+    channel: u32,
+    order: Vec<u32>,
+    hop: u32,
+    /// Every link's data bytes (the tuner's bound), and its wire bytes in each protocol.
+    data: Vec<u64>,
+    wire: [Vec<u64>; 3],
+    /// Most transfers of a run (`Budget::transfers`).
+    limit: u64,
+    /// Once routed: the plan, the protocol, and the run on fewer nodes.
+    run: Option<(Plan, Protocol, u32, Box<Job>)>,
+}
+
+/// The chain of `scenario` where it is a Broadcast's or Reduce's beyond `limit` transfers: run on
+/// fewer nodes and extrapolated, or refused with why not (`plan::chain_nodes_run`). `None` for
+/// anything else.
+pub(super) fn beyond(scenario: &ValidScenario, topology: &Topology, limit: u64) -> Option<Stage> {
+    let s = scenario.scenario();
+    let chain = matches!(s.collective, Collective::Broadcast | Collective::Reduce);
+    if !chain || scenario.transfers() <= limit || s.nodes < 2 {
+        return None;
+    }
+    let (n, channels) = (scenario.n_ranks(), scenario.channels());
+    if let Err(why) = chain_nodes_run(s, n, channels, limit) {
+        let problem = format!(
+            "{} on {n} GPUs over {channels} channels is {} transfers, more than the engine simulates one by one ({limit}); {why}",
+            s.collective.nccl_name(),
+            scenario.transfers()
+        );
+        return Some(Stage::Done(Some(Err(ScenarioError { field: "nodes".into(), problem }))));
+    }
+    // A chain on three nodes has every (channel, GPU) connection between nodes the whole has:
+    // the NIC plan of its crossings.
+    let g = scenario.preset().gpus_per_node;
+    let rings = &scenario.preset().rings;
+    let probe = crate::collective::ring_chain(
+        s.collective == Collective::Reduce,
+        s.nodes.min(3),
+        rings,
+        channels as u64,
+        (channels, Protocol::Simple),
+        s.root % g,
+    );
+    let router = Router::for_transfers(topology, scenario.policy(), &probe.transfers);
+    let links = topology.n_links();
+    let chain = Chain {
+        router: Some(router.into_state()),
+        channel: 0,
+        order: chain_order(scenario, 0),
+        hop: 0,
+        data: vec![0; links],
+        wire: [vec![0; links], vec![0; links], vec![0; links]],
+        limit,
+        run: None,
+    };
+    Some(Stage::Chain { topology: topology.clone(), chain: Box::new(chain) })
+}
+
+/// Channel `channel`'s ring turned so the data flows from the root (Broadcast) or into it
+/// (Reduce), as `collective::ring_chain` turns it.
+fn chain_order(scenario: &ValidScenario, channel: u32) -> Vec<u32> {
+    let s = scenario.scenario();
+    let mut order = ring_order(s.nodes, &scenario.preset().rings, channel);
+    let at_root = order.iter().position(|&r| r == s.root).unwrap_or(0);
+    let reduce = s.collective == Collective::Reduce;
+    let n = order.len();
+    order.rotate_left((at_root + usize::from(reduce)) % n);
+    order
+}
+
+/// Channel `channel`'s slice [B] and its wire bytes in each protocol (`Protocol::ALL`'s order),
+/// as its chunks carry them.
+fn channel_bytes(scenario: &ValidScenario, channel: u32) -> (u64, [u64; 3]) {
+    let (count, channels) = (scenario.scenario().count(), scenario.channels());
+    let (_, len) = slice(count, channels, channel);
+    let wire = Protocol::ALL.map(|protocol| {
+        let chunks = chain_chunks(protocol, count.div_ceil(channels as u64));
+        (0..chunks).map(|k| protocol.wire_bytes(slice(len, chunks, k).1 * ELEM_BYTES)).sum()
+    });
+    (len * ELEM_BYTES, wire)
+}
+
+/// One poll of the chain: `ROUTED_PER_POLL` hops routed, then the tuner's pick and the run on
+/// fewer nodes set up, then `batches` of that run's, then the result.
+pub(super) fn advance(
+    scenario: &ValidScenario,
+    topology: Topology,
+    mut chain: Box<Chain>,
+    batches: u64,
+) -> Stage {
+    if let Some(state) = chain.router.take() {
+        let mut router = Router::resume(&topology, state);
+        route(scenario, &mut router, &mut chain);
+        if chain.channel < scenario.channels() {
+            chain.router = Some(router.into_state());
+            return Stage::Chain { topology, chain };
+        }
+        // Routed: the tuner's table from the busiest link's data bytes, the run on fewer nodes.
+        let bound = topology
+            .links()
+            .map(|(id, link)| chain.data[id.index()] as f64 / link.capacity().bytes_per_ns())
+            .fold(0.0, f64::max);
+        let (plan, pick) = Plan::tuned(scenario, vec![(Algorithm::Ring, bound)]);
+        let protocol = scenario.scenario().protocol.unwrap_or(pick.protocol);
+        return match small_run(scenario, protocol, chain.limit) {
+            Ok((k, job)) => {
+                chain.run = Some((plan, protocol, k, Box::new(job)));
+                Stage::Chain { topology, chain }
+            }
+            Err(error) => Stage::Done(Some(Err(error))),
+        };
+    }
+    let Some((_, _, _, job)) = chain.run.as_mut() else { return Stage::Done(None) };
+    match job.poll(batches) {
+        None => Stage::Chain { topology, chain },
+        Some(Err(error)) => Stage::Done(Some(Err(error))),
+        Some(Ok(small)) => {
+            let Some((plan, protocol, k, _)) = chain.run.take() else { return Stage::Done(None) };
+            let index = Protocol::ALL.iter().position(|&p| p == protocol).unwrap_or(0);
+            let wire = std::mem::take(&mut chain.wire[index]);
+            Stage::Done(Some(Ok(finish(scenario, topology, (plan, protocol, k), &small, wire))))
+        }
+    }
+}
+
+/// Routes up to `ROUTED_PER_POLL` hops, channel by channel.
+fn route(scenario: &ValidScenario, router: &mut Router, chain: &mut Chain) {
+    let channels = scenario.channels();
+    let mut budget = ROUTED_PER_POLL;
+    while chain.channel < channels && budget > 0 {
+        let (data, wire) = channel_bytes(scenario, chain.channel);
+        let hops = chain.order.len() as u32 - 1;
+        let end = (chain.hop + budget as u32).min(hops);
+        for hop in chain.hop..end {
+            let (src, dst) = (chain.order[hop as usize], chain.order[hop as usize + 1]);
+            for link in router.route(src, dst, chain.channel, &[]) {
+                chain.data[link.index()] += data;
+                for (bytes, &w) in chain.wire.iter_mut().zip(&wire) {
+                    bytes[link.index()] += w;
+                }
+            }
+        }
+        budget -= (end - chain.hop) as usize;
+        chain.hop = end;
+        if chain.hop == hops {
+            chain.channel += 1;
+            chain.hop = 0;
+            if chain.channel < channels {
+                chain.order = chain_order(scenario, chain.channel);
+            }
+        }
+    }
+}
+
+/// The chain on fewer nodes in `protocol`, the root on the first node: how many, and its job.
+fn small_run(scenario: &ValidScenario, protocol: Protocol, limit: u64) -> Result<(u32, Job), ScenarioError> {
+    let s = scenario.scenario();
+    let (n, channels, g) = (scenario.n_ranks(), scenario.channels(), scenario.preset().gpus_per_node);
+    let forced = crate::scenario::Scenario {
+        algorithm: Some(Algorithm::Ring),
+        protocol: Some(protocol),
+        channels: Some(channels),
+        ..s.clone()
+    };
+    let refused = |problem: String| ScenarioError { field: "nodes".into(), problem };
+    let k = chain_nodes_run(&forced, n, channels, limit).map_err(refused)?;
+    let small = crate::scenario::Scenario { nodes: k, root: s.root % g, ..forced };
+    let valid = small.validate().map_err(|errors| {
+        refused(errors.into_iter().next().map_or_else(String::new, |e| format!("{}: {}", e.field, e.problem)))
+    })?;
+    Ok((k, Job::new(&valid, Mode::Exact)))
+}
+
+/// The whole chain's figures from the run on `k` nodes (`small`): its time extrapolated (the
+/// module's formula), its link bytes the routed `wire`.
+fn finish(
+    scenario: &ValidScenario,
+    topology: Topology,
+    (plan, protocol, k): (Plan, Protocol, u32),
+    small: &Simulation,
+    wire: Vec<u64>,
+) -> Simulation {
+    let s = scenario.scenario();
+    let (n, channels, g) = (scenario.n_ranks(), scenario.channels(), scenario.preset().gpus_per_node);
+    let (front, lag, root) = paces(small, k, g);
+    let run = ChainRun {
+        nodes_run: k,
+        run_ns: small.summary.time.0,
+        front_ns_per_node: front,
+        lag_ns_per_node: lag,
+        lag_root_ns: root,
+        transfers: (n as u64 - 1)
+            * channels as u64
+            * chain_chunks(protocol, s.count().div_ceil(channels as u64)) as u64,
+    };
+    let end = SimTime(extrapolate(&run, s.nodes).round() as u64);
+    let link_bytes: Vec<f64> = wire.into_iter().map(|b| b as f64).collect();
+    let mut schedule = Schedule::new(s.collective, Algorithm::Ring, n, channels, s.count(), 0, Vec::new());
+    schedule.protocol = protocol;
+    schedule.root = s.root;
+    run_settings(&mut schedule, scenario);
+    let peaks = vec![0.0; link_bytes.len()];
+    let trace = Trace::new(Vec::new(), end, link_bytes, peaks, 0);
+    let mut sim = super::summary::finish(scenario, topology, schedule, trace, None, plan);
+    sim.chain = Some(run);
+    super::summary::refit(&mut sim, end, Method::Chain);
+    sim
+}
+
+/// The paces of the run on `k` nodes of `g` GPUs (`ChainRun`): its head's [ns per node], when
+/// each node has the first chunk of every channel, and its tail's lag behind the head, when each
+/// node has every chunk less when it had the first, fitted as `c + α·p + 2β·√p` at node `p`, by
+/// least squares over the last half of nodes (`α` and `β` at least 0: the better fit of either
+/// alone where both together would make one negative). Node 0, where the chain starts and ends,
+/// and the last node, whose hop out is the way back to node 0, are left out.
+fn paces(small: &Simulation, k: u32, g: u32) -> (f64, f64, f64) {
+    let mut done = vec![0u64; k as usize];
+    let mut first = vec![0u64; k as usize];
+    for flow in &small.trace.flows {
+        let transfer = &small.schedule.transfers[flow.transfer as usize];
+        let node = (transfer.dst / g) as usize;
+        done[node] = done[node].max(flow.finished.0);
+        if transfer.chunk == 0 {
+            first[node] = first[node].max(flow.finished.0);
+        }
+    }
+    let nodes: Vec<usize> = (k as usize / 2..=k as usize - 2).collect();
+    // In units of the nodes run, for the normal equations' conditioning: p/k in [1/2, 1].
+    let scale = k as f64;
+    let x = |p: usize| p as f64 / scale;
+    let front = least_squares(&nodes, |p| first[p] as f64, &[&|_| 1.0, &x])[1] / scale;
+    let lag = |p: usize| done[p] as f64 - first[p] as f64;
+    let root = |p: usize| 2.0 * (p as f64 / scale).sqrt();
+    let both = least_squares(&nodes, lag, &[&|_| 1.0, &x, &root]);
+    if both[1] >= 0.0 && both[2] >= 0.0 {
+        return (front, both[1] / scale, both[2] / scale.sqrt());
+    }
+    // Either alone, the one with the smaller residual whose coefficient is not negative.
+    let residual = |coefficients: &[f64], term: &dyn Fn(usize) -> f64| -> f64 {
+        nodes.iter().map(|&p| (coefficients[0] + coefficients[1] * term(p) - lag(p)).powi(2)).sum()
+    };
+    let linear = least_squares(&nodes, lag, &[&|_| 1.0, &x]);
+    let rooted = least_squares(&nodes, lag, &[&|_| 1.0, &root]);
+    let fits = [(linear[1], 0.0, residual(&linear, &x)), (0.0, rooted[1], residual(&rooted, &root))];
+    let best = fits.into_iter().filter(|f| f.0 >= 0.0 && f.1 >= 0.0).min_by(|a, b| a.2.total_cmp(&b.2));
+    let (alpha, beta) = best.map_or((0.0, 0.0), |(alpha, beta, _)| (alpha, beta));
+    (front, alpha / scale, beta / scale.sqrt())
+}
+
+/// The least-squares coefficients of `terms` fitting `y` over `points` (normal equations,
+/// solved by Gaussian elimination with partial pivoting; 0 where singular).
+fn least_squares(points: &[usize], y: impl Fn(usize) -> f64, terms: &[&dyn Fn(usize) -> f64]) -> Vec<f64> {
+    let m = terms.len();
+    let mut a = vec![vec![0.0; m + 1]; m];
+    for &p in points {
+        let row: Vec<f64> = terms.iter().map(|t| t(p)).collect();
+        let value = y(p);
+        for (line, &ri) in a.iter_mut().zip(&row) {
+            for (cell, &rj) in line.iter_mut().zip(&row) {
+                *cell += ri * rj;
+            }
+            line[m] += ri * value;
+        }
+    }
+    for col in 0..m {
+        let pivot = (col..m).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs())).unwrap_or(col);
+        a.swap(col, pivot);
+        let top = a[col].clone();
+        if top[col].abs() < f64::MIN_POSITIVE {
+            return vec![0.0; m];
+        }
+        for line in a.iter_mut().skip(col + 1) {
+            let factor = line[col] / top[col];
+            for (cell, &t) in line.iter_mut().zip(&top).skip(col) {
+                *cell -= factor * t;
+            }
+        }
+    }
+    let mut coefficients = vec![0.0; m];
+    for i in (0..m).rev() {
+        let known: f64 = (i + 1..m).map(|j| a[i][j] * coefficients[j]).sum();
+        coefficients[i] = (a[i][m] - known) / a[i][i];
+    }
+    coefficients
+}
+
+/// The whole chain's time on `nodes` nodes [ns] (the module's formula).
+pub fn extrapolate(run: &ChainRun, nodes: u32) -> f64 {
+    let (k, beyond) = (run.nodes_run as f64, nodes as f64 - run.nodes_run as f64);
+    run.run_ns as f64
+        + beyond * (run.front_ns_per_node + run.lag_ns_per_node)
+        + 2.0 * run.lag_root_ns * ((nodes as f64 - 1.0).sqrt() - (k - 1.0).sqrt())
+}
+
+impl Chain {
+    /// The share of the work done: the hops routed, then the run's.
+    pub fn progress(&self, channels: u32) -> f64 {
+        match &self.run {
+            Some((_, _, _, job)) => 0.5 + 0.5 * job.progress(),
+            None => 0.5 * self.channel as f64 / channels.max(1) as f64,
+        }
+    }
+}
