@@ -1400,6 +1400,7 @@ await test('Broadcast on 4,096 GPUs: its chain runs on its first nodes, the rest
   const end = Number(await page.locator('#scrub').getAttribute('max'));
   await page.locator('#scrub').fill(String(Math.round(end * 0.5)));
   await waitFor('the extrapolation said in place of a step', async () => (await text('#step-text')).startsWith('No timeline: this chain was run on its first'));
+  await waitFor('the chart filled, its extrapolated points said', async () => (await page.locator('#busbw-chart').getAttribute('data-complete')) === 'true' && (await page.locator('#chart-chain').count()) === 1, 60000);
   await page.screenshot({ path: join(shots, 'broadcast-4096-gpus.png'), fullPage: true });
   await page.click('#lang-zh');
   await waitFor('in Chinese', async () => (await text('#method')).startsWith('获得方式：在较少节点上运行链') && (await text('#step-text')).startsWith('没有时间线'));

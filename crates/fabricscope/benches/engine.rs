@@ -185,7 +185,9 @@ fn main() {
                 };
                 let (bounds, how) = match (row.upper_bound_us, row.chain) {
                     (Some(upper), _) => (format!(" to {upper:.0}"), "bounded".to_string()),
-                    (None, Some(run)) => (String::new(), format!("extrapolated from {} nodes run", run.nodes_run)),
+                    (None, Some(run)) => {
+                        (String::new(), format!("extrapolated from {} nodes run", run.nodes_run))
+                    }
                     (None, None) => (String::new(), "simulated".to_string()),
                 };
                 let detail = format!(

@@ -3,7 +3,7 @@
 //! timeline: every link's mean load).
 
 use super::Lang;
-use fabricscope::units::format_duration_ns;
+use fabricscope::units::{format_bytes, format_duration_ns};
 use fabricscope::{ChainRun, Simulation, CHAIN_BOUND};
 
 /// The results' "obtained by" sentence.
@@ -17,7 +17,7 @@ pub fn method_sentence(lang: Lang, sim: &Simulation, run: &ChainRun) -> String {
     let bound = 100.0 * CHAIN_BOUND;
     match lang {
         Lang::En => format!(
-            "Obtained by running the chain on fewer nodes and extrapolating: this {name}'s {transfers} transfers are beyond what the page simulates one by one, and a chain through every GPU never repeats, so its first {k} of {nodes} nodes ran transfer by transfer ({ran}); a node downstream cannot hold up one upstream, so they are served there as in the whole chain. Beyond them, the wave's head moves {front} a node and its tail falls behind at a rate fitted to the run ({lag} a node more, plus a share that slows with the distance). Within ±{bound:.0}% of simulating every transfer wherever both run (tests/chain.rs); link bytes are exact, every hop routed."
+            "Obtained by running the chain on fewer nodes and extrapolating: this {name}'s {transfers} transfers are beyond what the page simulates one by one, and a chain through every GPU never repeats, so its first {k} of {nodes} nodes ran transfer by transfer ({ran}); a node downstream cannot hold up one upstream, so those nodes are served as in the whole chain. Beyond them, the wave's head moves {front} a node and its tail falls behind at a rate fitted to the run ({lag} a node more, plus a share that slows with the distance). Within ±{bound:.0}% of simulating every transfer wherever both run (tests/chain.rs); link bytes are exact, every hop routed."
         ),
         Lang::Zh => format!(
             "获得方式：在较少节点上运行链，再外推——此 {name} 的 {transfers} 个传输超出页面逐个模拟的范围，而贯穿每个 GPU 的链从不重复，因此只逐个传输地模拟了 {nodes} 个节点中的前 {k} 个（{ran}）；下游节点无法拖慢上游节点，所以这些节点的数据到达时间与整条链中相同。其后，波前每个节点前进 {front}，波尾按拟合出的速率落后（每个节点多 {lag}，另有一部分随距离变慢）。凡两者都能运行之处，与逐个模拟相差在 ±{bound:.0}% 以内（tests/chain.rs）；链路字节数精确，每一跳都经过路由。"
@@ -54,4 +54,20 @@ pub fn untraced(lang: Lang, sim: &Simulation) -> &'static str {
         (Lang::En, true) => "extrapolated from fewer nodes, not traced",
         (Lang::Zh, true) => "由较少节点外推，无轨迹",
     }
+}
+
+/// The chart's note where some of its points are chains run on fewer nodes and extrapolated
+/// (`points`: each one's size and the nodes its chain ran on).
+pub fn chart_note(lang: Lang, points: &[(u64, u32)]) -> Option<String> {
+    let first = points.iter().map(|&(size, _)| size).min()?;
+    let fewest = points.iter().map(|&(_, nodes)| nodes).min()?;
+    let (all, from, bound) = (points.len(), format_bytes(first), 100.0 * CHAIN_BOUND);
+    Some(match lang {
+        Lang::En => format!(
+            "{all} points from {from} are chains run on their first {fewest} or more nodes, every transfer, and extrapolated to the rest (beyond what the page runs transfer by transfer at this scale): within ±{bound:.0}% of simulating every transfer."
+        ),
+        Lang::Zh => format!(
+            "从 {from} 起的 {all} 个点只在前 {fewest} 个或更多节点上逐个传输地运行了链，其余为外推（超出页面在此规模下逐个传输模拟的范围）：与逐个模拟相差在 ±{bound:.0}% 以内。"
+        ),
+    })
 }

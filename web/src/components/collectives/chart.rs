@@ -215,6 +215,11 @@ pub fn chart(props: &Props) -> Html {
         .filter_map(|p| p.upper_bound_us.map(|upper| (p.size_bytes, p.time_us, upper)))
         .collect();
     let bounded_note = i18n::bounded::chart_note(state.lang, &bounded);
+    // Points whose chain ran on fewer nodes and was extrapolated (a Broadcast or Reduce beyond
+    // the page's runs).
+    let chains: Vec<(u64, u32)> =
+        state.curve.points.iter().filter_map(|p| p.chain.map(|run| (p.size_bytes, run.nodes_run))).collect();
+    let chain_note = i18n::chain::chart_note(state.lang, &chains);
     html! {
         <>
             <canvas id="busbw-chart" ref={canvas_ref} data-here={here} role="img" aria-label={i18n::chart_caption(state.lang, state.curve.scenario.collective, state.curve.gpus)}
@@ -225,6 +230,9 @@ pub fn chart(props: &Props) -> Html {
             }
             if let Some(note) = bounded_note {
                 <p class="hint" id="chart-bounded">{ note }</p>
+            }
+            if let Some(note) = chain_note {
+                <p class="hint" id="chart-chain">{ note }</p>
             }
             if !gaps.is_empty() {
                 <p class="hint" id="chart-left-off">{ i18n::chart_left_off(state.lang, gaps.iter().map(|g| (g.curve.as_str(), g.first, g.last, g.open))) }</p>
