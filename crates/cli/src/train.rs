@@ -158,7 +158,7 @@ fn job_from(args: &TrainArgs) -> Result<ValidTrain, Vec<ScenarioError>> {
 
 pub fn train(args: &TrainArgs) -> Result<String, Vec<ScenarioError>> {
     let job = job_from(args)?;
-    let report = job.run();
+    let report = run_saying_so(&job);
     // The scaling points are independent runs: side by side on every core.
     use rayon::prelude::*;
     let runs: Vec<(u32, f64)> =
@@ -169,6 +169,49 @@ pub fn train(args: &TrainArgs) -> Result<String, Vec<ScenarioError>> {
         return Ok(serde_json::to_string_pretty(&value).expect("serialises") + "\n");
     }
     Ok(table(&job, &report, &curve))
+}
+
+/// The step on every core, saying on stderr how far it has got every `EVERY` once it has taken
+/// that long (a big step over RoCE takes a minute and more, its largest runs first: GPT-3 on 512
+/// DGX H100 over RoCE, two runs of 1.57 million transfers in one max-min component, about 2 min).
+fn run_saying_so(job: &fabricscope::train::ValidTrain) -> fabricscope::train::TrainReport {
+    use std::sync::{Condvar, Mutex};
+    const EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let start = std::time::Instant::now();
+    // The latest progress, and whether the step is done.
+    let state = (Mutex::new((None::<fabricscope::train::StepProgress>, false)), Condvar::new());
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let (lock, wake) = &state;
+            let Ok(mut guard) = lock.lock() else { return };
+            // Done before this thread first looks: nothing to wait for.
+            while !guard.1 {
+                let Ok((next, waited)) = wake.wait_timeout(guard, EVERY) else { return };
+                guard = next;
+                if let (Some(p), false, true) = (guard.0, guard.1, waited.timed_out()) {
+                    eprintln!(
+                        "fabricscope train: simulating the step ({:.0} s): pass {}, {} of its {} engine runs done ({} transfers in all)",
+                        start.elapsed().as_secs_f64(),
+                        p.pass,
+                        p.runs_done,
+                        p.runs,
+                        p.transfers
+                    );
+                }
+            }
+        });
+        let report = job.run_reporting(threads, &|p| {
+            if let Ok(mut guard) = state.0.lock() {
+                guard.0 = Some(p);
+            }
+        });
+        if let Ok(mut guard) = state.0.lock() {
+            guard.1 = true;
+        }
+        state.1.notify_all();
+        report
+    })
 }
 
 fn secs(ns: f64) -> String {

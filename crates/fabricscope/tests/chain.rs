@@ -88,24 +88,27 @@ fn chains_extrapolated_from_fewer_nodes_agree_with_every_transfer_simulated() {
     // Longer chains: 4,096 nodes from 128 and 1,024 at 2 chunks a channel (Simple, 8 MiB), 512
     // from 128 and 256 at 32 (LL), 192 from 128 at 128 (LL, 64 MiB), on fat-trees of radix 64
     // and 32.
+    // And a root on node 300 of 384, taken as node 0's in the run on fewer nodes.
     let long = [
-        (4096, 8 << 20, Protocol::Simple, 128, None),
-        (4096, 8 << 20, Protocol::Simple, 1024, None),
-        (512, 8 << 20, Protocol::Ll, 128, None),
-        (512, 8 << 20, Protocol::Ll, 256, Some(32)),
-        (192, 64 << 20, Protocol::Ll, 128, None),
+        (4096, 8 << 20, Protocol::Simple, 128, None, 0),
+        (4096, 8 << 20, Protocol::Simple, 1024, None, 0),
+        (512, 8 << 20, Protocol::Ll, 128, None, 0),
+        (512, 8 << 20, Protocol::Ll, 256, Some(32), 0),
+        (192, 64 << 20, Protocol::Ll, 128, None, 0),
+        (384, 4 << 20, Protocol::Ll, 128, None, 300 * 8 + 5),
     ];
-    for (nodes, size_bytes, protocol, k, radix) in long {
+    for (nodes, size_bytes, protocol, k, radix, root) in long {
         let s = Scenario {
             nodes,
             size_bytes,
+            root,
             collective: Collective::Broadcast,
             protocol: Some(protocol),
             fabric: FabricConfig { radix, ..FabricConfig::default() },
             ..Scenario::default_demo()
         };
         let what = format!(
-            "dgx-h100 radix {radix:?} Broadcast {protocol:?} {} MiB {nodes} from {k}",
+            "dgx-h100 radix {radix:?} Broadcast {protocol:?} {} MiB {nodes} from {k}, root {root}",
             size_bytes >> 20
         );
         let (time, busbw) = compare(&what, &s, k);

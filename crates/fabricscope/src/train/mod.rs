@@ -105,7 +105,7 @@ pub use compare::{
 };
 pub use contention::Contention;
 pub use report::{Activity, Breakdown, Cost, Memory, MicroBatch, Op, OpKind, StepOp, Storage, TrainReport};
-pub use runs::TrainJob;
+pub use runs::{StepProgress, TrainJob};
 pub use scenario::{default_gpu_hour_usd, CostAssumptions, Recompute, StorageAssumptions, TrainScenario};
 pub use validate::ValidTrain;
 

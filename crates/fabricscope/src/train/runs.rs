@@ -247,16 +247,36 @@ fn key_of(schedule: &Schedule, ranges: &[Range<usize>]) -> u64 {
 /// 1.57 M transfers each, their flows in one max-min component under ECMP) took 148 s one run
 /// after the other on this 2-core machine, 86 s side by side.
 #[cfg(not(target_arch = "wasm32"))]
-pub(super) fn on_threads(train: &ValidTrain, topology: &Topology, threads: usize) -> TrainReport {
+pub(super) fn on_threads(
+    train: &ValidTrain,
+    topology: &Topology,
+    threads: usize,
+    progress: &(dyn Fn(StepProgress) + Sync),
+) -> TrainReport {
     let policy = train.cluster().policy();
-    let (mut known, mut memo) = (BTreeMap::new(), Memo::default());
+    let (mut known, mut memo, mut passes) = (BTreeMap::new(), Memo::default(), 0);
     loop {
         let (report, missing) = pass(train, topology, &known, &mut memo);
         if missing.is_empty() {
             return report;
         }
-        known.extend(side_by_side(topology, policy, missing, threads));
+        passes += 1;
+        let transfers = missing.iter().map(|(_, schedule, _)| schedule.transfers.len() as u64).sum();
+        known.extend(side_by_side(topology, policy, missing, threads, &|runs_done, runs| {
+            progress(StepProgress { pass: passes, runs_done, runs, transfers })
+        }));
     }
+}
+
+/// How far a step run side by side has got (`ValidTrain::run_reporting`): its pass over the step
+/// (a pass asks for the runs the one before it did not know), and of that pass's engine runs,
+/// how many are done, and their transfers in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepProgress {
+    pub pass: u32,
+    pub runs_done: usize,
+    pub runs: usize,
+    pub transfers: u64,
 }
 
 /// One pass over the step with the runs `known` so far and the collectives `memo` found: its
@@ -289,9 +309,12 @@ fn side_by_side(
     policy: crate::routing::Policy,
     mut needed: Vec<Needed>,
     threads: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<(u64, Vec<u64>)> {
     use std::sync::Mutex;
     needed.sort_by_key(|(key, schedule, _)| (std::cmp::Reverse(schedule.transfers.len()), *key));
+    let runs = needed.len();
+    progress(0, runs);
     let workers = threads.min(needed.len());
     let todo = Mutex::new(needed.into_iter());
     let done = Mutex::new(Vec::new());
@@ -302,6 +325,7 @@ fn side_by_side(
                     let ends = part_ends(&symmetry::finish_times(topology, schedule, policy), &ranges);
                     if let Ok(mut done) = done.lock() {
                         done.push((key, ends));
+                        progress(done.len(), runs);
                     }
                 }
             });

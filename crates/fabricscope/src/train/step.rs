@@ -135,12 +135,23 @@ impl ValidTrain {
     /// when the step model asks for it; with more, the runs a pass over the step asks for
     /// side by side (`runs::on_threads`), the same report bit for bit (`tests.rs`).
     pub fn run_on(&self, threads: usize) -> TrainReport {
+        self.run_reporting(threads, &|_| {})
+    }
+
+    /// `run_on`, telling `progress` how far it has got each time a pass starts its engine runs
+    /// and each time one ends, where they run side by side (more than one thread): a long step
+    /// (GPT-3 over RoCE on 512 DGX H100, a minute and more) can say it is under way.
+    pub fn run_reporting(
+        &self,
+        threads: usize,
+        progress: &(dyn Fn(super::runs::StepProgress) + Sync),
+    ) -> TrainReport {
         let topology = self.cluster.topology();
         #[cfg(not(target_arch = "wasm32"))]
         if threads > 1 {
-            return super::runs::on_threads(self, &topology, threads);
+            return super::runs::on_threads(self, &topology, threads, progress);
         }
-        let _ = threads;
+        let _ = (threads, progress);
         self.run_with(&mut Runs::direct(&self.cluster, &topology))
     }
 
