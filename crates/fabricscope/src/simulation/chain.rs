@@ -87,7 +87,15 @@ pub(super) struct Chain {
     limit: u64,
     /// Once routed: the plan, the protocol, and the run on fewer nodes.
     run: Option<(Plan, Protocol, u32, Box<Job>)>,
+    /// Once that run ended: what it measured, and its simulation, whose flows and then transfers
+    /// are freed `FREED_PER_POLL` a poll before the result: all 400,000 flows at once held the
+    /// last poll for 240 ms natively. (Natively glibc still merges the freed pieces in the last
+    /// poll, 140 ms, at its first large allocation; the page's allocator frees as it goes.)
+    ended: Option<Box<(Plan, Protocol, ChainRun, Simulation)>>,
 }
+
+/// Flows, then transfers, of the run on fewer nodes freed a poll once it has been measured.
+const FREED_PER_POLL: usize = 32_768;
 
 /// The chain of `scenario` where it is a Broadcast's or Reduce's beyond `limit` transfers: run on
 /// fewer nodes and extrapolated, or refused with why not (`plan::chain_nodes_run`). `None` for
@@ -130,6 +138,7 @@ pub(super) fn beyond(scenario: &ValidScenario, topology: &Topology, limit: u64) 
         wire: [vec![0; links], vec![0; links], vec![0; links]],
         limit,
         run: None,
+        ended: None,
     };
     Some(Stage::Chain { topology: topology.clone(), chain: Box::new(chain) })
 }
@@ -188,15 +197,30 @@ pub(super) fn advance(
             Err(error) => Stage::Done(Some(Err(error))),
         };
     }
+    if let Some(ended) = chain.ended.as_mut() {
+        let (flows, transfers) = (&mut ended.3.trace.flows, &mut ended.3.schedule.transfers);
+        flows.truncate(flows.len().saturating_sub(FREED_PER_POLL));
+        if flows.is_empty() {
+            transfers.truncate(transfers.len().saturating_sub(FREED_PER_POLL));
+        }
+        if !transfers.is_empty() {
+            return Stage::Chain { topology, chain };
+        }
+        let Some(ended) = chain.ended.take() else { return Stage::Done(None) };
+        let (plan, protocol, run, _) = *ended;
+        let index = Protocol::ALL.iter().position(|&p| p == protocol).unwrap_or(0);
+        let wire = std::mem::take(&mut chain.wire[index]);
+        return Stage::Done(Some(Ok(finish(scenario, topology, (plan, protocol), run, wire))));
+    }
     let Some((_, _, _, job)) = chain.run.as_mut() else { return Stage::Done(None) };
     match job.poll(batches) {
         None => Stage::Chain { topology, chain },
         Some(Err(error)) => Stage::Done(Some(Err(error))),
         Some(Ok(small)) => {
             let Some((plan, protocol, k, _)) = chain.run.take() else { return Stage::Done(None) };
-            let index = Protocol::ALL.iter().position(|&p| p == protocol).unwrap_or(0);
-            let wire = std::mem::take(&mut chain.wire[index]);
-            Stage::Done(Some(Ok(finish(scenario, topology, (plan, protocol, k), &small, wire))))
+            let run = measured(scenario, protocol, k, &small);
+            chain.ended = Some(Box::new((plan, protocol, run, small)));
+            Stage::Chain { topology, chain }
         }
     }
 }
@@ -249,19 +273,12 @@ fn small_run(scenario: &ValidScenario, protocol: Protocol, limit: u64) -> Result
     Ok((k, Job::new(&valid, Mode::Exact)))
 }
 
-/// The whole chain's figures from the run on `k` nodes (`small`): its time extrapolated (the
-/// module's formula), its link bytes the routed `wire`.
-fn finish(
-    scenario: &ValidScenario,
-    topology: Topology,
-    (plan, protocol, k): (Plan, Protocol, u32),
-    small: &Simulation,
-    wire: Vec<u64>,
-) -> Simulation {
+/// What the run on `k` nodes (`small`) in `protocol` measured (`paces`).
+fn measured(scenario: &ValidScenario, protocol: Protocol, k: u32, small: &Simulation) -> ChainRun {
     let s = scenario.scenario();
     let (n, channels, g) = (scenario.n_ranks(), scenario.channels(), scenario.preset().gpus_per_node);
     let (front, lag, root) = paces(small, k, g);
-    let run = ChainRun {
+    ChainRun {
         nodes_run: k,
         run_ns: small.summary.time.0,
         front_ns_per_node: front,
@@ -270,7 +287,20 @@ fn finish(
         transfers: (n as u64 - 1)
             * channels as u64
             * chain_chunks(protocol, s.count().div_ceil(channels as u64)) as u64,
-    };
+    }
+}
+
+/// The whole chain's figures from what its run on fewer nodes measured (`run`): its time
+/// extrapolated (the module's formula), its link bytes the routed `wire`.
+fn finish(
+    scenario: &ValidScenario,
+    topology: Topology,
+    (plan, protocol): (Plan, Protocol),
+    run: ChainRun,
+    wire: Vec<u64>,
+) -> Simulation {
+    let s = scenario.scenario();
+    let (n, channels) = (scenario.n_ranks(), scenario.channels());
     let end = SimTime(extrapolate(&run, s.nodes).round() as u64);
     let link_bytes: Vec<f64> = wire.into_iter().map(|b| b as f64).collect();
     let mut schedule = Schedule::new(s.collective, Algorithm::Ring, n, channels, s.count(), 0, Vec::new());
@@ -373,9 +403,10 @@ pub fn extrapolate(run: &ChainRun, nodes: u32) -> f64 {
 impl Chain {
     /// The share of the work done: the hops routed, then the run's.
     pub fn progress(&self, channels: u32) -> f64 {
-        match &self.run {
-            Some((_, _, _, job)) => 0.5 + 0.5 * job.progress(),
-            None => 0.5 * self.channel as f64 / channels.max(1) as f64,
+        match (&self.run, &self.ended) {
+            (_, Some(_)) => 1.0,
+            (Some((_, _, _, job)), None) => 0.5 + 0.5 * job.progress(),
+            (None, None) => 0.5 * self.channel as f64 / channels.max(1) as f64,
         }
     }
 }
