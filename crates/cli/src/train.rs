@@ -177,7 +177,6 @@ pub fn train(args: &TrainArgs) -> Result<String, Vec<ScenarioError>> {
 fn run_saying_so(job: &fabricscope::train::ValidTrain) -> fabricscope::train::TrainReport {
     use std::sync::{Condvar, Mutex};
     const EVERY: std::time::Duration = std::time::Duration::from_secs(10);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let start = std::time::Instant::now();
     // The latest progress, and whether the step is done.
     let state = (Mutex::new((None::<fabricscope::train::StepProgress>, false)), Condvar::new());
@@ -201,7 +200,7 @@ fn run_saying_so(job: &fabricscope::train::ValidTrain) -> fabricscope::train::Tr
                 }
             }
         });
-        let report = job.run_reporting(threads, &|p| {
+        let report = job.run_reporting(&|p| {
             if let Ok(mut guard) = state.0.lock() {
                 guard.0 = Some(p);
             }

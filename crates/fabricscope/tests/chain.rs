@@ -34,14 +34,12 @@ fn compare(what: &str, s: &Scenario, k: u32) -> (f64, f64) {
     let valid = s.validate().unwrap_or_else(|e| panic!("{what}: {e:?}"));
     let exact = simulate_as(&valid, Mode::Exact).unwrap_or_else(|e| panic!("{what}: {e}"));
     let g = valid.preset().gpus_per_node as u64;
-    let chunks = exact.n_transfers() / ((valid.n_ranks() as u64 - 1) * valid.channels() as u64);
     // The finest protocol's chunks bound the nodes run where none is forced.
-    let finest = Protocol::ALL
-        .into_iter()
-        .map(|p| fabricscope::collective::chain_chunks(p, s.count().div_ceil(valid.channels() as u64)))
-        .max()
-        .unwrap() as u64;
-    let per_node = g * valid.channels() as u64 * s.protocol.map_or(finest, |_| chunks);
+    let counted = fabricscope::collective::chain_chunks_counted(
+        s.protocol,
+        s.count().div_ceil(valid.channels() as u64),
+    );
+    let per_node = g * valid.channels() as u64 * counted as u64;
     let budget = Budget { transfers: k as u64 * per_node, ..ENGINE_BUDGET };
     let chain = Job::within(&valid, Mode::Auto, budget).run().unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(chain.summary.method, Method::Chain, "{what}");

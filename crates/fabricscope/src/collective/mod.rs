@@ -26,10 +26,11 @@ pub use hierarchical::{collnet_allreduce, hierarchical_allreduce};
 pub use protocol::Protocol;
 pub(crate) use ring::slice;
 pub use ring::{
-    chain_chunk_bytes, chain_chunks, identity_order, ring_allreduce, ring_chain, ring_channel_zero,
-    ring_first_step, ring_gather_or_scatter, ring_order, ring_prefix, ring_prefix_channel_zero,
-    ring_prefix_of, ring_prefix_rotated, ring_prefix_steps, ring_rounded_count, ring_shown_prefix,
-    ring_steady_steps, CHAIN_CHUNK_BYTES, LEAST_ROUNDED_CHUNK, MAX_CHAIN_CHUNKS, NCCL_STEPS,
+    chain_chunk_bytes, chain_chunks, chain_chunks_counted, identity_order, ring_allreduce, ring_chain,
+    ring_channel_zero, ring_first_step, ring_gather_or_scatter, ring_order, ring_prefix,
+    ring_prefix_channel_zero, ring_prefix_of, ring_prefix_rotated, ring_prefix_steps, ring_rounded_count,
+    ring_shown_prefix, ring_steady_steps, CHAIN_CHUNK_BYTES, LEAST_ROUNDED_CHUNK, MAX_CHAIN_CHUNKS,
+    NCCL_STEPS,
 };
 pub use schedule::{
     Algorithm, ChunkOp, Deps, Hop, Phase, Probe, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES,
@@ -107,10 +108,7 @@ pub fn transfer_count(
     let n = nodes as u64 * g as u64;
     let per_channel = count.div_ceil(n_channels as u64);
     let chain = |protocol| chain_chunks(protocol, per_channel) as u64;
-    let k = match protocol {
-        Some(protocol) => chain(protocol),
-        None => Protocol::ALL.into_iter().map(chain).max().unwrap_or(1),
-    };
+    let k = chain_chunks_counted(protocol, per_channel) as u64;
     let (c, m) = (n_channels as u64, n.saturating_sub(1));
     match collective {
         // Ring: 2(n-1) steps of n; Tree: `tree_transfer_count`.

@@ -448,6 +448,15 @@ pub fn chain_chunks(protocol: Protocol, elements: u64) -> u32 {
     (elements * super::ELEM_BYTES).div_ceil(chunk).clamp(1, MAX_CHAIN_CHUNKS as u64) as u32
 }
 
+/// `chain_chunks` in the forced `protocol`, or, where none is forced, in the protocol that cuts
+/// the slice finest: the chunks validation counts before the tuner has picked.
+pub fn chain_chunks_counted(protocol: Option<Protocol>, elements: u64) -> u32 {
+    match protocol {
+        Some(protocol) => chain_chunks(protocol, elements),
+        None => Protocol::ALL.into_iter().map(|p| chain_chunks(p, elements)).max().unwrap_or(1),
+    }
+}
+
 /// Broadcast (`reduce` false) or Reduce along the ring as a pipelined chain: the ring is rotated
 /// so the data flows from the root (Broadcast) or into it (Reduce) over `n-1` hops; each
 /// channel's slice is cut into `chain_chunks` chunks of NCCL's size for `protocol`, and chunk j

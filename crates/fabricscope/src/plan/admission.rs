@@ -223,18 +223,10 @@ pub fn chain_nodes_run(scenario: &Scenario, n_ranks: u32, channels: u32, limit: 
     }
     let g = (n_ranks / scenario.nodes.max(1)) as u64;
     let per_channel = scenario.count().div_ceil(channels.max(1) as u64);
-    let chunks = match scenario.protocol {
-        Some(protocol) => crate::collective::chain_chunks(protocol, per_channel),
-        None => Protocol::ALL
-            .into_iter()
-            .map(|p| crate::collective::chain_chunks(p, per_channel))
-            .max()
-            .unwrap_or(1),
-    } as u64;
+    let chunks = crate::collective::chain_chunks_counted(scenario.protocol, per_channel) as u64;
     let per_node = g * channels as u64 * chunks;
-    let most = (limit.min(CHAIN_RUN_TRANSFERS) / per_node.max(1)).min(scenario.nodes.saturating_sub(1) as u64)
-        as u32;
     let limit = limit.min(CHAIN_RUN_TRANSFERS);
+    let most = (limit / per_node.max(1)).min(scenario.nodes.saturating_sub(1) as u64) as u32;
     if most < CHAIN_LEAST_NODES {
         return Err(format!("even its chain on {CHAIN_LEAST_NODES} nodes, to extrapolate from, is beyond {limit} transfers: use fewer channels or a smaller size_bytes"));
     }

@@ -85,13 +85,16 @@ pub(super) struct Chain {
     wire: [Vec<u64>; 3],
     /// Most transfers of a run (`Budget::transfers`).
     limit: u64,
-    /// Once routed: the plan, the protocol, and the run on fewer nodes.
+    /// Once routed: the plan, the protocol, and the run on fewer nodes; the routed bytes are then
+    /// the picked protocol's wire bytes alone, the others' and the data's freed.
     run: Option<(Plan, Protocol, u32, Box<Job>)>,
     /// Once that run ended: what it measured, and its simulation, whose flows and then transfers
     /// are freed `FREED_PER_POLL` a poll before the result: all 400,000 flows at once held the
     /// last poll for 240 ms natively. (Natively glibc still merges the freed pieces in the last
     /// poll, 140 ms, at its first large allocation; the page's allocator frees as it goes.)
     ended: Option<Box<(Plan, Protocol, ChainRun, Simulation)>>,
+    /// The picked protocol's wire bytes on every link, once routed and tuned.
+    picked: Vec<u64>,
 }
 
 /// Flows, then transfers, of the run on fewer nodes freed a poll once it has been measured.
@@ -103,15 +106,15 @@ const FREED_PER_POLL: usize = 32_768;
 pub(super) fn beyond(scenario: &ValidScenario, topology: &Topology, limit: u64) -> Option<Stage> {
     let s = scenario.scenario();
     let chain = matches!(s.collective, Collective::Broadcast | Collective::Reduce);
-    if !chain || scenario.transfers() <= limit || s.nodes < 2 {
+    let whole = scenario.transfers();
+    if !chain || whole <= limit || s.nodes < 2 {
         return None;
     }
     let (n, channels) = (scenario.n_ranks(), scenario.channels());
     if let Err(why) = chain_nodes_run(s, n, channels, limit) {
         let problem = format!(
-            "{} on {n} GPUs over {channels} channels is {} transfers, more than the engine simulates one by one ({limit}); {why}",
+            "{} on {n} GPUs over {channels} channels is {whole} transfers, more than the engine simulates one by one ({limit}); {why}",
             s.collective.nccl_name(),
-            scenario.transfers()
         );
         return Some(Stage::Done(Some(Err(ScenarioError { field: "nodes".into(), problem }))));
     }
@@ -139,6 +142,7 @@ pub(super) fn beyond(scenario: &ValidScenario, topology: &Topology, limit: u64) 
         limit,
         run: None,
         ended: None,
+        picked: Vec::new(),
     };
     Some(Stage::Chain { topology: topology.clone(), chain: Box::new(chain) })
 }
@@ -189,6 +193,9 @@ pub(super) fn advance(
             .fold(0.0, f64::max);
         let (plan, pick) = Plan::tuned(scenario, vec![(Algorithm::Ring, bound)]);
         let protocol = scenario.scenario().protocol.unwrap_or(pick.protocol);
+        let index = Protocol::ALL.iter().position(|&p| p == protocol).unwrap_or(0);
+        chain.picked = std::mem::take(&mut chain.wire[index]);
+        (chain.data, chain.wire) = (Vec::new(), Default::default());
         return match small_run(scenario, protocol, chain.limit) {
             Ok((k, job)) => {
                 chain.run = Some((plan, protocol, k, Box::new(job)));
@@ -208,8 +215,7 @@ pub(super) fn advance(
         }
         let Some(ended) = chain.ended.take() else { return Stage::Done(None) };
         let (plan, protocol, run, _) = *ended;
-        let index = Protocol::ALL.iter().position(|&p| p == protocol).unwrap_or(0);
-        let wire = std::mem::take(&mut chain.wire[index]);
+        let wire = std::mem::take(&mut chain.picked);
         return Stage::Done(Some(Ok(finish(scenario, topology, (plan, protocol), run, wire))));
     }
     let Some((_, _, _, job)) = chain.run.as_mut() else { return Stage::Done(None) };
@@ -393,7 +399,7 @@ fn least_squares(points: &[usize], y: impl Fn(usize) -> f64, terms: &[&dyn Fn(us
 }
 
 /// The whole chain's time on `nodes` nodes [ns] (the module's formula).
-pub fn extrapolate(run: &ChainRun, nodes: u32) -> f64 {
+fn extrapolate(run: &ChainRun, nodes: u32) -> f64 {
     let (k, beyond) = (run.nodes_run as f64, nodes as f64 - run.nodes_run as f64);
     run.run_ns as f64
         + beyond * (run.front_ns_per_node + run.lag_ns_per_node)

@@ -35,7 +35,7 @@ mod weigh;
 
 pub use alpha_beta::AlphaBeta;
 pub use bounded::Bounds;
-pub use chain::{extrapolate as chain_time, ChainRun, CHAIN_BOUND};
+pub use chain::{ChainRun, CHAIN_BOUND};
 pub use chunk_fit::{nvls_tree_ran, nvls_tree_time, ChunkFit, FinerTask, CHUNK_FIT_BOUND, FINE_CHUNKS};
 pub use fluid::{EXTRAPOLATION_BOUND, MEASURED_STEPS};
 pub use job::Job;
@@ -211,10 +211,10 @@ impl Simulation {
 
     /// The cluster at time `t` of the whole collective: for a steady state, the prefix's frame
     /// that looks the same (`Steady::fold`); for a run by symmetry shown as its lanes that ran
-    /// (`images`), their chunks in flight and every link's rate in the whole; for a bounded run,
-    /// which has no trace (`bounded`), no chunk in flight and every link's mean rate over the
-    /// run (its exact bytes over the bound's time) until it ends, which is what its caller
-    /// must then say it draws.
+    /// (`images`), their chunks in flight and every link's rate in the whole; for a run with no
+    /// trace (`traceless`: bounded, or a chain extrapolated), no chunk in flight and every link's
+    /// mean rate over the run (its exact bytes over the run's time) until it ends, which is what
+    /// its caller must then say it draws.
     pub fn sample(&self, t: SimTime) -> crate::trace::Frame {
         if self.traceless() {
             let end = self.trace.end.0.max(1) as f64;

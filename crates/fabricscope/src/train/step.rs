@@ -124,24 +124,29 @@ impl ValidTrain {
     /// Simulates one step: natively on every core the machine has (`run_on`), in WebAssembly
     /// on the page's one thread.
     pub fn run(&self) -> TrainReport {
+        self.run_reporting(&|_| {})
+    }
+
+    /// `run`, telling `progress` how far it has got each time a pass starts its engine runs and
+    /// each time one ends, where they run side by side (natively, on more than one core): a long
+    /// step (GPT-3 over RoCE on 512 DGX H100, a minute and more) can say it is under way.
+    pub fn run_reporting(&self, progress: &(dyn Fn(super::runs::StepProgress) + Sync)) -> TrainReport {
         let threads = match cfg!(target_arch = "wasm32") {
             true => 1,
             false => std::thread::available_parallelism().map_or(1, |n| n.get()),
         };
-        self.run_on(threads)
+        self.run_on_reporting(threads, progress)
     }
 
     /// Simulates one step with its engine runs on up to `threads` threads: with 1, each run
     /// when the step model asks for it; with more, the runs a pass over the step asks for
     /// side by side (`runs::on_threads`), the same report bit for bit (`tests.rs`).
     pub fn run_on(&self, threads: usize) -> TrainReport {
-        self.run_reporting(threads, &|_| {})
+        self.run_on_reporting(threads, &|_| {})
     }
 
-    /// `run_on`, telling `progress` how far it has got each time a pass starts its engine runs
-    /// and each time one ends, where they run side by side (more than one thread): a long step
-    /// (GPT-3 over RoCE on 512 DGX H100, a minute and more) can say it is under way.
-    pub fn run_reporting(
+    /// `run_on`, telling `progress` how far it has got (`run_reporting`).
+    fn run_on_reporting(
         &self,
         threads: usize,
         progress: &(dyn Fn(super::runs::StepProgress) + Sync),
