@@ -11,8 +11,10 @@ use fabricscope::train::TrainScenario;
 use fabricscope::{simulate, Job, Scenario};
 use std::time::Instant;
 
-/// Best wall time of `runs` runs [s], and what the last run returned.
+/// Best wall time of `runs` runs [s], and what the last run returned. The process's peak
+/// resident memory is reset first (`reset_peak`), so that `peak` after it is this row's.
 fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    reset_peak();
     let mut best = f64::INFINITY;
     let mut out = None;
     for _ in 0..runs {
@@ -61,9 +63,10 @@ fn train(name: &str, job: &TrainScenario) {
             let flows: u64 = r.ops.iter().map(|op| op.transfers).sum();
             let extrapolated = r.ops.iter().filter(|op| op.method != OpMethod::Exact).count();
             let detail = format!(
-                "step {:.3} s simulated, {} ops ({extrapolated} extrapolated), {flows} transfers",
+                "step {:.3} s simulated, {} ops ({extrapolated} extrapolated), {flows} transfers{}",
                 r.step_ns / 1e9,
-                r.ops.len()
+                r.ops.len(),
+                peak()
             );
             report(name, Some(seconds), &detail);
         }
@@ -76,8 +79,8 @@ fn train(name: &str, job: &TrainScenario) {
 }
 
 fn main() {
-    // The 1,024-GPU row first, so that the peak memory so far is its own; the others smallest
-    // first, so that it bounds each row's.
+    // The 1,024-GPU row first, then the others smallest first; each row's peak memory is its own
+    // (`reset_peak`).
     for (name, nodes, channels, runs) in [
         ("ring-1GiB-1024-gpus", 128, None, 3),
         ("ring-1GiB-8-gpus", 1, None, 5),
@@ -114,9 +117,7 @@ fn main() {
                             ),
                             None => format!("{} flows simulated", sim.trace.flows.len()),
                         };
-                        let peak = peak_kib().map_or(String::new(), |k| {
-                            format!("; peak memory so far {} MB", k * 1024 / 1_000_000)
-                        });
+                        let peak = peak();
                         let detail = format!(
                             "{} GPUs, {} transfers, {} event batches, busbw {:.1} GB/s; {how}{peak}",
                             valid.n_ranks(),
@@ -169,8 +170,7 @@ fn main() {
         let sized = Scenario { size_bytes: 1 << 30, ..scenario };
         match sized.validate().map(|valid| time(runs, || fabricscope::sweep_size(&valid, 1 << 30, true))) {
             Ok((seconds, Ok(row))) => {
-                let peak = peak_kib()
-                    .map_or(String::new(), |k| format!("; peak so far {} MB", k * 1024 / 1_000_000));
+                let peak = peak();
                 // NVLSTree's chunks: fitted to NCCL's, or the run at the model's alone, said so.
                 let chunks = match row.chunk_fit {
                     Some(fit) if fit.fine_ns.is_some() => format!(
@@ -258,18 +258,42 @@ fn main() {
         ..TrainScenario::default_demo()
     };
     train("train-llama2-7b-dp-1024-gpus", &job);
-    // Peak memory of this process over all of the above.
+    // Peak memory of this process over all of the above: the largest row's.
+    let most = MOST_KIB.load(std::sync::atomic::Ordering::Relaxed);
     println!(
         "{{\"bench\": \"peak-memory\", \"kib\": {}}}",
-        peak_kib().map(|k| k.to_string()).unwrap_or_else(|| "null".into())
+        if most == 0 { "null".into() } else { most.to_string() }
     );
 }
 
-/// This process's peak resident memory so far [KiB] (VmHWM, Linux).
-fn peak_kib() -> Option<u64> {
+/// The largest peak of the rows so far [KiB].
+static MOST_KIB: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Resets this process's peak resident memory to what it holds now (Linux's `clear_refs` 5), so
+/// that the next `peak` is the row's own: at most what the row needed above what earlier rows
+/// left held (the allocator keeps some of what they freed), which `peak` says too.
+fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    START_KIB.store(resident_kib("VmRSS:").unwrap_or(0), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The resident memory at the last `reset_peak` [KiB].
+static START_KIB: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// "; peak memory N MB (M MB held at its start)": this row's peak since `reset_peak`.
+fn peak() -> String {
+    let Some(kib) = resident_kib("VmHWM:") else { return String::new() };
+    MOST_KIB.fetch_max(kib, std::sync::atomic::Ordering::Relaxed);
+    let start = START_KIB.load(std::sync::atomic::Ordering::Relaxed);
+    format!("; peak memory {} MB ({} MB held at its start)", kib * 1024 / 1_000_000, start * 1024 / 1_000_000)
+}
+
+/// A line of this process's `/proc/self/status` [KiB]: `VmHWM:` its peak resident memory since
+/// the last `reset_peak`, `VmRSS:` what it holds now (Linux).
+fn resident_kib(field: &str) -> Option<u64> {
     std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
         s.lines()
-            .find(|l| l.starts_with("VmHWM:"))
+            .find(|l| l.starts_with(field))
             .and_then(|l| l.split_whitespace().nth(1))
             .and_then(|v| v.parse::<u64>().ok())
     })

@@ -472,42 +472,84 @@ pub fn ring_chain<R: AsRef<[u32]>>(
     root: u32,
 ) -> Schedule {
     let n = nodes * rings[0].as_ref().len() as u32;
+    let chunks = chain_chunks(protocol, count.div_ceil(n_channels as u64));
+    let mut transfers = Vec::with_capacity((n_channels * chunks * (n - 1)) as usize);
+    for channel in 0..n_channels {
+        ring_chain_channel(
+            reduce,
+            nodes,
+            rings,
+            count,
+            (n_channels, protocol),
+            root,
+            channel,
+            &mut transfers,
+        );
+    }
+    ring_chain_of(reduce, (n, n_channels), count, protocol, root, transfers)
+}
+
+/// `ring_chain`'s channel `channel`, appended to `transfers`, which holds the channels before it:
+/// the chain built a channel at a time (`simulation::chain`'s run on fewer nodes).
+#[allow(clippy::too_many_arguments)]
+pub fn ring_chain_channel<R: AsRef<[u32]>>(
+    reduce: bool,
+    nodes: u32,
+    rings: &[R],
+    count: u64,
+    (n_channels, protocol): (u32, Protocol),
+    root: u32,
+    channel: u32,
+    transfers: &mut Vec<Transfer>,
+) {
+    let n = nodes * rings[0].as_ref().len() as u32;
     let hops = n - 1;
     let chunks = chain_chunks(protocol, count.div_ceil(n_channels as u64));
     let at = |channel: u32, chunk: u32, hop: u32| -> u32 { (channel * chunks + chunk) * hops + hop };
-    let mut transfers = Vec::with_capacity((n_channels * chunks * hops) as usize);
-    for channel in 0..n_channels {
-        let mut order = ring_order(nodes, rings, channel);
-        // Rotate the ring: the root first (Broadcast) or last (Reduce).
-        let at_root = order.iter().position(|&r| r == root).unwrap_or(0);
-        order.rotate_left((at_root + if reduce { 1 } else { 0 }) % n as usize);
-        let (start, len) = slice(count, n_channels, channel);
-        for chunk in 0..chunks {
-            let (chunk_start, chunk_len) = slice(len, chunks, chunk);
-            for hop in 0..hops {
-                let mut deps = Deps::new();
-                if hop > 0 {
-                    deps.push(at(channel, chunk, hop - 1));
-                }
-                debug_assert_eq!(transfers.len() as u32, at(channel, chunk, hop));
-                transfers.push(Transfer {
-                    step: chunk + hop,
-                    channel,
-                    src: order[hop as usize],
-                    dst: order[hop as usize + 1],
-                    chunk,
-                    offset: start + chunk_start,
-                    src_offset: start + chunk_start,
-                    from_input: false,
-                    len: chunk_len,
-                    op: if reduce { ChunkOp::Reduce } else { ChunkOp::Copy },
-                    deps,
-                    after: (chunk > 0).then(|| at(channel, chunk - 1, hop)),
-                    hop: Hop::Peer,
-                });
+    let mut order = ring_order(nodes, rings, channel);
+    // Rotate the ring: the root first (Broadcast) or last (Reduce).
+    let at_root = order.iter().position(|&r| r == root).unwrap_or(0);
+    order.rotate_left((at_root + if reduce { 1 } else { 0 }) % n as usize);
+    let (start, len) = slice(count, n_channels, channel);
+    for chunk in 0..chunks {
+        let (chunk_start, chunk_len) = slice(len, chunks, chunk);
+        for hop in 0..hops {
+            let mut deps = Deps::new();
+            if hop > 0 {
+                deps.push(at(channel, chunk, hop - 1));
             }
+            debug_assert_eq!(transfers.len() as u32, at(channel, chunk, hop));
+            transfers.push(Transfer {
+                step: chunk + hop,
+                channel,
+                src: order[hop as usize],
+                dst: order[hop as usize + 1],
+                chunk,
+                offset: start + chunk_start,
+                src_offset: start + chunk_start,
+                from_input: false,
+                len: chunk_len,
+                op: if reduce { ChunkOp::Reduce } else { ChunkOp::Copy },
+                deps,
+                after: (chunk > 0).then(|| at(channel, chunk - 1, hop)),
+                hop: Hop::Peer,
+            });
         }
     }
+}
+
+/// The schedule of a chain of `n` ranks over `n_channels` channels whose every channel
+/// `ring_chain_channel` has appended to `transfers`.
+pub fn ring_chain_of(
+    reduce: bool,
+    (n, n_channels): (u32, u32),
+    count: u64,
+    protocol: Protocol,
+    root: u32,
+    transfers: Vec<Transfer>,
+) -> Schedule {
+    let hops = n - 1;
+    let chunks = chain_chunks(protocol, count.div_ceil(n_channels as u64));
     let collective = if reduce { Collective::Reduce } else { Collective::Broadcast };
     let n_steps = if hops == 0 { 0 } else { chunks + hops - 1 };
     Schedule { root, ..Schedule::new(collective, Algorithm::Ring, n, n_channels, count, n_steps, transfers) }

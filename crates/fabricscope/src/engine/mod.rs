@@ -56,6 +56,7 @@ mod mirror;
 pub mod period;
 pub mod rotation;
 mod search;
+mod setup;
 pub mod symmetry;
 
 use crate::catalog::Routing;
@@ -65,6 +66,7 @@ use crate::topology::{LinkId, LinkKind, Topology};
 use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
 use issuer::{Issuer, Routes};
+pub use setup::Setup;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -181,23 +183,27 @@ impl Run {
         probe: Option<period::Probe>,
         fold: Option<symmetry::Fold>,
     ) -> Run {
-        let transfers = &schedule.transfers;
-        let n_flows = transfers.len();
+        let mut setup = Setup::new(schedule);
+        setup.advance(topology, schedule, usize::MAX);
+        Run::set_up(topology, schedule, policy, (probe, fold), setup)
+    }
+
+    /// The run whose flows `setup` has set up, every one (`Setup::advance` returned true).
+    fn set_up(
+        topology: &Topology,
+        schedule: &Schedule,
+        policy: Policy,
+        (probe, fold): (Option<period::Probe>, Option<symmetry::Fold>),
+        setup: Setup,
+    ) -> Run {
+        let Setup { mut flows, dependents, deps_left } = setup;
+        let n_flows = flows.len();
+        debug_assert_eq!(n_flows, schedule.transfers.len(), "a run set up whole");
         let (capacity, rep): (Vec<f64>, _) = match fold {
             Some(fold) => (fold.capacity, Some(fold.rep)),
             None => (topology.links().map(|(_, link)| link.capacity().bytes_per_ns()).collect(), None),
         };
         let network: Vec<bool> = topology.links().map(|(_, link)| link.kind == LinkKind::Network).collect();
-        let mut flows: Vec<FlowRecord> = Vec::with_capacity(n_flows);
-        let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); n_flows];
-        let mut deps_left: Vec<u32> = Vec::with_capacity(n_flows);
-        for (index, transfer) in transfers.iter().enumerate() {
-            flows.push(FlowRecord::new(index as u32, Vec::new(), wire_bytes(topology, schedule, transfer)));
-            for &dep in &transfer.deps {
-                dependents[dep as usize].push(index as u32);
-            }
-            deps_left.push(transfer.deps.len() as u32);
-        }
         let n_links = capacity.len();
         let mut sim = State {
             now: 0,

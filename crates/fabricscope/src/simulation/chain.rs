@@ -33,16 +33,19 @@
 //! than the first, taken as node 0's (the chain through it is the same but for where it crosses
 //! leaves).
 //!
-//! Link bytes are exact: every hop of the whole chain is routed (`ROUTED_PER_POLL` a poll) and
+//! Link bytes are exact: every hop of the whole chain is routed (`HOPS_PER_POLL` a poll) and
 //! carries its channel's slice in the protocol's wire bytes; the tuner's bound is the busiest
 //! link's data bytes, as the exact plan's. There is no trace: the page shows the figures and
 //! every link's mean load, never chunks in flight.
 
-use super::job::{run_settings, Job};
+use super::job::run_settings;
 use super::stage::{Plan, Stage};
-use super::weigh::ROUTED_PER_POLL;
-use super::{Method, Mode, Simulation};
-use crate::collective::{chain_chunks, ring_order, slice, Algorithm, Protocol, Schedule};
+use super::{Method, Simulation};
+use crate::collective::{
+    chain_chunks, ring_chain_channel, ring_chain_of, ring_order, slice, Algorithm, Protocol, Schedule,
+    Transfer,
+};
+use crate::engine;
 use crate::plan::{chain_nodes_run, ValidScenario};
 use crate::routing::{Router, RouterState};
 use crate::scenario::{Collective, ScenarioError};
@@ -87,17 +90,39 @@ pub(super) struct Chain {
     limit: u64,
     /// Once routed: the plan, the protocol, and the run on fewer nodes; the routed bytes are then
     /// the picked protocol's wire bytes alone, the others' and the data's freed.
-    run: Option<(Plan, Protocol, u32, Box<Job>)>,
-    /// Once that run ended: what it measured, and its simulation, whose flows and then transfers
-    /// are freed `FREED_PER_POLL` a poll before the result: all 400,000 flows at once held the
-    /// last poll for 240 ms natively. (Natively glibc still merges the freed pieces in the last
-    /// poll, 140 ms, at its first large allocation; the page's allocator frees as it goes.)
-    ended: Option<Box<(Plan, Protocol, ChainRun, Simulation)>>,
+    run: Option<(Plan, Protocol, u32, Small)>,
     /// The picked protocol's wire bytes on every link, once routed and tuned.
     picked: Vec<u64>,
 }
 
-/// Flows, then transfers, of the run on fewer nodes freed a poll once it has been measured.
+/// The chain's run on fewer nodes, a bounded piece a poll: its schedule built a channel a poll,
+/// then the engine
+/// set up `SET_UP_PER_POLL` transfers a poll, then run untraced (a flow's finish is all the
+/// paces read: no rate segments recorded, no trace built, no summary), then measured, then the
+/// run and the schedule freed `FREED_PER_POLL` a poll. As a nested exact `Job`, it weighed the
+/// ring again, rebuilt it in the protocol's chunks and summed a trace up, in polls of up to 70
+/// ms natively at 400,000 transfers, and took 0.97 s where this takes 0.55.
+enum Small {
+    /// Its schedule being built, a channel a poll (`collective::ring_chain`'s, as
+    /// `schedule_with` builds it: 400,000 transfers took 22 ms natively in one piece): its
+    /// scenario, topology, the channels' transfers built and the next channel.
+    Set(Box<(ValidScenario, Topology, Vec<Transfer>, u32)>),
+    /// The engine being set up.
+    Building(Box<(ValidScenario, Topology, Schedule, engine::Setup)>),
+    /// Running.
+    Running(Box<(Topology, Schedule, engine::Run)>),
+    /// Measured; the run, then the schedule's transfers, being freed.
+    Ended(Box<(ChainRun, Schedule, engine::Run)>),
+}
+
+/// Transfers of the run on fewer nodes set up on the engine a poll (about 8 ms natively).
+const SET_UP_PER_POLL: usize = 65_536;
+
+/// Hops routed a poll: a chain's hop is a route and four sums over its links, 32,768 of them a
+/// poll took 28 ms natively.
+const HOPS_PER_POLL: u32 = 8_192;
+
+/// Transfers of the run on fewer nodes freed a poll once it has been measured.
 const FREED_PER_POLL: usize = 32_768;
 
 /// The chain of `scenario` where it is a Broadcast's or Reduce's beyond `limit` transfers: run on
@@ -141,7 +166,6 @@ pub(super) fn beyond(scenario: &ValidScenario, topology: &Topology, limit: u64) 
         wire: [vec![0; links], vec![0; links], vec![0; links]],
         limit,
         run: None,
-        ended: None,
         picked: Vec::new(),
     };
     Some(Stage::Chain { topology: topology.clone(), chain: Box::new(chain) })
@@ -171,7 +195,7 @@ fn channel_bytes(scenario: &ValidScenario, channel: u32) -> (u64, [u64; 3]) {
     (len * ELEM_BYTES, wire)
 }
 
-/// One poll of the chain: `ROUTED_PER_POLL` hops routed, then the tuner's pick and the run on
+/// One poll of the chain: `HOPS_PER_POLL` hops routed, then the tuner's pick and the run on
 /// fewer nodes set up, then `batches` of that run's, then the result.
 pub(super) fn advance(
     scenario: &ValidScenario,
@@ -197,48 +221,80 @@ pub(super) fn advance(
         chain.picked = std::mem::take(&mut chain.wire[index]);
         (chain.data, chain.wire) = (Vec::new(), Default::default());
         return match small_run(scenario, protocol, chain.limit) {
-            Ok((k, job)) => {
-                chain.run = Some((plan, protocol, k, Box::new(job)));
+            Ok((k, small)) => {
+                chain.run = Some((plan, protocol, k, small));
                 Stage::Chain { topology, chain }
             }
             Err(error) => Stage::Done(Some(Err(error))),
         };
     }
-    if let Some(ended) = chain.ended.as_mut() {
-        let (flows, transfers) = (&mut ended.3.trace.flows, &mut ended.3.schedule.transfers);
-        flows.truncate(flows.len().saturating_sub(FREED_PER_POLL));
-        if flows.is_empty() {
-            transfers.truncate(transfers.len().saturating_sub(FREED_PER_POLL));
+    let Some((plan, protocol, k, small)) = chain.run.take() else { return Stage::Done(None) };
+    let small = match small {
+        Small::Set(mut set) => {
+            let (valid, _, transfers, channel) = &mut *set;
+            let s = valid.scenario();
+            let (reduce, channels) = (s.collective == Collective::Reduce, valid.channels());
+            let (rings, how) = (&valid.preset().rings, (channels, protocol));
+            ring_chain_channel(reduce, s.nodes, rings, s.count(), how, s.root, *channel, transfers);
+            *channel += 1;
+            if *channel < channels {
+                Small::Set(set)
+            } else {
+                let (valid, small_topology, transfers, _) = *set;
+                let (s, n) = (valid.scenario(), valid.n_ranks());
+                let mut schedule =
+                    ring_chain_of(reduce, (n, channels), s.count(), protocol, s.root, transfers);
+                schedule.protocol = protocol;
+                run_settings(&mut schedule, &valid);
+                let setup = engine::Setup::new(&schedule);
+                Small::Building(Box::new((valid, small_topology, schedule, setup)))
+            }
         }
-        if !transfers.is_empty() {
-            return Stage::Chain { topology, chain };
+        Small::Building(mut building) => {
+            let (_, small_topology, schedule, setup) = &mut *building;
+            if !setup.advance(small_topology, schedule, SET_UP_PER_POLL) {
+                Small::Building(building)
+            } else {
+                let (valid, small_topology, schedule, setup) = *building;
+                let run = setup.run(&small_topology, &schedule, valid.policy()).untraced();
+                Small::Running(Box::new((small_topology, schedule, run)))
+            }
         }
-        let Some(ended) = chain.ended.take() else { return Stage::Done(None) };
-        let (plan, protocol, run, _) = *ended;
-        let wire = std::mem::take(&mut chain.picked);
-        return Stage::Done(Some(Ok(finish(scenario, topology, (plan, protocol), run, wire))));
-    }
-    let Some((_, _, _, job)) = chain.run.as_mut() else { return Stage::Done(None) };
-    match job.poll(batches) {
-        None => Stage::Chain { topology, chain },
-        Some(Err(error)) => Stage::Done(Some(Err(error))),
-        Some(Ok(small)) => {
-            let Some((plan, protocol, k, _)) = chain.run.take() else { return Stage::Done(None) };
-            let run = measured(scenario, protocol, k, &small);
-            chain.ended = Some(Box::new((plan, protocol, run, small)));
-            Stage::Chain { topology, chain }
+        Small::Running(mut running) => {
+            let (small_topology, schedule, run) = &mut *running;
+            if !run.advance(small_topology, schedule, batches) {
+                Small::Running(running)
+            } else {
+                let (_, schedule, run) = *running;
+                let measured = measured(scenario, protocol, k, &schedule, &run);
+                Small::Ended(Box::new((measured, schedule, run)))
+            }
         }
-    }
+        Small::Ended(mut ended) => {
+            let (_, schedule, run) = &mut *ended;
+            let transfers = &mut schedule.transfers;
+            if run.shed(FREED_PER_POLL) {
+                transfers.truncate(transfers.len().saturating_sub(FREED_PER_POLL));
+            }
+            if transfers.is_empty() {
+                let wire = std::mem::take(&mut chain.picked);
+                return Stage::Done(Some(Ok(finish(scenario, topology, (plan, protocol), ended.0, wire))));
+            }
+            Small::Ended(ended)
+        }
+    };
+    chain.run = Some((plan, protocol, k, small));
+    Stage::Chain { topology, chain }
 }
 
-/// Routes up to `ROUTED_PER_POLL` hops, channel by channel.
+/// Routes up to `HOPS_PER_POLL` hops, channel by channel.
 fn route(scenario: &ValidScenario, router: &mut Router, chain: &mut Chain) {
     let channels = scenario.channels();
-    let mut budget = ROUTED_PER_POLL;
+    let mut budget = HOPS_PER_POLL;
     while chain.channel < channels && budget > 0 {
         let (data, wire) = channel_bytes(scenario, chain.channel);
         let hops = chain.order.len() as u32 - 1;
-        let end = (chain.hop + budget as u32).min(hops);
+        let end = (chain.hop + budget).min(hops);
         for hop in chain.hop..end {
             let (src, dst) = (chain.order[hop as usize], chain.order[hop as usize + 1]);
             for link in router.route(src, dst, chain.channel, &[]) {
@@ -248,7 +304,7 @@ fn route(scenario: &ValidScenario, router: &mut Router, chain: &mut Chain) {
                 }
             }
         }
-        budget -= (end - chain.hop) as usize;
+        budget -= end - chain.hop;
         chain.hop = end;
         if chain.hop == hops {
             chain.channel += 1;
@@ -260,8 +316,13 @@ fn route(scenario: &ValidScenario, router: &mut Router, chain: &mut Chain) {
     }
 }
 
-/// The chain on fewer nodes in `protocol`, the root on the first node: how many, and its job.
-fn small_run(scenario: &ValidScenario, protocol: Protocol, limit: u64) -> Result<(u32, Job), ScenarioError> {
+/// The chain on fewer nodes in `protocol`, the root on the first node: how many, and its
+/// scenario and topology.
+fn small_run(
+    scenario: &ValidScenario,
+    protocol: Protocol,
+    limit: u64,
+) -> Result<(u32, Small), ScenarioError> {
     let s = scenario.scenario();
     let (n, channels, g) = (scenario.n_ranks(), scenario.channels(), scenario.preset().gpus_per_node);
     let forced = crate::scenario::Scenario {
@@ -276,17 +337,25 @@ fn small_run(scenario: &ValidScenario, protocol: Protocol, limit: u64) -> Result
     let valid = small.validate().map_err(|errors| {
         refused(errors.into_iter().next().map_or_else(String::new, |e| format!("{}: {}", e.field, e.problem)))
     })?;
-    Ok((k, Job::new(&valid, Mode::Exact)))
+    let topology = valid.topology();
+    let transfers = Vec::with_capacity(valid.transfers() as usize);
+    Ok((k, Small::Set(Box::new((valid, topology, transfers, 0)))))
 }
 
-/// What the run on `k` nodes (`small`) in `protocol` measured (`paces`).
-fn measured(scenario: &ValidScenario, protocol: Protocol, k: u32, small: &Simulation) -> ChainRun {
+/// What the run on `k` nodes (`schedule`, `run`) in `protocol` measured (`paces`).
+fn measured(
+    scenario: &ValidScenario,
+    protocol: Protocol,
+    k: u32,
+    schedule: &Schedule,
+    run: &engine::Run,
+) -> ChainRun {
     let s = scenario.scenario();
     let (n, channels, g) = (scenario.n_ranks(), scenario.channels(), scenario.preset().gpus_per_node);
-    let (front, lag, root) = paces(small, k, g);
+    let (front, lag, root) = paces(schedule, run, k, g);
     ChainRun {
         nodes_run: k,
-        run_ns: small.summary.time.0,
+        run_ns: run.end().0,
         front_ns_per_node: front,
         lag_ns_per_node: lag,
         lag_root_ns: root,
@@ -321,21 +390,20 @@ fn finish(
     sim
 }
 
-/// The paces of the run on `k` nodes of `g` GPUs (`ChainRun`): its head's [ns per node], when
+/// The paces of the run on `k` nodes of `g` GPUs (`ChainRun`), from its flows' finishes: its head's [ns per node], when
 /// each node has the first chunk of every channel, and its tail's lag behind the head, when each
 /// node has every chunk less when it had the first, fitted as `c + α·p + 2β·√p` at node `p`, by
 /// least squares over the last half of nodes (`α` and `β` at least 0: the better fit of either
 /// alone where both together would make one negative). Node 0, where the chain starts and ends,
 /// and the last node, whose hop out is the way back to node 0, are left out.
-fn paces(small: &Simulation, k: u32, g: u32) -> (f64, f64, f64) {
+fn paces(schedule: &Schedule, run: &engine::Run, k: u32, g: u32) -> (f64, f64, f64) {
     let mut done = vec![0u64; k as usize];
     let mut first = vec![0u64; k as usize];
-    for flow in &small.trace.flows {
-        let transfer = &small.schedule.transfers[flow.transfer as usize];
+    for (transfer, finished) in schedule.transfers.iter().zip(run.finishes()) {
         let node = (transfer.dst / g) as usize;
-        done[node] = done[node].max(flow.finished.0);
+        done[node] = done[node].max(finished.0);
         if transfer.chunk == 0 {
-            first[node] = first[node].max(flow.finished.0);
+            first[node] = first[node].max(finished.0);
         }
     }
     let nodes: Vec<usize> = (k as usize / 2..=k as usize - 2).collect();
@@ -409,10 +477,14 @@ fn extrapolate(run: &ChainRun, nodes: u32) -> f64 {
 impl Chain {
     /// The share of the work done: the hops routed, then the run's.
     pub fn progress(&self, channels: u32) -> f64 {
-        match (&self.run, &self.ended) {
-            (_, Some(_)) => 1.0,
-            (Some((_, _, _, job)), None) => 0.5 + 0.5 * job.progress(),
-            (None, None) => 0.5 * self.channel as f64 / channels.max(1) as f64,
+        match &self.run {
+            Some((_, _, _, Small::Set(_) | Small::Building(_))) => 0.5,
+            Some((_, _, _, Small::Running(running))) => {
+                let (done, all) = running.2.progress();
+                0.5 + 0.5 * done as f64 / all.max(1) as f64
+            }
+            Some((_, _, _, Small::Ended(_))) => 1.0,
+            None => 0.5 * self.channel as f64 / channels.max(1) as f64,
         }
     }
 }
