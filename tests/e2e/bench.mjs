@@ -87,8 +87,10 @@ await page.waitForTimeout(500);
   report('freeze-1024-gpus', { ms: freeze });
   report('wasm-ring-1GiB-1024-gpus-1-channel', { ms: Date.now() - t0, sim_ms: parseFloat(await page.locator('#time').getAttribute('data-sim-ms')) });
 }
-// Plays the compact view for 180 frames and reports the paint cost (sampling + painting) as
-// `paint` and the gaps between frames as `frame`.
+// Plays the compact view for 240 frames and reports the paint cost (sampling + painting) as
+// `paint` and the gaps between frames as `frame`, over the last 180: the first second's, while
+// V8 optimises the painting code it has just started calling every frame, are reported apart
+// (`first_p95_ms`: 33 ms at 1,024 GPUs where the seconds after it are 16.7).
 async function playFrames(paint, frame) {
   await page.click('#play');
   const [stamps, costs] = await page.evaluate(() => new Promise((resolve) => {
@@ -98,15 +100,18 @@ async function playFrames(paint, frame) {
     const tick = (t) => {
       times.push(t);
       costs.push(canvas.getAttribute('data-frame-ms'));
-      if (times.length < 180) requestAnimationFrame(tick); else resolve([times, costs]);
+      if (times.length < 240) requestAnimationFrame(tick); else resolve([times, costs]);
     };
     requestAnimationFrame(tick);
   }));
   await page.click('#play');
-  const painted = costs.filter(Boolean).map(Number).sort((a, b) => a - b);
-  report(paint, { p50_ms: painted[Math.floor(painted.length * 0.5)], p95_ms: painted[Math.floor(painted.length * 0.95)] });
-  const deltas = stamps.slice(1).map((t, i) => t - stamps[i]).sort((a, b) => a - b);
-  report(frame, { p50_ms: deltas[Math.floor(deltas.length * 0.5)], p95_ms: deltas[Math.floor(deltas.length * 0.95)], frames: deltas.length });
+  const p = (sorted, q) => sorted[Math.floor(sorted.length * q)];
+  const painted = costs.slice(60).filter(Boolean).map(Number).sort((a, b) => a - b);
+  report(paint, { p50_ms: p(painted, 0.5), p95_ms: p(painted, 0.95) });
+  const gaps = stamps.slice(1).map((t, i) => t - stamps[i]);
+  const first = gaps.slice(0, 60).sort((a, b) => a - b);
+  const deltas = gaps.slice(60).sort((a, b) => a - b);
+  report(frame, { p50_ms: p(deltas, 0.5), p95_ms: p(deltas, 0.95), first_p95_ms: p(first, 0.95), frames: deltas.length });
 }
 // While the busbw chart of the new scenario fills (its workers on both cores), then once filled.
 await playFrames('paint-1024-gpus-filling', 'frame-1024-gpus-filling');

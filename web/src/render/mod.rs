@@ -3,6 +3,7 @@
 
 mod labels;
 pub mod layout;
+mod legend;
 pub mod palette;
 mod rack;
 pub mod surface;

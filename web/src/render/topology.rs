@@ -1,6 +1,6 @@
 //! Paints the topology and the chunks in flight: a pure function of the layout and a frame.
 
-use crate::i18n::{t, Lang, Text};
+use crate::i18n::Lang;
 use crate::render::labels::SwitchRows;
 use crate::render::layout::{Layout, Rect};
 use crate::render::palette::{Palette, LIGHT};
@@ -257,13 +257,23 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
     }
     let mut busy: Vec<usize> = drawn.into_iter().filter(|&i| scene.utilisation[i] > 1e-9).collect();
     fabricscope::sort::by(&mut busy, &mut |&a, &b| scene.utilisation[a].total_cmp(&scene.utilisation[b]));
-    for i in busy {
-        let u = scene.utilisation[i];
-        polyline(ctx, &layout.links[i]);
-        ctx.set_global_alpha(if dimmed(i) { 0.2 } else { 1.0 });
+    // Links of one load and dimming in a row are one path and one stroke, of the same colour and
+    // width: a link's mean load is often its peers' (Broadcast on 4,096 GPUs, shown by its mean
+    // loads, stroked thousands of cables one at a time, 50 ms of its first paint).
+    let style = |i: usize| (scene.utilisation[i].to_bits(), dimmed(i));
+    let mut from = 0;
+    while let Some(&first) = busy.get(from) {
+        let run = busy[from..].iter().take_while(|&&i| style(i) == style(first)).count();
+        let u = scene.utilisation[first];
+        ctx.begin_path();
+        for &i in &busy[from..from + run] {
+            line_along(ctx, &layout.links[i]);
+        }
+        ctx.set_global_alpha(if dimmed(first) { 0.2 } else { 1.0 });
         ctx.set_stroke_style_str(&utilisation_colour(u));
         ctx.set_line_width(busy_width + if layout.compact { 2.0 } else { 3.0 } * u);
         ctx.stroke();
+        from += run;
     }
     ctx.set_global_alpha(1.0);
     // Faulted cables: a red line over their colour, marked with what is left (× when down).
@@ -284,7 +294,7 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
     // Vertices.
     let switch_rows = SwitchRows::of(topology);
     let mut gpus = 0;
-    let mut last_fill: Option<String> = None;
+    let mut last_fill: Option<(VertexKind, u64, String)> = None;
     ctx.set_text_align("center");
     ctx.set_text_baseline("middle");
     for (id, vertex) in topology.vertices() {
@@ -305,11 +315,17 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         let tile = vertex.node.is_some_and(|n| layout.is_tile(n));
         let busy = vertex_heat[id.0 as usize];
         if tile {
-            // Marks of one colour go out in runs: the canvas keeps its fill style.
-            let colour = if busy > 1e-9 { utilisation_colour(busy) } else { fill.to_string() };
-            if last_fill.as_deref() != Some(colour.as_str()) {
-                ctx.set_fill_style_str(&colour);
-                last_fill = Some(colour);
+            // Marks of one colour go out in runs: the canvas keeps its fill style, and a load's
+            // colour is worked out once for a run of equal loads.
+            if last_fill
+                .as_ref()
+                .is_none_or(|(kind, load, _)| *kind != vertex.kind || *load != busy.to_bits())
+            {
+                let colour = if busy > 1e-9 { utilisation_colour(busy) } else { fill.to_string() };
+                if last_fill.as_ref().is_none_or(|(_, _, last)| *last != colour) {
+                    ctx.set_fill_style_str(&colour);
+                }
+                last_fill = Some((vertex.kind, busy.to_bits(), colour));
             }
             ctx.fill_rect(rect.x, rect.y, rect.w, rect.h);
             continue;
@@ -335,7 +351,12 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
             Vec::new()
         };
         ctx.set_fill_style_str(fill);
-        if segments.is_empty() {
+        // A compact cluster's switches are marks a few pixels wide, hundreds to a row: a plain
+        // rectangle each (a rounded one is ten canvas calls: 1,280 switches at 4,096 GPUs).
+        let mark = layout.compact && vertex.kind.is_fabric_switch() && rect.w.min(rect.h) < 12.0;
+        if mark {
+            ctx.fill_rect(rect.x, rect.y, rect.w, rect.h);
+        } else if segments.is_empty() {
             rounded(ctx, &rect, 5.0);
             ctx.fill();
         } else {
@@ -362,7 +383,10 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         if layout.compact && vertex.kind.is_fabric_switch() && busy > 1e-9 {
             ctx.set_stroke_style_str(&utilisation_colour(busy));
             ctx.set_line_width(2.5);
-            ctx.stroke();
+            match mark {
+                true => ctx.stroke_rect(rect.x, rect.y, rect.w, rect.h),
+                false => ctx.stroke(),
+            }
         }
         // A GPU or NIC too narrow for "GPU 3" (a phone, or many GPUs a node) keeps a shorter
         // name while one fits: "3", "N3".
@@ -529,7 +553,7 @@ pub fn paint<S: Surface>(ctx: &S, scene: &Scene) -> u32 {
         ctx.set_text_align("center");
     }
 
-    legend(ctx, scene);
+    super::legend::legend(ctx, scene);
     gpus
 }
 
@@ -547,79 +571,6 @@ fn line_along<S: Surface>(ctx: &S, line: &[(f64, f64)]) {
         } else {
             ctx.line_to(x, y);
         }
-    }
-}
-
-fn legend<S: Surface>(ctx: &S, scene: &Scene) {
-    let palette = scene.palette;
-    if scene.layout.compact {
-        ctx.set_font("12px system-ui, sans-serif");
-        ctx.set_text_align("left");
-        ctx.set_text_baseline("middle");
-        ctx.set_fill_style_str(palette.muted);
-        let note = match scene.lang {
-            Lang::En => "Each tile is a node: its GPUs in green, its NICs as the small marks below, coloured by the load on their cables; the tile's tint is its busiest link inside (NVLink or PCIe). Click a tile to open it.",
-            Lang::Zh => "每个方块是一个节点：绿色为其 GPU，下方小块为其网卡，颜色表示网卡线缆的负载；方块底色表示其内部最忙的链路（NVLink 或 PCIe）。点击方块展开该节点。",
-        };
-        // Wrapped to the canvas, its last line where the layout left room for it
-        // (`layout::note_lines`: two on a laptop, more on a phone).
-        let fits = |text: &str| ctx.text_width(text) <= scene.layout.width - 32.0;
-        let separator = if scene.lang == Lang::Zh { "" } else { " " };
-        let words: Vec<String> = if scene.lang == Lang::Zh {
-            note.chars().map(String::from).collect()
-        } else {
-            note.split(' ').map(String::from).collect()
-        };
-        let mut lines = vec![String::new()];
-        for word in words {
-            let line = lines.last_mut().expect("one line at least");
-            let candidate = if line.is_empty() { word.clone() } else { format!("{line}{separator}{word}") };
-            if line.is_empty() || fits(&candidate) {
-                *line = candidate;
-            } else {
-                lines.push(word);
-            }
-        }
-        for (k, line) in lines.iter().rev().enumerate() {
-            ctx.fill_text(line, 16.0, scene.layout.height - 60.0 - 16.0 * k as f64);
-        }
-    }
-    let y = scene.layout.height - 22.0;
-    let x = 16.0;
-    ctx.set_font("12px system-ui, sans-serif");
-    ctx.set_text_align("left");
-    ctx.set_text_baseline("middle");
-    ctx.set_fill_style_str(palette.muted);
-    let label = t(scene.lang, Text::Legend);
-    ctx.fill_text(label, x, y);
-    let bar_x = x + 8.0 + ctx.text_width(label);
-    for i in 0..=40 {
-        let u = i as f64 / 40.0;
-        ctx.set_fill_style_str(&utilisation_colour(u));
-        ctx.fill_rect(bar_x + i as f64 * 3.0, y - 5.0, 3.0, 10.0);
-    }
-    ctx.set_fill_style_str(palette.muted);
-    ctx.fill_text("0%", bar_x - 2.0 + 0.0, y + 15.0);
-    ctx.fill_text("100%", bar_x + 108.0, y + 15.0);
-    let mut x = bar_x + 150.0;
-    let mut y = y;
-    for (colour, text) in [(palette.reduce, Text::LegendReduce), (palette.copy, Text::LegendCopy)] {
-        let label = t(scene.lang, text);
-        let width = 10.0 + ctx.text_width(label);
-        // A narrow view (A/B side by side) wraps the chunk keys onto the line above.
-        if x + width > scene.layout.width - 8.0 && y == scene.layout.height - 22.0 {
-            (x, y) = (bar_x + 150.0, y - 20.0);
-            if x + width > scene.layout.width - 8.0 {
-                x = 16.0 + 5.0;
-            }
-        }
-        ctx.begin_path();
-        ctx.circle(x, y, 5.0);
-        ctx.set_fill_style_str(colour);
-        ctx.fill();
-        ctx.set_fill_style_str(palette.muted);
-        ctx.fill_text(label, x + 10.0, y);
-        x += 14.0 + width;
     }
 }
 
