@@ -26,11 +26,11 @@ pub use hierarchical::{collnet_allreduce, hierarchical_allreduce};
 pub use protocol::Protocol;
 pub(crate) use ring::slice;
 pub use ring::{
-    chain_chunk_bytes, chain_chunks, chain_chunks_counted, identity_order, ring_allreduce, ring_chain,
-    ring_chain_channel, ring_chain_of, ring_channel_zero, ring_first_step, ring_gather_or_scatter,
-    ring_order, ring_prefix, ring_prefix_channel_zero, ring_prefix_of, ring_prefix_rotated,
-    ring_prefix_steps, ring_rounded_count, ring_shown_prefix, ring_steady_steps, CHAIN_CHUNK_BYTES,
-    LEAST_ROUNDED_CHUNK, MAX_CHAIN_CHUNKS, NCCL_STEPS,
+    chain_chunk_bytes, chain_chunks, chain_chunks_counted, chain_order, identity_order, ring_allreduce,
+    ring_chain, ring_chain_channel, ring_chain_of, ring_channel_zero, ring_first_step,
+    ring_gather_or_scatter, ring_order, ring_prefix, ring_prefix_channel_zero, ring_prefix_of,
+    ring_prefix_rotated, ring_prefix_steps, ring_rounded_count, ring_shown_prefix, ring_steady_steps,
+    CHAIN_CHUNK_BYTES, LEAST_ROUNDED_CHUNK, MAX_CHAIN_CHUNKS, NCCL_STEPS,
 };
 pub use schedule::{
     Algorithm, ChunkOp, Deps, Hop, Phase, Probe, Region, Schedule, SwitchRef, Transfer, ELEM_BYTES,

@@ -506,10 +506,7 @@ pub fn ring_chain_channel<R: AsRef<[u32]>>(
     let hops = n - 1;
     let chunks = chain_chunks(protocol, count.div_ceil(n_channels as u64));
     let at = |channel: u32, chunk: u32, hop: u32| -> u32 { (channel * chunks + chunk) * hops + hop };
-    let mut order = ring_order(nodes, rings, channel);
-    // Rotate the ring: the root first (Broadcast) or last (Reduce).
-    let at_root = order.iter().position(|&r| r == root).unwrap_or(0);
-    order.rotate_left((at_root + if reduce { 1 } else { 0 }) % n as usize);
+    let order = chain_order(reduce, nodes, rings, channel, root);
     let (start, len) = slice(count, n_channels, channel);
     for chunk in 0..chunks {
         let (chunk_start, chunk_len) = slice(len, chunks, chunk);
@@ -536,6 +533,23 @@ pub fn ring_chain_channel<R: AsRef<[u32]>>(
             });
         }
     }
+}
+
+/// Channel `channel`'s ring turned so the data flows from `root` (Broadcast) or into it
+/// (Reduce, `reduce`): the chain's ranks in order, as `ring_chain_channel` lays its hops.
+pub fn chain_order<R: AsRef<[u32]>>(
+    reduce: bool,
+    nodes: u32,
+    rings: &[R],
+    channel: u32,
+    root: u32,
+) -> Vec<u32> {
+    let mut order = ring_order(nodes, rings, channel);
+    // Rotate the ring: the root first (Broadcast) or last (Reduce).
+    let at_root = order.iter().position(|&r| r == root).unwrap_or(0);
+    let n = order.len();
+    order.rotate_left((at_root + usize::from(reduce)) % n);
+    order
 }
 
 /// The schedule of a chain of `n` ranks over `n_channels` channels whose every channel

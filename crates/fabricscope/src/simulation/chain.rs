@@ -42,8 +42,7 @@ use super::job::run_settings;
 use super::stage::{Plan, Stage};
 use super::{Method, Simulation};
 use crate::collective::{
-    chain_chunks, ring_chain_channel, ring_chain_of, ring_order, slice, Algorithm, Protocol, Schedule,
-    Transfer,
+    chain_chunks, ring_chain_channel, ring_chain_of, slice, Algorithm, Protocol, Schedule, Transfer,
 };
 use crate::engine;
 use crate::plan::{chain_nodes_run, ValidScenario};
@@ -171,16 +170,12 @@ pub(super) fn beyond(scenario: &ValidScenario, topology: &Topology, limit: u64) 
     Some(Stage::Chain { topology: topology.clone(), chain: Box::new(chain) })
 }
 
-/// Channel `channel`'s ring turned so the data flows from the root (Broadcast) or into it
-/// (Reduce), as `collective::ring_chain` turns it.
+/// Channel `channel`'s chain, in order from the root or to it (`collective::chain_order`, as the
+/// schedule lays its hops).
 fn chain_order(scenario: &ValidScenario, channel: u32) -> Vec<u32> {
     let s = scenario.scenario();
-    let mut order = ring_order(s.nodes, &scenario.preset().rings, channel);
-    let at_root = order.iter().position(|&r| r == s.root).unwrap_or(0);
     let reduce = s.collective == Collective::Reduce;
-    let n = order.len();
-    order.rotate_left((at_root + usize::from(reduce)) % n);
-    order
+    crate::collective::chain_order(reduce, s.nodes, &scenario.preset().rings, channel, s.root)
 }
 
 /// Channel `channel`'s slice [B] and its wire bytes in each protocol (`Protocol::ALL`'s order),
@@ -390,11 +385,11 @@ fn finish(
     sim
 }
 
-/// The paces of the run on `k` nodes of `g` GPUs (`ChainRun`), from its flows' finishes: its head's [ns per node], when
-/// each node has the first chunk of every channel, and its tail's lag behind the head, when each
-/// node has every chunk less when it had the first, fitted as `c + α·p + 2β·√p` at node `p`, by
-/// least squares over the last half of nodes (`α` and `β` at least 0: the better fit of either
-/// alone where both together would make one negative). Node 0, where the chain starts and ends,
+/// The paces of the run on `k` nodes of `g` GPUs (`ChainRun`), from its flows' finishes: its
+/// head's [ns per node], when each node has the first chunk of every channel, and its tail's lag
+/// behind the head, when each node has every chunk less when it had the first, fitted as
+/// `c + α·p + 2β·√p` at node `p`, by least squares over the last half of nodes (`α` and `β` at
+/// least 0: the better fit of either alone where both together would make one negative). Node 0, where the chain starts and ends,
 /// and the last node, whose hop out is the way back to node 0, are left out.
 fn paces(schedule: &Schedule, run: &engine::Run, k: u32, g: u32) -> (f64, f64, f64) {
     let mut done = vec![0u64; k as usize];
