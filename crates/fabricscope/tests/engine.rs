@@ -441,9 +441,11 @@ fn every_collective_lands_near_the_nvlink_bound() {
 }
 
 /// A broadcast is a pipeline of NCCL's chunks for its protocol (512 KiB Simple, 32 KiB LL,
-/// 576,000 B LL128): the first pays every hop's latency, the rest follow one chunk-time apart:
-/// `hops·α + (chunks + hops - 1)·chunk/B`, a chunk's time its wire bytes' (LL's flags double
-/// them, LL128's are 128 per 120).
+/// 576,000 B LL128), a chunk's time its wire bytes' (LL's flags double them, LL128's are 128 per
+/// 120). Simple stores and forwards: the first chunk pays every hop's latency and its own time
+/// on each, the rest follow one chunk-time apart, `hops·α + (chunks + hops - 1)·chunk/B`. LL and
+/// LL128 forward each line as it arrives (`engine::stream`): a hop starts one latency after the
+/// hop before it, and the last chunk ends a latency after it arrives, `hops·α + chunks·chunk/B`.
 #[test]
 fn broadcast_pipelines_its_chunks() {
     for (protocol, size, chunks, chunk) in [
@@ -469,11 +471,64 @@ fn broadcast_pipelines_its_chunks() {
         let chunk_ns = transfer_ns(protocol.wire_bytes(chunk), bandwidth);
         assert_eq!(sim.schedule.n_steps, chunks + 7 - 1, "{protocol:?}");
         let base = protocol.base_latency_ns(Algorithm::Ring);
-        assert_eq!(
-            sim.summary.time.as_ns(),
-            base + 7 * alpha + (chunks as u64 + 6) * chunk_ns,
-            "{protocol:?}"
-        );
+        let chunk_times = match protocol {
+            Protocol::Simple => chunks as u64 + 6,
+            _ => chunks as u64,
+        };
+        assert_eq!(sim.summary.time.as_ns(), base + 7 * alpha + chunk_times * chunk_ns, "{protocol:?}");
+    }
+}
+
+/// A chain whose hops differ (NVLink, then the network between the nodes, then NVLink), against
+/// the rule each protocol forwards by, worked through every hop of every chunk: Simple stores and
+/// forwards (a hop is issued when the hop before it has finished); LL and LL128 forward each line
+/// as it arrives (`engine::stream`: issued when the hop before it begins to move, ending no sooner
+/// than that hop's end plus its own latency), so a fast hop after a slow one ends at the slow
+/// one's pace. Each hop after its own latency waits for its connection (the chunk before it on
+/// the same hop), then moves at its path's narrowest link.
+#[test]
+fn a_chain_forwards_by_its_protocols_rule() {
+    for (protocol, size) in [(Protocol::Simple, 4 << 20), (Protocol::Ll, 1 << 20), (Protocol::Ll128, 4 << 20)]
+    {
+        let scenario = Scenario {
+            nodes: 2,
+            collective: Collective::Broadcast,
+            channels: Some(1),
+            size_bytes: size,
+            protocol: Some(protocol),
+            root: 3,
+            ..Scenario::default_demo()
+        };
+        let sim = simulate(&scenario.validate().unwrap()).unwrap();
+        let (topology, schedule) = (&sim.topology, &sim.schedule);
+        let n = schedule.transfers.len();
+        assert!(n > 60, "{protocol:?}: {n} transfers, several chunks on 15 hops");
+        let (mut begin, mut end) = (vec![0u64; n], vec![0u64; n]);
+        let base = protocol.base_latency_ns(Algorithm::Ring);
+        for (i, transfer) in schedule.transfers.iter().enumerate() {
+            let flow = &sim.trace.flows[i];
+            assert_eq!(flow.transfer as usize, i);
+            let alpha = flow_latency_ns(topology, &flow.path, Algorithm::Ring, protocol);
+            let narrowest = flow
+                .path
+                .iter()
+                .map(|&l| topology.link(l).capacity())
+                .min_by(|a, b| a.bytes_per_ns().total_cmp(&b.bytes_per_ns()));
+            let moving = transfer_ns(protocol.wire_bytes(transfer.bytes()), narrowest.unwrap());
+            let before = transfer.deps.first().map(|&d| d as usize);
+            let issued = match (protocol, before) {
+                (_, None) => base,
+                (Protocol::Simple, Some(d)) => end[d],
+                (_, Some(d)) => begin[d],
+            };
+            begin[i] = (issued + alpha).max(transfer.after.map_or(0, |a| end[a as usize]));
+            end[i] = begin[i] + moving;
+            if let (false, Some(d)) = (protocol == Protocol::Simple, before) {
+                end[i] = end[i].max(end[d] + alpha);
+            }
+            assert_eq!((flow.started.0, flow.finished.0), (begin[i], end[i]), "{protocol:?}: transfer {i}");
+        }
+        assert_eq!(sim.summary.time.as_ns(), end.iter().copied().max().unwrap(), "{protocol:?}");
     }
 }
 

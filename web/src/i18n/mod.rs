@@ -142,6 +142,12 @@ pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, 
         }
         _ => {}
     }
+    // A chain under LL or LL128 forwards each line as it arrives: why a chunk is on several hops.
+    let streamed = match (lang, info.streamed) {
+        (_, None) => String::new(),
+        (Lang::En, Some(protocol)) => format!(" Under {} each GPU forwards a line (its data and its flag) as soon as it arrives, so one chunk is on several hops at once.", protocol.nccl_name()),
+        (Lang::Zh, Some(protocol)) => format!("在 {} 下，每块 GPU 收到一行（数据连同标志）就立刻转发，所以同一块数据会同时出现在好几跳上。", protocol.nccl_name()),
+    };
     match lang {
         Lang::En => {
             let what = match info.op {
@@ -149,7 +155,7 @@ pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, 
                 ChunkOp::Copy => "stores it",
             };
             format!(
-                "Step {} / {} — {}: {src} sends chunk {} ({size}) to {dst} over {via}, which {what}. {} transfers run in this step.",
+                "Step {} / {} — {}: {src} sends chunk {} ({size}) to {dst} over {via}, which {what}. {} transfers run in this step.{streamed}",
                 info.step + 1,
                 info.n_steps,
                 phase(lang, info.phase),
@@ -163,7 +169,7 @@ pub fn step_text(lang: Lang, info: &StepInfo, gpu_name: &dyn Fn(u32) -> String, 
                 ChunkOp::Copy => "保存下来",
             };
             format!(
-                "第 {} / {} 步 — {}：{src} 经 {via} 把第 {} 块（{size}）发给{to_dst}，后者将其{what}。本步共有 {} 个传输同时进行。",
+                "第 {} / {} 步 — {}：{src} 经 {via} 把第 {} 块（{size}）发给{to_dst}，后者将其{what}。本步共有 {} 个传输同时进行。{streamed}",
                 info.step + 1,
                 info.n_steps,
                 phase(lang, info.phase),

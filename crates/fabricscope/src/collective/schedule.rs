@@ -236,6 +236,15 @@ impl Schedule {
         }
     }
 
+    /// Whether each hop forwards its data as it arrives (`engine::stream`): a ring Broadcast's or
+    /// Reduce's chain under LL or LL128, whose lines carry their own flags. Under Simple, and in
+    /// every other schedule, a transfer starts once the ones it depends on have finished.
+    pub fn streamed(&self) -> bool {
+        matches!(self.collective, Collective::Broadcast | Collective::Reduce)
+            && self.algorithm == Algorithm::Ring
+            && self.protocol != super::protocol::Protocol::Simple
+    }
+
     pub fn size_bytes(&self) -> u64 {
         self.count * ELEM_BYTES
     }

@@ -6,7 +6,10 @@
 //! (the path's link latencies plus the protocol's per-step latency), then *moves* data until
 //! its bytes are done; if it follows
 //! another transfer on the same connection (`Transfer::after`), it moves only once that one's
-//! data has (a connection is a FIFO, not a shared pipe). Moving flows share
+//! data has (a connection is a FIFO, not a shared pipe). On a chain under LL or LL128, whose
+//! lines carry their own flags, a hop forwards each line as it arrives (`stream`): it is issued
+//! when the hop before it starts to move data, and ends no sooner than that hop's end plus its
+//! own latency. Moving flows share
 //! links max-min fairly (`maxmin`): with rates `r_f` and capacities `C_l`,
 //!
 //! ```text
@@ -57,6 +60,8 @@ pub mod period;
 pub mod rotation;
 mod search;
 mod setup;
+mod state;
+mod stream;
 pub mod symmetry;
 
 use crate::catalog::Routing;
@@ -67,6 +72,7 @@ use crate::trace::{FlowRecord, Trace};
 use crate::units::SimTime;
 use issuer::{Issuer, Routes};
 pub use setup::Setup;
+use state::State;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -144,6 +150,8 @@ pub struct Run {
     /// Whether each flow's rate segments are recorded (`untraced`: not, for a run whose times
     /// alone are wanted).
     traced: bool,
+    /// A streamed schedule's gates (`stream`): cut-through hops.
+    gates: Option<stream::Gates>,
 }
 
 impl Run {
@@ -223,6 +231,8 @@ impl Run {
             start_at: vec![0; n_flows],
             max_step: None,
             max_step_changed: false,
+            began: Vec::new(),
+            streamed: schedule.streamed(),
         };
         // Adaptive routing sees the order flows are issued in, which a shift of whole steps does
         // not keep (chunks and offsets differ): no steady state is claimed under it.
@@ -271,6 +281,7 @@ impl Run {
             traced: true,
             over: n_flows == 0,
             rep,
+            gates: stream::Gates::of(schedule),
         }
     }
 
@@ -304,6 +315,7 @@ impl Run {
             touched,
             released,
             traced,
+            gates,
             ..
         } = self;
         let (mut lowest_unfinished, mut highest_touched, mut frontier_crossed) =
@@ -325,13 +337,21 @@ impl Run {
             done.clear();
             touched.clear();
 
-            // Finishes at t.
+            // Finishes at t. A streamed flow whose data has all moved before its gate opens is
+            // held off its links until then (`stream`).
             while let Some((at, f)) = sim.finishes.peek() {
                 if at != t {
                     break;
                 }
                 sim.finishes.pop();
-                done.push(f);
+                let gate = gates
+                    .as_ref()
+                    .filter(|_| sim.stage[f as usize] == period::Stage::Moving)
+                    .map(|g| g.at(f, sim.latency(flows, f)));
+                match gate {
+                    Some(gate) if gate.is_none_or(|at| at > t) => sim.hold(flows, f, gate, *traced, touched),
+                    _ => done.push(f),
+                }
             }
             for &f in done.iter() {
                 let fi = f as usize;
@@ -348,7 +368,8 @@ impl Run {
                 let l = link.index();
                 if swept[l] != sim.batches {
                     swept[l] = sim.batches;
-                    on_link[l].retain(|&g| stage[g as usize] != period::Stage::Done);
+                    on_link[l]
+                        .retain(|&g| !matches!(stage[g as usize], period::Stage::Done | period::Stage::Held));
                 }
             }
             // Latency paid at t: move now, or wait for the connection. No bytes: finish at once.
@@ -388,6 +409,19 @@ impl Run {
                 }
                 sim.rate[f as usize] = 0.0;
                 sim.stage[f as usize] = period::Stage::Done;
+                if let Some(gates) = gates.as_mut() {
+                    // A streamed flow's dependents were released when it began; each held one
+                    // may now finish.
+                    for &next in &dependents[f as usize] {
+                        gates.open(next, t);
+                        if sim.stage[next as usize] == period::Stage::Held {
+                            if let Some(at) = gates.at(next, sim.latency(flows, next)) {
+                                sim.finishes.set(next, at);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 for &next in &dependents[f as usize] {
                     highest_touched = highest_touched.max(next as usize);
                     deps_left[next as usize] -= 1;
@@ -396,6 +430,17 @@ impl Run {
                     }
                 }
             }
+            // A streamed flow's dependents are released as its data begins to move.
+            for &f in &sim.began {
+                for &next in &dependents[f as usize] {
+                    highest_touched = highest_touched.max(next as usize);
+                    deps_left[next as usize] -= 1;
+                    if deps_left[next as usize] == 0 {
+                        released.push(next);
+                    }
+                }
+            }
+            sim.began.clear();
             sim.issue_all(flows, &mut issuer, released);
             // New rates for the moving flows that share a link, directly or through each other,
             // with a flow that started or finished: max-min shares decompose over such components.
@@ -432,7 +477,12 @@ impl Run {
                 if let (Some(step), false, true) =
                     (new_step, frontier_crossed, base >= probe.regular_from && detector.found.is_none())
                 {
-                    let snapshot = sim.snapshot(t, step, base, highest_touched + 1, flows, deps_left);
+                    let snapshot = sim.snapshot(
+                        t,
+                        step,
+                        (base, highest_touched + 1),
+                        (flows, deps_left, gates.as_ref()),
+                    );
                     detector.observe(snapshot);
                     if detector.found.is_some() && probe.stop {
                         over = true;
@@ -489,137 +539,5 @@ impl Run {
             trace.check(topology)
         );
         (trace, found)
-    }
-}
-
-struct State {
-    now: u64,
-    /// Flows paying their latency, by (start time, issue sequence).
-    starts: BinaryHeap<Reverse<(u64, u64, u32)>>,
-    /// Projected finishes of the moving flows, by (time, flow).
-    finishes: finishes::Finishes,
-    seq: u64,
-    /// Moving flows on each link.
-    on_link: Vec<Vec<u32>>,
-    /// The batch each link last shed its finished flows in (`advance`).
-    swept: Vec<u64>,
-    /// Bytes left as of `updated`.
-    remaining: Vec<f64>,
-    rate: Vec<f64>,
-    /// When `remaining` was last brought up to date (at the last rate change).
-    updated: Vec<u64>,
-    link_peak: Vec<f64>,
-    batches: u64,
-    /// Flows whose data has all moved.
-    moved: Vec<bool>,
-    /// A flow whose latency is paid but whose connection is still busy with this flow's data.
-    parked: Vec<Option<u32>>,
-    /// What each flow is doing, and when one paying its latency starts to move (for `period`).
-    stage: Vec<period::Stage>,
-    start_at: Vec<u64>,
-    /// The highest step issued so far, and whether this batch raised it.
-    max_step: Option<u32>,
-    max_step_changed: bool,
-}
-
-impl State {
-    /// Data starts to move at `t`: the flow joins its links (or finishes at once if empty).
-    fn begin_moving(
-        &mut self,
-        flows: &mut [FlowRecord],
-        f: u32,
-        t: u64,
-        done: &mut Vec<u32>,
-        touched: &mut Vec<LinkId>,
-    ) {
-        let fi = f as usize;
-        self.stage[fi] = period::Stage::Moving;
-        flows[fi].started = SimTime(t);
-        self.remaining[fi] = flows[fi].bytes as f64;
-        self.updated[fi] = t;
-        if flows[fi].bytes == 0 || flows[fi].path.is_empty() {
-            self.moved[fi] = true;
-            done.push(f);
-        } else {
-            for &link in &flows[fi].path {
-                self.on_link[link.index()].push(f);
-                touched.push(link);
-            }
-        }
-    }
-
-    /// Issues the flows released at one time in a canonical order (step, channel, chunk, source,
-    /// destination), not the order they were listed or released in, so adaptive routing, which
-    /// sees the flows issued before, gives the same paths for any order of the same schedule.
-    fn issue_all(&mut self, flows: &mut [FlowRecord], issuer: &mut Issuer, released: &mut Vec<u32>) {
-        let transfers = &issuer.schedule.transfers;
-        released.sort_unstable_by_key(|&f| {
-            let t = &transfers[f as usize];
-            (t.step, t.channel, t.chunk, t.src, t.dst, t.offset, f)
-        });
-        for &f in released.iter() {
-            self.issue(flows, issuer, f);
-        }
-        released.clear();
-    }
-
-    fn issue(&mut self, flows: &mut [FlowRecord], issuer: &mut Issuer, f: u32) {
-        let transfer = &issuer.schedule.transfers[f as usize];
-        let (path, latency) = issuer.route(transfer);
-        let flow = &mut flows[f as usize];
-        flow.path = path;
-        for &link in &flow.path {
-            issuer.load[link.index()] += 1;
-        }
-        flow.issued = SimTime(self.now);
-        self.starts.push(Reverse((self.now + latency, self.seq, f)));
-        self.seq += 1;
-        self.stage[f as usize] = period::Stage::Latency;
-        self.start_at[f as usize] = self.now + latency;
-        if self.max_step.is_none_or(|step| transfer.step > step) {
-            self.max_step = Some(transfer.step);
-            self.max_step_changed = true;
-        }
-    }
-
-    /// The state of flows `base..end` at `t` (`period`): every flow below `base` has finished
-    /// and every flow from `end` on is untouched.
-    fn snapshot(
-        &self,
-        t: u64,
-        step: u32,
-        base: u32,
-        end: usize,
-        flows: &[FlowRecord],
-        deps_left: &[u32],
-    ) -> period::Snapshot {
-        use period::{FlowState, Stage};
-        let states: Vec<FlowState> = (base as usize..end.max(base as usize))
-            .map(|i| {
-                let stage = self.stage[i];
-                let (ticks, remaining_bits, rate_bits) = match stage {
-                    Stage::Waiting => (deps_left[i] as u64, 0, 0),
-                    Stage::Latency => (self.start_at[i] - t, 0, 0),
-                    Stage::Moving => {
-                        (t - self.updated[i], self.remaining[i].to_bits(), self.rate[i].to_bits())
-                    }
-                    Stage::Parked | Stage::Done => (0, 0, 0),
-                };
-                let path = if matches!(stage, Stage::Waiting | Stage::Done) {
-                    Vec::new()
-                } else {
-                    flows[i].path.clone()
-                };
-                FlowState { stage, ticks, remaining_bits, rate_bits, path }
-            })
-            .collect();
-        period::Snapshot {
-            t,
-            step,
-            base,
-            batches: self.batches,
-            hash: period::Snapshot::hash_of(&states),
-            flows: states,
-        }
     }
 }

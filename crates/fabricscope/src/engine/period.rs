@@ -80,6 +80,8 @@ pub(super) enum Stage {
     /// Latency paid, waiting for its connection's previous data.
     Parked,
     Moving,
+    /// Streamed, its data all moved, waiting for its dependencies to finish (`stream`).
+    Held,
     Done,
 }
 

@@ -409,8 +409,9 @@ fn paces(schedule: &Schedule, run: &engine::Run, k: u32, g: u32) -> (f64, f64, f
     let lag = |p: usize| done[p] as f64 - first[p] as f64;
     let root = |p: usize| 2.0 * (p as f64 / scale).sqrt();
     let both = least_squares(&nodes, lag, &[&|_| 1.0, &x, &root]);
+    // `+ 0.0` turns a fit's -0 into 0 (a streamed chain's lag is flat: `engine::stream`).
     if both[1] >= 0.0 && both[2] >= 0.0 {
-        return (front, both[1] / scale, both[2] / scale.sqrt());
+        return (front, both[1] / scale + 0.0, both[2] / scale.sqrt() + 0.0);
     }
     // Either alone, the one with the smaller residual whose coefficient is not negative.
     let residual = |coefficients: &[f64], term: &dyn Fn(usize) -> f64| -> f64 {

@@ -55,6 +55,10 @@ pub struct StepInfo {
     pub via: LinkKind,
     /// Peer to peer, or up to or down from a switch that reduces (NVLS).
     pub hop: Hop,
+    /// The protocol, where each hop forwards its data a line at a time as it arrives, so a chunk
+    /// is on several hops at once (`Schedule::streamed`: a chain under LL or LL128).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub streamed: Option<crate::collective::Protocol>,
 }
 
 impl Simulation {
@@ -139,6 +143,7 @@ impl Simulation {
             bytes: example.bytes(),
             via: self.topology.path_class(&self.trace.flows[index].path),
             hop: example.hop,
+            streamed: self.schedule.streamed().then_some(self.schedule.protocol),
         })
     }
 }
