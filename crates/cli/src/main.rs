@@ -479,7 +479,7 @@ pub(crate) struct Row {
     /// row's time is the proved earliest.
     #[serde(skip_serializing_if = "Option::is_none")]
     upper_bound_us: Option<f64>,
-    /// A chain run on fewer nodes and extrapolated (method "extrapolated chain (±5%)"): that
+    /// A chain run on fewer nodes and extrapolated (method "extrapolated chain (±1%)"): that
     /// run and the paces measured on it.
     #[serde(skip_serializing_if = "Option::is_none")]
     chain: Option<fabricscope::ChainRun>,

@@ -238,7 +238,7 @@ pub fn method_name(lang: Lang, method: fabricscope::Method) -> &'static str {
         (Lang::Zh, Method::Extrapolated) => "外推稳态（±3%）",
         (Lang::Zh, Method::ChunkFit) => "拟合到 NCCL 的分块（±1%）",
         (Lang::Zh, Method::Bounded) => "最大最小公平共享的界",
-        (Lang::Zh, Method::Chain) => "外推的链（±5%）",
+        (Lang::Zh, Method::Chain) => "外推的链（±1%）",
     }
 }
 

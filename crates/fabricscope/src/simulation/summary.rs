@@ -47,8 +47,8 @@ pub enum Method {
     Bounded,
     /// A Broadcast's or Reduce's chain run on fewer nodes, every transfer simulated, and
     /// extrapolated to the rest from the paces of its wave's head and tail (`chain`): within
-    /// `CHAIN_BOUND` (5%) of `Exact` on time over `tests/chain.rs`'s matrix; link bytes exact.
-    #[serde(rename = "extrapolated chain (±5%)")]
+    /// `CHAIN_BOUND` (1%) of `Exact` on time over `tests/chain.rs`'s matrix; link bytes exact.
+    #[serde(rename = "extrapolated chain (±1%)")]
     Chain,
 }
 
@@ -62,7 +62,7 @@ impl Method {
             Method::Extrapolated => "extrapolated steady state (±3%)",
             Method::ChunkFit => "fitted to NCCL's chunks (±1%)",
             Method::Bounded => "max-min bound",
-            Method::Chain => "extrapolated chain (±5%)",
+            Method::Chain => "extrapolated chain (±1%)",
         }
     }
 }
