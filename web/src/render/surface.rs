@@ -23,6 +23,10 @@ pub trait Surface {
     /// A whole circle (the painter draws no other arcs).
     fn circle(&self, x: f64, y: f64, r: f64);
     fn arc_to(&self, x1: f64, y1: f64, x2: f64, y2: f64, r: f64);
+    /// A rectangle with corners of radius `r` (at most half its width and height, at least 0)
+    /// added to the path as a closed piece of its own: the canvas's `roundRect`, one call where
+    /// its corners drawn one by one were six.
+    fn rounded_rect(&self, x: f64, y: f64, w: f64, h: f64, r: f64);
     fn close_path(&self);
     fn fill(&self);
     fn stroke(&self);
@@ -78,6 +82,9 @@ macro_rules! canvas_surface {
             }
             fn arc_to(&self, x1: f64, y1: f64, x2: f64, y2: f64, r: f64) {
                 let _ = $context::arc_to(self, x1, y1, x2, y2, r);
+            }
+            fn rounded_rect(&self, x: f64, y: f64, w: f64, h: f64, r: f64) {
+                let _ = $context::round_rect_with_f64(self, x, y, w, h, r);
             }
             fn close_path(&self) {
                 $context::close_path(self);
@@ -250,6 +257,15 @@ impl Surface for Svg {
         let sweep = if ax * by - ay * bx > 0.0 { 1 } else { 0 };
         let _ = write!(s.path, "L{tx1:.2} {ty1:.2}A{r:.2} {r:.2} 0 0 {sweep} {tx2:.2} {ty2:.2}");
         s.at = (tx2, ty2);
+    }
+    fn rounded_rect(&self, x: f64, y: f64, w: f64, h: f64, r: f64) {
+        // The corners one by one, as the canvas's roundRect draws them.
+        self.move_to(x + r, y);
+        self.arc_to(x + w, y, x + w, y + h, r);
+        self.arc_to(x + w, y + h, x, y + h, r);
+        self.arc_to(x, y + h, x, y, r);
+        self.arc_to(x, y, x + w, y, r);
+        self.close_path();
     }
     fn close_path(&self) {
         self.state.borrow_mut().path.push('Z');
