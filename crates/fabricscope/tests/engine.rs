@@ -479,20 +479,23 @@ fn broadcast_pipelines_its_chunks() {
     }
 }
 
-/// A chain whose hops differ (NVLink, then the network between the nodes, then NVLink), against
-/// the rule each protocol forwards by, worked through every hop of every chunk: Simple stores and
-/// forwards (a hop is issued when the hop before it has finished); LL and LL128 forward each line
-/// as it arrives (`engine::stream`: issued when the hop before it begins to move, ending no sooner
-/// than that hop's end plus its own latency), so a fast hop after a slow one ends at the slow
-/// one's pace. Each hop after its own latency waits for its connection (the chunk before it on
-/// the same hop), then moves at its path's narrowest link.
+/// A chain whose hops differ (NVLink, then the network between the nodes, then NVLink), a
+/// Broadcast's and a Reduce's, against the rule each protocol forwards by, worked through every
+/// hop of every chunk: Simple stores and forwards (a hop is issued when the hop before it has
+/// finished); LL and LL128 forward each line as it arrives (`engine::stream`: issued when the hop
+/// before it begins to move, ending no sooner than that hop's end plus its own latency), so a
+/// fast hop after a slow one ends at the slow one's pace. Each hop after its own latency waits
+/// for its connection (the chunk before it on the same hop), then moves at its path's narrowest
+/// link.
 #[test]
 fn a_chain_forwards_by_its_protocols_rule() {
-    for (protocol, size) in [(Protocol::Simple, 4 << 20), (Protocol::Ll, 1 << 20), (Protocol::Ll128, 4 << 20)]
+    let cases = [(Protocol::Simple, 4 << 20), (Protocol::Ll, 1 << 20), (Protocol::Ll128, 4 << 20)];
+    for (collective, (protocol, size)) in
+        [Collective::Broadcast, Collective::Reduce].into_iter().flat_map(|c| cases.map(|case| (c, case)))
     {
         let scenario = Scenario {
             nodes: 2,
-            collective: Collective::Broadcast,
+            collective,
             channels: Some(1),
             size_bytes: size,
             protocol: Some(protocol),
@@ -502,7 +505,7 @@ fn a_chain_forwards_by_its_protocols_rule() {
         let sim = simulate(&scenario.validate().unwrap()).unwrap();
         let (topology, schedule) = (&sim.topology, &sim.schedule);
         let n = schedule.transfers.len();
-        assert!(n > 60, "{protocol:?}: {n} transfers, several chunks on 15 hops");
+        assert!(n > 60, "{collective:?} {protocol:?}: {n} transfers, several chunks on 15 hops");
         let (mut begin, mut end) = (vec![0u64; n], vec![0u64; n]);
         let base = protocol.base_latency_ns(Algorithm::Ring);
         for (i, transfer) in schedule.transfers.iter().enumerate() {
@@ -526,9 +529,17 @@ fn a_chain_forwards_by_its_protocols_rule() {
             if let (false, Some(d)) = (protocol == Protocol::Simple, before) {
                 end[i] = end[i].max(end[d] + alpha);
             }
-            assert_eq!((flow.started.0, flow.finished.0), (begin[i], end[i]), "{protocol:?}: transfer {i}");
+            assert_eq!(
+                (flow.started.0, flow.finished.0),
+                (begin[i], end[i]),
+                "{collective:?} {protocol:?}: transfer {i}"
+            );
         }
-        assert_eq!(sim.summary.time.as_ns(), end.iter().copied().max().unwrap(), "{protocol:?}");
+        assert_eq!(
+            sim.summary.time.as_ns(),
+            end.iter().copied().max().unwrap(),
+            "{collective:?} {protocol:?}"
+        );
     }
 }
 
