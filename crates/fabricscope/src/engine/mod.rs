@@ -93,6 +93,18 @@ pub fn flow_latency_ns(
     topology.path_latency_ns(path) + protocol.step_latency_ns(algorithm, topology.path_class(path))
 }
 
+/// One dependency of each of `dependents` has finished (or, streamed, begun to move): those
+/// left waiting for none are released, and the highest flow touched is raised to them.
+fn release(dependents: &[u32], deps_left: &mut [u32], released: &mut Vec<u32>, highest_touched: &mut usize) {
+    for &next in dependents {
+        *highest_touched = (*highest_touched).max(next as usize);
+        deps_left[next as usize] -= 1;
+        if deps_left[next as usize] == 0 {
+            released.push(next);
+        }
+    }
+}
+
 /// Bytes a transfer puts on the wire: the protocol's (LL doubles them), and for a hop through
 /// a reducing switch, over the switch's efficiency (`Hop::efficiency`).
 pub fn wire_bytes(topology: &Topology, schedule: &Schedule, transfer: &crate::collective::Transfer) -> u64 {
@@ -150,8 +162,6 @@ pub struct Run {
     /// Whether each flow's rate segments are recorded (`untraced`: not, for a run whose times
     /// alone are wanted).
     traced: bool,
-    /// A streamed schedule's gates (`stream`): cut-through hops.
-    gates: Option<stream::Gates>,
 }
 
 impl Run {
@@ -232,7 +242,7 @@ impl Run {
             max_step: None,
             max_step_changed: false,
             began: Vec::new(),
-            streamed: schedule.streamed(),
+            gates: stream::Gates::of(schedule),
         };
         // Adaptive routing sees the order flows are issued in, which a shift of whole steps does
         // not keep (chunks and offsets differ): no steady state is claimed under it.
@@ -281,7 +291,6 @@ impl Run {
             traced: true,
             over: n_flows == 0,
             rep,
-            gates: stream::Gates::of(schedule),
         }
     }
 
@@ -315,7 +324,6 @@ impl Run {
             touched,
             released,
             traced,
-            gates,
             ..
         } = self;
         let (mut lowest_unfinished, mut highest_touched, mut frontier_crossed) =
@@ -344,7 +352,8 @@ impl Run {
                     break;
                 }
                 sim.finishes.pop();
-                let gate = gates
+                let gate = sim
+                    .gates
                     .as_ref()
                     .filter(|_| sim.stage[f as usize] == period::Stage::Moving)
                     .map(|g| g.at(f, sim.latency(flows, f)));
@@ -409,36 +418,19 @@ impl Run {
                 }
                 sim.rate[f as usize] = 0.0;
                 sim.stage[f as usize] = period::Stage::Done;
-                if let Some(gates) = gates.as_mut() {
+                if sim.gates.is_some() {
                     // A streamed flow's dependents were released when it began; each held one
                     // may now finish.
                     for &next in &dependents[f as usize] {
-                        gates.open(next, t);
-                        if sim.stage[next as usize] == period::Stage::Held {
-                            if let Some(at) = gates.at(next, sim.latency(flows, next)) {
-                                sim.finishes.set(next, at);
-                            }
-                        }
+                        sim.open_gate(flows, next, t);
                     }
                     continue;
                 }
-                for &next in &dependents[f as usize] {
-                    highest_touched = highest_touched.max(next as usize);
-                    deps_left[next as usize] -= 1;
-                    if deps_left[next as usize] == 0 {
-                        released.push(next);
-                    }
-                }
+                release(&dependents[f as usize], deps_left, released, &mut highest_touched);
             }
             // A streamed flow's dependents are released as its data begins to move.
             for &f in &sim.began {
-                for &next in &dependents[f as usize] {
-                    highest_touched = highest_touched.max(next as usize);
-                    deps_left[next as usize] -= 1;
-                    if deps_left[next as usize] == 0 {
-                        released.push(next);
-                    }
-                }
+                release(&dependents[f as usize], deps_left, released, &mut highest_touched);
             }
             sim.began.clear();
             sim.issue_all(flows, &mut issuer, released);
@@ -477,12 +469,7 @@ impl Run {
                 if let (Some(step), false, true) =
                     (new_step, frontier_crossed, base >= probe.regular_from && detector.found.is_none())
                 {
-                    let snapshot = sim.snapshot(
-                        t,
-                        step,
-                        (base, highest_touched + 1),
-                        (flows, deps_left, gates.as_ref()),
-                    );
+                    let snapshot = sim.snapshot(t, step, (base, highest_touched + 1), (flows, deps_left));
                     detector.observe(snapshot);
                     if detector.found.is_some() && probe.stop {
                         over = true;

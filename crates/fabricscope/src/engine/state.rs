@@ -40,7 +40,8 @@ pub(super) struct State {
     /// A streamed schedule's flows that began to move this batch (`stream`), whose dependents
     /// are released then.
     pub(super) began: Vec<u32>,
-    pub(super) streamed: bool,
+    /// A streamed schedule's gates (`stream`): cut-through hops; `None` for any other.
+    pub(super) gates: Option<stream::Gates>,
 }
 
 impl State {
@@ -56,7 +57,7 @@ impl State {
         let fi = f as usize;
         self.stage[fi] = period::Stage::Moving;
         flows[fi].started = SimTime(t);
-        if self.streamed {
+        if self.gates.is_some() {
             self.began.push(f);
         }
         self.remaining[fi] = flows[fi].bytes as f64;
@@ -75,6 +76,19 @@ impl State {
     /// The latency flow `f` paid after it was issued.
     pub(super) fn latency(&self, flows: &[FlowRecord], f: u32) -> u64 {
         self.start_at[f as usize] - flows[f as usize].issued.0
+    }
+
+    /// A dependency of streamed flow `f` finished at `t` (`stream`): a held `f` whose gate that
+    /// opens finishes when it opens.
+    pub(super) fn open_gate(&mut self, flows: &[FlowRecord], f: u32, t: u64) {
+        let Some(gates) = self.gates.as_mut() else { return };
+        gates.open(f, t);
+        let fi = f as usize;
+        if self.stage[fi] == period::Stage::Held {
+            if let Some(at) = gates.at(f, self.start_at[fi] - flows[fi].issued.0) {
+                self.finishes.set(f, at);
+            }
+        }
     }
 
     /// Streamed flow `f`'s data has all moved at `now` but its gate is closed (`stream`): it
@@ -146,7 +160,7 @@ impl State {
         t: u64,
         step: u32,
         (base, end): (u32, usize),
-        (flows, deps_left, gates): (&[FlowRecord], &[u32], Option<&stream::Gates>),
+        (flows, deps_left): (&[FlowRecord], &[u32]),
     ) -> period::Snapshot {
         use period::{FlowState, Stage};
         let states: Vec<FlowState> = (base as usize..end.max(base as usize))
@@ -160,7 +174,8 @@ impl State {
                     }
                     Stage::Held => {
                         let latency = self.latency(flows, i as u32);
-                        let (ticks, open) = gates.map_or((0, 0), |g| g.ticks(i as u32, latency, t));
+                        let (ticks, open) =
+                            self.gates.as_ref().map_or((0, 0), |g| g.ticks(i as u32, latency, t));
                         (ticks, open, 0)
                     }
                     Stage::Parked | Stage::Done => (0, 0, 0),
