@@ -1253,7 +1253,7 @@ await test('the α-β lesson: links-only latency equals the formula, NCCL\'s mod
   await page.click('#lesson-next');
   await waitFor('NCCL\'s model', async () => (await page.locator('#latency').inputValue()) === 'nccl');
   const nccl = micros(await text('#time'));
-  expect(Math.abs(nccl - links - 56.0) < 0.05, `NCCL's model adds 8.4 + 14 × 3.4 µs: ${links} -> ${nccl}`);
+  expect(Math.abs(nccl - links - 49.0) < 0.05, `NCCL's model adds 8.4 + 14 × (3.4 - 0.5) µs: ${links} -> ${nccl}`);
   await page.goto(base + '#');
 });
 
@@ -1316,7 +1316,7 @@ await test('48 DGX A100 at 1 GiB: a ring whose chunks differ by an element, refu
   expect((await page.locator('#nodes').inputValue()) === '48', 'the node list shows the link\'s 48');
   await waitFor('the rounded ring shown', async () => (await page.locator('#method').innerText()).includes('268434432 of its 268435456 elements'), 60000);
   const method = await page.locator('#method').innerText();
-  expect(method.includes('rounded down to a multiple of ranks × channels (3072)') && method.includes('within 3%'), method);
+  expect(method.includes('rounded down to a multiple of ranks × channels (3072)') && method.includes('within 5%'), method);
   expect((await page.locator('p.algo').innerText()).includes('Ring'), 'the tuner\'s ring');
   expect(/ms/.test(await page.locator('#time').innerText()), 'a time shown');
   await page.click('#lang-zh');

@@ -256,7 +256,7 @@ mod tests {
         let en = caption_of(&sim, Lang::En);
         assert_eq!(
             en,
-            "AllReduce of 1 GiB on 1024 GPUs · InfiniBand · NVLSTree: 6.017 ms · busbw 356.6 GB/s · fitted to NCCL's chunks (±1%)"
+            "AllReduce of 1 GiB on 1024 GPUs · InfiniBand · NVLSTree: 6.033 ms · busbw 355.6 GB/s · fitted to NCCL's chunks (±1%)"
         );
         let fabric = fabricscope::scenario::FabricConfig {
             technology: fabricscope::catalog::Technology::Roce,

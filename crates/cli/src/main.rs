@@ -151,8 +151,9 @@ pub struct HardwareArgs {
     /// on by default where the NVSwitch has it, as in NCCL).
     #[arg(long)]
     no_nvls: bool,
-    /// What a transfer's latency is made of: nccl (NCCL's launch and protocol latencies on top
-    /// of the links', the default) or links (the links' alone: the textbook α-β model).
+    /// What a transfer's latency is made of: nccl (NCCL's launch and protocol latencies, which
+    /// count the wire of NCCL's own hardware, plus what slower links add; the default) or links
+    /// (the links' alone: the textbook α-β model).
     #[arg(long, value_name = "nccl|links")]
     latency: Option<String>,
 }

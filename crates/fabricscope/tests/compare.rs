@@ -48,11 +48,11 @@ fn the_fit_recovers_a_slower_fabric_within_2_percent() {
         comparison.rms_before,
         comparison.rms_after
     );
-    // Before the fit, the gap is latency: the small sizes run at about 0.71 of the model's busbw
-    // (4 µs per NIC hop for 0.3), while at 128 MiB, where NVLink bounds Tree on 2 nodes, the NIC's
+    // Before the fit, the gap is latency: the small sizes run at about 0.63 of the model's busbw
+    // (4 µs per NIC hop for 0.3, 7.4 µs beyond the wire NCCL's network step counts), while at 128 MiB, where NVLink bounds Tree on 2 nodes, the NIC's
     // efficiency hardly shows.
     let (latency, bandwidth) = (comparison.latency_ratio.unwrap(), comparison.bandwidth_ratio.unwrap());
-    assert!((latency - 0.71).abs() < 0.02 && bandwidth > latency, "{latency} {bandwidth}");
+    assert!((latency - 0.63).abs() < 0.02 && bandwidth > latency, "{latency} {bandwidth}");
     assert!(
         comparison.rows.iter().any(|r| r.latency_bound) && comparison.rows.iter().any(|r| !r.latency_bound)
     );

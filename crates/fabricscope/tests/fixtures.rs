@@ -9,10 +9,12 @@ fn load(name: &str) -> Simulation {
     simulate(&scenario.validate().unwrap_or_else(|e| panic!("{name}: {e:?}"))).unwrap()
 }
 
-/// NCCL's Ring/Simple launch (8.4 µs), then 14 steps of the link's latency plus NCCL's
-/// NVLink-class Simple overhead (3.4 µs) and one chunk.
+/// NCCL's Ring/Simple launch (8.4 µs), then 14 steps of NCCL's NVLink-class Simple latency
+/// (3.4 µs, which counts 0.5 µs of wire: `protocol::measured_wire_ns`) plus what the path's
+/// links take beyond that wire, and one chunk.
 fn ring_time_ns(size: u64, bandwidth: f64, link_latency_ns: u64, hops: u64) -> u64 {
-    let alpha = hops * link_latency_ns + 3_400;
+    let wire = fabricscope::collective::protocol::measured_wire_ns(fabricscope::topology::LinkKind::NvLink);
+    let alpha = 3_400 + (hops * link_latency_ns).saturating_sub(wire);
     8_400 + fabricscope::analytic::ring_allreduce_rounded_ns(8, size, alpha, bandwidth)
 }
 

@@ -129,13 +129,17 @@ mod numbers {
         let share = report.breakdown.tp_ns / report.step_ns;
         assert!((0.13..0.17).contains(&share), "TP {share}");
         // The textbook's model is the α-β formula to the nanosecond's rounding; NCCL's adds its
-        // launch (8.4 µs) and 3.4 µs of Simple protocol latency on each of the 14 steps.
+        // launch (8.4 µs), and on each of the 14 steps its Simple protocol latency, 3.4 µs, in
+        // place of the links' 0.5 µs (the wire NCCL's figure counts).
         let alpha_beta = find("alpha-beta");
         let links = collective(&alpha_beta.steps[0]);
         let predicted = links.alpha_beta().unwrap().predicted_ns;
         assert!((links.summary.time.as_ns() as f64 - predicted).abs() <= 14.0, "{predicted}");
         let nccl = collective(&alpha_beta.steps[1]);
-        assert_eq!(nccl.summary.time.as_ns() - links.summary.time.as_ns(), 8_400 + 14 * 3_400);
+        let wire =
+            fabricscope::collective::protocol::measured_wire_ns(fabricscope::topology::LinkKind::NvLink);
+        assert_eq!(wire, 500);
+        assert_eq!(nccl.summary.time.as_ns() - links.summary.time.as_ns(), 8_400 + 14 * (3_400 - wire));
         // One NIC of 16 at half rate halves the ring, and costs the tree much less.
         let slow = find("slow-link");
         let time = |k: usize| collective(&slow.steps[k]).summary.time.as_ns() as f64;
@@ -377,10 +381,10 @@ mod numbers {
     /// where it is used).
     #[test]
     fn no_duration_or_share_is_typed() {
-        // NCCL's Ring/Simple launch and per-step latency (the alpha-beta lesson), and a ring
-        // step across the network with Simple and LL128 (cluster-scale);
-        // `every_lesson_has_its_number` checks them against the model.
-        const INPUTS: [&str; 4] = ["8.4 µs", "3.4 µs", "14 µs", "4 µs"];
+        // NCCL's Ring/Simple launch and per-step latency and the NVLink wire it counts (the
+        // alpha-beta lesson), and a ring step across the network with Simple and LL128
+        // (cluster-scale); `every_lesson_has_its_number` checks them against the model.
+        const INPUTS: [&str; 5] = ["8.4 µs", "3.4 µs", "0.5 µs", "14 µs", "4 µs"];
         for lesson in all() {
             for (k, step) in lesson.steps.iter().enumerate() {
                 for text in step_texts(step) {

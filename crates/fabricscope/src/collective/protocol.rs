@@ -16,6 +16,13 @@
 //! unchanged since v2.30.7.) The algorithms NCCL does not have (Hierarchical, halving-doubling,
 //! all-pairs, Bruck) are charged the Ring's figures.
 //!
+//! NCCL fitted those per-step figures to whole steps measured on its own hardware, so they
+//! already count the wire: the hops a step crosses on a DGX H100 with InfiniBand. A flow is
+//! charged the figure plus only what its links take beyond that wire (`measured_wire_ns`,
+//! `Protocol::flow_latency_ns`): an NVLink step on a DGX H100 costs 0.6 µs under LL, as in
+//! NCCL's table, where adding the links' 0.5 µs to it made 1.1; a TCP NIC's 15 µs, a slowed
+//! link or a third switch tier still add what they add.
+//!
 //! Bandwidth: LL sends each 8 bytes of data with an 8-byte flag (16 on the wire), LL128 120
 //! data bytes in every 128-byte line; Simple sends data only. The engine moves those wire
 //! bytes; NCCL's tuner uses 0.5, 0.92 (120/128 after NCCL's rounding) and 1.
@@ -59,6 +66,13 @@ impl Protocol {
             (_, Protocol::Ll128) => 14_000,
             (_, Protocol::Simple) => 8_400,
         }
+    }
+
+    /// A flow's latency before its data moves under NCCL's model [ns]: the step's hardware
+    /// latency for the path's slowest class `class`, plus what the path's links, `links_ns`
+    /// in all, take beyond the wire that figure already counts (`measured_wire_ns`).
+    pub fn flow_latency_ns(self, algorithm: Algorithm, class: LinkKind, links_ns: u64) -> u64 {
+        self.step_latency_ns(algorithm, class) + beyond_measured_wire_ns(class, links_ns)
     }
 
     /// Hardware latency of one step over a path whose slowest link is of class `class` [ns].
@@ -141,4 +155,24 @@ impl Protocol {
             (LinkKind::Network, Protocol::Simple) => 14_000,
         }
     }
+}
+
+/// The wire inside NCCL's per-step latencies [ns]: the links' latencies, in this catalog, of
+/// the paths NCCL's figures were fitted on, a DGX H100's with InfiniBand. Through NVLink, GPU →
+/// NVSwitch → GPU, two NVLink 4 hops of 250 ns; through PCIe, GPU → switch → GPU, two hops of
+/// 300 ns; through the network, GPU → PCIe switch → NIC → leaf → NIC → PCIe switch → GPU: four
+/// PCIe hops of 300 ns, the two NIC links' 300 ns and one leaf's 150 ns. `tests/engine.rs`
+/// holds those paths to these sums.
+pub fn measured_wire_ns(class: LinkKind) -> u64 {
+    match class {
+        LinkKind::NvLink => 500,
+        LinkKind::Pcie | LinkKind::Socket => 600,
+        LinkKind::Network => 1_950,
+    }
+}
+
+/// What a path's links, `links_ns` in all, take beyond the wire NCCL's per-step latency for
+/// its class already counts [ns] (`measured_wire_ns`).
+pub fn beyond_measured_wire_ns(class: LinkKind, links_ns: u64) -> u64 {
+    links_ns.saturating_sub(measured_wire_ns(class))
 }

@@ -262,8 +262,22 @@ impl Schedule {
         }
     }
 
-    /// The latency a step adds to its path's link latencies [ns]: NCCL's protocol latency for
-    /// the path's slowest link class, or none with `LatencyModel::Links`.
+    /// A flow's latency before its data moves [ns], over a path whose links take `links_ns`
+    /// and whose slowest link is of class `class`: NCCL's per-step latency plus what the links
+    /// take beyond the wire it counts (`protocol::beyond_measured_wire_ns`), or the links'
+    /// alone with `LatencyModel::Links`.
+    pub fn flow_latency_ns(&self, links_ns: u64, class: crate::topology::LinkKind) -> u64 {
+        match self.latency {
+            LatencyModel::Nccl => {
+                self.step_latency_ns(class) + super::protocol::beyond_measured_wire_ns(class, links_ns)
+            }
+            LatencyModel::Links => links_ns,
+        }
+    }
+
+    /// NCCL's latency of one step [ns]: its protocol latency for the path's slowest link
+    /// class, or none with `LatencyModel::Links`. It counts the wire of NCCL's own hardware
+    /// (`flow_latency_ns` adds the rest).
     pub fn step_latency_ns(&self, class: crate::topology::LinkKind) -> u64 {
         let exposed = self.exposed_network
             && class == crate::topology::LinkKind::Network

@@ -6,7 +6,7 @@
 //!
 //! The engine's rules as a max-plus recurrence. Channel c's ring has edges e = 0 … n-1
 //! (position e sends to e+1); let `x_e(k)` be when edge e's step k finishes, `α_e` its flow
-//! latency (links plus the protocol's per-step latency) and `β_e` its bytes over the rate it
+//! latency (`Schedule::flow_latency_ns`) and `β_e` its bytes over the rate it
 //! would have alone on its path. A step is issued once the chunk it forwards has arrived (edge
 //! e-1's step k-1) and a slot is free (its own step k-NCCL_STEPS); it pays its latency, then
 //! moves once its connection's previous step has moved (a FIFO), at most at that rate:

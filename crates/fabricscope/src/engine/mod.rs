@@ -3,7 +3,8 @@
 //! The collective's launch latency (the protocol's base latency) passes first. Every transfer
 //! of a schedule becomes a flow along its routed path, carrying the protocol's wire bytes (LL
 //! doubles them). A flow is *issued* when its dependencies have finished, pays its latency `α`
-//! (the path's link latencies plus the protocol's per-step latency), then *moves* data until
+//! (the protocol's per-step latency and what the path's links take beyond the wire it counts,
+//! `Schedule::flow_latency_ns`), then *moves* data until
 //! its bytes are done; if it follows
 //! another transfer on the same connection (`Transfer::after`), it moves only once that one's
 //! data has (a connection is a FIFO, not a shared pipe). On a chain under LL or LL128, whose
@@ -76,21 +77,22 @@ use state::State;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// A flow of `schedule`'s latency before data moves: the links' latencies plus what the
-/// schedule's latency model adds per step (`Schedule::step_latency_ns`).
+/// A flow of `schedule`'s latency before data moves: NCCL's per-step latency and what the
+/// path's links take beyond the wire it counts, or the links' alone (`Schedule::flow_latency_ns`).
 pub fn schedule_flow_latency_ns(topology: &Topology, path: &[LinkId], schedule: &Schedule) -> u64 {
-    topology.path_latency_ns(path) + schedule.step_latency_ns(topology.path_class(path))
+    schedule.flow_latency_ns(topology.path_latency_ns(path), topology.path_class(path))
 }
 
-/// A flow's latency before data moves under NCCL's latency model: the links' latencies plus the
-/// protocol's per-step latency for the path's slowest link class (`collective::protocol`).
+/// A flow's latency before data moves under NCCL's latency model: the protocol's per-step
+/// latency for the path's slowest link class, plus what its links take beyond the wire that
+/// figure counts (`Protocol::flow_latency_ns`).
 pub fn flow_latency_ns(
     topology: &Topology,
     path: &[LinkId],
     algorithm: Algorithm,
     protocol: Protocol,
 ) -> u64 {
-    topology.path_latency_ns(path) + protocol.step_latency_ns(algorithm, topology.path_class(path))
+    protocol.flow_latency_ns(algorithm, topology.path_class(path), topology.path_latency_ns(path))
 }
 
 /// One dependency of each of `dependents` has finished (or, streamed, begun to move): those

@@ -30,10 +30,10 @@ use crate::topology::{LinkId, LinkKind, Topology};
 pub struct PairLoads {
     /// Pairs crossing each link.
     pub pairs: Vec<u64>,
-    /// At most the least latency of a pair crossing each link, the step's included [ns];
+    /// At most the least latency of a pair crossing each link, the whole flow's [ns];
     /// `u64::MAX` where none does.
     pub least: Vec<u64>,
-    /// At least the most latency of any pair, the step's included [ns].
+    /// At least the most latency of any pair, the whole flow's [ns].
     pub most: u64,
 }
 
@@ -59,9 +59,9 @@ pub struct PairCount {
     /// For each NIC index `r`, the leaves that node's NIC `r` is on and how many nodes' are.
     rails: Vec<Vec<(u32, u64)>>,
     pairs: Vec<u64>,
-    /// Pairs within a node: the least latency crossing each link, the step's included.
+    /// Pairs within a node: the least latency crossing each link, the whole flow's.
     within: Vec<u64>,
-    /// Each kind of part's least latency crossing each link (no step), and the kind's least and
+    /// Each kind of part's least link latency crossing each link (links alone), and the kind's least and
     /// most latency over all its parts that some pair takes.
     parts: [Vec<u64>; 3],
     least: [u64; 3],
@@ -154,13 +154,20 @@ impl PairCount {
     }
 
     /// Counts the pairs into and out of up to about `routes` routes' worth of GPUs; true once
-    /// every GPU's are. `step` is the latency a path of a link class adds.
-    pub fn advance(&mut self, router: &mut Router, routes: usize, step: impl Fn(LinkKind) -> u64) -> bool {
+    /// every GPU's are. `latency` is a flow's over a path whose links take the first argument
+    /// [ns] and whose slowest link is of the class given (`Schedule::flow_latency_ns`): never
+    /// less for slower links.
+    pub fn advance(
+        &mut self,
+        router: &mut Router,
+        routes: usize,
+        latency: impl Fn(u64, LinkKind) -> u64,
+    ) -> bool {
         let t = router.topology;
         let n = t.n_gpus();
         let mut done = 0usize;
         while self.next < n && done < routes {
-            done += self.gpu(router, self.next, &step);
+            done += self.gpu(router, self.next, &latency);
             self.next += 1;
         }
         self.next == n
@@ -168,7 +175,7 @@ impl PairCount {
 
     /// GPU `x`'s parts: pairs within its node into it, its way out through each NIC, its way
     /// in, and the fabric from every leaf to the NIC it receives through. The routes taken.
-    fn gpu(&mut self, router: &mut Router, x: u32, step: &impl Fn(LinkKind) -> u64) -> usize {
+    fn gpu(&mut self, router: &mut Router, x: u32, latency: &impl Fn(u64, LinkKind) -> u64) -> usize {
         let t = router.topology;
         let (g, nodes, nics) = (t.gpus_per_node(), t.n_nodes(), t.nics_per_node());
         let vertex = t.vertex(t.gpu(x));
@@ -176,7 +183,7 @@ impl PairCount {
         let mut routes = 0;
         for i in (0..g).filter(|&i| i != local) {
             let path = router.intra(t.gpu(node * g + i), t.gpu(x), false);
-            let latency = t.path_latency_ns(&path) + step(t.path_class(&path));
+            let latency = latency(t.path_latency_ns(&path), t.path_class(&path));
             self.most_within = self.most_within.max(latency);
             for link in path {
                 self.pairs[link.index()] += 1;
@@ -234,22 +241,22 @@ impl PairCount {
         }
     }
 
-    /// Every GPU counted (`advance` said so): the loads, a pair between nodes adding the
-    /// network's step (`step`, as `advance` was given).
-    pub fn finish(self, step: impl Fn(LinkKind) -> u64) -> PairLoads {
+    /// Every GPU counted (`advance` said so): the loads, a pair between nodes taking the
+    /// latency of a network path of its parts' links (`latency`, as `advance` was given, never
+    /// less for slower links, so the least parts give the least latency).
+    pub fn finish(self, latency: impl Fn(u64, LinkKind) -> u64) -> PairLoads {
         let PairCount { pairs, mut within, parts, least, most, most_within, .. } = self;
-        let across = step(LinkKind::Network);
         let between = least.iter().all(|&l| l != u64::MAX);
         for (kind, parts) in parts.iter().enumerate().filter(|_| between) {
             // The other two kinds' least, which a pair crossing this part takes as well.
             let rest: u64 = (0..3).filter(|&k| k != kind).map(|k| least[k]).sum();
             for (link, &part) in parts.iter().enumerate() {
                 if part != u64::MAX {
-                    within[link] = within[link].min(part + rest + across);
+                    within[link] = within[link].min(latency(part + rest, LinkKind::Network));
                 }
             }
         }
-        let most_between = if between { most.iter().sum::<u64>() + across } else { 0 };
+        let most_between = if between { latency(most.iter().sum::<u64>(), LinkKind::Network) } else { 0 };
         PairLoads { pairs, least: within, most: most_within.max(most_between) }
     }
 
@@ -268,8 +275,8 @@ mod tests {
     };
     use crate::topology::LinkKind;
 
-    fn step(kind: LinkKind) -> u64 {
-        [100, 300, 700, 5_000][kind as usize]
+    fn latency(links: u64, kind: LinkKind) -> u64 {
+        [100, 300, 700, 5_000][kind as usize] + links.saturating_sub(1_000)
     }
 
     /// Every pair routed one by one against the parts counted: the same pairs on every link, the
@@ -322,7 +329,7 @@ mod tests {
             for src in 0..n {
                 for dst in (0..n).filter(|&d| d != src) {
                     let path = router.route(src, dst, 0, &[]);
-                    let latency = t.path_latency_ns(&path) + step(t.path_class(&path));
+                    let latency = latency(t.path_latency_ns(&path), t.path_class(&path));
                     most = most.max(latency);
                     for link in path {
                         pairs[link.index()] += 1;
@@ -331,8 +338,8 @@ mod tests {
                 }
             }
             let mut count = PairCount::start(&router, 0).expect("static routes");
-            while !count.advance(&mut router, 7, step) {}
-            let loads = count.finish(step);
+            while !count.advance(&mut router, 7, latency) {}
+            let loads = count.finish(latency);
             assert_eq!(loads.pairs, pairs, "{what}");
             for (l, (&bound, &exact)) in loads.least.iter().zip(&least).enumerate() {
                 assert!(bound <= exact, "{what}: link {l}'s least {bound} above {exact}");

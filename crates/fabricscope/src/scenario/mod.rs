@@ -215,8 +215,9 @@ impl Protocol {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LatencyModel {
-    /// NCCL's: the collective's launch latency, then per step the path's link latencies plus
-    /// NCCL's protocol latency for the path's slowest link class (`collective::protocol`).
+    /// NCCL's: the collective's launch latency, then per step NCCL's protocol latency for the
+    /// path's slowest link class, which counts the wire of NCCL's own hardware, plus what the
+    /// path's links take beyond that wire (`collective::protocol::measured_wire_ns`).
     #[default]
     Nccl,
     /// The textbook's: per step the path's link latencies only, no launch or protocol latency,

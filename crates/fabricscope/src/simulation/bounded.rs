@@ -106,7 +106,9 @@ impl Bounding {
         let Some(state) = self.router.take() else { return true };
         let mut router = Router::resume(topology, state);
         let schedule = &self.schedule;
-        let done = self.count.advance(&mut router, ROUTED_PER_POLL, |kind| schedule.step_latency_ns(kind));
+        let done = self
+            .count
+            .advance(&mut router, ROUTED_PER_POLL, |links, kind| schedule.flow_latency_ns(links, kind));
         if !done {
             self.router = Some(router.into_state());
         }
@@ -118,7 +120,8 @@ impl Bounding {
     /// no schedule or trace.
     pub fn finish(self, scenario: &ValidScenario, topology: Topology) -> Stage {
         let Bounding { schedule, count, .. } = self;
-        let PairLoads { pairs: flows, least, most } = count.finish(|kind| schedule.step_latency_ns(kind));
+        let PairLoads { pairs: flows, least, most } =
+            count.finish(|links, kind| schedule.flow_latency_ns(links, kind));
         let (n, channels) = (schedule.n_ranks as u64, schedule.n_channels);
         // Channel c's slice of each rank's block of `count / n` elements.
         let slices = (0..channels).map(|c| slice(schedule.count / n, channels, c).1 * ELEM_BYTES);

@@ -26,9 +26,12 @@
 //! `CHAIN_LEAST_NODES` (128) nodes would measure the wave while it still forms (a pace that
 //! changes 20 nodes on, a lag that shrinks before it grows): the method needs them. It is
 //! within `CHAIN_BOUND` of the exact run wherever both run (`tests/chain.rs`: Broadcast and
-//! Reduce, the three protocols, rail and node wiring, D-mod-K and ECMP routes, oversubscribed
-//! and lossy fabrics, two and three tiers, four presets, chains of 1 to 128 chunks a channel
-//! extrapolated 1.75 to 32 times their length). What it leaves out: a pace that changes beyond
+//! Reduce, LL and LL128, rail and node wiring, D-mod-K and ECMP routes, oversubscribed and lossy
+//! fabrics, two and three tiers, four presets, chains of 1 to 128 chunks a channel extrapolated
+//! 1.75 to 32 times their length). Not under Simple (`plan::chain_nodes_run` refuses it): a
+//! stored and forwarded chain's tail kept changing pace beyond the nodes run (4,096 DGX H100 at
+//! 8 MiB from 128 nodes: -6.6%, its lag growing 3.7 µs a node up to node 128 and 7.5 after),
+//! where a streamed chain's keeps a constant lag. What it leaves out: a pace that changes beyond
 //! the K nodes (a pod crossing's longer route, a few nanoseconds), and a root on another node
 //! than the first, taken as node 0's (the chain through it is the same but for where it crosses
 //! leaves).
@@ -54,10 +57,11 @@ use crate::units::{SimTime, ELEM_BYTES};
 use serde::{Deserialize, Serialize};
 
 /// How far an extrapolated chain's time may be from the exact run's, as a share: `tests/chain.rs`
-/// holds every case of its matrix within it (the worst, +0.23%, a Simple Broadcast of 8 MiB on
-/// 4,096 nodes from 128). It was 5% while LL's and LL128's hops stored and forwarded whole
-/// chunks (`engine::stream`): the worst, -3.2%, a RoCE Reduce whose tail's lag still quickened
-/// at the 128 nodes run.
+/// holds every case of its matrix within it (175 chains under LL and LL128; the worst, -0.14%, a
+/// DGX-1 Broadcast on RoCE, 384 nodes from 128). It was 5% while LL's and LL128's hops stored
+/// and forwarded whole chunks (`engine::stream`): the worst, -3.2%, a RoCE Reduce whose tail's
+/// lag still quickened at the 128 nodes run. Simple chains are not extrapolated (the module's
+/// documentation).
 pub const CHAIN_BOUND: f64 = 0.01;
 
 /// What an extrapolated chain ran and measured (`Simulation::chain`).

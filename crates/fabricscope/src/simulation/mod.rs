@@ -159,9 +159,11 @@ pub struct Rounding {
 }
 
 /// How far the asked ring's time may be from its rounded ring's (`Simulation::rounded`), as a
-/// share: `tests/rounded.rs` finds -0.9% to +2.5% over collectives, protocols, presets and chunks
-/// of 1,024 to 300,007 elements where both run whole.
-pub const ROUNDING_BOUND: f64 = 0.03;
+/// share: `tests/rounded.rs` finds -0.03% to +4.0% over 252 rings of collectives, protocols,
+/// presets and chunks of 64 to 100,003 elements where both run whole (-0.9% to +2.5% while a
+/// step's latency added the links' to NCCL's figure, which counts them: the drift of channels
+/// that share a link moves with the latencies).
+pub const ROUNDING_BOUND: f64 = 0.05;
 
 impl Simulation {
     /// When the whole collective ends.

@@ -46,11 +46,11 @@ pub fn tuner_table(props: &Props) -> Html {
                     sim.schedule.protocol.nccl_name(), d(sim.summary.time.as_ns() as f64)
                 ),
                 (Lang::En, LatencyModel::Nccl) => format!(
-                    "✓ is the tuner's pick. The engine ran {} and took {}: the tuner counts NCCL's per-step latency for {} NVLink and {} network steps and sees no contention; the engine adds each path's own link latencies, follows the slowest chain of data, and shares every link among the flows on it.",
+                    "✓ is the tuner's pick. The engine ran {} and took {}: the tuner counts NCCL's per-step latency for {} NVLink and {} network steps and sees no contention; the engine charges each step the same latency plus what its path's links take beyond the wire NCCL's figure counts (a spine's hops, TCP's NICs), follows the slowest chain of data, and shares every link among the flows on it.",
                     sim.schedule.protocol.nccl_name(), d(sim.summary.time.as_ns() as f64), tuning.intra_steps, tuning.inter_steps
                 ),
                 (Lang::Zh, LatencyModel::Nccl) => format!(
-                    "✓ 为调优器的选择。引擎实际使用 {}，耗时 {}：调优器按 NCCL 的模型计入 {} 个节点内步骤与 {} 个网络步骤的固定时延，且不考虑拥塞；引擎则加上每条路径自身的链路时延、沿最慢的数据链计时，并在每条链路上的各条流之间分配带宽。",
+                    "✓ 为调优器的选择。引擎实际使用 {}，耗时 {}：调优器按 NCCL 的模型计入 {} 个节点内步骤与 {} 个网络步骤的固定时延，且不考虑拥塞；引擎对每步计入同样的时延，再加上路径链路超出 NCCL 数值已含线路时延的部分（如 spine 的额外跳数、TCP 网卡），沿最慢的数据链计时，并在每条链路上的各条流之间分配带宽。",
                     sim.schedule.protocol.nccl_name(), d(sim.summary.time.as_ns() as f64), tuning.intra_steps, tuning.inter_steps
                 ),
             } }</p>
