@@ -1075,10 +1075,10 @@ await test('your cluster: an nccl-tests log is compared with the model and fitte
   });
   expect(colours > 3, `the comparison chart shows ${colours} colours`);
   const fit = await text('#your-fit');
-  // The CLI's figures for the same log (fabricscope compare): NIC latency fitted to 2231 ns.
-  expect(fit.includes('links.nic.latency_ns 300 → 2231 ns') && fit.includes('0.190 → 0.102'), fit);
+  // The CLI's figures for the same log (fabricscope compare): NIC latency fitted to 5042 ns.
+  expect(fit.includes('links.nic.latency_ns 300 → 5042 ns') && fit.includes('0.459 → 0.108'), fit);
   await page.click('#your-open-fitted');
-  await waitFor('two nodes with the fitted NIC', async () => (await page.locator('#nic-latency').inputValue()) === '2231');
+  await waitFor('two nodes with the fitted NIC', async () => (await page.locator('#nic-latency').inputValue()) === '5042');
   expect((await gpuCount()) === '16', `drew ${await gpuCount()} GPUs`);
   await forget();
 });

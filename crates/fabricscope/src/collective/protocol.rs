@@ -161,7 +161,7 @@ impl Protocol {
 /// the paths NCCL's figures were fitted on, a DGX H100's with InfiniBand. Through NVLink, GPU →
 /// NVSwitch → GPU, two NVLink 4 hops of 250 ns; through PCIe, GPU → switch → GPU, two hops of
 /// 300 ns; through the network, GPU → PCIe switch → NIC → leaf → NIC → PCIe switch → GPU: four
-/// PCIe hops of 300 ns, the two NIC links' 300 ns and one leaf's 150 ns. `tests/engine.rs`
+/// PCIe hops of 300 ns, the two NIC links' 300 ns and one leaf's 150 ns. `tests/latency.rs`
 /// holds those paths to these sums.
 pub fn measured_wire_ns(class: LinkKind) -> u64 {
     match class {
