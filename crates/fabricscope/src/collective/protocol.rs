@@ -173,6 +173,6 @@ pub fn measured_wire_ns(class: LinkKind) -> u64 {
 
 /// What a path's links, `links_ns` in all, take beyond the wire NCCL's per-step latency for
 /// its class already counts [ns] (`measured_wire_ns`).
-pub fn beyond_measured_wire_ns(class: LinkKind, links_ns: u64) -> u64 {
+fn beyond_measured_wire_ns(class: LinkKind, links_ns: u64) -> u64 {
     links_ns.saturating_sub(measured_wire_ns(class))
 }

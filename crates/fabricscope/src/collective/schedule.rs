@@ -264,28 +264,17 @@ impl Schedule {
 
     /// A flow's latency before its data moves [ns], over a path whose links take `links_ns`
     /// and whose slowest link is of class `class`: NCCL's per-step latency plus what the links
-    /// take beyond the wire it counts (`protocol::beyond_measured_wire_ns`), or the links'
-    /// alone with `LatencyModel::Links`.
+    /// take beyond the wire it counts (`Protocol::flow_latency_ns`), or the links' alone with
+    /// `LatencyModel::Links`. A network step exposed by one GPU per node is charged the Tree's
+    /// figure, but PAT's and CollNet's.
     pub fn flow_latency_ns(&self, links_ns: u64, class: crate::topology::LinkKind) -> u64 {
-        match self.latency {
-            LatencyModel::Nccl => {
-                self.step_latency_ns(class) + super::protocol::beyond_measured_wire_ns(class, links_ns)
-            }
-            LatencyModel::Links => links_ns,
-        }
-    }
-
-    /// NCCL's latency of one step [ns]: its protocol latency for the path's slowest link
-    /// class, or none with `LatencyModel::Links`. It counts the wire of NCCL's own hardware
-    /// (`flow_latency_ns` adds the rest).
-    pub fn step_latency_ns(&self, class: crate::topology::LinkKind) -> u64 {
         let exposed = self.exposed_network
             && class == crate::topology::LinkKind::Network
             && !matches!(self.algorithm, Algorithm::Pat | Algorithm::CollNet);
+        let algorithm = if exposed { Algorithm::Tree } else { self.algorithm };
         match self.latency {
-            LatencyModel::Nccl if exposed => self.protocol.step_latency_ns(Algorithm::Tree, class),
-            LatencyModel::Nccl => self.protocol.step_latency_ns(self.algorithm, class),
-            LatencyModel::Links => 0,
+            LatencyModel::Nccl => self.protocol.flow_latency_ns(algorithm, class, links_ns),
+            LatencyModel::Links => links_ns,
         }
     }
 

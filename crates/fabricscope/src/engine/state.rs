@@ -81,13 +81,11 @@ impl State {
     /// A dependency of streamed flow `f` finished at `t` (`stream`): a held `f` whose gate that
     /// opens finishes when it opens.
     pub(super) fn open_gate(&mut self, flows: &[FlowRecord], f: u32, t: u64) {
+        let held = (self.stage[f as usize] == period::Stage::Held).then(|| self.latency(flows, f));
         let Some(gates) = self.gates.as_mut() else { return };
         gates.open(f, t);
-        let fi = f as usize;
-        if self.stage[fi] == period::Stage::Held {
-            if let Some(at) = gates.at(f, self.start_at[fi] - flows[fi].issued.0) {
-                self.finishes.set(f, at);
-            }
+        if let Some(at) = held.and_then(|latency| gates.at(f, latency)) {
+            self.finishes.set(f, at);
         }
     }
 
